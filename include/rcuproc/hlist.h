@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc/hlist.h: RCU-safe hlist operations that liburcu's cds_hlist lacks.
+ *
+ * These work on liburcu's own types (struct cds_hlist_head/cds_hlist_node,
+ * <urcu/rcuhlist.h>), so a list can mix them freely with cds_hlist_add_head_rcu,
+ * cds_hlist_del_rcu and cds_hlist_for_each_entry_rcu_2.
+ *
+ * Representation (liburcu's): node->next is NULL at the end of the list;
+ * node->prev points at the previous node, or at the head cast to a node (only
+ * its ->next is ever touched through that cast).  rcuproc adds one convention:
+ * node->prev == NULL means "on no list" (rp_hlist_unhashed).
+ *
+ * Rules for every function here:
+ *  - updaters are serialized by the caller (the rp_sync update side);
+ *  - readers walk under rcu_read_lock() using only ->next loaded with
+ *    rcu_dereference(); ->prev is updater-only;
+ *  - a node leaving a list keeps its ->next intact, so a reader standing on it
+ *    walks on; the node may be freed only after a grace period.
+ */
+#ifndef RCUPROC_HLIST_H
+#define RCUPROC_HLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <urcu/rcuhlist.h>
+#include <urcu/system.h>
+#include <rcuproc/torture.h>
+
+/* A node on no list: rp_hlist_unhashed() is true. */
+static inline void rp_hlist_node_init(struct cds_hlist_node *n)
+{
+	n->next = NULL;
+	n->prev = NULL;
+}
+
+static inline bool rp_hlist_unhashed(const struct cds_hlist_node *n)
+{
+	return n->prev == NULL;
+}
+
+/* Safe for readers: a lone load of the first pointer. */
+static inline bool rp_hlist_empty(const struct cds_hlist_head *h)
+{
+	return CMM_LOAD_SHARED(h->next) == NULL;
+}
+
+/*
+ * Insert @n just before @next (which is on a list).
+ * A reader sees either the old list or the new one with @n in place; never a
+ * half-initialised @n, because @n is complete before it is published.
+ */
+static inline void rp_hlist_add_before_rcu(struct cds_hlist_node *n,
+					   struct cds_hlist_node *next)
+{
+	n->next = next;
+	n->prev = next->prev;
+	/* Publish: pairs with rcu_dereference(->next) in readers. */
+	rcu_assign_pointer(next->prev->next, n);
+	next->prev = n;
+}
+
+/*
+ * Insert @n just after @prev (which is on a list): the article's "insert the
+ * child right after its parent" (Ordered Update With Ordered Read).  A reader
+ * that walks in list order and reaches @n has already passed @prev.
+ */
+static inline void rp_hlist_add_behind_rcu(struct cds_hlist_node *n,
+					   struct cds_hlist_node *prev)
+{
+	n->next = prev->next;
+	n->prev = prev;
+	/* Publish: pairs with rcu_dereference(->next) in readers. */
+	rcu_assign_pointer(prev->next, n);
+	if (n->next)
+		n->next->prev = n;
+}
+
+/*
+ * Put @new in @old's place.  A reader sees exactly one of @old and @new: the
+ * one before them points at one or the other, and both point on to the same
+ * successor.  @old keeps its ->next; free it after a grace period.
+ */
+static inline void rp_hlist_replace_rcu(struct cds_hlist_node *old,
+					struct cds_hlist_node *new)
+{
+	new->next = old->next;
+	new->prev = old->prev;
+	/* Publish: pairs with rcu_dereference(->next) in readers. */
+	rcu_assign_pointer(new->prev->next, new);
+	if (new->next)
+		new->next->prev = new;
+	old->prev = NULL;
+}
+
+/*
+ * Unlink @n if it is on a list and mark it unhashed.  ->next stays intact for
+ * readers standing on @n.  Calling it on an unhashed node does nothing.
+ */
+static inline void rp_hlist_del_init_rcu(struct cds_hlist_node *n)
+{
+	if (rp_hlist_unhashed(n))
+		return;
+	cds_hlist_del_rcu(n);
+	n->prev = NULL;
+}
+
+/*
+ * Move every node of @from onto the front of @to, as one block, with no grace
+ * period (the article's Group 4: a dying parent's children go to the reaper).
+ *
+ * What a concurrent reader sees:
+ *  - a reader already walking @from goes on through the rest of @from's nodes,
+ *    in their order, then on into @to's former nodes: it misses no node of
+ *    @from and never loops (only the block's last ->next changes, from NULL to
+ *    @to's former first node, which was never behind it);
+ *  - a reader starting on @to sees either its old contents or the block
+ *    followed by them;
+ *  - a reader starting on @from sees either the whole block or nothing.
+ * Readers that must not report a moved node as still @from's filter by an
+ * owner field the caller updates before calling this.  O(length of @from).
+ *
+ * RP_BREAK_NAIVE_MOVE moves the nodes one by one instead, so that a reader on
+ * a moved node jumps to @to and misses the rest of @from: the test suite
+ * shows that this is caught.
+ */
+static inline void rp_hlist_splice_rcu(struct cds_hlist_head *from,
+				       struct cds_hlist_head *to)
+{
+#ifdef RP_BREAK_NAIVE_MOVE
+	struct cds_hlist_node *n;
+
+	while ((n = from->next) != NULL) {
+		cds_hlist_del_rcu(n);
+		cds_hlist_add_head_rcu(n, to);
+		RP_TORTURE_DELAY();
+	}
+#else
+	struct cds_hlist_node *first = from->next, *last;
+
+	if (!first)
+		return;
+	for (last = first; last->next; last = last->next)
+		;
+	/*
+	 * Readers on the block now run on into @to's old nodes; that node is
+	 * already published, so a plain shared store suffices.
+	 */
+	CMM_STORE_SHARED(last->next, to->next);
+	if (last->next)
+		last->next->prev = last;
+	RP_TORTURE_DELAY();
+	first->prev = (struct cds_hlist_node *)to;
+	/* Publish the block on @to: pairs with rcu_dereference(->next) in readers. */
+	rcu_assign_pointer(to->next, first);
+	CMM_STORE_SHARED(from->next, NULL);
+#endif
+}
+
+#endif /* RCUPROC_HLIST_H */

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rcuproc: a process table whose read paths run under RCU.  Umbrella header. */
+#ifndef RCUPROC_RCUPROC_H
+#define RCUPROC_RCUPROC_H
+
+#include <rcuproc/hlist.h>
+#include <rcuproc/hlist_nulls.h>
+#include <rcuproc/list.h>
+#include <rcuproc/selfcheck.h>
+#include <rcuproc/seqcount.h>
+#include <rcuproc/sync.h>
+
+#endif /* RCUPROC_RCUPROC_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc/torture.h: race-window widening, as rcutorture does.
+ *
+ * Multi-step updates in the list toolkit call RP_TORTURE_DELAY() between
+ * their steps.  In builds with debug checks (RP_DEBUG, what the test suite
+ * runs) it now and then spins or yields, so that a concurrent reader lands
+ * between two steps far more often than it would by chance; elsewhere it is
+ * nothing.  A correct update gives readers nothing to see in that window; a
+ * naive one (an RP_BREAK_* build) is caught within seconds.
+ */
+#ifndef RCUPROC_TORTURE_H
+#define RCUPROC_TORTURE_H
+
+#ifdef RP_DEBUG
+void rp_torture_delay(void);
+#define RP_TORTURE_DELAY() rp_torture_delay()
+#else
+#define RP_TORTURE_DELAY() do { } while (0)
+#endif
+
+#endif /* RCUPROC_TORTURE_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * THE LOCK ORDER.  This enum is the one place it is written down: a thread
+ * may take a lock only if its class is greater than the class of every lock
+ * it already holds.  Debug builds (-Ddebug_checks=true, the default for the
+ * test suite) assert it on every acquisition, together with two RCU rules:
+ * no rp_sync_synchronize() inside a read-side section (liburcu would
+ * deadlock silently) and no update-side lock taken inside a read-side section
+ * (in the rwlock modes that is a self-deadlocking lock upgrade).
+ *
+ * Read-side sections (rcu_read_lock, or the global lock's read side in the
+ * rwlock modes) are not in this order: they nest inside anything and are
+ * checked by the two rules above.  rcuproc's private spin locks that are
+ * never held across another acquisition (the qrwlock's wait queue) are leaves
+ * and are not tracked.
+ */
+#ifndef RP_SYNC_LOCKORDER_H
+#define RP_SYNC_LOCKORDER_H
+
+enum rp_lock_class {
+	RP_LOCK_NONE = 0,
+	/* rp_sync update side: the write side of the global table lock. */
+	RP_LOCK_UPDATE,
+	RP_LOCK_NR
+};
+
+#ifdef RP_DEBUG
+void rp_lockdep_acquire(enum rp_lock_class c);
+void rp_lockdep_release(enum rp_lock_class c);
+void rp_lockdep_read_enter(void);
+void rp_lockdep_read_exit(void);
+void rp_lockdep_assert_may_synchronize(void);
+#else
+static inline void rp_lockdep_acquire(enum rp_lock_class c) { (void)c; }
+static inline void rp_lockdep_release(enum rp_lock_class c) { (void)c; }
+static inline void rp_lockdep_read_enter(void) { }
+static inline void rp_lockdep_read_exit(void) { }
+static inline void rp_lockdep_assert_may_synchronize(void) { }
+#endif
+
+#endif /* RP_SYNC_LOCKORDER_H */

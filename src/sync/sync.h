@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The interface through which all of rcuproc enters read-side and update-side
+ * sections and defers frees.  Inline, because readers are the hot path.
+ */
+#ifndef RP_SYNC_SYNC_H
+#define RP_SYNC_SYNC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <rcuproc/sync.h>
+#include "rcu.h"
+#include "lockorder.h"
+#include "qrwlock.h"
+
+struct rp_sync {
+	enum rp_sync_mode mode;		/* R: anyone; W: rp_sync_init only */
+	pthread_mutex_t update;		/* rcu mode: serializes updaters */
+	pthread_rwlock_t rw;		/* rwlock mode: readers and updaters */
+	struct rp_qrwlock qrw;		/* qrwlock mode: readers and updaters */
+	void *update_owner;		/* R: anyone, compared with its own token;
+					   W: the update-lock holder */
+};
+
+/*
+ * A per-thread token: its address names the thread.  The update side is also
+ * a read side: in the lock modes a read section nested inside the update lock
+ * of the same rp_sync takes nothing (the write lock already excludes everyone;
+ * read-locking it would self-deadlock).  rcu_read_lock nests anywhere.
+ */
+extern __thread char rp_thread_token;
+
+static inline bool rp_update_held_here(const struct rp_sync *s)
+{
+	return CMM_LOAD_SHARED(s->update_owner) == &rp_thread_token;
+}
+
+/* Embedded in an object whose free must wait for readers. */
+struct rp_deferred {
+	struct rcu_head rcu;			/* W: liburcu's call_rcu */
+	void (*release)(struct rp_deferred *);	/* W: rp_defer_release */
+};
+
+void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode);
+void rp_sync_destroy(struct rp_sync *s);
+
+/*
+ * Run @release(@d) once no reader can still hold a pointer to @d's object:
+ * after a grace period in rcu mode, at once in the lock modes (whose readers
+ * are excluded by the lock the caller held while unlinking).
+ * RP_BREAK_IMMEDIATE_FREE releases at once in rcu mode too.
+ */
+void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
+		      void (*release)(struct rp_deferred *));
+
+/*
+ * Wait for every reader that might see the state before the caller's last
+ * update.  Called with the update lock held; in the lock modes that lock
+ * already excludes readers, so there is nothing to wait for.
+ */
+void rp_sync_synchronize(struct rp_sync *s);
+
+/* A (void *) wrapper of rp_sync_synchronize for rp_list_splice_init_rcu. */
+void rp_sync_synchronize_cb(void *sync);
+
+static inline void rp_read_lock(struct rp_sync *s)
+{
+	switch (s->mode) {
+	case RP_SYNC_RCU:
+		rcu_read_lock();
+		break;
+	case RP_SYNC_RWLOCK:
+		if (!rp_update_held_here(s))
+			pthread_rwlock_rdlock(&s->rw);
+		break;
+	default:
+		if (!rp_update_held_here(s))
+			rp_qrw_read_lock(&s->qrw);
+		break;
+	}
+	rp_lockdep_read_enter();
+}
+
+static inline void rp_read_unlock(struct rp_sync *s)
+{
+	rp_lockdep_read_exit();
+	switch (s->mode) {
+	case RP_SYNC_RCU:
+		rcu_read_unlock();
+		break;
+	case RP_SYNC_RWLOCK:
+		if (!rp_update_held_here(s))
+			pthread_rwlock_unlock(&s->rw);
+		break;
+	default:
+		if (!rp_update_held_here(s))
+			rp_qrw_read_unlock(&s->qrw);
+		break;
+	}
+}
+
+/* QSBR: a registered thread must be offline while it blocks. */
+static inline void rp_sync_block_begin(void)
+{
+#ifdef RP_RCU_QSBR
+	rcu_thread_offline();
+#endif
+}
+
+static inline void rp_sync_block_end(void)
+{
+#ifdef RP_RCU_QSBR
+	rcu_thread_online();
+#endif
+}
+
+/* End of a public call: QSBR's quiescent state; nothing for memb. */
+static inline void rp_sync_quiescent(void)
+{
+#ifdef RP_RCU_QSBR
+	rcu_quiescent_state();
+#endif
+}
+
+static inline void rp_update_lock(struct rp_sync *s)
+{
+	rp_lockdep_acquire(RP_LOCK_UPDATE);
+	switch (s->mode) {
+	case RP_SYNC_RCU:
+		if (pthread_mutex_trylock(&s->update) != 0) {
+			rp_sync_block_begin();
+			pthread_mutex_lock(&s->update);
+			rp_sync_block_end();
+		}
+		break;
+	case RP_SYNC_RWLOCK:
+		pthread_rwlock_wrlock(&s->rw);
+		break;
+	default:
+		rp_qrw_write_lock(&s->qrw);
+		break;
+	}
+	CMM_STORE_SHARED(s->update_owner, &rp_thread_token);
+}
+
+static inline void rp_update_unlock(struct rp_sync *s)
+{
+	CMM_STORE_SHARED(s->update_owner, NULL);
+	switch (s->mode) {
+	case RP_SYNC_RCU:
+		pthread_mutex_unlock(&s->update);
+		break;
+	case RP_SYNC_RWLOCK:
+		pthread_rwlock_unlock(&s->rw);
+		break;
+	default:
+		rp_qrw_write_unlock(&s->qrw);
+		break;
+	}
+	rp_lockdep_release(RP_LOCK_UPDATE);
+}
+
+#endif /* RP_SYNC_SYNC_H */

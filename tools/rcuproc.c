@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rcuproc: the command-line tool around the library. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+struct subcommand {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct subcommand subcommands[] = {
+	{ "selfcheck", "concurrent self-check of the RCU list toolkit", cmd_selfcheck },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rcuproc SUBCOMMAND [OPTIONS]\n\nsubcommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(out, "\n'rcuproc SUBCOMMAND --help' describes each one.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "rcuproc: unknown subcommand '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

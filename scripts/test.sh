@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, twice: a gcc build, and a clang AddressSanitizer +
+# UndefinedBehaviorSanitizer build.  Ends with one line "tests: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+
+# count_results BUILD_DIR: add the build's meson test results to the totals.
+count_results() {
+	local log="$1/meson-logs/testlog.json"
+	[ -f "$log" ] || { failed=$((failed + 1)); return; }
+	local ok bad
+	ok=$(grep -cE '"result": "(OK|EXPECTEDFAIL)"' "$log")
+	bad=$(grep -cE '"result": "(FAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)"' "$log")
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+}
+
+run_suite() {
+	local dir="$1"; shift
+	echo "== $dir: meson setup $*"
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@" >/dev/null || { failed=$((failed + 1)); return; }
+	fi
+	ninja -C "$dir" >/dev/null || { echo "build failed in $dir"; failed=$((failed + 1)); return; }
+	meson test -C "$dir" --print-errorlogs --num-processes 1
+	count_results "$dir"
+}
+
+run_suite build
+CC=clang run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dc_args=-fno-sanitize-recover=all
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Concurrent tests of the RCU list toolkit: every self-check in every mode
+ * must finish with no violation and no leaked node, having really run
+ * (readers walked, the updater updated).  The same file built with an
+ * RP_BREAK_* switch must fail (tests/meson.build, the broken matrix).
+ *
+ * RP_TEST_SECONDS sets how long each check runs (default 1).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <rcuproc/selfcheck.h>
+
+static double test_seconds(void)
+{
+	const char *s = getenv("RP_TEST_SECONDS");
+	double v = s ? atof(s) : 0;
+
+	return v > 0 ? v : 1.0;
+}
+
+static void expect_clean(enum rp_check_kind kind, enum rp_sync_mode mode)
+{
+	struct rp_check_opts opts = {
+		.mode = mode, .readers = 2, .seconds = test_seconds(), .seed = 1,
+	};
+	struct rp_check_result r;
+	int err = rp_check_run(kind, &opts, &r);
+
+	cr_assert_eq(err, 0, "%s could not run: %d", rp_check_name(kind), err);
+	cr_log_info("%s/%s: %llu walks, %llu updates, %llu restarts in %.2f s",
+		    rp_check_name(kind), rp_sync_mode_name(mode),
+		    (unsigned long long)r.walks, (unsigned long long)r.updates,
+		    (unsigned long long)r.restarts, r.seconds);
+	cr_assert_eq(r.violations, 0, "%s/%s: %llu violations, first: %s",
+		     rp_check_name(kind), rp_sync_mode_name(mode),
+		     (unsigned long long)r.violations, r.first_violation);
+	cr_assert_eq(r.leaked, 0, "%llu nodes leaked", (unsigned long long)r.leaked);
+	cr_assert_gt(r.walks, 0, "no reader walked");
+	cr_assert_gt(r.updates, 0, "the updater never updated");
+}
+
+#define CHECK_IN_EVERY_MODE(suite, kind)				\
+	Test(suite, rcu, .timeout = 300) { expect_clean(kind, RP_SYNC_RCU); } \
+	Test(suite, rwlock, .timeout = 300) { expect_clean(kind, RP_SYNC_RWLOCK); } \
+	Test(suite, qrwlock, .timeout = 300) { expect_clean(kind, RP_SYNC_QRWLOCK); }
+
+CHECK_IN_EVERY_MODE(hlist_existence, RP_CHECK_HLIST_EXISTENCE)
+CHECK_IN_EVERY_MODE(hlist_splice, RP_CHECK_HLIST_SPLICE)
+CHECK_IN_EVERY_MODE(nulls_move, RP_CHECK_NULLS_MOVE)
+CHECK_IN_EVERY_MODE(list_retry, RP_CHECK_LIST_RETRY)
+CHECK_IN_EVERY_MODE(list_splice, RP_CHECK_LIST_SPLICE)
+
+/* The seqcount's readers take no lock: the mode makes no difference. */
+Test(seqcount, lockfree, .timeout = 300)
+{
+	expect_clean(RP_CHECK_SEQCOUNT, RP_SYNC_RCU);
+}
+
+/* Bad options are refused, as the header says. */
+Test(selfcheck, rejects_bad_options)
+{
+	struct rp_check_opts opts = { .mode = RP_SYNC_RCU, .readers = 1, .seconds = 0.1 };
+	struct rp_check_result r;
+	enum rp_check_kind kind;
+
+	cr_assert_eq(rp_check_run(RP_CHECK_NR, &opts, &r), -EINVAL);
+	opts.readers = 0;
+	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
+	opts.readers = 1;
+	opts.seconds = 0;
+	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
+	opts.seconds = 0.1;
+	opts.mode = RP_SYNC_NR_MODES;
+	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
+	cr_assert_eq(rp_check_parse("no-such-check", &kind), -EINVAL);
+	cr_assert_eq(rp_check_parse("list-retry", &kind), 0);
+	cr_assert_eq(kind, RP_CHECK_LIST_RETRY);
+	cr_assert_null(rp_check_name(RP_CHECK_NR));
+}

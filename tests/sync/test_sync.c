@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tests of the synchronization layer: mode names, deferred release (after a
+ * grace period in rcu mode, at once in the lock modes), readers against the
+ * update lock in each mode, and the debug-build lock-order assertions.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "sync/sync.h"
+
+Test(modes, names_round_trip)
+{
+	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
+		enum rp_sync_mode parsed;
+
+		cr_assert_eq(rp_sync_mode_parse(rp_sync_mode_name(m), &parsed), 0);
+		cr_assert_eq(parsed, (enum rp_sync_mode)m);
+	}
+	cr_assert_null(rp_sync_mode_name(RP_SYNC_NR_MODES));
+	cr_assert_str_eq(rp_rcu_flavour(), "memb");
+}
+
+Test(modes, unknown_name_is_einval)
+{
+	enum rp_sync_mode m = RP_SYNC_RCU;
+
+	cr_assert_eq(rp_sync_mode_parse("tasklist", &m), -EINVAL);
+	cr_assert_eq(rp_sync_mode_parse("", &m), -EINVAL);
+	cr_assert_eq(m, RP_SYNC_RCU, "a failed parse must not change the output");
+}
+
+/* A reader thread that enters a read section and stays until told to leave. */
+struct parked_reader {
+	struct rp_sync *sync;
+	pthread_t tid;
+	int inside;	/* uatomic */
+	int leave;	/* uatomic */
+};
+
+static void *parked_reader_main(void *p)
+{
+	struct parked_reader *r = p;
+
+	rp_thread_register();
+	rp_read_lock(r->sync);
+	uatomic_set(&r->inside, 1);
+	while (!uatomic_read(&r->leave))
+		usleep(1000);
+	rp_read_unlock(r->sync);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void park_reader(struct parked_reader *r, struct rp_sync *sync)
+{
+	*r = (struct parked_reader){ .sync = sync };
+	cr_assert_eq(pthread_create(&r->tid, NULL, parked_reader_main, r), 0);
+	while (!uatomic_read(&r->inside))
+		usleep(1000);
+}
+
+static void release_reader(struct parked_reader *r)
+{
+	uatomic_set(&r->leave, 1);
+	pthread_join(r->tid, NULL);
+}
+
+struct tracked {
+	struct rp_deferred deferred;
+	int released;	/* uatomic */
+};
+
+static void mark_released(struct rp_deferred *d)
+{
+	struct tracked *t = caa_container_of(d, struct tracked, deferred);
+
+	uatomic_set(&t->released, 1);
+}
+
+/* rcu mode: nothing is released while a reader that could see it is inside. */
+Test(defer, waits_for_readers, .timeout = 60)
+{
+	struct rp_sync sync;
+	struct parked_reader reader;
+	struct tracked obj = { 0 };
+
+	rp_thread_register();
+	rp_sync_init(&sync, RP_SYNC_RCU);
+	park_reader(&reader, &sync);
+	rp_defer_release(&sync, &obj.deferred, mark_released);
+	cr_assert_geq(rp_deferred_backlog(), 1);
+	/* Give a wrong implementation ample time to release early. */
+	usleep(200 * 1000);
+	cr_assert_eq(uatomic_read(&obj.released), 0,
+		     "released while a reader was still inside");
+	release_reader(&reader);
+	rp_deferred_barrier();
+	cr_assert_eq(uatomic_read(&obj.released), 1);
+	cr_assert_eq(rp_deferred_backlog(), 0);
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+}
+
+/* The lock modes free at once: the caller's lock excluded every reader. */
+Test(defer, immediate_in_lock_modes)
+{
+	for (int m = RP_SYNC_RWLOCK; m < RP_SYNC_NR_MODES; m++) {
+		struct rp_sync sync;
+		struct tracked obj = { 0 };
+
+		rp_sync_init(&sync, m);
+		rp_defer_release(&sync, &obj.deferred, mark_released);
+		cr_assert_eq(obj.released, 1, "%s did not release at once",
+			     rp_sync_mode_name(m));
+		rp_sync_destroy(&sync);
+	}
+}
+
+/* Does a reader thread get in while this thread holds the update lock? */
+static bool reader_enters_during_update(enum rp_sync_mode mode)
+{
+	struct rp_sync sync;
+	struct parked_reader reader = { .sync = &sync };
+	bool entered;
+
+	rp_thread_register();
+	rp_sync_init(&sync, mode);
+	rp_update_lock(&sync);
+	cr_assert_eq(pthread_create(&reader.tid, NULL, parked_reader_main, &reader), 0);
+	for (int i = 0; i < 200 && !uatomic_read(&reader.inside); i++)
+		usleep(1000);
+	entered = uatomic_read(&reader.inside);
+	rp_update_unlock(&sync);
+	release_reader(&reader);
+	cr_assert_eq(uatomic_read(&reader.inside), 1, "the reader never got in");
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+	return entered;
+}
+
+Test(readers, run_beside_updater_in_rcu_mode, .timeout = 60)
+{
+	cr_assert(reader_enters_during_update(RP_SYNC_RCU));
+}
+
+Test(readers, excluded_by_updater_in_lock_modes, .timeout = 60)
+{
+	cr_assert_not(reader_enters_during_update(RP_SYNC_RWLOCK));
+	cr_assert_not(reader_enters_during_update(RP_SYNC_QRWLOCK));
+}
+
+/* A read section inside the update lock is allowed in every mode. */
+Test(readers, nest_inside_update)
+{
+	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
+		struct rp_sync sync;
+
+		rp_thread_register();
+		rp_sync_init(&sync, m);
+		rp_update_lock(&sync);
+		rp_read_lock(&sync);
+		rp_read_unlock(&sync);
+		rp_update_unlock(&sync);
+		/* And the lock is free again for readers and updaters. */
+		rp_read_lock(&sync);
+		rp_read_unlock(&sync);
+		rp_update_lock(&sync);
+		rp_update_unlock(&sync);
+		rp_sync_destroy(&sync);
+		rp_thread_unregister();
+	}
+}
+
+#ifdef RP_DEBUG
+/* The lock-order assertions of src/sync/lockorder.h abort the process. */
+static struct rp_sync order_sync;
+
+static void order_setup(void)
+{
+	rp_thread_register();
+	rp_sync_init(&order_sync, RP_SYNC_RCU);
+}
+
+Test(lockorder, update_inside_read_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_read_lock(&order_sync);
+	rp_update_lock(&order_sync);
+}
+
+Test(lockorder, synchronize_inside_read_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_read_lock(&order_sync);
+	rp_sync_synchronize(&order_sync);
+}
+
+Test(lockorder, update_twice_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_update_lock(&order_sync);
+	rp_update_lock(&order_sync);
+}
+
+Test(lockorder, unlock_without_lock_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_update_unlock(&order_sync);
+}
+
+Test(lockorder, synchronize_outside_read_is_fine, .init = order_setup)
+{
+	rp_update_lock(&order_sync);
+	rp_sync_synchronize(&order_sync);
+	rp_update_unlock(&order_sync);
+	cr_assert_eq(order_sync.update_owner, NULL);
+}
+#endif

@@ -116,7 +116,9 @@ static inline void rp_hlist_del_init_rcu(struct cds_hlist_node *n)
  *    @to's former first node, which was never behind it);
  *  - a reader starting on @to sees either its old contents or the block
  *    followed by them;
- *  - a reader starting on @from sees either the whole block or nothing.
+ *  - a reader starting on @from sees the whole block (perhaps followed by
+ *    @to's former nodes, if it starts after the block was linked in front of
+ *    them), or nothing.
  * Readers that must not report a moved node as still @from's filter by an
  * owner field the caller updates before calling this.  O(length of @from).
  *

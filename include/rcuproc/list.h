@@ -116,6 +116,13 @@ static inline void rp_owned_del_rcu(struct rp_owned_link *l)
  * reader that cannot tell the node left and came back (it left and came back
  * before the reader's gen load) is sent back to the start: it may see nodes
  * twice but misses none (the article: "the former is preferred").
+ *
+ * Order: the node's ->next is pointed into the new list first, then gen is
+ * bumped, then the owner set, then the node published.  A reader already
+ * standing on the node (from an earlier stay on this list) trusts the ->next
+ * it loads only if gen and owner say "this list, this stay"; were gen and
+ * owner set first, it could pair them with the ->next left over from the
+ * node's stay on another list.  The torture delays found exactly that.
  */
 static inline void rp_owned_add_rcu(struct rp_owned_link *l,
 				    struct cds_list_head *head, void *owner)
@@ -125,13 +132,19 @@ static inline void rp_owned_add_rcu(struct rp_owned_link *l,
 	RP_TORTURE_DELAY();
 	CMM_STORE_SHARED(l->owner, owner);
 #else
+	CMM_STORE_SHARED(l->node.next, head->next);
+	l->node.prev = head;
+	/* New ->next before new gen: pairs with the 1st cmm_smp_rmb() in rp_owned_next_rcu. */
+	cmm_smp_wmb();
+	RP_TORTURE_DELAY();
 	CMM_STORE_SHARED(l->gen, l->gen + 1);
-	/* New gen before new ->next: pairs with the first cmm_smp_rmb() in rp_owned_next_rcu. */
+	/* New gen before new owner: pairs with the 2nd cmm_smp_rmb() in rp_owned_next_rcu. */
 	cmm_smp_wmb();
 	CMM_STORE_SHARED(l->owner, owner);
 	RP_TORTURE_DELAY();
-	/* Publish (rcu_assign_pointer inside): pairs with rcu_dereference in readers. */
-	cds_list_add_rcu(&l->node, head);
+	head->next->prev = &l->node;
+	/* Publish: pairs with rcu_dereference(->next) in readers. */
+	rcu_assign_pointer(head->next, &l->node);
 #endif
 }
 
@@ -154,10 +167,17 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
 	unsigned long gen = CMM_LOAD_SHARED(l->gen);
 	struct cds_list_head *next;
 
-	/* gen before ->next: pairs with cmm_smp_wmb() in rp_owned_add_rcu. */
+	/*
+	 * gen before ->next: pairs with the 1st cmm_smp_wmb() in rp_owned_add_rcu,
+	 * so a ->next older than the gen read is never taken for a newer one.
+	 */
 	cmm_smp_rmb();
 	next = rcu_dereference(l->node.next);
-	/* ->next before the recheck: pairs with cmm_smp_wmb() in rp_owned_del_rcu. */
+	/*
+	 * ->next before the recheck: pairs with the 2nd cmm_smp_wmb() in
+	 * rp_owned_add_rcu and with the one in rp_owned_del_rcu, so a ->next
+	 * loaded after the node left or moved comes with a changed owner or gen.
+	 */
 	cmm_smp_rmb();
 	if (RP__RESTART_ALLOWED &&
 	    (CMM_LOAD_SHARED(l->owner) != owner || CMM_LOAD_SHARED(l->gen) != gen)) {
@@ -176,6 +196,8 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
  * whenever the node just visited may have left (see rp_owned_next_rcu); a
  * body that gathers results per pass resets them when @restarts changes.
  * The walk ends only at @head, so it cannot wander onto another list.
+ * Every node on @head must have @owner as its owner (attach them all with
+ * rp_owned_add_rcu): a node with another owner makes every pass restart.
  */
 #define rp_owned_for_each_entry_rcu(pos, head, owner, member, restarts)	\
 	for ((pos) = rp__owned_entry(rcu_dereference((head)->next),		\

@@ -20,4 +20,4 @@ test: deps
 	@scripts/test.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-qsbr

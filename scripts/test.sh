@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, twice: a gcc build, and a clang AddressSanitizer +
-# UndefinedBehaviorSanitizer build.  Ends with one line "tests: N passed, N failed".
+# The whole test suite, three times: a gcc build, a clang AddressSanitizer +
+# UndefinedBehaviorSanitizer build, and a build on liburcu's QSBR flavour.
+# Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,7 @@ run_suite() {
 run_suite build
 CC=clang run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dc_args=-fno-sanitize-recover=all
+run_suite build-qsbr -Drcu_flavour=qsbr
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -19,7 +19,11 @@ Test(modes, names_round_trip)
 		cr_assert_eq(parsed, (enum rp_sync_mode)m);
 	}
 	cr_assert_null(rp_sync_mode_name(RP_SYNC_NR_MODES));
+#ifdef RP_RCU_QSBR
+	cr_assert_str_eq(rp_rcu_flavour(), "qsbr");
+#else
 	cr_assert_str_eq(rp_rcu_flavour(), "memb");
+#endif
 }
 
 Test(modes, unknown_name_is_einval)

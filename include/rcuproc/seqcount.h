@@ -18,6 +18,7 @@
 #ifndef RCUPROC_SEQCOUNT_H
 #define RCUPROC_SEQCOUNT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <urcu/arch.h>
 #include <urcu/system.h>
@@ -33,14 +34,23 @@ static inline void rp_seqcount_init(struct rp_seqcount *s)
 	s->seq = 0;
 }
 
-/* Wait for no change in progress and return the count to check later. */
+/*
+ * Wait for no change in progress and return the count to check later.  A
+ * writer can be preempted mid-change in user space, so after a short spin
+ * the reader yields its CPU rather than spin out its time slice.
+ */
 static inline unsigned long rp_read_seqcount_begin(const struct rp_seqcount *s)
 {
 	unsigned long seq;
+	unsigned int spins = 0;
 
 	/* Retry while odd: pairs with the two increments of a writer. */
-	while ((seq = CMM_LOAD_SHARED(s->seq)) & 1)
-		caa_cpu_relax();
+	while ((seq = CMM_LOAD_SHARED(s->seq)) & 1) {
+		if (++spins % 128)
+			caa_cpu_relax();
+		else
+			sched_yield();
+	}
 	/* Count before data: pairs with cmm_smp_wmb() in rp_write_seqcount_begin. */
 	cmm_smp_rmb();
 	return seq;

@@ -120,7 +120,9 @@ static inline void rp_hlist_del_init_rcu(struct cds_hlist_node *n)
  *    @to's former nodes, if it starts after the block was linked in front of
  *    them), or nothing.
  * Readers that must not report a moved node as still @from's filter by an
- * owner field the caller updates before calling this.  O(length of @from).
+ * owner field that the caller updates under the same update lock, before or
+ * after the splice: a reader may meet a node of the block under either owner
+ * and must accept both.  O(length of @from).
  *
  * RP_BREAK_NAIVE_MOVE moves the nodes one by one instead, so that a reader on
  * a moved node jumps to @to and misses the rest of @from: the test suite

@@ -5,8 +5,9 @@
  *	rcu	readers run under liburcu's rcu_read_lock; updaters take one
  *		update mutex; unlinked objects are freed after a grace period.
  *	rwlock	one global pthread rwlock (reader-preferring, as glibc's
- *		default and Linux's tasklist_lock before 2006) taken by every
- *		reader and updater; objects are freed at once.
+ *		default and Linux's rwlock_t before qrwlock) taken by every
+ *		reader and updater, as tasklist_lock was before RCU signal
+ *		delivery (2006); objects are freed at once.
  *	qrwlock	the same with a fair queued rwlock modelled on Linux's qrwlock.
  *
  * Every thread that uses rcuproc registers itself first.

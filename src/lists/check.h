@@ -3,10 +3,10 @@
 #ifndef RP_LISTS_CHECK_H
 #define RP_LISTS_CHECK_H
 
+#include "../sync/sync.h"	/* first: it picks the inline liburcu API */
 #include <rcuproc/hlist_nulls.h>
 #include <rcuproc/list.h>
 #include <rcuproc/selfcheck.h>
-#include "../sync/sync.h"
 
 #define CHECK_LIVE	0x11fe11feU	/* a node readers may visit */
 #define CHECK_DEAD	0xdeaddeadU	/* written when a node is released */

@@ -25,7 +25,7 @@
 
 #define NLISTS		4
 #define NSTABLE		6	/* per list */
-#define NMOVERS		16
+#define NMOVERS		6
 #define MOVER_ID	(NLISTS * NSTABLE)
 #define MAX_RESTARTS	100000	/* then give up quietly: updater too busy */
 

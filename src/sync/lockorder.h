@@ -2,8 +2,8 @@
 /*
  * THE LOCK ORDER.  This enum is the one place it is written down: a thread
  * may take a lock only if its class is greater than the class of every lock
- * it already holds.  Debug builds (-Ddebug_checks=true, the default for the
- * test suite) assert it on every acquisition, together with two RCU rules:
+ * it already holds.  Debug builds (-Ddebug_checks=true, the project default;
+ * benchmarks build with false) assert it on every acquisition, together with two RCU rules:
  * no rp_sync_synchronize() inside a read-side section (liburcu would
  * deadlock silently) and no update-side lock taken inside a read-side section
  * (in the rwlock modes that is a self-deadlocking lock upgrade).

@@ -31,7 +31,10 @@ int rp_sync_mode_parse(const char *name, enum rp_sync_mode *mode);
 /* liburcu flavour this library was built with: "memb" or "qsbr". */
 const char *rp_rcu_flavour(void);
 
-/* Register the calling thread with liburcu (required before any other call). */
+/*
+ * Register the calling thread with liburcu (required before any other call).
+ * Calls nest: each register needs its unregister.
+ */
 void rp_thread_register(void);
 void rp_thread_unregister(void);
 

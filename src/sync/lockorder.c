@@ -47,6 +47,9 @@ void rp_lockdep_release(enum rp_lock_class c)
 
 void rp_lockdep_read_enter(void)
 {
+	if (nheld && held[nheld - 1] > RP_LOCK_UPDATE)
+		lockdep_fail("read section entered holding a later lock",
+			     held[nheld - 1], read_depth);
 	read_depth++;
 }
 

@@ -9,8 +9,12 @@
  * (in the rwlock modes that is a self-deadlocking lock upgrade).
  *
  * Read-side sections (rcu_read_lock, or the global lock's read side in the
- * rwlock modes) are not in this order: they nest inside anything and are
- * checked by the two rules above.  rcuproc's private spin locks that are
+ * rwlock modes) rank with RP_LOCK_UPDATE: in the lock modes they are that
+ * lock's read side, so a read section may be entered while holding the update
+ * lock (rp_read_lock then takes nothing) but never while holding any later
+ * lock (a writer holding the global lock and waiting for that lock would
+ * deadlock with us).  rcu_read_lock could nest anywhere; the rule is kept in
+ * rcu mode too, so that all three modes run the same code.  rcuproc's private spin locks that are
  * never held across another acquisition (the qrwlock's wait queue) are leaves
  * and are not tracked.
  */
@@ -21,6 +25,14 @@ enum rp_lock_class {
 	RP_LOCK_NONE = 0,
 	/* rp_sync update side: the write side of the global table lock. */
 	RP_LOCK_UPDATE,
+	/* A sighand table's siglock (src/task: rp_lock_task_sighand). */
+	RP_LOCK_SIGHAND,
+	/* The new table's siglock while exec switches tables (old, then new). */
+	RP_LOCK_SIGHAND_NEW,
+	/* A wait queue's mutex (src/task: rp_waitq_*). */
+	RP_LOCK_WAITQ,
+	/* The per-uid accounting table (src/task: rp_user). */
+	RP_LOCK_USERS,
 	RP_LOCK_NR
 };
 

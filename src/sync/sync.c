@@ -11,6 +11,7 @@ static const char *const mode_names[RP_SYNC_NR_MODES] = {
 };
 
 __thread char rp_thread_token;
+__thread struct rp_read_nest rp_read_nest;
 
 /* Deferred releases queued and not yet run (uatomic). */
 static unsigned long deferred_pending;
@@ -40,14 +41,19 @@ const char *rp_rcu_flavour(void)
 #endif
 }
 
+/* Registrations may nest: liburcu is told at the first and the last. */
+static __thread unsigned int registrations;
+
 void rp_thread_register(void)
 {
-	rcu_register_thread();
+	if (registrations++ == 0)
+		rcu_register_thread();
 }
 
 void rp_thread_unregister(void)
 {
-	rcu_unregister_thread();
+	if (--registrations == 0)
+		rcu_unregister_thread();
 }
 
 unsigned long rp_deferred_backlog(void)
@@ -59,7 +65,10 @@ void rp_deferred_barrier(void)
 {
 	rp_lockdep_assert_may_synchronize();
 	rp_sync_block_begin();
-	rcu_barrier();
+	/* A callback may queue another (a task's free puts its group): drain them all. */
+	do
+		rcu_barrier();
+	while (uatomic_read(&deferred_pending));
 	rp_sync_block_end();
 }
 

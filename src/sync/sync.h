@@ -35,6 +35,46 @@ static inline bool rp_update_held_here(const struct rp_sync *s)
 	return CMM_LOAD_SHARED(s->update_owner) == &rp_thread_token;
 }
 
+/*
+ * Per thread, in the lock modes: the rp_sync whose global lock this thread
+ * read-holds, and how deeply its read sections nest.  Nested sections take
+ * the lock once: taking a queued rwlock's read side again while a writer
+ * waits would deadlock (the writer waits for us, we queue behind it).
+ */
+struct rp_read_nest {
+	struct rp_sync *sync;
+	unsigned int depth;
+};
+extern __thread struct rp_read_nest rp_read_nest;
+
+/* Lock modes: does this read section need the global lock taken? */
+static inline bool rp_read_takes_lock(struct rp_sync *s)
+{
+	if (rp_update_held_here(s))
+		return false;
+	if (rp_read_nest.sync == s) {
+		rp_read_nest.depth++;
+		return false;
+	}
+	if (!rp_read_nest.sync) {
+		rp_read_nest.sync = s;
+		rp_read_nest.depth = 1;
+	}
+	return true;
+}
+
+/* Lock modes: does leaving this read section release the global lock? */
+static inline bool rp_read_drops_lock(struct rp_sync *s)
+{
+	if (rp_update_held_here(s))
+		return false;
+	if (rp_read_nest.sync == s && --rp_read_nest.depth > 0)
+		return false;
+	if (rp_read_nest.sync == s)
+		rp_read_nest.sync = NULL;
+	return true;
+}
+
 /* Embedded in an object whose free must wait for readers. */
 struct rp_deferred {
 	struct rcu_head rcu;			/* W: liburcu's call_rcu */
@@ -70,11 +110,11 @@ static inline void rp_read_lock(struct rp_sync *s)
 		rcu_read_lock();
 		break;
 	case RP_SYNC_RWLOCK:
-		if (!rp_update_held_here(s))
+		if (rp_read_takes_lock(s))
 			pthread_rwlock_rdlock(&s->rw);
 		break;
 	default:
-		if (!rp_update_held_here(s))
+		if (rp_read_takes_lock(s))
 			rp_qrw_read_lock(&s->qrw);
 		break;
 	}
@@ -89,11 +129,11 @@ static inline void rp_read_unlock(struct rp_sync *s)
 		rcu_read_unlock();
 		break;
 	case RP_SYNC_RWLOCK:
-		if (!rp_update_held_here(s))
+		if (rp_read_drops_lock(s))
 			pthread_rwlock_unlock(&s->rw);
 		break;
 	default:
-		if (!rp_update_held_here(s))
+		if (rp_read_drops_lock(s))
 			rp_qrw_read_unlock(&s->qrw);
 		break;
 	}

@@ -218,3 +218,40 @@ Test(lockorder, synchronize_outside_read_is_fine, .init = order_setup)
 	cr_assert_eq(order_sync.update_owner, NULL);
 }
 #endif
+
+/* An updater that waits for the lock, for the nesting test below. */
+static void *queued_updater(void *p)
+{
+	struct rp_sync *sync = p;
+
+	rp_thread_register();
+	rp_update_lock(sync);
+	rp_update_unlock(sync);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * A read section nested in another, while an updater waits: in the qrwlock
+ * mode taking the read side twice would queue the inner one behind the
+ * writer, which waits for the outer one.  Nested sections take the lock once.
+ */
+Test(readers, nest_while_updater_waits, .timeout = 30)
+{
+	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
+		struct rp_sync sync;
+		pthread_t updater;
+
+		rp_thread_register();
+		rp_sync_init(&sync, m);
+		rp_read_lock(&sync);
+		cr_assert_eq(pthread_create(&updater, NULL, queued_updater, &sync), 0);
+		usleep(50 * 1000);	/* let the updater queue up */
+		rp_read_lock(&sync);
+		rp_read_unlock(&sync);
+		rp_read_unlock(&sync);
+		pthread_join(updater, NULL);
+		rp_sync_destroy(&sync);
+		rp_thread_unregister();
+	}
+}

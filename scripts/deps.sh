@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(gcc clang libclang-rt-14-dev make pkg-config meson ninja-build
-          liburcu-dev libcriterion-dev)
+          liburcu-dev libcriterion-dev spin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * execve(2): what the kernel's begin_new_exec does to the process table.
+ *
+ * de_thread: every other thread is killed and waited for; a non-leader that
+ * execs takes over the leader's pid and its place in every list, and the old
+ * leader is released.  unshare_sighand: a signal-handler table shared with
+ * another process (CLONE_SIGHAND without CLONE_THREAD) is copied, and the
+ * copy published with rcu_assign_pointer (commit e56d090310d7): a sender
+ * that locked the old table sees, in rp_lock_task_sighand's recheck, that
+ * it is no longer ours and retries (I6).  Then handlers are reset to
+ * SIG_DFL except ignored ones; the blocked mask and pending signals stay.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "../task/task.h"
+#include "../task/objects.h"
+#include "../signal/signal.h"
+#include "../exit/exit.h"
+
+/* Is every thread of @self's group but @self a zombie or gone?  (update lock) */
+static bool others_exited(struct rp_task *self)
+{
+	struct rp_task *t;
+
+	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
+		if (t != self && !uatomic_read(&t->exit_state))
+			return false;
+	return true;
+}
+
+/*
+ * One look at the group, update lock and siglock held.  -ESRCH if @self is
+ * to die (a group exit, a SIGKILL, or another thread's exec got there
+ * first: that one zapped us), 1 once the other threads are all zombies or
+ * gone, 0 to wait.  The first look claims the exec and kills the others.
+ */
+static int de_thread_step(struct rp_task *self)
+{
+	struct rp_signal *sig = self->signal;
+
+	if (rp_fatal_signal_pending(self)) {
+		if (sig->group_exec_task == self)
+			sig->group_exec_task = NULL;
+		return -ESRCH;
+	}
+	if (!sig->group_exec_task) {
+		sig->group_exec_task = self;
+		rp_zap_other_threads(self);
+	}
+	if (!others_exited(self))
+		return 0;
+	sig->group_exec_task = NULL;
+	return 1;
+}
+
+/*
+ * Linux's exchange_tids and the list replacement of de_thread: @self takes
+ * the zombie leader's tid (the tgid), its place on sys->tasks and in its
+ * parent's children, and becomes every thread's leader; the old leader
+ * keeps @self's former tid and is released.  Update lock held.
+ */
+static void take_leadership(struct rp_task *self)
+{
+	struct rp_task *leader = self->group_leader, *t;
+	struct rp_pid *tgid = leader->pid, *tid = self->pid;
+
+	/* Pairs with rcu_dereference(pid->task) in rp_find_task. */
+	rcu_assign_pointer(tgid->task, self);
+	rcu_assign_pointer(tid->task, leader);
+	CMM_STORE_SHARED(self->pid, tgid);
+	CMM_STORE_SHARED(leader->pid, tid);
+	/* Parents before the lists: a reader that finds @self there filters by them. */
+	CMM_STORE_SHARED(self->real_parent, leader->real_parent);
+	if (!self->ptrace)
+		CMM_STORE_SHARED(self->parent, self->real_parent);
+	/* A reader sees exactly one of the two on each list (Group 2, Group 4). */
+	cds_list_replace_rcu(&leader->tasks, &self->tasks);
+	rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
+	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
+		CMM_STORE_SHARED(t->group_leader, self);
+	leader->exit_signal = -1;
+	/* No wait may claim it now: it is released here, silently. */
+	uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+	if (leader->ptrace)
+		rp_wake_up_parent(leader->parent);
+	rp_release_task(leader);
+}
+
+/*
+ * Linux's de_thread.  Sleeps on the group's wait_chldexit, which each other
+ * thread's exit wakes once it is a zombie or gone (exit_notify, seeing
+ * group_exec_task set under the update lock).
+ */
+static int de_thread(struct rp_task *self)
+{
+	struct rp_signal *sig = self->signal;
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *sh;
+	unsigned long seq;
+	int ret;
+
+	for (;;) {
+		/* Sampled before the look: an exit after it wakes the wait below. */
+		seq = rp_waitq_seq(&sig->wait_chldexit);
+		rp_update_lock(sync);
+		sh = rp_lock_task_sighand(self);
+		ret = sh ? de_thread_step(self) : -ESRCH;
+		if (sh)
+			rp_unlock_sighand(sh);
+		if (ret)
+			break;
+		rp_update_unlock(sync);
+		rp_waitq_wait(&sig->wait_chldexit, seq);
+	}
+	if (ret > 0) {
+		if (!rp_thread_group_leader(self))
+			take_leadership(self);
+		/* "We have changed execution domain": Linux resets it for every exec. */
+		self->exit_signal = SIGCHLD;
+		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_FORKNOEXEC);
+	}
+	rp_update_unlock(sync);
+	return ret < 0 ? ret : 0;
+}
+
+/* Lock @sh as the table exec switches to (taken after the old one). */
+static void lock_new_sighand(struct rp_sighand *sh)
+{
+	rp_lockdep_acquire(RP_LOCK_SIGHAND_NEW);
+	rp_ticket_lock(&sh->siglock);
+}
+
+static void unlock_new_sighand(struct rp_sighand *sh)
+{
+	rp_ticket_unlock(&sh->siglock);
+	rp_lockdep_release(RP_LOCK_SIGHAND_NEW);
+}
+
+/*
+ * Linux's unshare_sighand: a table that someone else uses too is copied
+ * and the copy switched in, under the update lock, the old siglock and the
+ * new one.  The old table is freed after a grace period (rp_sighand_put).
+ */
+static int unshare_sighand(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *old, *new;
+
+	/* Only @self switches its own ->sighand: no lock needed to read it. */
+	if (uatomic_read(&CMM_LOAD_SHARED(self->sighand)->count) == 1)
+		return 0;
+	new = rp_sighand_alloc(self->sys);
+	if (!new)
+		return -ENOMEM;
+	rp_update_lock(sync);
+	old = rp_lock_task_sighand(self);
+	lock_new_sighand(new);
+	memcpy(new->action, old->action, sizeof(new->action));
+	/* Widen the window in which senders load the old pointer (torture). */
+	RP_TORTURE_DELAY();
+	/*
+	 * Publish the complete copy: pairs with rcu_dereference and the recheck
+	 * in rp_lock_task_sighand; a sender spinning on the old lock finds,
+	 * once it gets it, that ->sighand moved on, and retries on the new one.
+	 */
+	rcu_assign_pointer(self->sighand, new);
+	unlock_new_sighand(new);
+	rp_unlock_sighand(old);
+	rp_update_unlock(sync);
+	rp_sighand_put(old);
+	return 0;
+}
+
+/* Linux's flush_signal_handlers(t, 0): default actions, ignored ones kept. */
+static void flush_signal_handlers(struct rp_task *self)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+
+	for (int sig = 1; sig < RP_NSIG; sig++) {
+		struct sigaction *ka = &sh->action[sig];
+
+		if (ka->sa_handler != SIG_IGN)
+			ka->sa_handler = SIG_DFL;
+		ka->sa_flags = 0;
+		sigemptyset(&ka->sa_mask);
+	}
+	rp_unlock_sighand(sh);
+}
+
+int rp_execve(struct rp_task *self, const char *comm)
+{
+	int ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	ret = de_thread(self);
+	if (ret == -ESRCH) {
+		/* As Linux: the exec fails and the thread dies of its pending kill. */
+		rp_get_signal(self, NULL);
+		return ret;
+	}
+	ret = unshare_sighand(self);
+	if (ret)
+		return ret;
+	flush_signal_handlers(self);
+	snprintf(self->comm, sizeof(self->comm), "%s", comm);
+	/* Linux's ptrace_event(PTRACE_EVENT_EXEC): a legacy tracee gets SIGTRAP. */
+	if ((CMM_LOAD_SHARED(self->ptrace) & (RP_PT_PTRACED | RP_PT_SEIZED)) == RP_PT_PTRACED)
+		rp_send_signal(self, SIGTRAP, NULL, false);
+	rp_sync_quiescent();
+	return 0;
+}

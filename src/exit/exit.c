@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Exit, reparenting and release, as Linux's kernel/exit.c.
+ *
+ * A dying thread's children go to a reaper as one block (Group 4:
+ * rp_hlist_splice_rcu), after each child's real_parent names the reaper:
+ * wait's RCU walk, which may be on the moved block or may run on from it
+ * into the reaper's older children, filters by real_parent.  A child's
+ * new state becomes visible (exit_state, the splice) before its parent's
+ * waiters are woken, since they look under RCU, not under our lock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "exit.h"
+#include "../signal/signal.h"
+#include "../ptrace/ptrace.h"
+#include "../task/objects.h"
+
+/* The CLD_* code and si_status of wait status @status (Linux's do_notify_parent). */
+void rp_status_to_cld(int status, int *code, int *cld_status)
+{
+	if (status & 0x7f) {
+		*code = (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
+		*cld_status = status & 0x7f;
+	} else {
+		*code = CLD_EXITED;
+		*cld_status = (status >> 8) & 0xff;
+	}
+}
+
+/* Is @t's group down to @t alone on its thread list?  (update lock held) */
+static bool alone_in_group(const struct rp_task *t)
+{
+	return t->signal->nr_threads == 1;
+}
+
+bool rp_do_notify_parent(struct rp_task *t, int sig)
+{
+	struct rp_task *parent = t->parent;
+	struct rp_sighand *psh;
+	bool autoreap = false;
+	siginfo_t info;
+	int code, status;
+
+	rp_status_to_cld(t->exit_code, &code, &status);
+	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred(t)->uid);
+	info.si_status = status;
+	psh = rp_lock_task_sighand(parent);
+	if (!psh)
+		return false;	/* a parent is never released before its children leave */
+	if (!t->ptrace && sig == SIGCHLD) {
+		const struct sigaction *ka = &psh->action[SIGCHLD];
+
+		/* POSIX: nobody will wait for it; SIG_IGN also means no signal. */
+		autoreap = ka->sa_handler == SIG_IGN || (ka->sa_flags & SA_NOCLDWAIT);
+		if (ka->sa_handler == SIG_IGN)
+			sig = 0;
+	}
+	if (sig > 0)
+		rp_send_signal_locked(parent, sig, &info, true);
+	rp_wake_up_parent(parent);
+	rp_unlock_sighand(psh);
+	return autoreap;
+}
+
+/* Debug builds stop at a second release: the symptom of a double reap. */
+static void check_not_released(const struct rp_task *t)
+{
+#ifdef RP_DEBUG
+	if (!t->sighand) {
+		fprintf(stderr, "rcuproc: task %p released twice\n", (const void *)t);
+		abort();
+	}
+#else
+	(void)t;
+#endif
+}
+
+/* Drop @t's table under its siglock: pairs with rp_lock_task_sighand's recheck. */
+static void drop_sighand(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+
+	/* Under the siglock too: the signal code walks the threads holding only it. */
+	cds_list_del_rcu(&t->thread_node);
+	rp_flush_sigqueue(t->sys, &t->pending);
+	/* Readers that load NULL know @t is released (rp_lock_task_sighand). */
+	rcu_assign_pointer(t->sighand, NULL);
+	rp_unlock_sighand(sh);
+	rp_sighand_put(sh);
+}
+
+/* Unlink @t from every list and drop its ids (Linux's __exit_signal, __unhash_process). */
+static void unhash_task(struct rp_task *t)
+{
+	struct rp_signal *sig = t->signal;
+
+	rp_ptrace_unlink(t);
+	rp_hlist_del_init_rcu(&t->sibling);
+	if (rp_thread_group_leader(t))
+		cds_list_del_rcu(&t->tasks);
+	/* Lookups by number find nothing from now on: pairs with rp_find_task. */
+	rcu_assign_pointer(t->pid->task, NULL);
+	rp_pid_detach(t->pid);
+	drop_sighand(t);
+	if (--sig->nr_threads == 0) {
+		rp_pid_detach(sig->leader_pid);
+		rp_pid_detach(sig->pgrp);
+		rp_pid_detach(sig->session);
+	}
+	uatomic_dec(&t->cred->user->processes);
+}
+
+/*
+ * Linux's release_task.  Releasing the last thread but a zombie leader makes
+ * that leader reportable (delay_group_leader): tell its parent now, and
+ * release it too if the parent does not want it.
+ */
+void rp_release_task(struct rp_task *t)
+{
+	struct rp_task *leader = t->group_leader;
+
+	check_not_released(t);
+	unhash_task(t);
+	if (leader != t && alone_in_group(leader) &&
+	    uatomic_read(&leader->exit_state) == RP_EXIT_ZOMBIE &&
+	    rp_do_notify_parent(leader, leader->exit_signal)) {
+		uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+		rp_release_task(leader);
+	}
+	rp_task_put(t);		/* the table's reference */
+}
+
+/* The first thread of @p's group that is not exiting (Linux's find_alive_thread). */
+static struct rp_task *find_alive_thread(struct rp_task *p)
+{
+	struct rp_task *t;
+
+	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node)
+		if (!(CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING))
+			return t;
+	return NULL;
+}
+
+/*
+ * Linux's find_new_reaper: a live thread of the same group, else the
+ * nearest live child subreaper above, else init.  NULL when the dying
+ * thread is init's last (init's death is not modelled: its children stay).
+ */
+static struct rp_task *find_new_reaper(struct rp_task *father)
+{
+	struct rp_task *init = father->sys->child_reaper, *r, *t;
+
+	t = find_alive_thread(father);
+	if (t)
+		return t;
+	if (father->signal->has_child_subreaper) {
+		for (r = father->real_parent; r != init; r = r->real_parent) {
+			if (r->signal->is_child_subreaper && (t = find_alive_thread(r)))
+				return t;
+		}
+	}
+	return rp_same_thread_group(father, init) ? NULL : init;
+}
+
+/* Does @a come before @b on their group's thread list?  (update lock held) */
+static bool thread_precedes(struct rp_task *a, const struct rp_task *b)
+{
+	struct rp_task *t;
+
+	cds_list_for_each_entry(t, &a->signal->thread_head, thread_node) {
+		if (t == a)
+			return true;
+		if (t == b)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Point every thread of child process @p at @reaper and send the parent-
+ * death signals (Linux's forget_original_parent loop: pdeath_signal fires
+ * when the parent *thread* dies, even for a reaper in the same group).
+ */
+static void reparent_threads(struct rp_task *father, struct rp_task *p, struct rp_task *reaper)
+{
+	struct rp_task *t;
+	siginfo_t info;
+
+	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node) {
+		/* Pairs with rcu_dereference in getppid and in wait's parent filter. */
+		rcu_assign_pointer(t->real_parent, reaper);
+		if (!t->ptrace)
+			rcu_assign_pointer(t->parent, reaper);
+		if (t->pdeath_signal) {
+			rp_siginfo_init(&info, t->pdeath_signal, SI_USER, rp_task_tgid(father),
+					rp_task_cred(father)->uid);
+			rp_send_signal(t, t->pdeath_signal, &info, true);
+		}
+	}
+}
+
+/*
+ * Linux's reparent_leader, once @p is on the reaper's list: a zombie whose
+ * group is gone is reported to its new parent, and released if that parent
+ * does not want it.
+ */
+static void reparent_leader(struct rp_task *p)
+{
+	p->exit_signal = SIGCHLD;	/* no odd signal to a reaper (Linux) */
+	if (!p->ptrace && uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE && alone_in_group(p) &&
+	    rp_do_notify_parent(p, p->exit_signal)) {
+		uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+		rp_release_task(p);
+	}
+}
+
+/*
+ * Give @father's children to a reaper (update lock held).  Parents first,
+ * then the block splice (never one by one: a wait walking @father's list
+ * would be carried off to the reaper's and miss the rest), then the
+ * notifications, whose wake-ups must find the zombies on the reaper's list.
+ *
+ * Within the group, a reaper thread that comes before @father on the thread
+ * list may already have been passed by a wait walking the group's threads
+ * (Linux's choice, the first live thread; a leader's is always behind it).
+ * Such a wait either still finds @father on the list, mid-exit with an empty
+ * list, and looks again (wait.c), or finds it gone: released after the
+ * wake-up below, which makes the wait look again.
+ */
+static void forget_original_parent(struct rp_task *father)
+{
+	struct cds_hlist_node *node, *next;
+	struct rp_task *reaper, *p;
+	unsigned int n = 0;
+
+	if (!father->children.next)
+		return;
+	reaper = find_new_reaper(father);
+	if (!reaper)
+		return;
+	cds_hlist_for_each_entry_2(p, &father->children, sibling) {
+		reparent_threads(father, p, reaper);
+		n++;
+	}
+	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
+	cmm_smp_wmb();
+	rp_hlist_splice_rcu(&father->children, &reaper->children);
+	if (rp_same_thread_group(father, reaper)) {
+		if (thread_precedes(reaper, father))
+			rp_wake_up_parent(reaper);
+		return;
+	}
+	/* The moved children are the first @n on the reaper's list. */
+	for (node = reaper->children.next; n--; node = next) {
+		next = node->next;
+		reparent_leader(caa_container_of(node, struct rp_task, sibling));
+	}
+}
+
+/* Is an exec of @t's group waiting for its other threads to go?  (update lock held) */
+static bool exec_waits(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	bool waits = sh && t->signal->group_exec_task && t->signal->group_exec_task != t;
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return waits;
+}
+
+/*
+ * Linux's exit_notify (update lock held).  A leader becomes a zombie and is
+ * reported once its whole group is gone; another thread is released at once
+ * (nobody waits for threads), unless a tracer is to see it.  exit_state is
+ * set before any wake-up: the waiter's scan reads it under RCU.
+ */
+static void exit_notify(struct rp_task *t)
+{
+	bool autoreap;
+
+	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
+	if (t->ptrace) {
+		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&
+			   rp_same_thread_group(t->parent, t->real_parent);
+
+		autoreap = rp_do_notify_parent(t, own ? t->exit_signal : SIGCHLD);
+	} else if (rp_thread_group_leader(t)) {
+		autoreap = alone_in_group(t) && rp_do_notify_parent(t, t->exit_signal);
+	} else {
+		autoreap = true;
+	}
+	if (exec_waits(t))
+		rp_wake_up_parent(t);		/* de_thread sleeps on its own group's queue */
+	if (autoreap) {
+		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+		rp_release_task(t);
+	}
+}
+
+void rp_do_exit(struct rp_task *t, int code)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_sighand *sh = rp_lock_task_sighand(t);	/* not released: @t runs */
+
+	/* Senders stop picking @t; find_new_reaper skips it. */
+	CMM_STORE_SHARED(t->flags, t->flags | RP_PF_EXITING);
+	t->exit_code = code;
+	rp_flush_sigqueue(t->sys, &t->pending);
+	rp_unlock_sighand(sh);
+	uatomic_dec(&t->signal->live);
+	rp_update_lock(sync);
+	rp_exit_ptrace(t);
+	forget_original_parent(t);
+	exit_notify(t);
+	rp_update_unlock(sync);
+}
+
+/*
+ * Linux's do_group_exit: the first thread to get here sets the group's code
+ * and kills the others; later ones (and the killed threads) exit with that
+ * code.  During an exec the killed threads exit quietly (code 0) and the
+ * group lives on.
+ */
+void rp_do_group_exit(struct rp_task *t, int code)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_signal *sig = t->signal;
+	struct rp_sighand *sh;
+
+	rp_read_lock(sync);	/* rp_zap_other_threads walks the thread list */
+	sh = rp_lock_task_sighand_rcu(t);
+	if (sig->flags & RP_SIGNAL_GROUP_EXIT) {
+		code = sig->group_exit_code;
+	} else if (sig->group_exec_task) {
+		code = 0;
+	} else {
+		/* As Linux: a dying group is neither stopped nor continued any more. */
+		sig->flags = RP_SIGNAL_GROUP_EXIT;
+		sig->group_exit_code = code;
+		rp_zap_other_threads(t);
+	}
+	rp_unlock_sighand(sh);
+	rp_read_unlock(sync);
+	rp_do_exit(t, code);
+}
+
+int rp_exit(struct rp_task *self, int status)
+{
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_do_exit(self, (status & 0xff) << 8);
+	rp_sync_quiescent();
+	return 0;
+}
+
+int rp_exit_group(struct rp_task *self, int status)
+{
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_do_group_exit(self, (status & 0xff) << 8);
+	rp_sync_quiescent();
+	return 0;
+}

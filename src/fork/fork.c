@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * clone(2) and fork(2), as Linux's copy_process.  The child is built off
+ * line (credentials, tables, mask, name), then linked under the update lock
+ * and the caller's siglock: every field a reader looks at is set before the
+ * list insertion that publishes the child (Group 2), and the check for a
+ * dying caller is made under the same siglock as the thread-list insertion,
+ * so a group exit either sees the new thread (and kills it) or makes the
+ * fork fail.  The pgrp-signal ordering of Group 5 (link, then check) is the
+ * process-group issue's.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include "../task/task.h"
+#include "../task/objects.h"
+#include "../ptrace/ptrace.h"
+
+#define CLONE_SUPPORTED (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | \
+			 CLONE_PTRACE | CSIGNAL)
+
+/* Linux's flag checks of copy_process and of clone's exit signal. */
+static int check_flags(const struct rp_task *self, unsigned long flags)
+{
+	if (flags & ~(unsigned long)CLONE_SUPPORTED)
+		return -EINVAL;
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	if ((flags & CSIGNAL) >= RP_NSIG)
+		return -EINVAL;
+	/* Init may not make siblings: nobody would reap them. */
+	if ((flags & CLONE_PARENT) && self->signal == self->sys->child_reaper->signal)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Count the child against its user's RLIMIT_NPROC (Linux's copy_creds and
+ * is_rlimit_overlimit): counted first, then checked, so concurrent forks
+ * never pass the limit together.  Root and CAP_SYS_RESOURCE/CAP_SYS_ADMIN
+ * are exempt.  Released in rp_release_task.
+ */
+static int charge_nproc(const struct rp_cred *c, rlim_t limit)
+{
+	if (uatomic_add_return(&c->user->processes, 1) <= limit || c->uid == 0 ||
+	    rp_cred_capable(c, RP_CAP_SYS_RESOURCE) || rp_cred_capable(c, RP_CAP_SYS_ADMIN))
+		return 0;
+	uatomic_dec(&c->user->processes);
+	return -EAGAIN;
+}
+
+/* The tables a new process gets of its own (NULL: shared with the caller). */
+static int alloc_tables(struct rp_task *p, unsigned long flags)
+{
+	if (!(flags & CLONE_SIGHAND) && !(p->sighand = rp_sighand_alloc(p->sys)))
+		return -ENOMEM;
+	if (!(flags & CLONE_THREAD) && !(p->signal = rp_signal_alloc(p->sys)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Share or copy the caller's tables, mask and limits, under its siglock
+ * (exec may switch its table; sigaction, sigprocmask and setrlimit write
+ * them).  Returns the caller's RLIMIT_NPROC.
+ */
+static rlim_t copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);	/* @self runs: never NULL */
+	rlim_t nproc = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
+
+	if (flags & CLONE_SIGHAND) {
+		uatomic_inc(&sh->count);
+		p->sighand = sh;
+	} else {
+		memcpy(p->sighand->action, sh->action, sizeof(sh->action));
+	}
+	if (flags & CLONE_THREAD) {
+		uatomic_inc(&self->signal->sigcnt);
+		p->signal = self->signal;
+	} else {
+		memcpy(p->signal->rlim, self->signal->rlim, sizeof(p->signal->rlim));
+		p->signal->dumpable = self->signal->dumpable;
+	}
+	p->blocked = self->blocked;
+	rp_unlock_sighand(sh);
+	return nproc;
+}
+
+/* Must the fork be abandoned?  The caller's group is dying (siglock held). */
+static bool fork_interrupted(const struct rp_task *self)
+{
+	return (self->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
+	       sigismember(&self->pending.signal, SIGKILL) ||
+	       sigismember(&self->signal->shared_pending.signal, SIGKILL);
+}
+
+/* A new process's own group: its ids, and what it inherits (update lock held). */
+static void init_group(struct rp_task *self, struct rp_task *p)
+{
+	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
+
+	sig->leader_pid = p->pid;
+	rp_pid_attach(p->pid);
+	sig->pgrp = self->signal->pgrp;
+	rp_pid_attach(sig->pgrp);
+	sig->session = self->signal->session;
+	rp_pid_attach(sig->session);
+	/* Set under the same lock as the link, for prctl's propagation walk. */
+	sig->has_child_subreaper = psig->has_child_subreaper || psig->is_child_subreaper;
+	sig->nr_threads = 1;
+	sig->live = 1;
+}
+
+/*
+ * Fill in the family fields, then publish: each insertion (liburcu's
+ * _rcu adds) comes after the fields its readers use.  The children hlist is
+ * unordered (head insertion; Linux adds at the tail): wait scans all of it.
+ * Update lock and the caller's siglock held.
+ */
+static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
+{
+	struct rp_system *sys = self->sys;
+
+	p->flags = RP_PF_FORKNOEXEC;
+	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
+				     self->real_parent : self;
+	if (flags & CLONE_THREAD) {
+		p->group_leader = self->group_leader;
+		p->exit_signal = -1;
+		p->signal->nr_threads++;
+		uatomic_inc(&p->signal->live);
+	} else {
+		p->group_leader = p;
+		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */
+		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
+							  (int)(flags & CSIGNAL);
+		init_group(self, p);
+	}
+	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
+	if (!(flags & CLONE_THREAD)) {
+		cds_list_add_tail_rcu(&p->tasks, &sys->tasks);
+		cds_hlist_add_head_rcu(&p->sibling, &p->real_parent->children);
+	}
+	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task. */
+	rcu_assign_pointer(p->pid->task, p);
+}
+
+/* Allocate the tid and link @p, or fail with nothing linked (update lock taken here). */
+static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *sh;
+	int err = 0;
+
+	rp_update_lock(sync);
+	p->pid = rp_pid_alloc(self->sys, &err);
+	if (p->pid) {
+		sh = rp_lock_task_sighand(self);
+		if (fork_interrupted(self))
+			err = -RP_ERESTARTNOINTR;
+		else
+			link_child(self, p, flags);
+		rp_unlock_sighand(sh);
+		if (err) {
+			rp_pid_detach(p->pid);
+			p->pid = NULL;
+		} else if (flags & CLONE_PTRACE) {
+			rp_ptrace_init_task(p, flags);	/* takes the child's siglock */
+		}
+	}
+	rp_update_unlock(sync);
+	return err;
+}
+
+/* Undo a child that was never published. */
+static void free_unlinked(struct rp_task *p, bool charged)
+{
+	if (charged)
+		uatomic_dec(&p->cred->user->processes);
+	if (p->sighand)
+		rp_sighand_put(p->sighand);
+	rp_task_free_now(p);		/* drops ->signal and ->cred */
+}
+
+pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
+{
+	struct rp_task *p;
+	pid_t tid;
+	int err = check_flags(self, flags);
+
+	if (err)
+		return err;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	p = rp_task_alloc(self->sys);
+	if (!p)
+		return -ENOMEM;
+	p->cred = rp_cred_get(self->cred);
+	err = alloc_tables(p, flags);
+	if (err) {
+		free_unlinked(p, false);
+		return err;
+	}
+	memcpy(p->comm, self->comm, sizeof(p->comm));
+	err = charge_nproc(p->cred, copy_from_caller(self, p, flags));
+	if (err) {
+		free_unlinked(p, false);
+		return err;
+	}
+	err = attach_child(self, p, flags);
+	if (err) {
+		free_unlinked(p, true);
+		return err;
+	}
+	tid = rp_task_tid(p);
+	if (child)
+		*child = rp_task_get(p);
+	rp_sync_quiescent();
+	return tid;
+}
+
+pid_t rp_fork(struct rp_task *self, struct rp_task **child)
+{
+	return rp_clone(self, SIGCHLD, child);
+}

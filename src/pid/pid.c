@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid numbers: cyclic allocation from a bitmap, and a hash of struct pids
+ * (Group 2 existence: hlists of the toolkit, freed after a grace period)
+ * that readers search under rp_read_lock with no lock of their own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "../task/task.h"
+
+/* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
+#define RESERVED_PIDS	300
+#define BITS_PER_WORD	(8 * sizeof(unsigned long))
+
+static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
+{
+	/* Multiplicative hash: consecutive pids land far apart. */
+	uint32_t h = (uint32_t)nr * 0x9e370001U;
+
+	return &sys->pid_hash[h >> (32 - RP_PID_HASH_BITS)];
+}
+
+static bool pid_in_use(const struct rp_system *sys, int nr)
+{
+	return (sys->pidmap[nr / BITS_PER_WORD] >> (nr % BITS_PER_WORD)) & 1;
+}
+
+/* The first free number in [from, to), or -1. */
+static int pidmap_find_free(const struct rp_system *sys, int from, int to)
+{
+	for (int nr = from; nr < to; nr++) {
+		unsigned long word = sys->pidmap[nr / BITS_PER_WORD];
+
+		if (word == ~0UL) {	/* skip a full word at once */
+			nr |= BITS_PER_WORD - 1;
+			continue;
+		}
+		if (!pid_in_use(sys, nr))
+			return nr;
+	}
+	return -1;
+}
+
+/* Next number after last_pid, wrapping to RESERVED_PIDS, as Linux does. */
+static int pidmap_alloc(struct rp_system *sys)
+{
+	int max = (int)sys->pid_max, low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
+	int nr = pidmap_find_free(sys, sys->last_pid + 1, max);
+
+	if (nr < 0)
+		nr = pidmap_find_free(sys, low, sys->last_pid + 1);
+	if (nr < 0)
+		return -1;
+	sys->pidmap[nr / BITS_PER_WORD] |= 1UL << (nr % BITS_PER_WORD);
+	sys->last_pid = nr;
+	return nr;
+}
+
+struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
+{
+	struct rp_pid *pid = calloc(1, sizeof(*pid));
+
+	if (!pid) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pid->nr = pidmap_alloc(sys);
+	if (pid->nr < 0) {
+		free(pid);
+		*err = -EAGAIN;
+		return NULL;
+	}
+	pid->sys = sys;
+	pid->users = 1;
+	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
+	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, pid->nr));
+	rp_count_inc(sys, pids);
+	return pid;
+}
+
+void rp_pid_attach(struct rp_pid *pid)
+{
+	pid->users++;
+}
+
+static void pid_free(struct rp_deferred *d)
+{
+	struct rp_pid *pid = caa_container_of(d, struct rp_pid, rcu);
+
+	rp_count_dec(pid->sys, pids);
+	free(pid);
+}
+
+void rp_pid_detach(struct rp_pid *pid)
+{
+	struct rp_system *sys = pid->sys;
+
+	if (--pid->users)
+		return;
+	cds_hlist_del_rcu(&pid->hash);
+	sys->pidmap[pid->nr / BITS_PER_WORD] &= ~(1UL << (pid->nr % BITS_PER_WORD));
+	/* Readers may be on it in the hash chain: free after a grace period. */
+	rp_defer_release(&sys->sync, &pid->rcu, pid_free);
+}
+
+struct rp_pid *rp_pid_find(struct rp_system *sys, int nr)
+{
+	struct rp_pid *pid;
+
+	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
+		return NULL;
+	/* Pairs with cds_hlist_add_head_rcu in rp_pid_alloc. */
+	cds_hlist_for_each_entry_rcu_2(pid, pid_bucket(sys, nr), hash)
+		if (pid->nr == nr)
+			return pid;
+	return NULL;
+}
+
+struct rp_task *rp_find_task(struct rp_system *sys, int nr)
+{
+	struct rp_pid *pid = rp_pid_find(sys, nr);
+
+	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+	return pid ? rcu_dereference(pid->task) : NULL;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ptrace links: the calls other subsystems make. */
+#ifndef RP_PTRACE_PTRACE_H
+#define RP_PTRACE_PTRACE_H
+
+#include "../task/task.h"
+
+/*
+ * A traced @t dequeued @sig in rp_get_signal (@sig 0: PTRACE_INTERRUPT's
+ * trap): stop for the tracer, report it, sleep until resumed.  Returns the
+ * signal to deliver now, 0 if the tracer cancelled it or @t was killed
+ * meanwhile (rp_get_signal's next round takes the kill), -ESRCH only if @t
+ * was released.
+ */
+int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
+
+/* Link a new @child to its parent's tracer for CLONE_PTRACE (update lock held). */
+void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags);
+
+/* Unlink tracee @t from its tracer (update lock held). */
+void rp_ptrace_unlink(struct rp_task *t);
+
+/* Detach every tracee of exiting @tracer (update lock held). */
+void rp_exit_ptrace(struct rp_task *tracer);
+
+#endif /* RP_PTRACE_PTRACE_H */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* sigaction, sigprocmask and sigpending of the calling task, as Linux's. */
+#include <errno.h>
+#include "signal.h"
+#include "../task/objects.h"
+
+
+#define SIGBIT(sig)	(1ULL << ((sig) - 1))
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+
+/* Drop every pending instance of @sig from @p (siglock held). */
+static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int sig)
+{
+	struct rp_sigqueue *q, *tmp;
+
+	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~SIGBIT(sig));
+	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
+		if (q->info.si_signo == sig) {
+			cds_list_del(&q->list);
+			rp_sigqueue_free(sys, q);
+		}
+	}
+}
+
+/*
+ * POSIX: making a pending signal ignored discards it, blocked or not, from
+ * the process and each of its threads (Linux's do_sigaction).  Read section
+ * and siglock held: the thread list is walked under RCU.
+ */
+static void discard_everywhere(struct rp_task *self, int sig)
+{
+	struct rp_task *t;
+
+	discard_signal(self->sys, &self->signal->shared_pending, sig);
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node)
+		discard_signal(self->sys, &t->pending, sig);
+}
+
+int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
+		 struct sigaction *oact)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *sh;
+	struct sigaction *k;
+
+	if (sig < 1 || sig >= RP_NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
+		return -EINVAL;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(self);
+	if (!sh) {
+		rp_read_unlock(sync);
+		return -ESRCH;
+	}
+	k = &sh->action[sig];
+	if (oact)
+		*oact = *k;
+	if (act) {
+		*k = *act;
+		rp_sigset_set_bits(&k->sa_mask, rp_sigset_bits(&k->sa_mask) & ~UNBLOCKABLE);
+		if (rp_sig_handler_ignored(k, sig))
+			discard_everywhere(self, sig);
+	}
+	rp_unlock_sighand(sh);
+	rp_read_unlock(sync);
+	rp_sync_quiescent();
+	return 0;
+}
+
+/*
+ * Shared signals that @self has just blocked may have woken only @self:
+ * wake another thread that can take them (Linux's retarget_shared_pending).
+ * Read section and siglock held.
+ */
+static void retarget_shared(struct rp_task *self, uint64_t newly_blocked)
+{
+	uint64_t left = rp_sigset_bits(&self->signal->shared_pending.signal) & newly_blocked;
+	struct rp_task *t;
+
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node) {
+		uint64_t take = left & ~rp_sigset_bits(&t->blocked);
+
+		if (!left)
+			return;
+		if (t == self || !take || uatomic_read(&t->exit_state) ||
+		    (t->flags & RP_PF_EXITING))
+			continue;
+		left &= ~take;
+		rp_signal_wake_up(t);
+	}
+}
+
+static int new_mask(int how, uint64_t old, uint64_t set, uint64_t *out)
+{
+	switch (how) {
+	case SIG_BLOCK:
+		*out = old | set;
+		return 0;
+	case SIG_UNBLOCK:
+		*out = old & ~set;
+		return 0;
+	case SIG_SETMASK:
+		*out = set;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t *oset)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	uint64_t old, mask = 0;
+	struct rp_sighand *sh;
+	int err = 0;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(self);
+	if (!sh) {
+		rp_read_unlock(sync);
+		return -ESRCH;
+	}
+	old = rp_sigset_bits(&self->blocked);
+	if (set)
+		err = new_mask(how, old, rp_sigset_bits(set) & ~UNBLOCKABLE, &mask);
+	if (set && !err) {
+		rp_sigset_set_bits(&self->blocked, mask);
+		retarget_shared(self, mask & ~old);
+	}
+	rp_unlock_sighand(sh);
+	rp_read_unlock(sync);
+	/* As Linux: the old mask is reported only if the call succeeds. */
+	if (oset && !err) {
+		sigemptyset(oset);
+		rp_sigset_set_bits(oset, old);
+	}
+	rp_sync_quiescent();
+	return err;
+}
+
+/* Linux's sigpending: pending for the thread or the process, and blocked. */
+int rp_sigpending(struct rp_task *self, sigset_t *set)
+{
+	struct rp_sighand *sh;
+	uint64_t bits;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	sh = rp_lock_task_sighand(self);
+	if (!sh)
+		return -ESRCH;
+	bits = (rp_sigset_bits(&self->pending.signal) |
+		rp_sigset_bits(&self->signal->shared_pending.signal)) &
+	       rp_sigset_bits(&self->blocked);
+	rp_unlock_sighand(sh);
+	sigemptyset(set);
+	rp_sigset_set_bits(set, bits);
+	rp_sync_quiescent();
+	return 0;
+}

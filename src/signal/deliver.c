@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Delivery: rp_get_signal, the kernel's return to user space (Linux's
+ * get_signal).  Dequeues the next unblocked signal and runs its default
+ * action, or hands it to the caller when a handler is installed.
+ */
+#include <errno.h>
+#include "signal.h"
+#include "../exit/exit.h"
+#include "../ptrace/ptrace.h"
+#include "../task/objects.h"
+
+
+#define SIGBIT(sig)	(1ULL << ((sig) - 1))
+
+/* Faults are taken before anything else, as Linux's SYNCHRONOUS_MASK. */
+#define SYNCHRONOUS_MASK (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
+			  SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+
+/* The lowest unblocked signal of @p, synchronous ones first; 0 if none. */
+static int next_signal(const struct rp_sigpending *p, const sigset_t *blocked)
+{
+	uint64_t ready = rp_sigset_bits(&p->signal) & ~rp_sigset_bits(blocked);
+
+	if (ready & SYNCHRONOUS_MASK)
+		ready &= SYNCHRONOUS_MASK;
+	return ready ? __builtin_ctzll(ready) + 1 : 0;
+}
+
+/*
+ * Take one instance of @sig off @p into @info.  A real-time signal keeps its
+ * bit while more of it are queued.  No entry (SIGKILL, or a siginfo lost to
+ * RLIMIT_SIGPENDING): Linux reports SI_USER from pid 0.
+ */
+static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int sig,
+			   siginfo_t *info)
+{
+	struct rp_sigqueue *q, *first = NULL;
+	bool more = false;
+
+	cds_list_for_each_entry(q, &p->list, list) {
+		if (q->info.si_signo != sig)
+			continue;
+		if (first) {
+			more = true;
+			break;
+		}
+		first = q;
+	}
+	if (!more)
+		rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~SIGBIT(sig));
+	if (!first) {
+		rp_siginfo_init(info, sig, SI_USER, 0, 0);
+		return;
+	}
+	cds_list_del(&first->list);
+	*info = first->info;
+	rp_sigqueue_free(sys, first);
+}
+
+/* Thread-directed signals first, then the group's (siglock held). */
+static int dequeue_signal(struct rp_task *t, siginfo_t *info)
+{
+	struct rp_sigpending *p = &t->pending;
+	int sig = next_signal(p, &t->blocked);
+
+	if (!sig) {
+		p = &t->signal->shared_pending;
+		sig = next_signal(p, &t->blocked);
+	}
+	if (sig)
+		collect_signal(t->sys, p, sig, info);
+	return sig;
+}
+
+/*
+ * Must the group die now?  Its exit began (another thread's fatal signal or
+ * exit_group: its code, which may be 0), or SIGKILL is pending (taken off).
+ * Sets the code for rp_do_group_exit.
+ */
+static bool fatal_pending(struct rp_task *t, int *code)
+{
+	struct rp_sigpending *shared = &t->signal->shared_pending;
+	uint64_t kill = SIGBIT(SIGKILL);
+
+	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT) {
+		*code = t->signal->group_exit_code;
+		return true;
+	}
+	if (!((rp_sigset_bits(&t->pending.signal) | rp_sigset_bits(&shared->signal)) & kill))
+		return false;
+	rp_sigset_set_bits(&t->pending.signal, rp_sigset_bits(&t->pending.signal) & ~kill);
+	rp_sigset_set_bits(&shared->signal, rp_sigset_bits(&shared->signal) & ~kill);
+	*code = SIGKILL;
+	return true;
+}
+
+/*
+ * A traced task's signal goes to the tracer first (without the siglock: the
+ * stop sleeps).  Returns with the siglock held again and the signal to
+ * deliver, 0 if it was cancelled or requeued, -ESRCH if @t was killed or
+ * released.  A signal the tracer substituted that @t blocks is requeued to
+ * the thread, as Linux's ptrace_signal.
+ */
+static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, siginfo_t *info)
+{
+	rp_unlock_sighand(*sh);
+	sig = rp_ptrace_signal_stop(t, sig, info);
+	if (sig < 0)
+		return -ESRCH;
+	*sh = rp_lock_task_sighand(t);
+	if (!*sh)
+		return -ESRCH;
+	if (sig && (rp_sigset_bits(&t->blocked) & SIGBIT(sig))) {
+		info->si_signo = sig;
+		rp_send_signal_locked(t, sig, info, false);
+		sig = 0;
+	}
+	return sig;
+}
+
+/*
+ * Default actions.  Stop signals are ignored for now: job control (group
+ * stop, SIGCONT's report) belongs to the process-group issue.  A core-dump
+ * signal terminates with its number only: Linux adds WCOREDUMP (0x80) only
+ * when a core was actually written, and rcuproc writes none.
+ */
+int rp_get_signal(struct rp_task *self, siginfo_t *info)
+{
+	struct rp_sighand *sh;
+	struct sigaction *ka;
+	siginfo_t si;
+	int sig;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	/* One signal per round; ignored ones send us round again. */
+	for (;;) {
+		sh = rp_lock_task_sighand(self);
+		if (!sh)
+			return -ESRCH;
+		if (fatal_pending(self, &sig))
+			break;
+		if (self->jobctl & RP_JOBCTL_TRAP_STOP) {	/* PTRACE_INTERRUPT */
+			rp_unlock_sighand(sh);
+			if (rp_ptrace_signal_stop(self, 0, NULL) < 0)
+				return -ESRCH;
+			continue;
+		}
+		sig = dequeue_signal(self, &si);
+		if (!sig) {
+			rp_unlock_sighand(sh);
+			rp_sync_quiescent();
+			return 0;
+		}
+		/* SIGKILL never gets here: fatal_pending took it. */
+		if (self->ptrace & RP_PT_PTRACED) {
+			sig = ptrace_filter(self, &sh, sig, &si);
+			if (sig < 0)
+				return -ESRCH;
+			if (!sig) {
+				rp_unlock_sighand(sh);
+				continue;
+			}
+		}
+		ka = &sh->action[sig];
+		if (rp_sig_handler_ignored(ka, sig) || (ka->sa_handler == SIG_DFL &&
+							rp_sig_kernel_stop(sig))) {
+			rp_unlock_sighand(sh);
+			continue;
+		}
+		if (ka->sa_handler != SIG_DFL) {
+			if (ka->sa_flags & SA_RESETHAND)
+				ka->sa_handler = SIG_DFL;
+			rp_unlock_sighand(sh);
+			if (info)
+				*info = si;
+			rp_sync_quiescent();
+			return sig;
+		}
+		break;		/* terminate, or core */
+	}
+	rp_unlock_sighand(sh);
+	rp_do_group_exit(self, sig);
+	return -ESRCH;
+}

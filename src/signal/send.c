@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Signal generation, as Linux's kernel/signal.c: permission, queueing
+ * (standard signals coalesce, real-time signals queue with their siginfo,
+ * RLIMIT_SIGPENDING charged to the target's user), waking a thread, and the
+ * kill family.  kill(pid) finds its target under rp_read_lock only and locks
+ * the target's sighand with a load, lock, recheck loop (commit e56d090310d7).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include "signal.h"
+#include "../task/objects.h"
+
+/* The first real-time signal in the kernel's numbering (glibc's SIGRTMIN is 34). */
+#define SIGBIT(sig)	(1ULL << ((sig) - 1))
+
+/* Default action "ignore", and the stop signals (Linux's SIG_KERNEL_*_MASK). */
+#define KERNEL_IGNORE_MASK (SIGBIT(SIGCHLD) | SIGBIT(SIGURG) | SIGBIT(SIGWINCH) | \
+			    SIGBIT(SIGCONT))
+#define KERNEL_STOP_MASK (SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
+			  SIGBIT(SIGTTOU))
+
+/*
+ * Signals 1..64 as one word.  glibc's sigaddset/sigdelset refuse 32 and 33
+ * (its own internal signals), which are ordinary real-time signals here.
+ */
+uint64_t rp_sigset_bits(const sigset_t *set)
+{
+	uint64_t bits;
+
+	memcpy(&bits, set, sizeof(bits));
+	return bits;
+}
+
+void rp_sigset_set_bits(sigset_t *set, uint64_t bits)
+{
+	memcpy(set, &bits, sizeof(bits));
+}
+
+bool rp_sig_kernel_stop(int sig)
+{
+	return sig < RP_SIGRTMIN && (SIGBIT(sig) & KERNEL_STOP_MASK);
+}
+
+bool rp_sig_handler_ignored(const struct sigaction *ka, int sig)
+{
+	return ka->sa_handler == SIG_IGN ||
+	       (ka->sa_handler == SIG_DFL && sig < RP_SIGRTMIN &&
+		(SIGBIT(sig) & KERNEL_IGNORE_MASK));
+}
+
+static bool kill_ok_by_cred(const struct rp_cred *c, const struct rp_cred *tc)
+{
+	return c->euid == tc->suid || c->euid == tc->uid ||
+	       c->uid == tc->suid || c->uid == tc->uid ||
+	       rp_cred_capable(c, RP_CAP_KILL);
+}
+
+/* Under rp_read_lock: creds and sessions are read with rcu_dereference. */
+int rp_check_kill_permission(struct rp_task *self, int sig, struct rp_task *t)
+{
+	struct rp_pid *sid;
+
+	if (sig < 0 || sig >= RP_NSIG)
+		return -EINVAL;
+	if (rp_same_thread_group(self, t) ||
+	    kill_ok_by_cred(rp_task_cred(self), rp_task_cred(t)))
+		return 0;
+	if (sig != SIGCONT)
+		return -EPERM;
+	/* SIGCONT within the session; pairs with the session's publication in setsid. */
+	sid = rcu_dereference(t->signal->session);
+	return !sid || sid == rcu_dereference(self->signal->session) ? 0 : -EPERM;
+}
+
+void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
+{
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = code;
+	info->si_pid = pid;
+	info->si_uid = uid;
+}
+
+static bool sig_blocked(const struct rp_task *t, int sig)
+{
+	return rp_sigset_bits(&t->blocked) & SIGBIT(sig);
+}
+
+static bool is_global_init(const struct rp_task *t)
+{
+	return t->signal == t->sys->child_reaper->signal;
+}
+
+/* Linux's sig_ignored: may @sig be dropped at once? */
+static bool sig_ignored(const struct rp_task *t, int sig)
+{
+	const struct sigaction *ka = &t->sighand->action[sig];
+
+	/* Blocked: the handler may change before it is unblocked. */
+	if (sig_blocked(t, sig))
+		return false;
+	/* A tracer sees every signal but SIGKILL. */
+	if ((t->ptrace & RP_PT_PTRACED) && sig != SIGKILL)
+		return false;
+	/* Init takes only the signals it has handlers for (SIGNAL_UNKILLABLE). */
+	if (is_global_init(t) && ka->sa_handler == SIG_DFL)
+		return true;
+	return rp_sig_handler_ignored(ka, sig);
+}
+
+/*
+ * Reserve one queued signal of @t's user under @t's RLIMIT_SIGPENDING.  The
+ * reservation comes before the check, so that concurrent senders never
+ * exceed the limit together (Linux's inc_rlimit_get_ucounts).
+ */
+static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
+{
+	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
+	struct rp_user *user = rp_task_cred(t)->user;
+	rlim_t limit = t->signal->rlim[RLIMIT_SIGPENDING].rlim_cur;
+	struct rp_sigqueue *q;
+
+	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {
+		uatomic_dec(&user->sigpending);
+		return NULL;
+	}
+	q = rp_sigqueue_alloc(t->sys, user);
+	uatomic_dec(&user->sigpending);	/* rp_sigqueue_alloc charged the entry itself */
+	return q;
+}
+
+/*
+ * Queue @info for @sig (Linux's __send_signal_locked).  NULL @info is a
+ * signal of the table itself (SEND_SIG_PRIV).  Standard signals from kill()
+ * or the table may exceed the limit; when the limit refuses, the bit is
+ * still set and the siginfo lost, except for a real-time signal sent by
+ * something other than kill(): -EAGAIN.
+ */
+static int queue_siginfo(struct rp_task *t, struct rp_sigpending *pending, int sig,
+			 const siginfo_t *info)
+{
+	bool override = sig < RP_SIGRTMIN && (!info || info->si_code >= 0);
+	struct rp_sigqueue *q;
+
+	if (sig == SIGKILL)
+		return 0;	/* its fate is fixed: no siginfo needed */
+	q = sigqueue_alloc_limited(t, override);
+	if (q) {
+		if (info)
+			q->info = *info;
+		else
+			rp_siginfo_init(&q->info, sig, SI_KERNEL, 0, 0);
+		q->info.si_signo = sig;
+		cds_list_add_tail(&q->list, &pending->list);
+		return 0;
+	}
+	if (info && sig >= RP_SIGRTMIN && info->si_code != SI_USER)
+		return -EAGAIN;
+	return 0;
+}
+
+/* Linux's wants_signal: may thread @t take @sig now? */
+static bool wants_signal(const struct rp_task *t, int sig)
+{
+	if (sig_blocked(t, sig) || rp_task_exited(t))
+		return false;
+	return sig == SIGKILL || !(t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_STOPPED));
+}
+
+/* Does @sig, unhandled, kill the process? */
+static bool sig_fatal(const struct rp_task *t, int sig)
+{
+	return !(sig < RP_SIGRTMIN && (SIGBIT(sig) & (KERNEL_IGNORE_MASK | KERNEL_STOP_MASK))) &&
+	       t->sighand->action[sig].sa_handler == SIG_DFL;
+}
+
+/* The first thread of @p's group that can take @sig (see rp_send_signal_locked). */
+static struct rp_task *pick_thread(struct rp_task *p, int sig)
+{
+	struct rp_task *t;
+
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
+		if (wants_signal(t, sig))
+			return t;
+	return NULL;
+}
+
+static void wake_all_threads(struct rp_task *p)
+{
+	struct rp_task *t;
+
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
+		rp_signal_wake_up(t);
+}
+
+/*
+ * Linux's complete_signal: wake a thread that can take @sig.  A fatal
+ * signal wakes every thread: the group exit itself starts when a thread
+ * dequeues it in rp_get_signal (rp_do_group_exit sets RP_SIGNAL_GROUP_EXIT).
+ */
+static void complete_signal(struct rp_task *p, int sig, bool group)
+{
+	struct rp_task *t = wants_signal(p, sig) ? p : NULL;
+
+	if (!t && group)
+		t = pick_thread(p, sig);
+	if (!t)
+		return;		/* blocked everywhere: it waits, pending */
+	if (group && sig_fatal(p, sig) && (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)))
+		wake_all_threads(p);
+	else
+		rp_signal_wake_up(t);
+}
+
+/*
+ * Caller: @t's siglock held, and a read section or the update lock (the
+ * thread list and @t's credentials are read under RCU).
+ */
+int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group)
+{
+	struct rp_sigpending *pending = group ? &t->signal->shared_pending : &t->pending;
+	int err;
+
+	if (sig <= 0 || sig >= RP_NSIG)
+		return -EINVAL;
+	/* A dying group drops everything (Linux's prepare_signal). */
+	if ((t->signal->flags & RP_SIGNAL_GROUP_EXIT) || sig_ignored(t, sig))
+		return 0;
+	/* Standard signals coalesce: one instance pending at most. */
+	if (sig < RP_SIGRTMIN && (rp_sigset_bits(&pending->signal) & SIGBIT(sig)))
+		return 0;
+	err = queue_siginfo(t, pending, sig, info);
+	if (err)
+		return err;
+	rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) | SIGBIT(sig));
+	complete_signal(t, sig, group);
+	return 0;
+}
+
+/* Called outside any read section, or with the update lock held. */
+int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_sighand *sh;
+	int ret = -ESRCH;
+
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(t);
+	if (sh) {
+		ret = rp_send_signal_locked(t, sig, info, group);
+		rp_unlock_sighand(sh);
+	}
+	rp_read_unlock(sync);
+	return ret;
+}
+
+void rp_signal_wake_up(struct rp_task *t)
+{
+	rp_waitq_wake(&t->wake);
+	rp_waitq_wake(&t->signal->wait_chldexit);
+}
+
+bool rp_signal_pending_locked(struct rp_task *t)
+{
+	uint64_t pending = rp_sigset_bits(&t->pending.signal) |
+			   rp_sigset_bits(&t->signal->shared_pending.signal);
+
+	return (pending & ~rp_sigset_bits(&t->blocked)) ||
+	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
+}
+
+/*
+ * As Linux: the count includes threads that are already zombies (de_thread
+ * waits for each to be released); only live ones get SIGKILL.  The bit is
+ * set directly: rp_send_signal_locked would drop it in an exiting group.
+ */
+int rp_zap_other_threads(struct rp_task *p)
+{
+	struct rp_task *t;
+	int count = 0;
+
+	p->signal->group_stop_count = 0;
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {
+		if (t == p)
+			continue;
+		count++;
+		if (uatomic_read(&t->exit_state))
+			continue;
+		rp_sigset_set_bits(&t->pending.signal,
+				   rp_sigset_bits(&t->pending.signal) | SIGBIT(SIGKILL));
+		rp_signal_wake_up(t);
+	}
+	return count;
+}
+
+/* Linux's group_send_sig_info, in a read section: -ESRCH if @p was released. */
+static int group_send(struct rp_task *self, struct rp_task *p, int sig, const siginfo_t *info)
+{
+	int err = rp_check_kill_permission(self, sig, p);
+	struct rp_sighand *sh;
+
+	if (err || !sig)
+		return err;
+	sh = rp_lock_task_sighand_rcu(p);
+	if (!sh)
+		return -ESRCH;
+	err = rp_send_signal_locked(p, sig, info, true);
+	rp_unlock_sighand(sh);
+	return err;
+}
+
+/*
+ * kill(@nr > 0): the thread group of the task with tid @nr.  A task found
+ * but released meanwhile may have handed its pid to a new leader (a racing
+ * exec): look again, and stop when the lookup finds the same dead task.
+ */
+static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *info)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *p = NULL, *prev;
+	int err;
+
+	do {
+		prev = p;
+		rp_read_lock(sync);
+		p = rp_find_task(self->sys, nr);
+		err = p ? group_send(self, p, sig, info) : -ESRCH;
+		rp_read_unlock(sync);
+	} while (err == -ESRCH && p && p != prev);
+	return err;
+}
+
+/*
+ * kill(-1): every process but init and the caller's own.  As Linux, a
+ * refusal (EPERM) does not change the answer: 0 unless a process could be
+ * signalled and failed otherwise; -ESRCH if there was none at all.
+ */
+static int kill_all(struct rp_task *self, int sig, const siginfo_t *info)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	int ret = 0, count = 0;
+	struct rp_task *p;
+
+	rp_read_lock(sync);
+	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
+	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
+		int err;
+
+		if (rp_task_tid(p) <= 1 || rp_same_thread_group(p, self))
+			continue;
+		err = group_send(self, p, sig, info);
+		count++;
+		if (err != -EPERM)
+			ret = err;
+	}
+	rp_read_unlock(sync);
+	return count ? ret : -ESRCH;
+}
+
+/*
+ * kill(0) and kill(-pgrp): a simple walk of every process; the process-group
+ * issue replaces it with the group's own member list.  0 if any member was
+ * signalled, else the last error, -ESRCH for an empty group.
+ */
+static int kill_pgrp(struct rp_task *self, pid_t pgrp, int sig, const siginfo_t *info)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	int ret = -ESRCH;
+	bool success = false;
+	struct rp_task *p;
+
+	rp_read_lock(sync);
+	if (!pgrp)	/* pairs with the pgrp's publication in setpgid */
+		pgrp = rcu_dereference(self->signal->pgrp)->nr;
+	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
+	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
+		/* Pairs with the pgrp's publication in setpgid. */
+		if (rcu_dereference(p->signal->pgrp)->nr != pgrp)
+			continue;
+		ret = group_send(self, p, sig, info);
+		success |= !ret;
+	}
+	rp_read_unlock(sync);
+	return success ? 0 : ret;
+}
+
+int rp_kill(struct rp_task *self, pid_t pid, int sig)
+{
+	siginfo_t info;
+	int ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_siginfo_init(&info, sig, SI_USER, rp_task_tgid(self), self->cred->uid);
+	if (pid > 0)
+		ret = kill_pid(self, pid, sig, &info);
+	else if (pid == -1)
+		ret = kill_all(self, sig, &info);
+	else if (pid == INT_MIN)
+		ret = -ESRCH;	/* -INT_MIN does not exist */
+	else
+		ret = kill_pgrp(self, -pid, sig, &info);
+	rp_sync_quiescent();
+	return ret;
+}
+
+/* Linux's do_send_specific: one thread, @tgid > 0 must be its group. */
+static int send_specific(struct rp_task *self, pid_t tgid, pid_t tid, int sig)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *sh;
+	struct rp_task *p;
+	siginfo_t info;
+	int err = -ESRCH;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_siginfo_init(&info, sig, SI_TKILL, rp_task_tgid(self), self->cred->uid);
+	rp_read_lock(sync);
+	p = rp_find_task(self->sys, tid);
+	if (p && (tgid <= 0 || rp_task_tgid(p) == tgid)) {
+		err = rp_check_kill_permission(self, sig, p);
+		/* Released meanwhile: as Linux, as if it died after receiving it. */
+		if (!err && sig && (sh = rp_lock_task_sighand_rcu(p))) {
+			err = rp_send_signal_locked(p, sig, &info, false);
+			rp_unlock_sighand(sh);
+		}
+	}
+	rp_read_unlock(sync);
+	rp_sync_quiescent();
+	return err;
+}
+
+int rp_tgkill(struct rp_task *self, pid_t tgid, pid_t tid, int sig)
+{
+	if (tgid <= 0 || tid <= 0)
+		return -EINVAL;
+	return send_specific(self, tgid, tid, sig);
+}
+
+int rp_tkill(struct rp_task *self, pid_t tid, int sig)
+{
+	if (tid <= 0)
+		return -EINVAL;
+	return send_specific(self, 0, tid, sig);
+}
+
+int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uinfo)
+{
+	siginfo_t info = *uinfo;
+	int ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	info.si_signo = sig;
+	/* No one may pose as the table or as kill()/tgkill() towards another task. */
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) && rp_task_tid(self) != tgid)
+		return -EPERM;
+	ret = kill_pid(self, tgid, sig, &info);
+	rp_sync_quiescent();
+	return ret;
+}
+
+/*
+ * Is @t to die: SIGKILL pending for it or its group, or a group exit
+ * begun (Linux's __fatal_signal_pending; siglock held).
+ */
+bool rp_fatal_signal_pending(struct rp_task *t)
+{
+	return sigismember(&t->pending.signal, SIGKILL) ||
+	       sigismember(&t->signal->shared_pending.signal, SIGKILL) ||
+	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
+}

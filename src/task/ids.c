@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Ids, credentials, capabilities, rlimits and prctl of the calling task. */
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include "task.h"
+
+pid_t rp_getpid(struct rp_task *self)
+{
+	return rp_task_exited(self) ? -ESRCH : rp_task_tgid(self);
+}
+
+pid_t rp_gettid(struct rp_task *self)
+{
+	return rp_task_exited(self) ? -ESRCH : rp_task_tid(self);
+}
+
+pid_t rp_getppid(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	pid_t ppid;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(sync);
+	/* Pairs with the reparenting store of real_parent (update lock). */
+	ppid = rp_task_tgid(rcu_dereference(self->real_parent));
+	rp_read_unlock(sync);
+	return ppid;
+}
+
+uid_t rp_getuid(struct rp_task *self)
+{
+	return self->cred->uid;
+}
+
+uid_t rp_geteuid(struct rp_task *self)
+{
+	return self->cred->euid;
+}
+
+static bool cap_valid(int cap)
+{
+	return cap >= 0 && cap < 64;
+}
+
+int rp_cap_has(struct rp_task *self, int cap)
+{
+	return cap_valid(cap) ? rp_cred_capable(self->cred, cap) : -EINVAL;
+}
+
+/* New credentials for @self: ids and capability sets given; 0 or -ENOMEM. */
+static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
+		     uint64_t caps, uint64_t permitted)
+{
+	struct rp_cred *old = self->cred;
+	struct rp_cred *new = rp_cred_alloc(self->sys, uid, euid, suid, caps);
+	struct rp_sighand *sh;
+
+	if (!new)
+		return -ENOMEM;
+	new->caps_permitted = permitted;
+	if (new->euid != old->euid) {
+		/* Changed identity: no longer dumpable (ptrace needs CAP_SYS_PTRACE). */
+		sh = rp_lock_task_sighand(self);
+		if (sh) {
+			self->signal->dumpable = false;
+			rp_unlock_sighand(sh);
+		}
+	}
+	rp_commit_creds(self, new);
+	return 0;
+}
+
+int rp_cap_drop(struct rp_task *self, int cap)
+{
+	const struct rp_cred *c = self->cred;
+	uint64_t bit;
+
+	if (!cap_valid(cap))
+		return -EINVAL;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	bit = 1ULL << cap;
+	return set_creds(self, c->uid, c->euid, c->suid, c->caps & ~bit,
+			 c->caps_permitted & ~bit);
+}
+
+static bool is_one_of(uid_t id, const struct rp_cred *c)
+{
+	return id == c->uid || id == c->euid || id == c->suid;
+}
+
+/*
+ * Linux's cap_emulate_setxuid: losing every root id clears both sets;
+ * leaving euid 0 clears the effective set; regaining euid 0 restores it.
+ */
+static void emulate_setxuid(const struct rp_cred *old, uid_t uid, uid_t euid,
+			    uid_t suid, uint64_t *caps, uint64_t *permitted)
+{
+	*caps = old->caps;
+	*permitted = old->caps_permitted;
+	if ((old->uid == 0 || old->euid == 0 || old->suid == 0) &&
+	    uid != 0 && euid != 0 && suid != 0)
+		*caps = *permitted = 0;
+	else if (old->euid == 0 && euid != 0)
+		*caps = 0;
+	else if (old->euid != 0 && euid == 0)
+		*caps = *permitted;
+}
+
+int rp_setresuid(struct rp_task *self, uid_t ruid, uid_t euid, uid_t suid)
+{
+	const struct rp_cred *old = self->cred;
+	bool privileged = rp_cred_capable(old, RP_CAP_SETUID);
+	uint64_t caps, permitted;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (!privileged && ((ruid != (uid_t)-1 && !is_one_of(ruid, old)) ||
+			    (euid != (uid_t)-1 && !is_one_of(euid, old)) ||
+			    (suid != (uid_t)-1 && !is_one_of(suid, old))))
+		return -EPERM;
+	ruid = ruid == (uid_t)-1 ? old->uid : ruid;
+	euid = euid == (uid_t)-1 ? old->euid : euid;
+	suid = suid == (uid_t)-1 ? old->suid : suid;
+	emulate_setxuid(old, ruid, euid, suid, &caps, &permitted);
+	return set_creds(self, ruid, euid, suid, caps, permitted);
+}
+
+/* Linux's setuid(2): all three ids with CAP_SETUID, else only the effective one. */
+int rp_setuid(struct rp_task *self, uid_t uid)
+{
+	const struct rp_cred *old = self->cred;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (rp_cred_capable(old, RP_CAP_SETUID))
+		return rp_setresuid(self, uid, uid, uid);
+	if (uid != old->uid && uid != old->suid)
+		return -EPERM;
+	return rp_setresuid(self, (uid_t)-1, uid, (uid_t)-1);
+}
+
+int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim)
+{
+	struct rp_sighand *sh;
+
+	if (resource < 0 || resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	sh = rp_lock_task_sighand(self);
+	if (!sh)
+		return -ESRCH;
+	*rlim = self->signal->rlim[resource];
+	rp_unlock_sighand(sh);
+	return 0;
+}
+
+int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
+{
+	struct rp_sighand *sh;
+	struct rlimit *cur;
+	int err = 0;
+
+	if (resource < 0 || resource >= RLIM_NLIMITS || rlim->rlim_cur > rlim->rlim_max)
+		return -EINVAL;
+	sh = rp_lock_task_sighand(self);
+	if (!sh)
+		return -ESRCH;
+	cur = &self->signal->rlim[resource];
+	if (rlim->rlim_max > cur->rlim_max &&
+	    !rp_cred_capable(self->cred, RP_CAP_SYS_RESOURCE))
+		err = -EPERM;
+	else
+		*cur = *rlim;
+	rp_unlock_sighand(sh);
+	return err;
+}
+
+/*
+ * Mark every descendant process of @p's group as having a subreaper above it
+ * (update lock).  Children hang off the thread that forked them: walk them all.
+ */
+static void propagate_has_subreaper(struct rp_task *p)
+{
+	struct rp_task *thread, *child;
+
+	cds_list_for_each_entry(thread, &p->signal->thread_head, thread_node) {
+		cds_hlist_for_each_entry_2(child, &thread->children, sibling) {
+			if (child->signal->has_child_subreaper)
+				continue;	/* its subtree already knows */
+			child->signal->has_child_subreaper = true;
+			propagate_has_subreaper(child);
+		}
+	}
+}
+
+static int set_child_subreaper(struct rp_task *self, bool on)
+{
+	struct rp_sync *sync = &self->sys->sync;
+
+	rp_update_lock(sync);
+	self->signal->is_child_subreaper = on;
+	if (on)
+		propagate_has_subreaper(self);
+	rp_update_unlock(sync);
+	return 0;
+}
+
+static int set_dumpable(struct rp_task *self, unsigned long value)
+{
+	struct rp_sighand *sh;
+
+	if (value > 1)
+		return -EINVAL;
+	sh = rp_lock_task_sighand(self);
+	if (!sh)
+		return -ESRCH;
+	self->signal->dumpable = value;
+	rp_unlock_sighand(sh);
+	return 0;
+}
+
+int rp_prctl(struct rp_task *self, int option, unsigned long arg2)
+{
+	if (rp_task_exited(self))
+		return -ESRCH;
+	switch (option) {
+	case PR_SET_CHILD_SUBREAPER:
+		return set_child_subreaper(self, arg2 != 0);
+	case PR_GET_CHILD_SUBREAPER:
+		*(int *)arg2 = self->signal->is_child_subreaper;
+		return 0;
+	case PR_SET_PDEATHSIG:
+		if (arg2 >= RP_NSIG)
+			return -EINVAL;
+		CMM_STORE_SHARED(self->pdeath_signal, (int)arg2);
+		return 0;
+	case PR_GET_PDEATHSIG:
+		*(int *)arg2 = CMM_LOAD_SHARED(self->pdeath_signal);
+		return 0;
+	case PR_SET_DUMPABLE:
+		return set_dumpable(self, arg2);
+	case PR_GET_DUMPABLE:
+		return CMM_LOAD_SHARED(self->signal->dumpable);
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A system: its pid space, its task lists, and init. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "task.h"
+#include "objects.h"
+
+#define PIDMAP_WORDS (RP_PID_MAX_LIMIT / (8 * sizeof(unsigned long)))
+
+/* Every capability rcuproc knows: what root's processes start with. */
+#define ALL_CAPS ((1ULL << RP_CAP_KILL) | (1ULL << RP_CAP_SETUID) |		\
+		  (1ULL << RP_CAP_SYS_PTRACE) | (1ULL << RP_CAP_SYS_ADMIN) |	\
+		  (1ULL << RP_CAP_SYS_NICE) | (1ULL << RP_CAP_SYS_RESOURCE))
+
+/* Init: pid 1, its own process group and session, root, default actions. */
+static int create_init(struct rp_system *sys)
+{
+	struct rp_task *t = rp_task_alloc(sys);
+	int err = -ENOMEM;
+
+	if (!t)
+		return err;
+	t->signal = rp_signal_alloc(sys);
+	t->sighand = rp_sighand_alloc(sys);
+	t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
+	if (t->signal && t->sighand && t->cred)
+		t->pid = rp_pid_alloc(sys, &err);
+	if (!t->pid) {
+		if (t->sighand)
+			rp_sighand_put(t->sighand);
+		rp_task_free_now(t);
+		return err;
+	}
+	t->group_leader = t->real_parent = t->parent = t;
+	t->pid->task = t;
+	t->signal->leader_pid = t->signal->pgrp = t->signal->session = t->pid;
+	t->pid->users += 3;
+	t->signal->nr_threads = t->signal->live = 1;
+	cds_list_add_tail_rcu(&t->thread_node, &t->signal->thread_head);
+	cds_list_add_tail_rcu(&t->tasks, &sys->tasks);
+	snprintf(t->comm, sizeof(t->comm), "init");
+	t->usage = 2;		/* the table's reference and sys->child_reaper's */
+	sys->child_reaper = t;
+	return 0;
+}
+
+int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
+{
+	unsigned int pid_max = opts && opts->pid_max ? opts->pid_max : RP_PID_MAX_DEFAULT;
+	struct rp_system *sys;
+	int err;
+
+	if (!opts || !rp_sync_mode_name(opts->mode) || pid_max < 2 ||
+	    pid_max > RP_PID_MAX_LIMIT)
+		return -EINVAL;
+	sys = calloc(1, sizeof(*sys));
+	if (!sys)
+		return -ENOMEM;
+	sys->pidmap = calloc(PIDMAP_WORDS, sizeof(unsigned long));
+	sys->pid_hash = calloc(RP_PID_HASH_SIZE, sizeof(*sys->pid_hash));
+	if (!sys->pidmap || !sys->pid_hash) {
+		free(sys->pidmap);
+		free(sys->pid_hash);
+		free(sys);
+		return -ENOMEM;
+	}
+	sys->pid_max = pid_max;
+	sys->pidmap[0] = 1;	/* pid 0 is never handed out */
+	rp_sync_init(&sys->sync, opts->mode);
+	CDS_INIT_LIST_HEAD(&sys->tasks);
+	CDS_INIT_LIST_HEAD(&sys->registry);
+	pthread_mutex_init(&sys->users_lock, NULL);
+	pthread_mutex_init(&sys->registry_lock, NULL);
+	err = create_init(sys);
+	if (err) {
+		rp_system_destroy(sys);
+		return err;
+	}
+	*out = sys;
+	return 0;
+}
+
+struct rp_task *rp_system_init(struct rp_system *sys)
+{
+	return rp_task_get(sys->child_reaper);
+}
+
+int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max)
+{
+	if (pid_max < 2 || pid_max > RP_PID_MAX_LIMIT)
+		return -EINVAL;
+	rp_update_lock(&sys->sync);
+	sys->pid_max = pid_max;
+	if (sys->last_pid >= (int)pid_max)
+		sys->last_pid = 0;
+	rp_update_unlock(&sys->sync);
+	return 0;
+}
+
+void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out)
+{
+	out->tasks = uatomic_read(&sys->counts.tasks);
+	out->signals = uatomic_read(&sys->counts.signals);
+	out->sighands = uatomic_read(&sys->counts.sighands);
+	out->pids = uatomic_read(&sys->counts.pids);
+	out->creds = uatomic_read(&sys->counts.creds);
+	out->sigqueues = uatomic_read(&sys->counts.sigqueues);
+}
+
+/* A task never released: drop what release would have dropped. */
+static void force_release(struct rp_task *t)
+{
+	struct rp_signal *sig = t->signal;
+
+	rp_flush_sigqueue(t->sys, &t->pending);
+	rp_sighand_put(t->sighand);
+	t->sighand = NULL;
+	rp_pid_detach(t->pid);
+	if (--sig->nr_threads == 0) {
+		rp_pid_detach(sig->leader_pid);
+		rp_pid_detach(sig->pgrp);
+		rp_pid_detach(sig->session);
+	}
+}
+
+void rp_system_destroy(struct rp_system *sys)
+{
+	struct rp_task *t, *tmp;
+
+	rp_thread_register();
+	/* Let frees already queued run first: they take their tasks off the registry. */
+	rp_deferred_barrier();
+	/* No operation runs: the update lock is taken for the assertions only. */
+	rp_update_lock(&sys->sync);
+	cds_list_for_each_entry(t, &sys->registry, registry)
+		if (t->sighand)
+			force_release(t);
+	rp_update_unlock(&sys->sync);
+	cds_list_for_each_entry_safe(t, tmp, &sys->registry, registry)
+		rp_task_free_now(t);
+	/* The frees queued just now refer to sys: let them run too. */
+	rp_deferred_barrier();
+	rp_thread_unregister();
+	for (unsigned int i = 0; i < sizeof(sys->users) / sizeof(sys->users[0]); i++) {
+		struct rp_user *u, *next;
+
+		cds_hlist_for_each_entry_safe_2(u, next, &sys->users[i], node)
+			free(u);
+	}
+	pthread_mutex_destroy(&sys->users_lock);
+	pthread_mutex_destroy(&sys->registry_lock);
+	rp_sync_destroy(&sys->sync);
+	free(sys->pidmap);
+	free(sys->pid_hash);
+	free(sys);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Task references, sighand locking, wait queues and credentials. */
+#include <errno.h>
+#include <stdlib.h>
+#include "task.h"
+#include "objects.h"
+
+bool rp_task_get_rcu(struct rp_task *t)
+{
+	unsigned long old = uatomic_read(&t->usage);
+
+	/* Increment-not-zero: retry while another thread changes the count. */
+	while (old) {
+		unsigned long seen = uatomic_cmpxchg(&t->usage, old, old + 1);
+
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+	return false;
+}
+
+struct rp_task *rp_task_get(struct rp_task *t)
+{
+	uatomic_inc(&t->usage);
+	return t;
+}
+
+/*
+ * The last reference is gone and no reader can reach @t: it was released
+ * (unlinked, sighand and tid dropped) before.  ->signal and ->cred live as long
+ * as the task struct, since readers holding the task may look at them.
+ */
+void rp_task_free_now(struct rp_task *t)
+{
+	struct rp_system *sys = t->sys;
+
+	if (t->signal)
+		rp_signal_put(t->signal);
+	if (t->cred)
+		rp_cred_put(t->cred);
+	pthread_mutex_lock(&sys->registry_lock);
+	cds_list_del(&t->registry);
+	pthread_mutex_unlock(&sys->registry_lock);
+	rp_waitq_destroy(&t->wake);
+	rp_count_dec(sys, tasks);
+	free(t);
+}
+
+static void task_free(struct rp_deferred *d)
+{
+	rp_task_free_now(caa_container_of(d, struct rp_task, rcu));
+}
+
+void rp_task_put(struct rp_task *t)
+{
+	if (uatomic_sub_return(&t->usage, 1) == 0)
+		rp_defer_release(&t->sys->sync, &t->rcu, task_free);
+}
+
+struct rp_task *rp_task_alloc(struct rp_system *sys)
+{
+	struct rp_task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->sys = sys;
+	t->usage = 1;
+	t->exit_signal = -1;
+	CDS_INIT_HLIST_HEAD(&t->children);
+	rp_hlist_node_init(&t->sibling);
+	CDS_INIT_LIST_HEAD(&t->ptraced);
+	CDS_INIT_LIST_HEAD(&t->ptrace_entry.node);
+	CDS_INIT_LIST_HEAD(&t->tasks);
+	CDS_INIT_LIST_HEAD(&t->thread_node);
+	CDS_INIT_LIST_HEAD(&t->pending.list);
+	sigemptyset(&t->pending.signal);
+	sigemptyset(&t->blocked);
+	rp_waitq_init(&t->wake);
+	pthread_mutex_lock(&sys->registry_lock);
+	cds_list_add(&t->registry, &sys->registry);
+	pthread_mutex_unlock(&sys->registry_lock);
+	rp_count_inc(sys, tasks);
+	return t;
+}
+
+/* RP_BREAK_SIGHAND_NO_RECHECK: trust the first load of ->sighand. */
+#ifdef RP_BREAK_SIGHAND_NO_RECHECK
+#define SIGHAND_RECHECK false
+#else
+#define SIGHAND_RECHECK true
+#endif
+
+struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t)
+{
+	struct rp_sighand *sh;
+
+	for (;;) {
+		/* Pairs with rcu_assign_pointer in exec's table switch and release. */
+		sh = rcu_dereference(t->sighand);
+		if (!sh)
+			return NULL;
+		rp_sighand_lock(sh);
+		/* Recheck under the lock; retry if exec switched tables meanwhile. */
+		if (!SIGHAND_RECHECK || sh == CMM_LOAD_SHARED(t->sighand))
+			return sh;
+		rp_unlock_sighand(sh);
+	}
+}
+
+struct rp_sighand *rp_lock_task_sighand(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_sighand *sh;
+
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(t);
+	rp_read_unlock(sync);
+	return sh;
+}
+
+void rp_unlock_sighand(struct rp_sighand *sh)
+{
+	rp_ticket_unlock(&sh->siglock);
+	rp_lockdep_release(RP_LOCK_SIGHAND);
+}
+
+void rp_waitq_init(struct rp_waitq *wq)
+{
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_cond_init(&wq->cond, NULL);
+	wq->seq = 0;
+}
+
+void rp_waitq_destroy(struct rp_waitq *wq)
+{
+	pthread_mutex_destroy(&wq->lock);
+	pthread_cond_destroy(&wq->cond);
+}
+
+static void waitq_lock(struct rp_waitq *wq)
+{
+	rp_lockdep_acquire(RP_LOCK_WAITQ);
+	pthread_mutex_lock(&wq->lock);
+}
+
+static void waitq_unlock(struct rp_waitq *wq)
+{
+	pthread_mutex_unlock(&wq->lock);
+	rp_lockdep_release(RP_LOCK_WAITQ);
+}
+
+unsigned long rp_waitq_seq(struct rp_waitq *wq)
+{
+	unsigned long seq;
+
+	waitq_lock(wq);
+	seq = wq->seq;
+	waitq_unlock(wq);
+	return seq;
+}
+
+void rp_waitq_wait(struct rp_waitq *wq, unsigned long seq)
+{
+	rp_lockdep_assert_may_synchronize();	/* no sleeping inside a read section */
+	rp_sync_block_begin();
+	waitq_lock(wq);
+	/* Sleep until a wake-up after @seq: pairs with the increment in rp_waitq_wake. */
+	while (wq->seq == seq)
+		pthread_cond_wait(&wq->cond, &wq->lock);
+	waitq_unlock(wq);
+	rp_sync_block_end();
+}
+
+void rp_waitq_wake(struct rp_waitq *wq)
+{
+	waitq_lock(wq);
+	wq->seq++;
+	pthread_cond_broadcast(&wq->cond);
+	waitq_unlock(wq);
+}

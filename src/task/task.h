@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The object model of the process table, and the internal calls between its
+ * subsystems (src/pid, fork, exit, wait, signal, exec, ptrace).
+ *
+ * Every shared field says who may read it and who may write it, in the
+ * manner of FreeBSD's sys/proc.h:
+ *
+ *	(c)  constant once the object is published
+ *	(r)  readable under rp_read_lock (RCU in rcu mode; the global lock's
+ *	     read side in the lock modes), with CMM_LOAD_SHARED/rcu_dereference
+ *	(u)  written under the update lock (rp_update_lock: the write side of
+ *	     the kernel's tasklist_lock)
+ *	(s)  read and written under the thread group's sighand->siglock
+ *	(a)  atomic (uatomic_*)
+ *	(t)  touched only by the thread driving the task
+ *	(w)  under that wait queue's own mutex
+ *	(U)  under sys->users_lock
+ *
+ * "r, u" means: readers under rp_read_lock, writers under the update lock.
+ * The lock order is in src/sync/lockorder.h: update lock, then a siglock,
+ * then a wait-queue mutex or the users lock.
+ */
+#ifndef RP_TASK_TASK_H
+#define RP_TASK_TASK_H
+
+#include "../sync/sync.h"
+#include <stdbool.h>
+#include <rcuproc/hlist.h>
+#include <rcuproc/list.h>
+#include <rcuproc/proc.h>
+
+#define RP_NSIG		65	/* signals 1..64, as Linux's _NSIG */
+#define RP_COMM_LEN	16
+
+/* A condition to sleep on: a sequence number bumped by every wake-up. */
+struct rp_waitq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned long seq;		/* (w) */
+};
+
+/* Per-uid accounting (Group 1: not read-mostly, so its own lock). */
+struct rp_user {
+	uid_t uid;			/* (c) */
+	unsigned long refs;		/* (U) */
+	unsigned long processes;	/* (a) tasks of this uid: RLIMIT_NPROC */
+	unsigned long sigpending;	/* (a) queued signals: RLIMIT_SIGPENDING */
+	struct cds_hlist_node node;	/* (U) in sys->users */
+};
+
+/* Credentials: immutable once published; replaced whole, freed after RCU. */
+struct rp_cred {
+	unsigned long refs;		/* (a) */
+	uid_t uid, euid, suid;		/* (c) */
+	uint64_t caps;			/* (c) effective capabilities, bit = RP_CAP_* */
+	uint64_t caps_permitted;	/* (c) what caps may be raised back to */
+	struct rp_user *user;		/* (c) holds a reference: uid's accounting */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+/* A queued signal with its siginfo (real-time signals queue, others coalesce). */
+struct rp_sigqueue {
+	struct cds_list_head list;	/* (s) */
+	siginfo_t info;			/* (s) */
+	struct rp_user *user;		/* (c) charged for RLIMIT_SIGPENDING */
+	bool preallocated;		/* (c) a timer's: never freed on dequeue */
+};
+
+struct rp_sigpending {
+	struct cds_list_head list;	/* (s) rp_sigqueue entries, in order */
+	sigset_t signal;		/* (s) signals pending */
+};
+
+/* Signal-handler table, shared by CLONE_SIGHAND (commit e56d090310d7). */
+struct rp_sighand {
+	unsigned long count;		/* (a) tasks using it */
+	struct rp_ticketlock siglock;	/* the lock of (s) fields */
+	struct sigaction action[RP_NSIG]; /* (s) */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;		/* freed after a grace period */
+};
+
+/* rp_signal.flags */
+#define RP_SIGNAL_GROUP_EXIT	0x1	/* exit_group or a fatal signal began */
+#define RP_SIGNAL_STOP_STOPPED	0x2	/* the group is stopped */
+#define RP_SIGNAL_STOP_CONTINUED 0x4	/* continued, not yet reported */
+
+/* A thread group: what the threads of a process share. */
+struct rp_signal {
+	unsigned long sigcnt;		/* (a) references: threads + others */
+	unsigned int live;		/* (a) threads that have not exited */
+	unsigned int nr_threads;	/* (u) threads on thread_head */
+	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
+	struct rp_waitq wait_chldexit;	/* wait(2) sleeps here */
+	struct rp_sigpending shared_pending; /* (s) process-directed signals */
+	struct rp_task *curr_target;	/* (s) next thread to take a signal */
+	unsigned int flags;		/* (s) RP_SIGNAL_* */
+	int group_exit_code;		/* (s) */
+	int group_stop_count;		/* (s) */
+	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
+	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
+	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
+	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
+	struct rp_pid *leader_pid;	/* (r, u) the tgid */
+	struct rp_pid *pgrp;		/* (r, u) process group id */
+	struct rp_pid *session;		/* (r, u) session id */
+	struct rlimit rlim[RLIM_NLIMITS]; /* (s) */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+/* rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg). */
+#define RP_EXIT_ZOMBIE		16
+#define RP_EXIT_DEAD		32
+
+/* rp_task.flags */
+#define RP_PF_EXITING		0x1	/* (s) past the exit point */
+#define RP_PF_FORKNOEXEC	0x2	/* (u) forked, not yet exec'd */
+
+/* rp_task.jobctl (s) */
+#define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
+#define RP_JOBCTL_STOPPED	0x2	/* stopped by a group stop */
+#define RP_JOBCTL_TRAP_STOP	0x4	/* PTRACE_INTERRUPT asked a seized tracee to trap */
+
+/* rp_task.ptrace */
+#define RP_PT_PTRACED		0x1
+#define RP_PT_SEIZED		0x2
+
+struct rp_task {
+	unsigned long usage;		/* (a) references; get under RCU with
+					   rp_task_get_rcu (increment-not-zero) */
+	struct rp_system *sys;		/* (c) */
+	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
+	struct rp_task *group_leader;	/* (r, u) */
+	struct rp_task *real_parent;	/* (r, u) who gets the exit signal */
+	struct rp_task *parent;		/* (r, u) the tracer, or real_parent */
+	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
+	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
+	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
+	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
+	unsigned int ptrace;		/* (u, s) RP_PT_* */
+	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
+	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
+	struct rp_signal *signal;	/* (c) */
+	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
+					   released: use rp_lock_task_sighand */
+	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
+	sigset_t blocked;		/* (s) */
+	struct rp_sigpending pending;	/* (s) thread-directed signals */
+	unsigned long jobctl;		/* (s) */
+	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, RP_EXIT_DEAD */
+	int exit_code;			/* (u, s) status for wait, stop reports */
+	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */
+	unsigned int flags;		/* RP_PF_*: see each */
+	char comm[RP_COMM_LEN];		/* (t) */
+	struct rp_waitq wake;		/* a stopped task sleeps here */
+	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
+	struct rp_deferred rcu;		/* freed after a grace period */
+};
+
+/* A pid number and who uses it. */
+enum rp_pid_type { RP_PIDTYPE_PID, RP_PIDTYPE_TGID, RP_PIDTYPE_PGID, RP_PIDTYPE_SID,
+		   RP_PIDTYPE_MAX };
+
+struct rp_pid {
+	int nr;				/* (c) */
+	unsigned int users;		/* (u) attachments; 0: number freed */
+	struct rp_task *task;		/* (r, u) the task whose tid this is */
+	struct cds_hlist_node hash;	/* (r, u) Group 2: in sys->pid_hash */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+struct rp_system {
+	struct rp_sync sync;		/* the table's read and update sides */
+	unsigned int pid_max;		/* (u) */
+	int last_pid;			/* (u) cyclic allocation */
+	unsigned long *pidmap;		/* (u) bitmap of pid numbers in use */
+	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets */
+	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
+	struct rp_task *child_reaper;	/* (c) init */
+	pthread_mutex_t users_lock;	/* the lock of (U) fields */
+	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
+	pthread_mutex_t registry_lock;	/* every task struct, for teardown */
+	struct cds_list_head registry;
+	struct rp_system_counts counts;	/* (a) live objects */
+};
+
+/* 2^19 buckets: chains of at most 8 pids on average at RP_PID_MAX_LIMIT. */
+#define RP_PID_HASH_BITS	19
+#define RP_PID_HASH_SIZE	(1U << RP_PID_HASH_BITS)
+
+/* ---- src/task: tasks, credentials, wait queues, sighand locking ---- */
+
+/* Take a reference under rp_read_lock: false if @t is already being freed. */
+bool rp_task_get_rcu(struct rp_task *t);
+
+/* Free @t now (no reader can reach it); drops its ->signal and ->cred. */
+void rp_task_free_now(struct rp_task *t);
+
+/* Allocate a zeroed task registered with @sys, usage 1; NULL on ENOMEM. */
+struct rp_task *rp_task_alloc(struct rp_system *sys);
+
+static inline bool rp_thread_group_leader(const struct rp_task *t)
+{
+	return t->group_leader == t;
+}
+
+static inline pid_t rp_task_tid(const struct rp_task *t)
+{
+	return t->pid->nr;
+}
+
+static inline pid_t rp_task_tgid(const struct rp_task *t)
+{
+	return t->signal->leader_pid->nr;
+}
+
+/* Has @t exited (a zombie or past its exit point)?  Its calls return -ESRCH. */
+static inline bool rp_task_exited(const struct rp_task *t)
+{
+	return uatomic_read(&t->exit_state) != 0 ||
+	       (CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING);
+}
+
+static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)
+{
+	return a->signal == b->signal;
+}
+
+/*
+ * Lock @t's sighand and return it, or NULL if @t has been released (its
+ * sighand is gone).  Loads the pointer, locks, rechecks that it is still
+ * @t's, and retries if exec switched it meanwhile (commit e56d090310d7).
+ * RP_BREAK_SIGHAND_NO_RECHECK skips the recheck.
+ */
+struct rp_sighand *rp_lock_task_sighand(struct rp_task *t);
+/* The same, for a caller already inside rp_read_lock. */
+struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t);
+void rp_unlock_sighand(struct rp_sighand *sh);
+
+static inline void rp_sighand_lock(struct rp_sighand *sh)
+{
+	rp_lockdep_acquire(RP_LOCK_SIGHAND);
+	rp_ticket_lock(&sh->siglock);
+}
+
+void rp_waitq_init(struct rp_waitq *wq);
+void rp_waitq_destroy(struct rp_waitq *wq);
+/* The wake-up count now: sample before checking the condition. */
+unsigned long rp_waitq_seq(struct rp_waitq *wq);
+/* Sleep until a wake-up after @seq (goes offline for QSBR while asleep). */
+void rp_waitq_wait(struct rp_waitq *wq, unsigned long seq);
+void rp_waitq_wake(struct rp_waitq *wq);
+
+/* Wake every thread of @p's group sleeping in wait(2): a child changed state. */
+static inline void rp_wake_up_parent(struct rp_task *p)
+{
+	rp_waitq_wake(&p->signal->wait_chldexit);
+}
+
+/* Credentials and per-uid accounting. */
+void rp_user_ref(struct rp_system *sys, struct rp_user *u);
+void rp_user_put(struct rp_system *sys, struct rp_user *u);
+struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
+			      uid_t suid, uint64_t caps);
+struct rp_cred *rp_cred_get(struct rp_cred *c);
+void rp_cred_put(struct rp_cred *c);
+/* The credentials of @t, under rp_read_lock. */
+static inline struct rp_cred *rp_task_cred(struct rp_task *t)
+{
+	/* Pairs with rcu_assign_pointer in rp_commit_creds. */
+	return rcu_dereference(t->cred);
+}
+/* Replace the calling task's credentials (takes over @new's reference). */
+void rp_commit_creds(struct rp_task *self, struct rp_cred *new);
+static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
+{
+	return (c->caps >> cap) & 1;
+}
+
+/* Counting live objects (I7). */
+#define rp_count_inc(sys, what) uatomic_inc(&(sys)->counts.what)
+#define rp_count_dec(sys, what) uatomic_dec(&(sys)->counts.what)
+
+/* ---- src/pid ---- */
+
+/* Allocate a pid number under the update lock: the pid, or NULL (EAGAIN/ENOMEM in *err). */
+struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
+/* A new user of @pid (update lock). */
+void rp_pid_attach(struct rp_pid *pid);
+/* One user less (update lock); the last frees the number, the struct after RCU. */
+void rp_pid_detach(struct rp_pid *pid);
+/* The pid numbered @nr, under rp_read_lock; NULL if none. */
+struct rp_pid *rp_pid_find(struct rp_system *sys, int nr);
+/* The task whose tid is @nr, under rp_read_lock; NULL if none. */
+struct rp_task *rp_find_task(struct rp_system *sys, int nr);
+
+#endif /* RP_TASK_TASK_H */

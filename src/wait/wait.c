@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * wait4(2) and waitid(2), as Linux's do_wait, with the scan under
+ * rp_read_lock only.
+ *
+ * The scan walks the children hlist (Group 4) and the ptraced list (Group
+ * 3, a retry walk) of every thread of the caller's group.  A reparenting
+ * splice may carry a walk from one list on into another parent's, so a
+ * child counts only if its parent (real_parent, or the tracer for the
+ * ptraced list) is in the caller's group.  What the scan finds is only a
+ * candidate: it is claimed under the update lock after a recheck (still
+ * reportable, still ours), and a zombie is claimed by moving it to
+ * RP_EXIT_DEAD, so that each is reaped exactly once (I3).
+ *
+ * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include "../task/task.h"
+#include "../signal/signal.h"
+#include "../ptrace/ptrace.h"
+#include "../exit/exit.h"
+
+/* Defined in src/exit/exit.c; to be declared in exit.h (see the report). */
+
+#ifdef RP_BREAK_WAIT_NO_RECHECK
+#define WAIT_RECHECK false
+#else
+#define WAIT_RECHECK true
+#endif
+
+#define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
+					__WCLONE | __WALL))
+#define WAITID_OPTIONS	((unsigned int)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | \
+					__WNOTHREAD | __WCLONE | __WALL))
+
+enum selector { SEL_ANY, SEL_PID, SEL_PGID };
+enum report { REPORT_NONE, REPORT_ZOMBIE, REPORT_STOPPED, REPORT_CONTINUED };
+
+struct wait_opts {
+	enum selector type;
+	pid_t nr;			/* the pid or process group selected */
+	unsigned int flags;
+	bool eligible;			/* a child matched: not ECHILD */
+	bool rescan;			/* a concurrent exit may have hidden one */
+	/* The report: */
+	pid_t pid;
+	int status;			/* wait4's status word */
+	int code;			/* waitid's si_code (CLD_*) */
+	int cld_status;
+	uid_t uid;
+};
+
+/* What the scan found: a referenced child, how it was found, what to report. */
+struct candidate {
+	struct rp_task *p;
+	bool on_ptraced;		/* found on a ptraced list */
+	bool ptrace;			/* reported as to its tracer */
+	enum report what;
+};
+
+/* Linux's eligible_pid.  p->pid and pgrp: pairs with exec's and setpgid's stores. */
+static bool eligible_pid(const struct wait_opts *wo, struct rp_task *p)
+{
+	switch (wo->type) {
+	case SEL_PID:
+		return rcu_dereference(p->pid)->nr == wo->nr;
+	case SEL_PGID:
+		return rcu_dereference(p->signal->pgrp)->nr == wo->nr;
+	default:
+		return true;
+	}
+}
+
+/* Linux's eligible_child: __WCLONE selects children with another exit signal. */
+static bool eligible_child(const struct wait_opts *wo, bool ptrace, struct rp_task *p)
+{
+	if (!eligible_pid(wo, p))
+		return false;
+	if (ptrace || (wo->flags & __WALL))
+		return true;
+	return (CMM_LOAD_SHARED(p->exit_signal) != SIGCHLD) == !!(wo->flags & __WCLONE);
+}
+
+/* Is @parent one whose children @self's wait may report? */
+static bool ours(const struct rp_task *self, unsigned int flags, const struct rp_task *parent)
+{
+	return (flags & __WNOTHREAD) ? parent == self : rp_same_thread_group(parent, self);
+}
+
+/* Traced by someone outside its real parent's group (Linux's ptrace_reparented). */
+static bool ptrace_reparented(struct rp_task *p)
+{
+	/* Pairs with the parents' stores in ptrace link/unlink and reparenting. */
+	return !rp_same_thread_group(rcu_dereference(p->real_parent), rcu_dereference(p->parent));
+}
+
+/*
+ * A leader with other threads still on its list is not reported yet
+ * (Linux's delay_group_leader).  The list, not nr_threads, so that the
+ * scan (RCU) and the recheck (update lock) judge alike.
+ */
+static bool delay_group_leader(struct rp_task *p)
+{
+	struct cds_list_head *head = &p->signal->thread_head;
+
+	if (rcu_dereference(p->group_leader) != p)
+		return false;
+	/* Pairs with the thread-list insertions in clone. */
+	return rcu_dereference(head->next) != &p->thread_node ||
+	       rcu_dereference(p->thread_node.next) != head;
+}
+
+/*
+ * The stop to report for @p, 0 if none: a ptrace stop for its tracer, else
+ * a group stop with WUNTRACED (Linux's task_stopped_code).  Read without the
+ * siglock as a hint by the scan; the claim reads it again under the siglock.
+ */
+static int stopped_code(const struct wait_opts *wo, struct rp_task *p, bool ptrace)
+{
+	if (ptrace)
+		return !uatomic_read(&p->exit_state) &&
+		       (CMM_LOAD_SHARED(p->jobctl) & RP_JOBCTL_TRACED) ?
+		       CMM_LOAD_SHARED(p->exit_code) : 0;
+	if (!(wo->flags & WUNTRACED))
+		return 0;
+	return (CMM_LOAD_SHARED(p->signal->flags) & RP_SIGNAL_STOP_STOPPED) ?
+	       CMM_LOAD_SHARED(p->signal->group_exit_code) : 0;
+}
+
+static bool continued(const struct wait_opts *wo, struct rp_task *p)
+{
+	return (wo->flags & WCONTINUED) &&
+	       (CMM_LOAD_SHARED(p->signal->flags) & RP_SIGNAL_STOP_CONTINUED);
+}
+
+/*
+ * Linux's wait_consider_task: what @p has to report to this wait, and
+ * whether it keeps the wait from failing with ECHILD.  *@ptrace becomes
+ * true for a child traced by its own parent's group (reaped as a tracee).
+ */
+static enum report consider(struct wait_opts *wo, struct rp_task *p, bool *ptrace)
+{
+	int state = uatomic_read(&p->exit_state);
+	unsigned int traced;
+
+	if (state == RP_EXIT_DEAD || !eligible_child(wo, *ptrace, p))
+		return REPORT_NONE;
+	traced = CMM_LOAD_SHARED(p->ptrace);
+	if (!*ptrace && traced && !ptrace_reparented(p))
+		*ptrace = true;
+	if (state == RP_EXIT_ZOMBIE) {
+		/* A traced zombie is its tracer's to reap first. */
+		if (!delay_group_leader(p) && (*ptrace || !traced))
+			return (wo->flags & WEXITED) ? REPORT_ZOMBIE : REPORT_NONE;
+		if (!*ptrace || (wo->flags & (WCONTINUED | WEXITED)))
+			wo->eligible = true;
+	} else {
+		wo->eligible = true;
+	}
+	if (stopped_code(wo, p, *ptrace))
+		return REPORT_STOPPED;
+	return continued(wo, p) ? REPORT_CONTINUED : REPORT_NONE;
+}
+
+/* Consider @p; if it has something to report, reference it into @c. */
+static bool take(struct wait_opts *wo, struct rp_task *p, bool on_ptraced,
+		 struct candidate *c)
+{
+	bool ptrace = on_ptraced;
+	enum report what = consider(wo, p, &ptrace);
+
+	if (what == REPORT_NONE || !rp_task_get_rcu(p))
+		return false;
+	*c = (struct candidate){ .p = p, .on_ptraced = on_ptraced, .ptrace = ptrace,
+				 .what = what };
+	return true;
+}
+
+/*
+ * Is thread @t (not a leader) between its exit point and its release?  Its
+ * children may just have gone to a sibling thread that the scan had already
+ * passed (exit.c, forget_original_parent).  A traced zombie thread stays so
+ * until its tracer reaps it: not counted, or scans would never settle.
+ */
+static bool mid_exit(struct rp_task *t)
+{
+	return rcu_dereference(t->group_leader) != t &&
+	       (CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING) &&
+	       !(uatomic_read(&t->exit_state) == RP_EXIT_ZOMBIE && CMM_LOAD_SHARED(t->ptrace));
+}
+
+/*
+ * In rcu mode, a scan that found @t's list empty while @t was mid-exit must
+ * look again.  The lock modes' scan excludes exits and needs no such care.
+ */
+static void check_moved_away(struct wait_opts *wo, struct rp_task *t)
+{
+	if (t->sys->sync.mode != RP_SYNC_RCU || rcu_dereference(t->children.next))
+		return;
+	/* Empty list, then flags: pairs with the cmm_smp_wmb before the splice in exit.c. */
+	cmm_smp_rmb();
+	if (mid_exit(t))
+		wo->rescan = true;
+}
+
+/* The children and tracees of thread @t (rp_read_lock held). */
+static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opts *wo,
+			struct candidate *c)
+{
+	unsigned long restarts = 0;
+	struct rp_task *p;
+
+	/* Pairs with the insertion in clone and rp_hlist_splice_rcu in exit. */
+	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling)
+		/* Pairs with the real_parent stores of reparenting (exit.c). */
+		if (ours(self, wo->flags, rcu_dereference(p->real_parent)) &&
+		    take(wo, p, false, c))
+			return true;
+	check_moved_away(wo, t);
+	/* Group 3: restarts from the head when a tracee it stands on moves. */
+	rp_owned_for_each_entry_rcu(p, &t->ptraced, t, ptrace_entry, &restarts)
+		if (ours(self, wo->flags, rcu_dereference(p->parent)) && take(wo, p, true, c))
+			return true;
+	return false;
+}
+
+/* One look, under rp_read_lock only: a referenced candidate in @c, or false. */
+static bool scan(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	bool found = false;
+	struct rp_task *t;
+
+	rp_read_lock(sync);
+	if (wo->flags & __WNOTHREAD) {
+		found = scan_thread(self, self, wo, c);
+	} else {
+		/* Pairs with the thread-list insertions in clone. */
+		cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node)
+			if ((found = scan_thread(self, t, wo, c)))
+				break;
+	}
+	rp_read_unlock(sync);
+	return found;
+}
+
+static void fill(struct wait_opts *wo, struct rp_task *p, int status, int code, int cld_status)
+{
+	wo->pid = rp_task_tid(p);
+	wo->status = status;
+	wo->code = code;
+	wo->cld_status = cld_status;
+	wo->uid = rp_task_cred(p)->uid;
+}
+
+/* Linux's wait status of zombie @p: the group's code once a group exit began. */
+static int zombie_status(struct rp_task *p)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(p);
+	int status = p->exit_code;
+
+	if (sh) {
+		if (p->signal->flags & RP_SIGNAL_GROUP_EXIT)
+			status = p->signal->group_exit_code;
+		rp_unlock_sighand(sh);
+	}
+	return status;
+}
+
+/*
+ * Linux's wait_task_zombie (update lock held).  The tracer's reap of a
+ * process whose real parent is elsewhere hands it back to that parent
+ * (Linux's EXIT_TRACE step), which is told now.
+ */
+static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
+{
+	int status = zombie_status(p), code, cld_status;
+
+	rp_status_to_cld(status, &code, &cld_status);
+	fill(wo, p, status, code, cld_status);
+	if (wo->flags & WNOWAIT)
+		return true;
+	if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, RP_EXIT_DEAD) != RP_EXIT_ZOMBIE &&
+	    WAIT_RECHECK)
+		return false;
+	if (ptrace_reparented(p) && rp_thread_group_leader(p)) {
+		rp_ptrace_unlink(p);
+		/* Zombie again before the wake-up: the real parent's scan must see it. */
+		uatomic_set(&p->exit_state, RP_EXIT_ZOMBIE);
+		if (!rp_do_notify_parent(p, p->exit_signal))
+			return true;
+		uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+	}
+	rp_release_task(p);
+	return true;
+}
+
+/* Linux's wait_task_stopped: report and consume the stop (update lock held). */
+static bool report_stopped(struct wait_opts *wo, struct rp_task *p, bool ptrace)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(p);
+	int code = sh ? stopped_code(wo, p, ptrace) : 0;
+
+	if (code) {
+		fill(wo, p, (code << 8) | 0x7f, ptrace ? CLD_TRAPPED : CLD_STOPPED, code);
+		if (!(wo->flags & WNOWAIT) && ptrace)
+			p->exit_code = 0;
+		else if (!(wo->flags & WNOWAIT))
+			p->signal->group_exit_code = 0;
+	}
+	if (sh)
+		rp_unlock_sighand(sh);
+	return code != 0;
+}
+
+/* Linux's wait_task_continued: report and consume it (update lock held). */
+static bool report_continued(struct wait_opts *wo, struct rp_task *p)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(p);
+	bool ok = sh && continued(wo, p);
+
+	if (ok) {
+		fill(wo, p, 0xffff, CLD_CONTINUED, SIGCONT);
+		if (!(wo->flags & WNOWAIT))
+			p->signal->flags &= ~RP_SIGNAL_STOP_CONTINUED;
+	}
+	if (sh)
+		rp_unlock_sighand(sh);
+	return ok;
+}
+
+/*
+ * Under the update lock, is @c still what the scan saw: our child (or
+ * tracee), with the same thing to report?  Nothing that changes it can run
+ * while we hold the lock, except the siglock-protected state, which each
+ * report rechecks under the siglock.
+ */
+static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
+{
+	struct rp_task *p = c->p;
+	bool ptrace = c->on_ptraced;
+
+	if (!WAIT_RECHECK)
+		return true;
+	if (!ours(self, wo->flags, c->on_ptraced ? p->parent : p->real_parent) ||
+	    (c->on_ptraced && !p->ptrace) || consider(wo, p, &ptrace) != c->what)
+		return false;
+	c->ptrace = ptrace;
+	return true;
+}
+
+/* Claim @c's report; false if it went meanwhile (scan again).  Drops @c's reference. */
+static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	bool done = false;
+
+	rp_update_lock(sync);
+	if (still_reportable(self, wo, c)) {
+		switch (c->what) {
+		case REPORT_ZOMBIE:
+			done = reap_zombie(wo, c->p);
+			break;
+		case REPORT_STOPPED:
+			done = report_stopped(wo, c->p, c->ptrace);
+			break;
+		default:
+			done = report_continued(wo, c->p);
+			break;
+		}
+	}
+	rp_update_unlock(sync);
+	rp_task_put(c->p);
+	return done;
+}
+
+/* May a blocking wait sleep?  Not with an unblocked signal pending (EINTR). */
+static bool interrupted(struct rp_task *self)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	bool pending = !sh || rp_signal_pending_locked(self);
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return pending;
+}
+
+/*
+ * Linux's do_wait.  The queue's count is sampled before each scan: a change
+ * reported after the sample (exit wakes the queue after making the change
+ * visible) makes a fruitless scan run again before any verdict (ECHILD, 0
+ * for WNOHANG, or sleeping); so does a scan that may have missed children
+ * moving between two threads of the group (check_moved_away).
+ */
+static long do_wait(struct rp_task *self, struct wait_opts *wo)
+{
+	struct rp_waitq *wq = &self->signal->wait_chldexit;
+	struct candidate c;
+	unsigned long seq;
+
+	for (;;) {
+		seq = rp_waitq_seq(wq);
+		wo->eligible = wo->rescan = false;
+		if (scan(self, wo, &c)) {
+			if (claim(self, wo, &c))
+				return wo->pid;
+			continue;
+		}
+		/* Even ECHILD: a move between two threads may have hidden them all. */
+		if (wo->rescan || rp_waitq_seq(wq) != seq)
+			continue;
+		if (!wo->eligible)
+			return -ECHILD;
+		if (wo->flags & WNOHANG)
+			return 0;
+		if (interrupted(self))
+			return -EINTR;
+		rp_waitq_wait(wq, seq);
+	}
+}
+
+/* The caller's process group, for the selector 0. */
+static pid_t own_pgrp(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	pid_t nr;
+
+	rp_read_lock(sync);
+	/* Pairs with the pgrp's publication in setpgid. */
+	nr = rcu_dereference(self->signal->pgrp)->nr;
+	rp_read_unlock(sync);
+	return nr;
+}
+
+pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
+	       struct rusage *rusage)
+{
+	struct wait_opts wo = { .flags = (unsigned int)options | WEXITED, .nr = pid };
+	long ret;
+
+	if ((unsigned int)options & ~WAIT4_OPTIONS)
+		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;		/* -INT_MIN is no process group */
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (pid == -1) {
+		wo.type = SEL_ANY;
+	} else if (pid < 0) {
+		wo.type = SEL_PGID;
+		wo.nr = -pid;
+	} else if (pid == 0) {
+		wo.type = SEL_PGID;
+		wo.nr = own_pgrp(self);
+	} else {
+		wo.type = SEL_PID;
+	}
+	ret = do_wait(self, &wo);
+	if (ret > 0 && wstatus)
+		*wstatus = wo.status;
+	if (ret > 0 && rusage)
+		memset(rusage, 0, sizeof(*rusage));	/* CPU times: not kept yet */
+	rp_sync_quiescent();
+	return (pid_t)ret;
+}
+
+/* waitid's selector, or -EINVAL (Linux's kernel_waitid). */
+static int waitid_selector(struct rp_task *self, idtype_t idtype, pid_t id, struct wait_opts *wo)
+{
+	wo->nr = id;
+	switch (idtype) {
+	case P_ALL:
+		wo->type = SEL_ANY;
+		return 0;
+	case P_PID:
+		wo->type = SEL_PID;
+		return id > 0 ? 0 : -EINVAL;
+	case P_PGID:
+		wo->type = SEL_PGID;
+		if (id == 0)
+			wo->nr = own_pgrp(self);
+		return id >= 0 ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* As Linux's waitid: the fields are written on every return, zero unless reported. */
+static void put_siginfo(siginfo_t *info, long ret, const struct wait_opts *wo)
+{
+	bool reported = ret > 0;
+
+	info->si_signo = reported ? SIGCHLD : 0;
+	info->si_errno = 0;
+	info->si_code = reported ? wo->code : 0;
+	info->si_pid = reported ? wo->pid : 0;
+	info->si_uid = reported ? wo->uid : 0;
+	info->si_status = reported ? wo->cld_status : 0;
+}
+
+int rp_waitid(struct rp_task *self, idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	struct wait_opts wo = { .flags = (unsigned int)options };
+	long ret;
+
+	if (((unsigned int)options & ~WAITID_OPTIONS) ||
+	    !(options & (WEXITED | WSTOPPED | WCONTINUED)))
+		ret = -EINVAL;
+	else if (rp_task_exited(self))
+		ret = -ESRCH;
+	else
+		ret = waitid_selector(self, idtype, (pid_t)id, &wo);
+	if (!ret)
+		ret = do_wait(self, &wo);
+	if (info)
+		put_siginfo(info, ret, &wo);
+	rp_sync_quiescent();
+	return ret > 0 ? 0 : (int)ret;
+}

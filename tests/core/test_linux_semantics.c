@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sequential semantics against Linux (invariant I8).
+ *
+ * Each scenario below is run twice: by real processes on this machine (the
+ * kernel's answers, taken now, not recorded) and by rcuproc; every step's
+ * answer (return value, errno, wait status, siginfo, pids as names, signals
+ * caught) must be the same.  A mismatch prints the scenario, the step, the
+ * call, Linux's answer and rcuproc's.  The language and both drivers are in
+ * tests/oracle/ (oracle.h explains the names P0..P7 and EXT, and how each
+ * side settles between steps).  Set RP_ORACLE_PRINT=1 to print every answer
+ * of both sides.
+ *
+ * The real side needs root (it changes uids); without it the tests skip.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <criterion/criterion.h>
+#include "rcuproc/proc.h"
+#include "../oracle/oracle.h"
+
+/* The oracle is compiled into this test (tests/meson.build names one source). */
+
+#define FORK(p, c)		{ p, OP_FORK, c, 0, 0 }
+#define EXIT(p, code)		{ p, OP_EXIT, code, 0, 0 }
+#define WAIT4(p, pid, opt)	{ p, OP_WAIT4, pid, opt, 0 }
+#define WAITID(p, type, id, opt) { p, OP_WAITID, type, id, opt }
+#define KILL(p, pid, sig)	{ p, OP_KILL, pid, sig, 0 }
+#define TGKILL(p, tg, t, sig)	{ p, OP_TGKILL, tg, t, sig }
+#define SIGACTION(p, sig, act)	{ p, OP_SIGACTION, sig, act, 0 }
+#define SIGMASK(p, how, sig)	{ p, OP_SIGPROCMASK, how, sig, 0 }
+#define SETRESUID(p, r, e, s)	{ p, OP_SETRESUID, r, e, s }
+#define PRCTL(p, opt, arg)	{ p, OP_PRCTL, opt, arg, 0 }
+#define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
+#define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
+#define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
+#define END			{ 0, OP_END, 0, 0, 0 }
+
+/* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
+
+/* Exit codes in the status word; only the low byte of 256 survives. */
+static const struct or_step exit_codes[] = {
+	FORK(P0, P1), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	FORK(P0, P2), EXIT(P2, 1), WAIT4(P0, S(P2), 0),
+	FORK(P0, P3), EXIT(P3, 255), WAIT4(P0, S(P3), 0),
+	FORK(P0, P4), EXIT(P4, 256), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0),
+	END };
+
+/* Killed by SIGTERM, SIGKILL and a real-time signal: WIFSIGNALED, WTERMSIG. */
+static const struct or_step kill_status[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	KILL(P0, S(P1), SIGTERM), KILL(P0, S(P2), SIGKILL), KILL(P0, S(P3), 64),
+	WAIT4(P0, S(P2), 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P3), 0),
+	END };
+
+/* No children: ECHILD from every selector, even naming one's own parent. */
+static const struct or_step no_children[] = {
+	WAIT4(P0, -1, 0), WAIT4(P0, S(EXT), 0), WAIT4(P0, 0, 0),
+	WAITID(P0, P_ALL, 0, WEXITED), WAITID(P0, P_PID, S(EXT), WEXITED),
+	END };
+
+/* Options each call rejects, a bad idtype, bad ids, wait4(INT_MIN). */
+static const struct or_step bad_wait_options[] = {
+	FORK(P0, P1),
+	WAIT4(P0, -1, WNOWAIT), WAIT4(P0, -1, WEXITED), WAIT4(P0, -1, 0x100),
+	WAIT4(P0, -1, WUNTRACED | WCONTINUED | __WALL), WAIT4(P0, INT_MIN, 0),
+	WAITID(P0, P_ALL, 0, 0), WAITID(P0, P_ALL, 0, WEXITED | 0x100),
+	WAITID(P0, 7, 0, WEXITED), WAITID(P0, P_PID, 0, WEXITED),
+	WAITID(P0, P_PGID, -5, WEXITED),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* WNOHANG with a live child: 0, and waitid's siginfo zeroed. */
+static const struct or_step wnohang_live_child[] = {
+	FORK(P0, P1), WAIT4(P0, -1, 0), WAIT4(P0, S(P1), 0),
+	WAITID(P0, P_PID, S(P1), WEXITED), WAITID(P0, P_ALL, 0, WEXITED),
+	EXIT(P1, 2), WAITID(P0, P_ALL, 0, WEXITED), WAIT4(P0, -1, 0),
+	END };
+
+/* wait4(pid) for one's own child only: never a grandchild or a sibling's. */
+static const struct or_step wait_specific[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P1, P3), EXIT(P2, 5), EXIT(P3, 6),
+	WAIT4(P0, S(P3), 0), WAIT4(P0, S(P1), 0), WAIT4(P1, S(P2), 0),
+	WAIT4(P0, S(P2), 0), WAIT4(P1, -1, 0), EXIT(P1, 0), WAIT4(P0, -1, 0),
+	END };
+
+/* A zombie can still be signalled; a reaped pid cannot (ESRCH). */
+static const struct or_step kill_reaped[] = {
+	FORK(P0, P1), EXIT(P1, 0), KILL(P0, S(P1), 0), KILL(P0, S(P1), SIGTERM),
+	WAIT4(P0, S(P1), 0), KILL(P0, S(P1), SIGTERM), KILL(P0, S(P1), 0),
+	TGKILL(P0, S(P1), S(P1), 0), KILL(P0, 4194303, 0),
+	END };
+
+/* Signal numbers out of range: EINVAL, and the target is untouched. */
+static const struct or_step kill_bad_signal[] = {
+	FORK(P0, P1), KILL(P0, S(P1), 65), KILL(P0, S(P1), -1),
+	TGKILL(P0, S(P1), S(P1), 65), KILL(P0, S(P1), 0), GETPID(P1),
+	KILL(P0, S(P1), SIGKILL), WAIT4(P0, -1, 0),
+	END };
+
+/* Different uids without CAP_KILL: EPERM, probes included; root may. */
+static const struct or_step kill_eperm[] = {
+	FORK(P0, P1), FORK(P0, P2),
+	SETRESUID(P1, 1000, 1000, 1000), SETRESUID(P2, 1001, 1001, 1001),
+	KILL(P1, S(P2), SIGTERM), KILL(P1, S(P2), 0), KILL(P2, S(P1), SIGUSR1),
+	KILL(P1, S(P0), 0), TGKILL(P1, S(P2), S(P2), SIGTERM),
+	SETRESUID(P1, 0, 0, 0), KILL(P0, S(P1), 0), KILL(P1, S(P1), 0),
+	KILL(P0, S(P2), SIGTERM), WAIT4(P0, S(P2), 0),
+	END };
+
+/* The uid rule: sender's real or effective uid against target's real or saved. */
+static const struct or_step kill_same_uid[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	SETRESUID(P1, 1000, 1000, 1000), SETRESUID(P2, 1000, 1000, 1000),
+	SETRESUID(P3, 1001, 1001, 1000),
+	KILL(P1, S(P2), 0), KILL(P1, S(P3), 0), KILL(P3, S(P1), 0),
+	SETRESUID(P3, 0, -1, -1), SETRESUID(P3, 1000, -1, -1), KILL(P3, S(P1), 0),
+	KILL(P1, S(P2), SIGTERM), WAIT4(P0, S(P2), 0),
+	END };
+
+/* Each of the rule's four matches alone lets a probe through; the sender's
+ * saved uid never counts.  Target P1: uid 1000, saved 1001. */
+static const struct or_step kill_uid_rule[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3), FORK(P0, P4), FORK(P0, P5),
+	FORK(P0, P6), SETRESUID(P1, 1000, 1000, 1001),
+	SETRESUID(P2, 1002, 1001, 1002), SETRESUID(P3, 1002, 1000, 1002),
+	SETRESUID(P4, 1001, 1002, 1002), SETRESUID(P5, 1000, 1002, 1002),
+	SETRESUID(P6, 1002, 1002, 1000),
+	KILL(P2, S(P1), 0), KILL(P3, S(P1), 0), KILL(P4, S(P1), 0),
+	KILL(P5, S(P1), 0), KILL(P6, S(P1), 0), KILL(P6, S(P1), SIGTERM),
+	KILL(P2, S(P1), SIGTERM), WAIT4(P0, S(P1), 0),
+	END };
+
+/* An orphan goes to the subreaper, getppid says so, and it is reapable. */
+static const struct or_step reparent_orphan[] = {
+	FORK(P0, P1), FORK(P1, P2), GETPPID(P2), EXIT(P1, 0), GETPPID(P2),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, -1, 0), EXIT(P2, 4), WAIT4(P0, -1, 0),
+	WAIT4(P0, -1, 0),
+	END };
+
+/* A zombie whose parent dies is reported to, and reaped by, the new parent. */
+static const struct or_step reparent_zombie[] = {
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3), EXIT(P2, 7), EXIT(P1, 0),
+	WAITID(P0, P_PID, S(P2), WEXITED | WNOWAIT), WAIT4(P0, S(P2), 0),
+	WAIT4(P0, S(P1), 0), GETPPID(P3), EXIT(P3, 1), WAIT4(P0, -1, 0),
+	WAIT4(P0, -1, 0),
+	END };
+
+/* Orphans go to the nearest subreaper above them, not to the root. */
+static const struct or_step nearest_subreaper[] = {
+	FORK(P0, P1), PRCTL(P1, PR_SET_CHILD_SUBREAPER, 1), FORK(P1, P2),
+	FORK(P2, P3), EXIT(P2, 0), GETPPID(P3), WAIT4(P0, S(P3), 0),
+	WAIT4(P1, S(P2), 0), EXIT(P1, 0), GETPPID(P3), WAIT4(P0, S(P1), 0),
+	EXIT(P3, 0), WAIT4(P0, S(P3), 0),
+	END };
+
+/* SIGCHLD ignored or SA_NOCLDWAIT: children are reaped at exit; wait: ECHILD. */
+static const struct or_step sigchld_ignored[] = {
+	SIGACTION(P0, SIGCHLD, ACT_IGN), FORK(P0, P1), EXIT(P1, 0),
+	WAIT4(P0, -1, 0), KILL(P0, S(P1), 0),
+	FORK(P0, P2), WAIT4(P0, -1, 0), EXIT(P2, 3), WAITID(P0, P_ALL, 0, WEXITED),
+	SIGACTION(P0, SIGCHLD, ACT_NOCLDWAIT), FORK(P0, P3), EXIT(P3, 0),
+	WAIT4(P0, -1, 0),
+	SIGACTION(P0, SIGCHLD, ACT_DFL), FORK(P0, P4), EXIT(P4, 9), WAIT4(P0, -1, 0),
+	END };
+
+/* A zombie reparented to a reaper that ignores SIGCHLD is released at once
+ * (P1 must undo the SIG_IGN it inherited to keep P2 as a zombie). */
+static const struct or_step ignoring_reaper[] = {
+	SIGACTION(P0, SIGCHLD, ACT_IGN), FORK(P0, P1), KILL(P0, S(P1), 0),
+	SIGACTION(P1, SIGCHLD, ACT_DFL), FORK(P1, P2), EXIT(P2, 0),
+	KILL(P1, S(P2), 0), EXIT(P1, 0), KILL(P0, S(P2), 0), KILL(P0, S(P1), 0),
+	WAIT4(P0, -1, 0),
+	END };
+
+/* PR_SET_PDEATHSIG: the signal comes when the parent dies (caught or fatal). */
+static const struct or_step pdeathsig[] = {
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), PRCTL(P2, PR_SET_PDEATHSIG, SIGUSR1),
+	PRCTL(P3, PR_SET_PDEATHSIG, SIGKILL), PRCTL(P3, PR_SET_PDEATHSIG, 65),
+	SIGS(P2), EXIT(P1, 0), SIGS(P2), GETPPID(P2),
+	WAIT4(P0, S(P3), 0), WAIT4(P0, S(P1), 0), EXIT(P2, 0), WAIT4(P0, -1, 0),
+	END };
+
+/* waitid(WNOWAIT) leaves the zombie in place; wait4 then reaps it once. */
+static const struct or_step waitid_nowait[] = {
+	FORK(P0, P1), EXIT(P1, 3), WAITID(P0, P_PID, S(P1), WEXITED | WNOWAIT),
+	WAITID(P0, P_ALL, 0, WEXITED | WNOWAIT), KILL(P0, S(P1), 0),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P1), 0),
+	FORK(P0, P2), KILL(P0, S(P2), SIGTERM), WAITID(P0, P_PID, S(P2), WEXITED),
+	END };
+
+/* tgkill: a tid outside the named group is ESRCH; ids <= 0 are EINVAL. */
+static const struct or_step tgkill_checks[] = {
+	FORK(P0, P1), FORK(P0, P2), TGKILL(P0, S(P1), S(P2), SIGTERM),
+	TGKILL(P0, 0, S(P1), SIGTERM), TGKILL(P0, S(P1), 0, SIGTERM),
+	TGKILL(P0, S(P1), S(P1), 0), GETPID(P1), TGKILL(P0, S(P1), S(P1), SIGTERM),
+	WAIT4(P0, S(P1), 0), TGKILL(P0, S(P1), S(P1), 0),
+	END };
+
+/* sigprocmask: bad how; blocked signals wait (and coalesce) until unblocked;
+ * SIGKILL cannot be blocked. */
+static const struct or_step sigprocmask_checks[] = {
+	FORK(P0, P1), SIGMASK(P1, 99, SIGUSR1), SIGMASK(P1, -1, SIGUSR1),
+	SIGACTION(P1, SIGUSR1, ACT_HANDLER), SIGMASK(P1, SIG_BLOCK, SIGUSR1),
+	KILL(P0, S(P1), SIGUSR1), KILL(P0, S(P1), SIGUSR1), SIGS(P1),
+	SIGMASK(P1, SIG_UNBLOCK, SIGUSR1), SIGS(P1),
+	SIGMASK(P1, SIG_BLOCK, SIGTERM), KILL(P0, S(P1), SIGTERM), GETPID(P1),
+	SIGMASK(P1, SIG_SETMASK, 0), WAIT4(P0, S(P1), 0),
+	FORK(P0, P2), SIGMASK(P2, SIG_BLOCK, SIGKILL), KILL(P0, S(P2), SIGKILL),
+	WAIT4(P0, S(P2), 0),
+	END };
+
+/* sigaction: SIGKILL and SIGSTOP cannot be changed; 0 and 65 are no signals. */
+static const struct or_step sigaction_checks[] = {
+	SIGACTION(P0, SIGKILL, ACT_DFL), SIGACTION(P0, SIGSTOP, ACT_IGN),
+	SIGACTION(P0, SIGKILL, ACT_HANDLER), SIGACTION(P0, 0, ACT_DFL),
+	SIGACTION(P0, 65, ACT_DFL), SIGACTION(P0, SIGTERM, ACT_HANDLER),
+	SIGACTION(P0, 64, ACT_IGN),
+	END };
+
+/* Caught, ignored and self-sent signals; SIGCHLD at each child's death. */
+static const struct or_step signal_handlers[] = {
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), FORK(P0, P1), EXIT(P1, 0), SIGS(P0),
+	WAIT4(P0, -1, 0), FORK(P0, P2), SIGACTION(P2, SIGTERM, ACT_IGN),
+	KILL(P0, S(P2), SIGTERM), GETPID(P2), SIGACTION(P2, SIGUSR2, ACT_HANDLER),
+	KILL(P2, S(P2), SIGUSR2), SIGS(P2), SIGACTION(P2, SIGTERM, ACT_DFL),
+	KILL(P0, S(P2), SIGTERM), SIGS(P0), WAIT4(P0, S(P2), 0),
+	END };
+
+/* getpid/getppid, and the root's parent (the test process / init). */
+static const struct or_step ids[] = {
+	GETPID(P0), GETPPID(P0), FORK(P0, P1), GETPID(P1), GETPPID(P1),
+	KILL(P0, S(EXT), 0), WAIT4(P0, S(EXT), 0), EXIT(P1, 0), GETPPID(P0),
+	END };
+
+#define SCENARIOS(X)							\
+	X(exit_codes) X(kill_status) X(no_children)			\
+	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
+	X(kill_reaped) X(kill_bad_signal) X(kill_eperm)			\
+	X(kill_same_uid) X(kill_uid_rule) X(reparent_orphan)		\
+	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
+	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
+	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
+	X(signal_handlers) X(ids)
+
+#define TABLE_ROW(n) { #n, n },
+static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };
+#define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
+/* ---- running and comparing ---- */
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("the real-process side changes uids: run as root");
+}
+
+/* Linux's answers, now; no puppet may be left behind. */
+static void linux_answers(const struct or_scenario *sc, struct or_results *lin)
+{
+	cr_assert_eq(or_run_linux(sc, lin), 0,
+		     "the real-process driver failed on %s", sc->name);
+	cr_assert(waitpid(-1, NULL, __WALL | WNOHANG) == -1 && errno == ECHILD,
+		  "%s left a process behind", sc->name);
+	if (getenv("RP_ORACLE_PRINT"))
+		or_print(sc, "linux", lin, stderr);
+}
+
+/* rcuproc against @lin in @mode: the differences, leaks included (I7). */
+static int rcuproc_diffs(const struct or_scenario *sc, const struct or_results *lin,
+			 enum rp_sync_mode mode)
+{
+	const char *name = rp_sync_mode_name(mode);
+	struct rp_system_counts c;
+	struct or_results rp;
+	int diffs;
+
+	or_run_rcuproc(sc, mode, &rp, &c);
+	if (getenv("RP_ORACLE_PRINT"))
+		or_print(sc, name, &rp, stderr);
+	diffs = or_compare(sc, name, lin, &rp, stderr);
+	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.creds != 1 ||
+	    c.pids != 1 || c.sigqueues != 0) {
+		fprintf(stderr, "[%s/%s] left after reaping: tasks %lu signals %lu "
+			"sighands %lu creds %lu pids %lu sigqueues %lu (want 1 1 1 1 1 0)\n",
+			sc->name, name, c.tasks, c.signals, c.sighands, c.creds,
+			c.pids, c.sigqueues);
+		diffs++;
+	}
+	return diffs;
+}
+
+static void check_scenario(const struct or_scenario *sc)
+{
+	struct or_results lin;
+
+	need_root();
+	linux_answers(sc, &lin);
+	cr_assert_eq(rcuproc_diffs(sc, &lin, RP_SYNC_RCU), 0,
+		     "%s: rcuproc differs from Linux (diff above)", sc->name);
+}
+
+#define SCENARIO_TEST(n) \
+	Test(linux_semantics, n) { check_scenario(&(struct or_scenario){ #n, n }); }
+SCENARIOS(SCENARIO_TEST)
+
+Test(linux_semantics, whole_table_lock_modes)
+{
+	static const enum rp_sync_mode modes[] = { RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK };
+	struct or_results lin;
+	int diffs = 0;
+
+	need_root();
+	for (size_t i = 0; i < NSCENARIOS; i++) {
+		linux_answers(&scenarios[i], &lin);
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+			diffs += rcuproc_diffs(&scenarios[i], &lin, modes[m]);
+	}
+	cr_assert_eq(diffs, 0, "%d answers differ from Linux (diff above)", diffs);
+}
+
+/* ---- the oracle checks itself ---- */
+
+/* The step of @sc whose description is @what (it must exist). */
+static int step_index(const struct or_scenario *sc, const char *what)
+{
+	char buf[OR_RESULT_LEN];
+
+	for (int i = 0; sc->steps[i].op != OP_END; i++) {
+		or_describe(&sc->steps[i], buf, sizeof(buf));
+		if (!strcmp(buf, what))
+			return i;
+	}
+	cr_assert_fail("no step \"%s\" in %s", what, sc->name);
+	return -1;
+}
+
+/* The Linux driver reports what the man pages say, for a few known cases. */
+Test(oracle, linux_driver_knows_the_basics)
+{
+	const struct or_scenario *codes = &scenarios[0], *st = &scenarios[1];
+	struct or_results lin;
+
+	need_root();
+	linux_answers(codes, &lin);
+	cr_expect_str_eq(lin.step[0], "P1");
+	cr_expect_str_eq(lin.step[step_index(codes, "P0: wait4(P2, 0x0|WNOHANG)")],
+			 "P2 status=0x100 exited(1)");
+	cr_expect_str_eq(lin.step[step_index(codes, "P0: wait4(P3, 0x0|WNOHANG)")],
+			 "P3 status=0xff00 exited(255)");
+	cr_expect_str_eq(lin.step[step_index(codes, "P0: wait4(-1, 0x0|WNOHANG)")],
+			 "P4 status=0x0 exited(0)");
+	linux_answers(st, &lin);
+	cr_expect_str_eq(lin.step[step_index(st, "P0: wait4(P1, 0x0|WNOHANG)")],
+			 "P1 status=0xf killed(SIGTERM)");
+	cr_expect_str_eq(lin.step[step_index(st, "P0: wait4(P2, 0x0|WNOHANG)")],
+			 "P2 status=0x9 killed(SIGKILL)");
+}
+
+/* Same table, same machine: the Linux answers do not depend on timing. */
+Test(oracle, linux_answers_are_repeatable)
+{
+	struct or_results a, b;
+
+	need_root();
+	for (size_t i = 0; i < NSCENARIOS; i++) {
+		linux_answers(&scenarios[i], &a);
+		linux_answers(&scenarios[i], &b);
+		cr_assert_eq(or_compare(&scenarios[i], "linux-again", &a, &b, stderr), 0,
+			     "%s: two Linux runs differ", scenarios[i].name);
+	}
+}
+
+/* The comparison can fail: one altered expected answer is one reported diff. */
+Test(oracle, comparison_catches_a_wrong_answer)
+{
+	const struct or_scenario *sc = &scenarios[0];
+	int i = step_index(sc, "P0: wait4(P2, 0x0|WNOHANG)");
+	struct or_results lin, altered;
+	char *report = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	need_root();
+	linux_answers(sc, &lin);
+	altered = lin;
+	snprintf(altered.step[i], OR_RESULT_LEN, "P2 status=0x200 exited(2)");
+	out = open_memstream(&report, &len);
+	cr_assert_not_null(out);
+	cr_expect_eq(or_compare(sc, "test", &lin, &lin, out), 0);
+	cr_expect_eq(or_compare(sc, "test", &altered, &lin, out), 1);
+	fclose(out);
+	cr_expect_not_null(strstr(report, "P0: wait4(P2, 0x0|WNOHANG)"), "%s", report);
+	cr_expect_not_null(strstr(report, "linux:   P2 status=0x200 exited(2)"), "%s", report);
+	cr_expect_not_null(strstr(report, "rcuproc: P2 status=0x100 exited(1)"), "%s", report);
+	free(report);
+}

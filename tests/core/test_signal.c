@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Signals: kill's permission rule, queueing (standard signals coalesce,
+ * real-time ones queue in order with their siginfo), RLIMIT_SIGPENDING,
+ * masks, sigaction's discard, delivery by rp_get_signal, the kill family's
+ * errnos (checked against this machine's kernel: see the comments), and
+ * real-time signals from many senders each received exactly once.
+ *
+ * Every process is made by rp_fork from init and given its ids by
+ * rp_setresuid, every thread by rp_clone; each ends by exit_group (or by the
+ * fatal signal the test sends it), its threads die of the group exit's
+ * SIGKILL, and init reaps it with rp_wait4: every test ends with only init's
+ * objects left (I7).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <criterion/criterion.h>
+#include "expect.h"
+#include "task/task.h"
+#include "signal/signal.h"
+
+#define RT(n)	(34 + (n))	/* real-time signals that glibc's sigaddset accepts */
+#define EXITED(code)	((code) << 8)	/* wait status of _exit(@code) */
+#define KILLED_BY(sig)	(sig)		/* wait status of a death by @sig (no core) */
+
+static struct rp_system *sys;
+static struct rp_task *init;
+static const enum rp_sync_mode modes[] = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK };
+
+/* Handles of the threads made by make_thread, put when their process ends. */
+#define MAX_THREADS 4
+static struct rp_task *threads[MAX_THREADS];
+
+static void start(enum rp_sync_mode mode)
+{
+	rp_thread_register();
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode }, &sys), 0);
+	init = rp_system_init(sys);
+}
+
+/* I7: with every process reaped, only init's objects are left. */
+static void finish(void)
+{
+
+	for (int i = 0; i < MAX_THREADS; i++)
+		cr_assert_null(threads[i], "a thread whose process was not ended");
+	rp_task_put(init);
+	expect_only_init_left(sys);
+	rp_system_destroy(sys);
+	rp_thread_unregister();
+}
+
+static void setup(void)
+{
+	start(RP_SYNC_RCU);
+}
+
+/*
+ * Drop, as @t itself, every capability it has and @caps lacks (Linux's
+ * capset can only lower the sets, as here).
+ */
+static void drop_caps(struct rp_task *t, uint64_t caps)
+{
+	for (int cap = 0; cap < 64; cap++)
+		if (!(caps & (1ULL << cap)) && rp_cap_has(t, cap) == 1)
+			cr_assert_eq(rp_cap_drop(t, cap), 0);
+}
+
+/*
+ * A child of init (so in init's group and session) with credentials (@uid,
+ * @euid, @suid) and capabilities @caps, as a real program gets them: init is
+ * root with every capability, the child inherits them, and rp_setresuid's
+ * Linux rules clear them once no id is 0.  The rules cannot give a process
+ * with a nonzero id capabilities: the final check refuses such a request.
+ */
+static struct rp_task *make_process_cred(uid_t uid, uid_t euid, uid_t suid, uint64_t caps)
+{
+	struct rp_task *t;
+
+	cr_assert_gt(rp_fork(init, &t), 1);
+	cr_assert_eq(rp_setresuid(t, uid, euid, suid), 0);
+	drop_caps(t, caps);
+	cr_assert_eq(t->cred->uid, uid);
+	cr_assert_eq(t->cred->euid, euid);
+	cr_assert_eq(t->cred->suid, suid);
+	cr_assert_eq(t->cred->caps, caps, "capabilities the setresuid rules cannot give");
+	return t;
+}
+
+/* Uid 0 keeps what root has (init's capabilities), any other uid has none. */
+static struct rp_task *make_process(uid_t uid)
+{
+	return make_process_cred(uid, uid, uid, uid ? 0 : init->cred->caps);
+}
+
+/* Another thread of @leader's group; its handle is put by end_process(@leader). */
+static struct rp_task *make_thread(struct rp_task *leader)
+{
+	struct rp_task *t;
+	int i = 0;
+
+	while (i < MAX_THREADS && threads[i])
+		i++;
+	cr_assert_lt(i, MAX_THREADS);
+	cr_assert_gt(rp_clone(leader, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &t), 1);
+	cr_assert_eq(t->group_leader, leader);
+	threads[i] = t;
+	return t;
+}
+
+/*
+ * @p's group is exiting or gone: its other threads die of the group exit's
+ * SIGKILL at their return to user space (threads are released by their own
+ * exit, nobody waits for them), then init reaps @p and gets wait status
+ * @status.  Every handle of the group is put.
+ */
+static void reap(struct rp_task *p, int status)
+{
+	pid_t pid = rp_task_tgid(p);
+	siginfo_t info;
+	int st = -1;
+
+	for (int i = 0; i < MAX_THREADS; i++) {
+		if (!threads[i] || threads[i]->group_leader != p)
+			continue;
+		cr_assert_eq(rp_get_signal(threads[i], &info), -ESRCH);
+		rp_task_put(threads[i]);
+		threads[i] = NULL;
+	}
+	cr_assert_eq(rp_wait4(init, pid, &st, 0, NULL), pid);
+	cr_assert_eq(st, status, "wait status %#x, expected %#x", st, status);
+	rp_task_put(p);
+}
+
+/* End a live process @p as a program does: exit_group(0) as itself, then reap. */
+static void end_process(struct rp_task *p)
+{
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	reap(p, EXITED(0));
+}
+
+/* A handler "in user space": never called, its address says "handled". */
+static void user_handler(int sig)
+{
+	(void)sig;
+}
+
+static void handle(struct rp_task *t, int sig, int flags)
+{
+	struct sigaction sa = { .sa_handler = user_handler, .sa_flags = flags };
+
+	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
+}
+
+static void set_handler(struct rp_task *t, int sig, void (*h)(int))
+{
+	struct sigaction sa = { .sa_handler = h };
+
+	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
+}
+
+static void block(struct rp_task *t, int sig)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	cr_assert_eq(rp_sigprocmask(t, SIG_BLOCK, &set, NULL), 0);
+}
+
+static bool is_pending(struct rp_task *t, int sig)
+{
+	sigset_t set, all;
+
+	sigfillset(&all);
+	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &all, &set), 0);
+	sigemptyset(&all);
+	cr_assert_eq(rp_sigpending(t, &all), 0);
+	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &set, NULL), 0);
+	return sigismember(&all, sig);
+}
+
+static int queue(struct rp_task *self, pid_t pid, int sig, int value)
+{
+	siginfo_t info = { .si_code = SI_QUEUE, .si_pid = rp_getpid(self) };
+
+	info.si_value.sival_int = value;
+	return rp_rt_sigqueueinfo(self, pid, sig, &info);
+}
+
+/* ---- permission (check_kill_permission) ---- */
+
+Test(permission, uids_and_cap_kill, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1001);
+	struct rp_task *setuid_sender = make_process_cred(1000, 1001, 1000, 0);
+	struct rp_task *saved = make_process_cred(3000, 3000, 1000, 0);
+	struct rp_task *euid_only = make_process_cred(3000, 1000, 3000, 0);
+	struct rp_task *root_nocap = make_process_cred(0, 0, 0, 0);
+
+	cr_assert_eq(rp_kill(a, rp_getpid(b), SIGUSR1), -EPERM);
+	cr_assert_eq(rp_kill(a, rp_getpid(b), 0), -EPERM, "sig 0 checks permission too");
+	cr_assert_eq(rp_kill(setuid_sender, rp_getpid(b), 0), 0, "sender's euid = target's uid");
+	cr_assert_eq(rp_kill(a, rp_getpid(saved), 0), 0, "sender's uid = target's suid");
+	cr_assert_eq(rp_kill(a, rp_getpid(euid_only), 0), -EPERM, "target's euid does not count");
+	cr_assert_eq(rp_kill(init, rp_getpid(b), 0), 0, "CAP_KILL");
+	cr_assert_eq(rp_kill(root_nocap, rp_getpid(b), 0), -EPERM, "uid 0 without CAP_KILL");
+	cr_assert_eq(rp_kill(a, rp_getpid(a), 0), 0);
+	cr_assert_eq(rp_kill(b, 1, 0), -EPERM, "init is root's");
+	end_process(a);
+	end_process(b);
+	end_process(setuid_sender);
+	end_process(saved);
+	end_process(euid_only);
+	end_process(root_nocap);
+}
+
+Test(permission, sigcont_within_the_session, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1001);
+	struct rp_task *c = make_process(1002);
+
+	/*
+	 * c in a session of its own.  By hand: setsid belongs to the process-
+	 * group issue and is not in the API yet.  The session's pid is
+	 * attached as setsid would, so c's exit detaches it in balance.
+	 */
+	rp_update_lock(&sys->sync);
+	rp_pid_detach(c->signal->session);
+	rp_pid_attach(c->pid);
+	/* Pairs with the session's rcu_dereference in kill's SIGCONT check. */
+	rcu_assign_pointer(c->signal->session, c->pid);
+	rp_update_unlock(&sys->sync);
+	cr_assert_eq(rp_kill(a, rp_getpid(b), SIGCONT), 0, "same session");
+	cr_assert_eq(rp_kill(a, rp_getpid(c), SIGCONT), -EPERM, "another session");
+	cr_assert_eq(rp_kill(a, rp_getpid(b), SIGTERM), -EPERM);
+	end_process(a);
+	end_process(b);
+	end_process(c);
+}
+
+/* Answers of this machine's kernel (6.18), from a probe program run as uid 65534. */
+Test(permission, errnos_as_linux, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+
+	cr_assert_eq(rp_kill(a, rp_getpid(a), 65), -EINVAL);
+	cr_assert_eq(rp_kill(a, rp_getpid(a), 100), -EINVAL);
+	cr_assert_eq(rp_kill(a, rp_getpid(a), -1), -EINVAL);
+	cr_assert_eq(rp_kill(a, 4000000, 100), -ESRCH, "lookup before the signal check");
+	cr_assert_eq(rp_kill(a, 12345, 0), -ESRCH);
+	cr_assert_eq(rp_kill(a, -2147483647 - 1, 0), -ESRCH);
+	cr_assert_eq(rp_tgkill(a, 0, rp_gettid(a), 0), -EINVAL);
+	cr_assert_eq(rp_tgkill(a, rp_getpid(a), 0, 0), -EINVAL);
+	cr_assert_eq(rp_tkill(a, -1, 0), -EINVAL);
+	cr_assert_eq(rp_tgkill(a, rp_getpid(a), 4000000, 100), -ESRCH);
+	cr_assert_eq(rp_tgkill(a, rp_getpid(a), rp_gettid(a), 100), -EINVAL);
+	cr_assert_eq(rp_tgkill(a, 1, rp_gettid(a), 0), -ESRCH, "tid not in that group");
+	end_process(a);
+}
+
+/* ---- queueing ---- */
+
+Test(queue, standard_signals_coalesce, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+	siginfo_t info;
+
+	handle(a, SIGUSR1, 0);
+	block(a, SIGUSR1);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert(is_pending(a, SIGUSR1));
+	cr_assert_eq(rp_get_signal(a, &info), 0, "blocked: not delivered");
+	cr_assert_eq(rp_sigprocmask(a, SIG_SETMASK, &(sigset_t){ 0 }, NULL), 0);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
+	cr_assert_eq(info.si_code, SI_USER);
+	cr_assert_eq(info.si_pid, 1);
+	cr_assert_eq(info.si_uid, 0);
+	cr_assert_eq(rp_get_signal(a, &info), 0, "the second one coalesced");
+	end_process(a);
+}
+
+Test(queue, realtime_signals_queue_in_order, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000);
+	struct rp_system_counts c;
+	siginfo_t info;
+
+	for (int s = 32; s < 36; s++)
+		handle(a, s, 0);
+	handle(a, SIGUSR2, 0);
+	cr_assert_eq(queue(b, rp_getpid(a), RT(1), 10), 0);
+	cr_assert_eq(queue(b, rp_getpid(a), 32, 20), 0, "32: a real-time signal here");
+	cr_assert_eq(queue(b, rp_getpid(a), RT(1), 11), 0);
+	cr_assert_eq(rp_kill(b, rp_getpid(a), RT(1)), 0);
+	cr_assert_eq(rp_kill(b, rp_getpid(a), SIGUSR2), 0);
+	rp_system_counts(sys, &c);
+	cr_assert_eq(c.sigqueues, 5);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR2, "lowest number first");
+	cr_assert_eq(rp_get_signal(a, &info), 32);
+	cr_assert_eq(info.si_value.sival_int, 20);
+	cr_assert_eq(info.si_code, SI_QUEUE);
+	cr_assert_eq(rp_get_signal(a, &info), RT(1));
+	cr_assert_eq(info.si_value.sival_int, 10);
+	cr_assert(is_pending(a, RT(1)), "the bit stays while more are queued");
+	cr_assert_eq(rp_get_signal(a, &info), RT(1));
+	cr_assert_eq(info.si_value.sival_int, 11);
+	cr_assert_eq(rp_get_signal(a, &info), RT(1));
+	cr_assert_eq(info.si_code, SI_USER);
+	cr_assert_eq(info.si_pid, rp_getpid(b));
+	cr_assert_eq(info.si_uid, 1000);
+	cr_assert_not(is_pending(a, RT(1)));
+	cr_assert_eq(rp_get_signal(a, &info), 0);
+	end_process(a);
+	end_process(b);
+}
+
+Test(queue, ignored_signals_are_dropped, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+
+	set_handler(a, SIGUSR1, SIG_IGN);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert_not(is_pending(a, SIGUSR1), "SIG_IGN");
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
+	cr_assert_not(is_pending(a, SIGCHLD), "SIG_DFL whose default is to ignore");
+	block(a, SIGCHLD);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
+	cr_assert(is_pending(a, SIGCHLD), "blocked: kept, the handler may change");
+	cr_assert_eq(rp_kill(a, rp_getpid(a), 0), 0);
+	cr_assert_not(is_pending(a, 0 + SIGUSR2), "sig 0 queues nothing");
+	end_process(a);
+}
+
+Test(queue, init_ignores_unhandled_signals, .init = setup, .fini = finish)
+{
+	siginfo_t info;
+
+	cr_assert_eq(rp_kill(init, 1, SIGTERM), 0);
+	cr_assert_eq(rp_kill(init, 1, SIGKILL), 0);
+	cr_assert_eq(rp_get_signal(init, &info), 0, "SIGNAL_UNKILLABLE");
+	handle(init, SIGUSR1, 0);
+	cr_assert_eq(rp_kill(init, 1, SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(init, &info), SIGUSR1);
+	set_handler(init, SIGUSR1, SIG_DFL);
+}
+
+/* RLIMIT_SIGPENDING, charged to the target's real uid (kernel 6.18 probe). */
+Test(queue, rlimit_sigpending, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *a2 = make_process(1000);
+	struct rlimit two = { 2, 2 };
+	siginfo_t info;
+
+	cr_assert_eq(rp_setrlimit(a, RLIMIT_SIGPENDING, &two), 0);
+	handle(a, RT(0), 0);
+	handle(a, SIGUSR1, 0);
+	handle(a, SIGUSR2, 0);
+	cr_assert_eq(queue(init, rp_getpid(a2), RT(0), 1), 0, "a2: no limit of its own");
+	cr_assert_eq(queue(init, rp_getpid(a), RT(0), 2), 0);
+	cr_assert_eq(a->cred->user->sigpending, 2, "one count per uid");
+	cr_assert_eq(queue(init, rp_getpid(a), RT(0), 3), -EAGAIN, "sigqueue: EAGAIN");
+	cr_assert_eq(rp_kill(init, rp_getpid(a), RT(0)), 0, "kill(): the siginfo is lost");
+	cr_assert_eq(queue(init, rp_getpid(a), SIGUSR1, 4), 0, "standard: bit set, info lost");
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR2), 0, "kill() of a standard signal overrides");
+	cr_assert_eq(a->cred->user->sigpending, 3);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
+	cr_assert_eq(info.si_code, SI_USER);
+	cr_assert_eq(info.si_pid, 0, "lost siginfo: SI_USER from pid 0");
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR2);
+	cr_assert_eq(info.si_pid, 1);
+	cr_assert_eq(rp_get_signal(a, &info), RT(0));
+	cr_assert_eq(info.si_value.sival_int, 2);
+	cr_assert_eq(rp_get_signal(a, &info), 0, "the lost RT signal merged into the queued one");
+	cr_assert_eq(a->cred->user->sigpending, 1);
+	end_process(a);
+	end_process(a2);
+}
+
+/* ---- sigaction, masks, pending ---- */
+
+Test(action, einval_and_old_action, .init = setup, .fini = finish)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
+
+	cr_assert_eq(rp_sigaction(init, 0, &sa, NULL), -EINVAL);
+	cr_assert_eq(rp_sigaction(init, 65, &sa, NULL), -EINVAL);
+	cr_assert_eq(rp_sigaction(init, SIGKILL, &sa, NULL), -EINVAL);
+	cr_assert_eq(rp_sigaction(init, SIGSTOP, &sa, NULL), -EINVAL);
+	cr_assert_eq(rp_sigaction(init, SIGKILL, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_DFL);
+	cr_assert_eq(rp_sigaction(init, SIGUSR1, &sa, NULL), 0);
+	cr_assert_eq(rp_sigaction(init, SIGUSR1, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_IGN);
+	set_handler(init, SIGUSR1, SIG_DFL);
+}
+
+Test(action, ignoring_discards_pending, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *t = make_thread(a);
+	struct rp_system_counts c;
+
+	block(a, RT(2));
+	block(t, RT(2));
+	block(a, SIGCHLD);
+	handle(a, SIGCHLD, 0);
+	cr_assert_eq(queue(init, rp_getpid(a), RT(2), 1), 0);
+	cr_assert_eq(queue(init, rp_getpid(a), RT(2), 2), 0);
+	cr_assert_eq(rp_tkill(init, rp_gettid(t), RT(2)), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
+	rp_system_counts(sys, &c);
+	cr_assert_eq(c.sigqueues, 4);
+	set_handler(a, RT(2), SIG_IGN);
+	cr_assert_not(is_pending(a, RT(2)));
+	cr_assert_not(is_pending(t, RT(2)), "the thread's pending set too");
+	set_handler(a, SIGCHLD, SIG_DFL);
+	cr_assert_not(is_pending(a, SIGCHLD), "SIG_DFL with default ignore discards");
+	rp_system_counts(sys, &c);
+	cr_assert_eq(c.sigqueues, 0);
+	end_process(a);
+}
+
+Test(mask, sigprocmask_and_sigpending, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *t = make_thread(a);
+	sigset_t set, old, pend;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGKILL);
+	sigaddset(&set, SIGSTOP);
+	cr_assert_eq(rp_sigprocmask(a, SIG_BLOCK, &set, &old), 0);
+	cr_assert_not(sigismember(&old, SIGUSR1));
+	cr_assert_eq(rp_sigprocmask(a, 99, &set, &old), -EINVAL);
+	cr_assert_eq(rp_sigprocmask(a, 99, NULL, &old), 0, "no set: how is not looked at");
+	cr_assert(sigismember(&old, SIGUSR1));
+	cr_assert_not(sigismember(&old, SIGKILL), "SIGKILL cannot be blocked");
+	cr_assert_not(sigismember(&old, SIGSTOP), "SIGSTOP cannot be blocked");
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	cr_assert_eq(rp_sigprocmask(a, SIG_SETMASK, &set, NULL), 0);
+	cr_assert_eq(rp_sigprocmask(a, SIG_UNBLOCK, &set, &old), 0);
+	cr_assert(sigismember(&old, SIGUSR2));
+	cr_assert_not(sigismember(&old, SIGUSR1));
+	handle(a, SIGUSR1, 0);
+	handle(a, SIGUSR2, 0);
+	block(a, SIGUSR1);
+	block(a, SIGUSR2);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert_eq(rp_tkill(init, rp_gettid(a), SIGUSR2), 0);
+	cr_assert_eq(rp_tkill(init, rp_gettid(t), SIGHUP), 0);
+	cr_assert_eq(rp_sigpending(a, &pend), 0);
+	cr_assert(sigismember(&pend, SIGUSR1), "shared");
+	cr_assert(sigismember(&pend, SIGUSR2), "own");
+	cr_assert_not(sigismember(&pend, SIGHUP), "another thread's");
+	end_process(a);
+}
+
+/* ---- delivery ---- */
+
+Test(deliver, handler_resethand_and_fatal, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+	struct sigaction old;
+	siginfo_t info;
+
+	handle(a, SIGUSR1, SA_RESETHAND);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
+	cr_assert_eq(info.si_signo, SIGUSR1);
+	cr_assert_eq(rp_sigaction(a, SIGUSR1, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_DFL, "SA_RESETHAND");
+	block(a, SIGWINCH);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGWINCH), 0);
+	cr_assert_eq(rp_sigprocmask(a, SIG_SETMASK, &(sigset_t){ 0 }, NULL), 0);
+	cr_assert_eq(rp_get_signal(a, &info), 0, "default ignore: nothing to deliver");
+	cr_assert_not(is_pending(a, SIGWINCH));
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGTSTP), 0);
+	cr_assert_eq(rp_get_signal(a, &info), 0, "stop: ignored until job control");
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGTERM), 0);
+	cr_assert_eq(rp_get_signal(a, &info), -ESRCH, "default: the group exits");
+	reap(a, KILLED_BY(SIGTERM));
+}
+
+Test(deliver, group_exit_and_sigkill_come_first, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000);
+	struct rp_sighand *sh;
+	siginfo_t info;
+
+	handle(a, SIGHUP, 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGHUP), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGKILL), 0);
+	cr_assert_eq(rp_get_signal(a, &info), -ESRCH, "SIGKILL before a handled signal");
+	reap(a, KILLED_BY(SIGKILL));
+	handle(b, SIGHUP, 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(b), SIGHUP), 0);
+	/*
+	 * The flag alone, as exit_group(0) of another thread leaves it, by
+	 * hand: the real exit_group also queues SIGKILL to b, which would
+	 * kill b even if rp_get_signal never looked at the flag.
+	 */
+	sh = rp_lock_task_sighand(b);
+	b->signal->flags |= RP_SIGNAL_GROUP_EXIT;
+	b->signal->group_exit_code = 0;
+	rp_unlock_sighand(sh);
+	cr_assert_eq(rp_kill(init, rp_getpid(b), SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(b, &info), -ESRCH, "a group exit with code 0 too");
+	reap(b, EXITED(0));
+}
+
+Test(deliver, thread_directed_and_wakeups, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *t = make_thread(a);
+	unsigned long seq_t = rp_waitq_seq(&t->wake);
+	unsigned long seq_a = rp_waitq_seq(&a->wake);
+	struct rp_sighand *sh;
+	siginfo_t info;
+
+	handle(a, SIGUSR1, 0);
+	block(a, SIGUSR1);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	cr_assert_neq(rp_waitq_seq(&t->wake), seq_t, "the thread that can take it is woken");
+	cr_assert_eq(rp_waitq_seq(&a->wake), seq_a, "not the one that blocks it");
+	cr_assert_eq(rp_get_signal(a, &info), 0);
+	cr_assert_eq(rp_get_signal(t, &info), SIGUSR1);
+	cr_assert_eq(rp_tkill(init, rp_gettid(a), SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(t, &info), 0, "thread-directed: only its thread");
+	cr_assert_eq(rp_sigprocmask(a, SIG_SETMASK, &(sigset_t){ 0 }, NULL), 0);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
+	cr_assert_eq(info.si_code, SI_TKILL);
+	/* rp_signal_pending_locked and rp_zap_other_threads */
+	block(t, SIGUSR1);
+	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
+	rp_read_lock(&sys->sync);
+	sh = rp_lock_task_sighand_rcu(t);
+	cr_assert_not(rp_signal_pending_locked(t), "blocked");
+	cr_assert(rp_signal_pending_locked(a));
+	cr_assert_eq(rp_zap_other_threads(a), 1);
+	cr_assert(rp_signal_pending_locked(t), "SIGKILL cannot be blocked");
+	rp_unlock_sighand(sh);
+	rp_read_unlock(&sys->sync);
+	end_process(a);
+}
+
+Test(deliver, zombie_still_takes_signals, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+
+	pid_t pid = rp_getpid(a);
+
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	cr_assert_eq(uatomic_read(&a->exit_state), RP_EXIT_ZOMBIE, "not reaped yet");
+	cr_assert_eq(rp_kill(init, pid, SIGUSR1), 0, "Linux: until it is reaped");
+	cr_assert_eq(rp_kill(a, pid, SIGUSR1), -ESRCH, "a zombie calls nothing");
+	reap(a, EXITED(0));
+	cr_assert_eq(rp_kill(init, pid, SIGUSR1), -ESRCH);
+}
+
+/* ---- rt_sigqueueinfo ---- */
+
+Test(sigqueue, posing_as_kernel_or_kill_is_eperm, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000);
+	siginfo_t info = { .si_code = SI_USER };
+
+	handle(a, SIGUSR1, 0);
+	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), -EPERM);
+	info.si_code = SI_KERNEL;
+	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), -EPERM);
+	info.si_code = SI_TKILL;
+	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), -EPERM);
+	cr_assert_eq(rp_rt_sigqueueinfo(a, rp_getpid(a), SIGUSR1, &info), 0, "to itself");
+	info.si_code = SI_QUEUE;
+	info.si_signo = SIGUSR2;	/* overwritten by the signal argument */
+	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), 0);
+	cr_assert_eq(rp_rt_sigqueueinfo(init, 0, SIGUSR1, &info), -ESRCH);
+	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
+	cr_assert_eq(info.si_signo, SIGUSR1);
+	end_process(a);
+}
+
+/* ---- kill(-1) and the simple group kill ---- */
+
+Test(killall, skips_init_and_self, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000);
+	struct rp_task *c = make_process(2000), *t = make_thread(a);
+
+	cr_assert_eq(rp_kill(t, -1, SIGUSR1), 0);
+	cr_assert(is_pending(b, SIGUSR1));
+	cr_assert_not(is_pending(a, SIGUSR1), "its own group is skipped");
+	cr_assert_not(is_pending(c, SIGUSR1), "EPERM");
+	cr_assert_eq(rp_kill(c, -1, 0), 0, "only refusals: 0, as Linux (probe as nobody)");
+	cr_assert_eq(rp_kill(a, -1, 70), -EINVAL);
+	cr_assert_eq(rp_kill(init, -1, SIGUSR2), 0);
+	cr_assert(is_pending(a, SIGUSR2) && is_pending(b, SIGUSR2) && is_pending(c, SIGUSR2));
+	end_process(b);
+	end_process(c);
+	cr_assert_eq(rp_kill(a, -1, 0), -ESRCH, "nobody but init and itself");
+	end_process(a);
+}
+
+Test(killall, process_group, .init = setup, .fini = finish)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000);
+
+	cr_assert_eq(rp_kill(a, 0, SIGUSR1), 0, "init refuses, b takes it");
+	cr_assert(is_pending(a, SIGUSR1) && is_pending(b, SIGUSR1));
+	cr_assert_eq(rp_kill(a, -1, SIGUSR1), 0);
+	cr_assert_eq(rp_kill(a, -rp_getpid(a), 0), -ESRCH, "no such group");
+	end_process(a);
+	cr_assert_eq(rp_kill(b, 0, 0), 0, "init refuses, b itself is in the group");
+	end_process(b);
+}
+
+/* ---- concurrency: every real-time signal received exactly once ---- */
+
+#define SENDERS		4
+#define PER_SENDER	3000
+
+struct conc {
+	struct rp_task *target;
+	struct rp_task *senders[SENDERS];
+	unsigned char seen[SENDERS * PER_SENDER];
+	int done;
+	int errors;		/* (a) failed sends and wrong signals */
+};
+
+struct sender_arg {
+	struct conc *c;
+	int idx;
+};
+
+static void *sender(void *p)
+{
+	struct sender_arg *arg = p;
+	struct conc *c = arg->c;
+
+	rp_thread_register();
+	for (int i = 0; i < PER_SENDER; i++) {
+		int v = arg->idx * PER_SENDER + i;
+
+		if (queue(c->senders[arg->idx], rp_getpid(c->target), RT(v % 8), v))
+			uatomic_inc(&c->errors);
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* The target's owner: dequeue until told, sleeping on its wake queue. */
+static void *receiver(void *p)
+{
+	struct conc *c = p;
+	siginfo_t info;
+	int sig;
+
+	rp_thread_register();
+	for (;;) {
+		unsigned long seq = rp_waitq_seq(&c->target->wake);
+
+		sig = rp_get_signal(c->target, &info);
+		if (sig > 0) {
+			if (sig != RT(info.si_value.sival_int % 8))
+				uatomic_inc(&c->errors);
+			c->seen[info.si_value.sival_int]++;
+			continue;
+		}
+		if (sig < 0)
+			uatomic_inc(&c->errors);
+		if (sig < 0 || uatomic_read(&c->done))
+			break;
+		rp_waitq_wait(&c->target->wake, seq);
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void exactly_once(enum rp_sync_mode mode)
+{
+	struct conc *c = calloc(1, sizeof(*c));
+	struct sender_arg args[SENDERS];
+	pthread_t tids[SENDERS], rx;
+	siginfo_t info;
+
+	start(mode);
+	c->target = make_process(1000);
+	for (int s = 0; s < 8; s++)
+		handle(c->target, RT(s), 0);
+	for (int i = 0; i < SENDERS; i++)
+		c->senders[i] = make_process(1000);
+	pthread_create(&rx, NULL, receiver, c);
+	for (int i = 0; i < SENDERS; i++) {
+		args[i] = (struct sender_arg){ c, i };
+		pthread_create(&tids[i], NULL, sender, &args[i]);
+	}
+	for (int i = 0; i < SENDERS; i++)
+		pthread_join(tids[i], NULL);
+	uatomic_set(&c->done, 1);
+	rp_waitq_wake(&c->target->wake);
+	pthread_join(rx, NULL);
+	cr_assert_eq(rp_get_signal(c->target, &info), 0);
+	cr_assert_eq(c->errors, 0);
+	for (int v = 0; v < SENDERS * PER_SENDER; v++)
+		cr_assert_eq(c->seen[v], 1, "value %d seen %d times", v, c->seen[v]);
+	for (int i = 0; i < SENDERS; i++)
+		end_process(c->senders[i]);
+	end_process(c->target);
+	free(c);
+	finish();
+}
+
+Test(concurrent, realtime_exactly_once_rcu) { exactly_once(modes[0]); }
+Test(concurrent, realtime_exactly_once_rwlock) { exactly_once(modes[1]); }
+Test(concurrent, realtime_exactly_once_qrwlock) { exactly_once(modes[2]); }

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Systems, pid numbers and the calling task's ids: init exists with pid 1 in
+ * its own group and session; pids are allocated cyclically and wrap to 300 as
+ * Linux's do; exhaustion is EAGAIN; credentials follow Linux's setuid rules.
+ */
+#include <errno.h>
+#include <sys/prctl.h>
+#include <criterion/criterion.h>
+#include "expect.h"
+#include "task/task.h"
+
+static struct rp_system *sys;
+static struct rp_task *init;
+
+static void setup_mode(enum rp_sync_mode mode, unsigned int pid_max)
+{
+	rp_thread_register();
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode,
+				       .pid_max = pid_max }, &sys), 0);
+	init = rp_system_init(sys);
+}
+
+static void setup(void)
+{
+	setup_mode(RP_SYNC_RCU, 0);
+}
+
+static void teardown(void)
+{
+	rp_task_put(init);
+	rp_system_destroy(sys);
+	rp_thread_unregister();
+}
+
+Test(system, bad_options_are_einval)
+{
+	struct rp_system *s;
+
+	cr_assert_eq(rp_system_create(NULL, &s), -EINVAL);
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = 7 }, &s), -EINVAL);
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .pid_max = 1 }, &s), -EINVAL);
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){
+		.pid_max = RP_PID_MAX_LIMIT + 1 }, &s), -EINVAL);
+}
+
+Test(system, init_is_pid_1, .init = setup, .fini = teardown)
+{
+
+	cr_assert_eq(rp_getpid(init), 1);
+	cr_assert_eq(rp_gettid(init), 1);
+	cr_assert_eq(rp_getppid(init), 1);
+	cr_assert_eq(init->signal->pgrp->nr, 1);
+	cr_assert_eq(init->signal->session->nr, 1);
+	cr_assert_eq(rp_getuid(init), 0);
+	expect_only_init_left(sys);
+}
+
+/* Allocate @n pid numbers under the update lock; returns how many succeeded. */
+static int alloc_pids(struct rp_pid **out, int n, int *err)
+{
+	int i;
+
+	rp_update_lock(&sys->sync);
+	for (i = 0; i < n; i++)
+		if (!(out[i] = rp_pid_alloc(sys, err)))
+			break;
+	rp_update_unlock(&sys->sync);
+	return i;
+}
+
+static void free_pids(struct rp_pid **pids, int n)
+{
+	rp_update_lock(&sys->sync);
+	for (int i = 0; i < n; i++)
+		rp_pid_detach(pids[i]);
+	rp_update_unlock(&sys->sync);
+}
+
+Test(pid, cyclic_allocation_and_lookup, .init = setup, .fini = teardown)
+{
+	struct rp_pid *p[3];
+	int err = 0;
+
+	cr_assert_eq(alloc_pids(p, 3, &err), 3);
+	cr_assert_eq(p[0]->nr, 2);
+	cr_assert_eq(p[1]->nr, 3);
+	free_pids(&p[0], 1);
+	cr_assert_eq(alloc_pids(&p[0], 1, &err), 1);
+	cr_assert_eq(p[0]->nr, 5, "a freed number is not reused before the wrap");
+	rp_read_lock(&sys->sync);
+	cr_assert_eq(rp_pid_find(sys, 3), p[1]);
+	cr_assert_null(rp_pid_find(sys, 2));
+	cr_assert_null(rp_pid_find(sys, 0));
+	cr_assert_null(rp_pid_find(sys, -5));
+	cr_assert_eq(rp_find_task(sys, 1), init);
+	rp_read_unlock(&sys->sync);
+	free_pids(p, 3);
+}
+
+Test(pid, wraps_to_300)
+{
+	struct rp_pid *old[700], *new[300];
+	int err = 0;
+
+	setup_mode(RP_SYNC_QRWLOCK, 1000);
+	cr_assert_eq(alloc_pids(old, 700, &err), 700);
+	cr_assert_eq(old[699]->nr, 701);
+	free_pids(old, 400);			/* frees 2..401 */
+	cr_assert_eq(alloc_pids(new, 300, &err), 300);
+	cr_assert_eq(new[0]->nr, 702);
+	cr_assert_eq(new[297]->nr, 999);
+	cr_assert_eq(new[298]->nr, 300, "after the wrap Linux starts at 300");
+	cr_assert_eq(new[299]->nr, 301);
+	free_pids(new, 300);
+	free_pids(&old[400], 300);
+	teardown();
+}
+
+Test(pid, exhaustion_is_eagain)
+{
+	struct rp_pid *p[10];
+	int err = 0;
+
+	setup_mode(RP_SYNC_RWLOCK, 8);
+	cr_assert_eq(alloc_pids(p, 10, &err), 6, "pids 2..7 with pid_max 8");
+	cr_assert_eq(err, -EAGAIN);
+	free_pids(p, 6);
+	cr_assert_eq(rp_system_set_pid_max(sys, 1), -EINVAL);
+	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
+	cr_assert_eq(alloc_pids(p, 10, &err), 10);
+	free_pids(p, 10);
+	teardown();
+}
+
+Test(creds, setresuid_rules, .init = setup, .fini = teardown)
+{
+	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 1);
+	cr_assert_eq(rp_setresuid(init, 1000, 1000, 0), 0);
+	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 0, "euid left 0: effective set cleared");
+	cr_assert_eq(rp_setresuid(init, 1001, -1, -1), -EPERM);
+	cr_assert_eq(rp_setresuid(init, -1, 0, -1), 0, "saved uid 0 may come back");
+	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 1, "euid 0 again: effective restored");
+	cr_assert_eq(rp_setuid(init, 1001), 0);
+	cr_assert_eq(rp_getuid(init), 1001);
+	cr_assert_eq(rp_geteuid(init), 1001);
+	cr_assert_eq(rp_cap_has(init, RP_CAP_SETUID), 0, "all ids nonzero: no caps left");
+	cr_assert_eq(rp_setuid(init, 0), -EPERM);
+	cr_assert_eq(rp_cap_has(init, 64), -EINVAL);
+}
+
+Test(creds, cap_drop, .init = setup, .fini = teardown)
+{
+	cr_assert_eq(rp_cap_drop(init, RP_CAP_KILL), 0);
+	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 0);
+	cr_assert_eq(rp_cap_has(init, RP_CAP_SYS_PTRACE), 1);
+	cr_assert_eq(rp_cap_drop(init, -1), -EINVAL);
+}
+
+Test(rlimit, set_and_get, .init = setup, .fini = teardown)
+{
+	struct rlimit r = { 10, 20 }, got;
+
+	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), 0);
+	cr_assert_eq(rp_getrlimit(init, RLIMIT_NPROC, &got), 0);
+	cr_assert_eq(got.rlim_cur, 10);
+	cr_assert_eq(got.rlim_max, 20);
+	r = (struct rlimit){ 30, 20 };
+	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), -EINVAL, "cur above max");
+	cr_assert_eq(rp_getrlimit(init, RLIM_NLIMITS, &got), -EINVAL);
+	cr_assert_eq(rp_cap_drop(init, RP_CAP_SYS_RESOURCE), 0);
+	r = (struct rlimit){ 10, 40 };
+	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), -EPERM, "raising max needs CAP_SYS_RESOURCE");
+}
+
+Test(prctl, options, .init = setup, .fini = teardown)
+{
+	int v = -1;
+
+	cr_assert_eq(rp_prctl(init, PR_SET_PDEATHSIG, SIGUSR1), 0);
+	cr_assert_eq(rp_prctl(init, PR_GET_PDEATHSIG, (unsigned long)&v), 0);
+	cr_assert_eq(v, SIGUSR1);
+	cr_assert_eq(rp_prctl(init, PR_SET_PDEATHSIG, 65), -EINVAL);
+	cr_assert_eq(rp_prctl(init, PR_SET_CHILD_SUBREAPER, 1), 0);
+	cr_assert_eq(rp_prctl(init, PR_GET_CHILD_SUBREAPER, (unsigned long)&v), 0);
+	cr_assert_eq(v, 1);
+	cr_assert_eq(rp_prctl(init, PR_GET_DUMPABLE, 0), 1);
+	cr_assert_eq(rp_prctl(init, PR_SET_DUMPABLE, 2), -EINVAL);
+	cr_assert_eq(rp_prctl(init, PR_SET_DUMPABLE, 0), 0);
+	cr_assert_eq(rp_prctl(init, PR_GET_DUMPABLE, 0), 0);
+	cr_assert_eq(rp_prctl(init, 12345, 0), -EINVAL);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The oracle's answers as strings, and the comparison of two runs. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "oracle.h"
+
+pid_t or_resolve(const struct or_pidmap *map, long arg)
+{
+	if (arg == S(EXT))
+		return map->ext;
+	if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
+		return map->pid[arg - OR_SYM_BASE];
+	return (pid_t)arg;
+}
+
+void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3])
+{
+	out[0] = or_resolve(map, s->a);
+	out[1] = or_resolve(map, s->b);
+	out[2] = or_resolve(map, s->c);
+}
+
+/* Append to a fixed buffer; output past its end is cut off. */
+__attribute__((format(printf, 3, 4)))
+static void put(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static void put_pid(char *buf, size_t len, const struct or_pidmap *map, pid_t pid)
+{
+	if (pid > 0 && pid == map->ext) {
+		put(buf, len, "EXT");
+		return;
+	}
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		if (pid > 0 && map->pid[i] == pid) {
+			put(buf, len, "P%d", i);
+			return;
+		}
+	}
+	put(buf, len, pid > 0 ? "pid?%d" : "%d", pid);
+}
+
+static void put_sig(char *buf, size_t len, int sig)
+{
+	const char *name = sig > 0 && sig < 32 ? sigabbrev_np(sig) : NULL;
+
+	if (name)
+		put(buf, len, "SIG%s", name);
+	else
+		put(buf, len, "%d", sig);
+}
+
+static void put_arg(char *buf, size_t len, long arg)
+{
+	if (arg == S(EXT))
+		put(buf, len, "EXT");
+	else if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
+		put(buf, len, "P%ld", arg - OR_SYM_BASE);
+	else
+		put(buf, len, "%ld", arg);
+}
+
+static const char *const act_names[] = {
+	"SIG_DFL", "SIG_IGN", "handler", "SIG_DFL+SA_NOCLDWAIT"
+};
+
+void or_describe(const struct or_step *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	put(buf, len, "P%d: ", s->who);
+	switch (s->op) {
+	case OP_FORK:
+		put(buf, len, "fork() -> P%ld", s->a);
+		break;
+	case OP_EXIT:
+		put(buf, len, "_exit(%ld)", s->a);
+		break;
+	case OP_WAIT4:
+		put(buf, len, "wait4(");
+		put_arg(buf, len, s->a);
+		put(buf, len, ", 0x%lx|WNOHANG)", s->b);
+		break;
+	case OP_WAITID:
+		put(buf, len, "waitid(idtype %ld, ", s->a);
+		put_arg(buf, len, s->b);
+		put(buf, len, ", 0x%lx|WNOHANG)", s->c);
+		break;
+	case OP_KILL:
+		put(buf, len, "kill(");
+		put_arg(buf, len, s->a);
+		put(buf, len, ", ");
+		put_sig(buf, len, (int)s->b);
+		put(buf, len, ")");
+		break;
+	case OP_TGKILL:
+		put(buf, len, "tgkill(");
+		put_arg(buf, len, s->a);
+		put(buf, len, ", ");
+		put_arg(buf, len, s->b);
+		put(buf, len, ", ");
+		put_sig(buf, len, (int)s->c);
+		put(buf, len, ")");
+		break;
+	case OP_SIGACTION:
+		put(buf, len, "sigaction(");
+		put_sig(buf, len, (int)s->a);
+		put(buf, len, ", %s)", s->b >= 0 && s->b <= ACT_NOCLDWAIT ? act_names[s->b] : "?");
+		break;
+	case OP_SIGPROCMASK:
+		put(buf, len, "sigprocmask(how %ld, {", s->a);
+		if (s->b)
+			put_sig(buf, len, (int)s->b);
+		put(buf, len, "})");
+		break;
+	case OP_SETRESUID:
+		put(buf, len, "setresuid(%ld, %ld, %ld)", s->a, s->b, s->c);
+		break;
+	case OP_PRCTL:
+		put(buf, len, "prctl(%ld, %ld)", s->a, s->b);
+		break;
+	case OP_GETPID:
+		put(buf, len, "getpid()");
+		break;
+	case OP_GETPPID:
+		put(buf, len, "getppid()");
+		break;
+	case OP_SIGS:
+		put(buf, len, "signals caught so far");
+		break;
+	default:
+		put(buf, len, "op %d", s->op);
+		break;
+	}
+}
+
+static void put_status(char *buf, size_t len, int st)
+{
+	put(buf, len, " status=0x%x", st);
+	if (WIFEXITED(st)) {
+		put(buf, len, " exited(%d)", WEXITSTATUS(st));
+	} else if (WIFSIGNALED(st)) {
+		put(buf, len, " killed(");
+		put_sig(buf, len, WTERMSIG(st));
+		put(buf, len, WCOREDUMP(st) ? ", core)" : ")");
+	}
+}
+
+static void put_siginfo(char *buf, size_t len, const struct or_reply *r,
+			const struct or_pidmap *map)
+{
+	put(buf, len, " {pid=");
+	put_pid(buf, len, map, r->w_pid);
+	put(buf, len, " uid=%d signo=", r->w_uid);
+	put_sig(buf, len, r->w_signo);
+	put(buf, len, " code=%d status=%d}", r->w_code, r->w_status);
+}
+
+static void put_sigs(char *buf, size_t len, const struct or_reply *r)
+{
+	put(buf, len, "[");
+	for (int i = 0; i < r->nsigs && i < OR_MAX_SIGS; i++) {
+		put(buf, len, i ? "," : "");
+		put_sig(buf, len, r->sigs[i]);
+	}
+	put(buf, len, "]");
+}
+
+void or_format(const struct or_step *s, const struct or_reply *r,
+	       const struct or_pidmap *map, char *buf, size_t len)
+{
+	static const char *const how[] = { "", "killed before returning",
+		"not running (exited, or never forked)", "no answer (driver timeout)" };
+
+	buf[0] = '\0';
+	if (r->how == OR_NOPROC && r->err) {
+		put(buf, len, "not running: its fork failed (%s)", strerrorname_np(r->err));
+		return;
+	}
+	if (r->how != OR_OK) {
+		put(buf, len, "%s", how[r->how]);
+		return;
+	}
+	if (r->ret < 0) {
+		const char *name = strerrorname_np(r->err);
+
+		if (name)
+			put(buf, len, "%s", name);
+		else
+			put(buf, len, "errno %d", r->err);
+		return;
+	}
+	switch (s->op) {
+	case OP_EXIT:
+		put(buf, len, "-");
+		break;
+	case OP_FORK:
+	case OP_GETPID:
+	case OP_GETPPID:
+		put_pid(buf, len, map, (pid_t)r->ret);
+		break;
+	case OP_WAIT4:
+		put_pid(buf, len, map, (pid_t)r->ret);
+		if (r->ret > 0)
+			put_status(buf, len, r->status);
+		break;
+	case OP_WAITID:
+		put(buf, len, "%ld", r->ret);
+		put_siginfo(buf, len, r, map);
+		break;
+	case OP_SIGS:
+		put_sigs(buf, len, r);
+		break;
+	default:
+		put(buf, len, "%ld", r->ret);
+		break;
+	}
+}
+
+int or_compare(const struct or_scenario *sc, const char *mode,
+	       const struct or_results *linux_, const struct or_results *rcuproc,
+	       FILE *out)
+{
+	char what[OR_RESULT_LEN];
+	int diffs = 0;
+
+	for (int i = 0; sc->steps[i].op != OP_END; i++) {
+		const char *want = i < linux_->n ? linux_->step[i] : "(not run)";
+		const char *got = i < rcuproc->n ? rcuproc->step[i] : "(not run)";
+
+		if (!strcmp(want, got))
+			continue;
+		or_describe(&sc->steps[i], what, sizeof(what));
+		fprintf(out, "[%s/%s] step %d: %s\n\tlinux:   %s\n\trcuproc: %s\n",
+			sc->name, mode, i, what, want, got);
+		diffs++;
+	}
+	return diffs;
+}
+
+void or_print(const struct or_scenario *sc, const char *side,
+	      const struct or_results *res, FILE *out)
+{
+	char what[OR_RESULT_LEN];
+
+	fprintf(out, "%s (%s):\n", sc->name, side);
+	for (int i = 0; i < res->n; i++) {
+		or_describe(&sc->steps[i], what, sizeof(what));
+		fprintf(out, "  %2d %-48s %s\n", i, what, res->step[i]);
+	}
+}

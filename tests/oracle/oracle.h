@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Linux oracle (invariant I8): a small scenario language run twice, once
+ * by real processes on this machine ("puppets", tests/oracle/real.c) and once
+ * by rcuproc (tests/oracle/rcu.c).  Each step's answer is printed as a string
+ * with pids replaced by the scenario's names for them (P0..P7, EXT), so the
+ * two runs compare string by string and a mismatch reads as a diff.
+ *
+ * P0 is the root of every scenario: a child subreaper (PR_SET_CHILD_SUBREAPER)
+ * standing in for init, so that orphans go to it on both sides.  EXT is P0's
+ * parent: the test process on Linux, init in rcuproc.
+ *
+ * Waits are always non-blocking (both drivers add WNOHANG).  After every step
+ * both drivers let the table settle: on Linux every puppet either answers a
+ * ping or is dead and its exit fully processed; in rcuproc every live task
+ * runs rp_get_signal() (its return to user space) until nothing is left.
+ */
+#ifndef RP_TESTS_ORACLE_H
+#define RP_TESTS_ORACLE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <rcuproc/proc.h>
+
+#define OR_MAX_PROCS	8	/* P0..P7 */
+#define OR_MAX_STEPS	32
+#define OR_MAX_SIGS	16	/* signals a process's handler records */
+#define OR_RESULT_LEN	160
+#define OR_NSIG		65	/* signals 1..64 */
+
+enum { P0, P1, P2, P3, P4, P5, P6, P7, EXT = 100 };
+
+/* A pid argument naming a process; any other value is passed literally. */
+#define OR_SYM_BASE	0x40000000L
+#define S(p)		(OR_SYM_BASE + (p))
+
+enum or_op {
+	OP_END,
+	OP_FORK,	/* a: the child's name */
+	OP_EXIT,	/* a: exit code (exit_group) */
+	OP_WAIT4,	/* a: pid, b: options */
+	OP_WAITID,	/* a: idtype, b: id, c: options */
+	OP_KILL,	/* a: pid, b: sig */
+	OP_TGKILL,	/* a: tgid, b: tid, c: sig */
+	OP_SIGACTION,	/* a: sig, b: enum or_act */
+	OP_SIGPROCMASK,	/* a: how, b: the one signal in the set (0: empty) */
+	OP_SETRESUID,	/* a, b, c: ruid, euid, suid */
+	OP_PRCTL,	/* a: option, b: arg2 */
+	OP_GETPID,
+	OP_GETPPID,
+	OP_SIGS,	/* the signals its handlers caught so far, in order */
+	OP_PING,	/* internal: the real driver's settle probe */
+};
+
+enum or_act { ACT_DFL, ACT_IGN, ACT_HANDLER, ACT_NOCLDWAIT /* SIG_DFL + SA_NOCLDWAIT */ };
+
+struct or_step {
+	int who;
+	enum or_op op;
+	long a, b, c;
+};
+
+struct or_scenario {
+	const char *name;
+	const struct or_step *steps;	/* ends with op OP_END */
+};
+
+/* What one call answered, in the same shape on both sides. */
+struct or_reply {
+	long ret;
+	int err;		/* errno when ret == -1 */
+	int status;		/* wait4's status word */
+	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid */
+	int nsigs;
+	int sigs[OR_MAX_SIGS];	/* OP_SIGS */
+	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT } how;
+};
+
+/* Which pid each name has in one run. */
+struct or_pidmap {
+	pid_t pid[OR_MAX_PROCS];
+	pid_t ext;
+};
+
+struct or_results {
+	int n;
+	char step[OR_MAX_STEPS][OR_RESULT_LEN];
+};
+
+/* tests/oracle/format.c */
+pid_t or_resolve(const struct or_pidmap *map, long arg);
+/* @s's arguments with names replaced by this run's pids. */
+void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3]);
+void or_describe(const struct or_step *s, char *buf, size_t len);
+void or_format(const struct or_step *s, const struct or_reply *r,
+	       const struct or_pidmap *map, char *buf, size_t len);
+/* Print each differing step to @out; returns how many differ. */
+int or_compare(const struct or_scenario *sc, const char *mode,
+	       const struct or_results *linux_, const struct or_results *rcuproc,
+	       FILE *out);
+void or_print(const struct or_scenario *sc, const char *side,
+	      const struct or_results *res, FILE *out);
+
+/* tests/oracle/real.c: 0, or -1 if the driver itself failed (see @res). */
+int or_run_linux(const struct or_scenario *sc, struct or_results *res);
+
+/* tests/oracle/rcu.c: the object counts once everything was reaped. */
+void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
+		    struct or_results *res, struct rp_system_counts *left);
+
+#endif /* RP_TESTS_ORACLE_H */

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Linux side of the oracle: each process of a scenario is a real process
+ * ("puppet") that reads commands from a pipe, makes the real system call and
+ * writes back what it returned.
+ *
+ * Pipes.  The driver makes one command pipe and one reply pipe per name
+ * (P0..P7) before forking P0; every puppet inherits the puppet-side ends of
+ * all of them (a fork child takes over the ends of the name it is given) and
+ * none of the driver's ends, so that when the driver closes its ends or dies,
+ * every puppet reads end-of-file and exits.
+ *
+ * Settling.  A process dies asynchronously after kill(), _exit() or its
+ * parent's death.  After each step the driver pings every live puppet: a
+ * puppet with a pending fatal signal dies instead of answering, and a caught
+ * signal runs its handler before the puppet reads its next command.  A dead
+ * one is watched in /proc until it is a zombie whose exit has been fully
+ * processed, or gone (reaped).  Timing never enters an answer: every wait is
+ * for a state, bounded only to turn a hang into a reported failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "oracle.h"
+
+#define REAL_TIMEOUT_MS	5000
+
+struct real_cmd {
+	int op;
+	long a, b, c;
+};
+
+struct real_run {
+	int cmd[OR_MAX_PROCS][2];	/* [0] puppet reads, [1] driver writes */
+	int rep[OR_MAX_PROCS][2];	/* [0] driver reads, [1] puppet writes */
+	bool dead[OR_MAX_PROCS];	/* exited: a zombie or gone */
+	bool gone[OR_MAX_PROCS];	/* reaped: no longer in /proc */
+	bool failed;			/* a wait timed out */
+	int fork_err[OR_MAX_PROCS];	/* why a name has no process */
+	struct or_pidmap map;
+};
+
+/* ---- the puppet (each one is a process of its own: plain globals) ---- */
+
+static volatile sig_atomic_t puppet_ncaught;
+static volatile sig_atomic_t puppet_caught[OR_MAX_SIGS];
+
+static void puppet_catch(int sig)
+{
+	int n = puppet_ncaught;
+
+	if (n < OR_MAX_SIGS) {
+		puppet_caught[n] = sig;
+		puppet_ncaught = n + 1;
+	}
+}
+
+/* Read exactly @len bytes: 0, or -1 at end of file. */
+static int read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;	/* a caught signal: its handler ran */
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static long puppet_sigaction(long sig, long act)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? puppet_catch : SIG_DFL;
+	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : 0;
+	return sigaction((int)sig, &sa, NULL);
+}
+
+/* Raw rt_sigprocmask: glibc's wrapper would hide its own signals from the set. */
+static long puppet_sigprocmask(long how, long sig)
+{
+	uint64_t set = sig > 0 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+
+	return syscall(SYS_rt_sigprocmask, how, &set, NULL, sizeof(set));
+}
+
+static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
+{
+	siginfo_t si;
+	long ret;
+
+	memset(&si, 0, sizeof(si));
+	ret = waitid((idtype_t)c->a, (id_t)c->b, &si, (int)c->c | WNOHANG);
+	r->w_pid = si.si_pid;
+	r->w_uid = (int)si.si_uid;
+	r->w_signo = si.si_signo;
+	r->w_code = si.si_code;
+	r->w_status = si.si_status;
+	return ret;
+}
+
+static void puppet_do(const struct real_cmd *c, struct or_reply *r)
+{
+	errno = 0;
+	switch (c->op) {
+	case OP_WAIT4:
+		r->ret = wait4((pid_t)c->a, &r->status, (int)c->b | WNOHANG, NULL);
+		break;
+	case OP_WAITID:
+		r->ret = puppet_waitid(c, r);
+		break;
+	case OP_KILL:
+		r->ret = kill((pid_t)c->a, (int)c->b);
+		break;
+	case OP_TGKILL:
+		r->ret = syscall(SYS_tgkill, c->a, c->b, c->c);
+		break;
+	case OP_SIGACTION:
+		r->ret = puppet_sigaction(c->a, c->b);
+		break;
+	case OP_SIGPROCMASK:
+		r->ret = puppet_sigprocmask(c->a, c->b);
+		break;
+	case OP_SETRESUID:
+		r->ret = syscall(SYS_setresuid, c->a, c->b, c->c);
+		break;
+	case OP_PRCTL:
+		r->ret = prctl((int)c->a, (unsigned long)c->b, 0UL, 0UL, 0UL);
+		break;
+	case OP_GETPID:
+		r->ret = getpid();
+		break;
+	case OP_GETPPID:
+		r->ret = getppid();
+		break;
+	case OP_SIGS:
+		r->nsigs = puppet_ncaught;
+		for (int i = 0; i < r->nsigs; i++)
+			r->sigs[i] = puppet_caught[i];
+		break;
+	default:		/* OP_PING */
+		break;
+	}
+	r->err = r->ret < 0 ? errno : 0;
+}
+
+static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self)
+{
+	for (;;) {
+		struct real_cmd c;
+		struct or_reply r;
+
+		if (read_full(run->cmd[self][0], &c, sizeof(c)))
+			_exit(0);	/* the driver is gone */
+		memset(&r, 0, sizeof(r));
+		if (c.op == OP_EXIT)
+			_exit((int)c.a);
+		if (c.op == OP_FORK) {
+			r.ret = fork();
+			if (r.ret == 0) {
+				self = (int)c.a;	/* the child answers to its own name */
+				puppet_ncaught = 0;
+				continue;
+			}
+			r.err = r.ret < 0 ? errno : 0;
+		} else {
+			puppet_do(&c, &r);
+		}
+		if (write(run->rep[self][1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(0);
+	}
+}
+
+static bool is_puppet_fd(const struct real_run *run, int fd)
+{
+	for (int i = 0; i < OR_MAX_PROCS; i++)
+		if (fd == run->cmd[i][0] || fd == run->rep[i][1])
+			return true;
+	return false;
+}
+
+/* P0: a clean process (default actions, nothing blocked, no stray fds) that
+ * stands in for init as the scenario's child subreaper. */
+static __attribute__((noreturn)) void puppet_start(struct real_run *run, pid_t driver)
+{
+	uint64_t none = 0;
+
+	for (int fd = 3; fd < 1024; fd++)
+		if (!is_puppet_fd(run, fd))
+			close(fd);
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);	/* fails harmlessly for glibc's 32, 33 */
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
+	if (getppid() != driver)
+		_exit(0);	/* the driver died before the line above */
+	prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+	puppet_loop(run, P0);
+}
+
+/* ---- the driver ---- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The state letter of /proc/<pid>/stat ('R', 'S', 'Z', 'X', ...), 0 if gone. */
+static int proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool state_dead(int st)
+{
+	return st == 0 || st == 'Z' || st == 'X';
+}
+
+/*
+ * Wait for every tasklist_lock section running now to end.  setpgid() takes
+ * the lock for writing before anything else; moving ourselves to our own
+ * group changes nothing.  exit_notify() marks a task a zombie, notifies the
+ * parent and, if the parent does not wait, marks it dead (EXIT_DEAD), all
+ * inside one such section.
+ */
+static void tasklist_barrier(void)
+{
+	setpgid(0, getpgrp());
+}
+
+/*
+ * Wait until dead @i's exit is complete: a zombie that will stay one, or
+ * gone (reaped, or released because its parent does not wait).
+ */
+static void await_settled_death(struct real_run *run, int i)
+{
+	pid_t pid = run->map.pid[i];
+	long end = now_ms() + REAL_TIMEOUT_MS;
+
+	run->dead[i] = true;
+	while (now_ms() < end) {
+		int st = proc_state(pid);
+
+		if (st == 0) {
+			run->gone[i] = true;
+			return;
+		}
+		if (st == 'Z') {
+			tasklist_barrier();
+			if (proc_state(pid) == 'Z')
+				return;
+		}
+		sleep_ms(1);
+	}
+	run->failed = true;
+}
+
+/* Wait for @i's reply, or its death: OR_OK, OR_KILLED or OR_TIMEOUT. */
+static int await_reply(struct real_run *run, int i, struct or_reply *r)
+{
+	struct pollfd pfd = { .fd = run->rep[i][0], .events = POLLIN };
+	long end = now_ms() + REAL_TIMEOUT_MS;
+	bool dead = false;
+
+	while (now_ms() < end) {
+		/* Once dead, one last look: it may have answered just before. */
+		int ready = poll(&pfd, 1, dead ? 0 : 10);
+
+		if (ready > 0 && (pfd.revents & POLLIN) &&
+		    read_full(run->rep[i][0], r, sizeof(*r)) == 0)
+			return OR_OK;
+		if (dead)
+			return OR_KILLED;
+		dead = state_dead(proc_state(run->map.pid[i]));
+	}
+	run->failed = true;
+	return OR_TIMEOUT;
+}
+
+/* Send @c to @i and collect the answer in @r (r->how says how it went). */
+static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
+		     struct or_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!run->map.pid[i] || run->dead[i]) {
+		r->how = OR_NOPROC;
+		r->err = run->fork_err[i];
+		return;
+	}
+	if (write(run->cmd[i][1], c, sizeof(*c)) != (ssize_t)sizeof(*c)) {
+		r->how = OR_NOPROC;
+		return;
+	}
+	if (c->op == OP_EXIT) {
+		await_settled_death(run, i);
+		return;
+	}
+	r->how = await_reply(run, i, r);
+	if (r->how == OR_KILLED)
+		await_settled_death(run, i);
+}
+
+/* One pass of settling @i; true if it died or was reaped meanwhile. */
+static bool settle_one(struct real_run *run, int i)
+{
+	const struct real_cmd ping = { .op = OP_PING };
+	bool was_dead = run->dead[i], was_gone = run->gone[i];
+	struct or_reply r;
+
+	if (!run->map.pid[i] || run->gone[i])
+		return false;
+	if (!run->dead[i])
+		real_ask(run, i, &ping, &r);
+	else
+		await_settled_death(run, i);	/* a zombie may be released later */
+	return run->dead[i] != was_dead || run->gone[i] != was_gone;
+}
+
+static void settle_all(struct real_run *run)
+{
+	bool changed = true;
+
+	/* A death may kill or release another (pdeathsig, reparented zombies). */
+	for (int pass = 0; changed && pass < 4 * OR_MAX_PROCS; pass++) {
+		changed = false;
+		for (int i = 0; i < OR_MAX_PROCS; i++)
+			changed |= settle_one(run, i);
+	}
+}
+
+static void real_step(struct real_run *run, const struct or_step *s, struct or_reply *r)
+{
+	long arg[3];
+	struct real_cmd c;
+
+	or_resolve_args(s, &run->map, arg);
+	c = (struct real_cmd){ .op = s->op, .a = arg[0], .b = arg[1], .c = arg[2] };
+	real_ask(run, s->who, &c, r);
+	if (s->op == OP_FORK && r->how == OR_OK && r->ret > 0)
+		run->map.pid[s->a] = (pid_t)r->ret;
+	else if (s->op == OP_FORK && r->how == OR_OK)
+		run->fork_err[s->a] = r->err;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int real_setup(struct real_run *run)
+{
+	pid_t driver = getpid(), pid;
+
+	memset(run, 0, sizeof(*run));
+	memset(run->cmd, -1, sizeof(run->cmd));
+	memset(run->rep, -1, sizeof(run->rep));
+	for (int i = 0; i < OR_MAX_PROCS; i++)
+		if (pipe(run->cmd[i]) || pipe(run->rep[i]))
+			return -1;
+	run->map.ext = driver;
+	/* Orphans of killed puppets come back to us to be reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+	signal(SIGPIPE, SIG_IGN);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		puppet_start(run, driver);
+	run->map.pid[P0] = pid;
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		close_fd(&run->cmd[i][0]);
+		close_fd(&run->rep[i][1]);
+	}
+	return 0;
+}
+
+/* Kill every puppet and reap them all, with their orphans. */
+static void real_teardown(struct real_run *run)
+{
+	long end = now_ms() + REAL_TIMEOUT_MS;
+
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		if (run->map.pid[i] && !run->gone[i])
+			kill(run->map.pid[i], SIGKILL);
+		for (int end = 0; end < 2; end++) {
+			/* Any puppet we missed reads end-of-file and exits. */
+			close_fd(&run->cmd[i][end]);
+			close_fd(&run->rep[i][end]);
+		}
+	}
+	while (now_ms() < end) {
+		pid_t r = waitpid(-1, NULL, __WALL | WNOHANG);
+
+		if (r < 0 && errno == ECHILD)
+			return;
+		if (r == 0)
+			sleep_ms(1);
+	}
+	run->failed = true;
+}
+
+int or_run_linux(const struct or_scenario *sc, struct or_results *res)
+{
+	struct real_run run;
+	struct or_reply r;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	if (real_setup(&run)) {
+		real_teardown(&run);
+		return -1;
+	}
+	settle_all(&run);
+	for (i = 0; sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
+		real_step(&run, &sc->steps[i], &r);
+		settle_all(&run);
+		or_format(&sc->steps[i], &r, &run.map, res->step[i], OR_RESULT_LEN);
+	}
+	res->n = i;
+	real_teardown(&run);
+	return run.failed ? -1 : 0;
+}

@@ -37,6 +37,24 @@ static void discard_everywhere(struct rp_task *self, int sig)
 		discard_signal(self->sys, &t->pending, sig);
 }
 
+/*
+ * The caller's siglock, taken inside a read section that is left open for
+ * the caller (it walks the threads); NULL, with no section, if @self exited.
+ */
+static struct rp_sighand *lock_own_sighand(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_sighand *sh;
+
+	if (rp_task_exited(self))
+		return NULL;
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(self);
+	if (!sh)
+		rp_read_unlock(sync);
+	return sh;
+}
+
 int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
 		 struct sigaction *oact)
 {
@@ -46,14 +64,9 @@ int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
 
 	if (sig < 1 || sig >= RP_NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
 		return -EINVAL;
-	if (rp_task_exited(self))
+	sh = lock_own_sighand(self);
+	if (!sh)
 		return -ESRCH;
-	rp_read_lock(sync);
-	sh = rp_lock_task_sighand_rcu(self);
-	if (!sh) {
-		rp_read_unlock(sync);
-		return -ESRCH;
-	}
 	k = &sh->action[sig];
 	if (oact)
 		*oact = *k;
@@ -117,14 +130,9 @@ int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t 
 	struct rp_sighand *sh;
 	int err = 0;
 
-	if (rp_task_exited(self))
+	sh = lock_own_sighand(self);
+	if (!sh)
 		return -ESRCH;
-	rp_read_lock(sync);
-	sh = rp_lock_task_sighand_rcu(self);
-	if (!sh) {
-		rp_read_unlock(sync);
-		return -ESRCH;
-	}
 	old = rp_sigset_bits(&self->blocked);
 	if (set)
 		err = new_mask(how, old, rp_sigset_bits(set) & ~UNBLOCKABLE, &mask);

@@ -6,8 +6,12 @@
 #include <rcuproc/hlist.h>
 #include <rcuproc/hlist_nulls.h>
 #include <rcuproc/list.h>
+#include <rcuproc/pgrp.h>
+#include <rcuproc/proc.h>
 #include <rcuproc/selfcheck.h>
 #include <rcuproc/seqcount.h>
 #include <rcuproc/sync.h>
+#include <rcuproc/timers.h>
+#include <rcuproc/tty.h>
 
 #endif /* RCUPROC_RCUPROC_H */

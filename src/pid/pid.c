@@ -5,7 +5,6 @@
  * that readers search under rp_read_lock with no lock of their own.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include "../task/task.h"
 
 /* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
@@ -58,7 +57,7 @@ static int pidmap_alloc(struct rp_system *sys)
 
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 {
-	struct rp_pid *pid = calloc(1, sizeof(*pid));
+	struct rp_pid *pid = rp_zalloc(sizeof(*pid));
 
 	if (!pid) {
 		*err = -ENOMEM;
@@ -66,7 +65,7 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 	}
 	pid->nr = pidmap_alloc(sys);
 	if (pid->nr < 0) {
-		free(pid);
+		rp_free(pid);
 		*err = -EAGAIN;
 		return NULL;
 	}
@@ -88,7 +87,7 @@ static void pid_free(struct rp_deferred *d)
 	struct rp_pid *pid = caa_container_of(d, struct rp_pid, rcu);
 
 	rp_count_dec(pid->sys, pids);
-	free(pid);
+	rp_free(pid);
 }
 
 void rp_pid_detach(struct rp_pid *pid)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Credentials (immutable, replaced whole, freed after RCU) and per-uid counts. */
-#include <stdlib.h>
 #include "task.h"
 
 static struct cds_hlist_head *users_bucket(struct rp_system *sys, uid_t uid)
@@ -30,7 +29,7 @@ static struct rp_user *user_get(struct rp_system *sys, uid_t uid)
 	cds_hlist_for_each_entry_2(u, bucket, node)
 		if (u->uid == uid)
 			goto found;
-	u = calloc(1, sizeof(*u));
+	u = rp_zalloc(sizeof(*u));
 	if (!u)
 		goto out;
 	u->uid = uid;
@@ -54,7 +53,7 @@ void rp_user_put(struct rp_system *sys, struct rp_user *u)
 	users_lock(sys);
 	if (--u->refs == 0) {
 		cds_hlist_del(&u->node);
-		free(u);
+		rp_free(u);
 	}
 	users_unlock(sys);
 }
@@ -62,13 +61,13 @@ void rp_user_put(struct rp_system *sys, struct rp_user *u)
 struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
 			      uid_t suid, uint64_t caps)
 {
-	struct rp_cred *c = calloc(1, sizeof(*c));
+	struct rp_cred *c = rp_zalloc(sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->user = user_get(sys, uid);
 	if (!c->user) {
-		free(c);
+		rp_free(c);
 		return NULL;
 	}
 	c->refs = 1;
@@ -95,7 +94,7 @@ static void cred_free(struct rp_deferred *d)
 
 	rp_user_put(sys, c->user);
 	rp_count_dec(sys, creds);
-	free(c);
+	rp_free(c);
 }
 
 void rp_cred_put(struct rp_cred *c)

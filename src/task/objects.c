@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Thread-group and signal-handler objects, and queued signals. */
-#include <stdlib.h>
 #include "task.h"
 #include "objects.h"
 
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 {
-	struct rp_sighand *sh = calloc(1, sizeof(*sh));
+	struct rp_sighand *sh = rp_zalloc(sizeof(*sh));
 
 	if (!sh)
 		return NULL;
@@ -23,7 +22,7 @@ static void sighand_free(struct rp_deferred *d)
 	struct rp_sighand *sh = caa_container_of(d, struct rp_sighand, rcu);
 
 	rp_count_dec(sh->sys, sighands);
-	free(sh);
+	rp_free(sh);
 }
 
 void rp_sighand_put(struct rp_sighand *sh)
@@ -35,7 +34,7 @@ void rp_sighand_put(struct rp_sighand *sh)
 
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
-	struct rp_signal *sig = calloc(1, sizeof(*sig));
+	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
 
 	if (!sig)
 		return NULL;
@@ -58,7 +57,7 @@ static void signal_free(struct rp_deferred *d)
 
 	rp_waitq_destroy(&sig->wait_chldexit);
 	rp_count_dec(sig->sys, signals);
-	free(sig);
+	rp_free(sig);
 }
 
 void rp_signal_put(struct rp_signal *sig)
@@ -71,7 +70,7 @@ void rp_signal_put(struct rp_signal *sig)
 
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user)
 {
-	struct rp_sigqueue *q = calloc(1, sizeof(*q));
+	struct rp_sigqueue *q = rp_zalloc(sizeof(*q));
 
 	if (!q)
 		return NULL;
@@ -89,7 +88,7 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 	uatomic_dec(&q->user->sigpending);
 	rp_user_put(sys, q->user);
 	rp_count_dec(sys, sigqueues);
-	free(q);
+	rp_free(q);
 }
 
 void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p)

@@ -2,7 +2,6 @@
 /* A system: its pid space, its task lists, and init. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include "task.h"
 #include "objects.h"
 
@@ -54,15 +53,15 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	if (!opts || !rp_sync_mode_name(opts->mode) || pid_max < 2 ||
 	    pid_max > RP_PID_MAX_LIMIT)
 		return -EINVAL;
-	sys = calloc(1, sizeof(*sys));
+	sys = rp_zalloc(sizeof(*sys));
 	if (!sys)
 		return -ENOMEM;
-	sys->pidmap = calloc(PIDMAP_WORDS, sizeof(unsigned long));
-	sys->pid_hash = calloc(RP_PID_HASH_SIZE, sizeof(*sys->pid_hash));
+	sys->pidmap = rp_zalloc(PIDMAP_WORDS * sizeof(unsigned long));
+	sys->pid_hash = rp_zalloc(RP_PID_HASH_SIZE * sizeof(*sys->pid_hash));
 	if (!sys->pidmap || !sys->pid_hash) {
-		free(sys->pidmap);
-		free(sys->pid_hash);
-		free(sys);
+		rp_free(sys->pidmap);
+		rp_free(sys->pid_hash);
+		rp_free(sys);
 		return -ENOMEM;
 	}
 	sys->pid_max = pid_max;
@@ -146,12 +145,12 @@ void rp_system_destroy(struct rp_system *sys)
 		struct rp_user *u, *next;
 
 		cds_hlist_for_each_entry_safe_2(u, next, &sys->users[i], node)
-			free(u);
+			rp_free(u);
 	}
 	pthread_mutex_destroy(&sys->users_lock);
 	pthread_mutex_destroy(&sys->registry_lock);
 	rp_sync_destroy(&sys->sync);
-	free(sys->pidmap);
-	free(sys->pid_hash);
-	free(sys);
+	rp_free(sys->pidmap);
+	rp_free(sys->pid_hash);
+	rp_free(sys);
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Task references, sighand locking, wait queues and credentials. */
 #include <errno.h>
-#include <stdlib.h>
 #include "task.h"
 #include "objects.h"
 
@@ -44,7 +43,7 @@ void rp_task_free_now(struct rp_task *t)
 	pthread_mutex_unlock(&sys->registry_lock);
 	rp_waitq_destroy(&t->wake);
 	rp_count_dec(sys, tasks);
-	free(t);
+	rp_free(t);
 }
 
 static void task_free(struct rp_deferred *d)
@@ -60,7 +59,7 @@ void rp_task_put(struct rp_task *t)
 
 struct rp_task *rp_task_alloc(struct rp_system *sys)
 {
-	struct rp_task *t = calloc(1, sizeof(*t));
+	struct rp_task *t = rp_zalloc(sizeof(*t));
 
 	if (!t)
 		return NULL;

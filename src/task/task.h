@@ -24,6 +24,7 @@
 #ifndef RP_TASK_TASK_H
 #define RP_TASK_TASK_H
 
+#include "../sync/alloc.h"
 #include "../sync/sync.h"
 #include <stdbool.h>
 #include <rcuproc/hlist.h>

@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <rcuproc/proc.h>
+#include "../common.h"
 
 /*
  * I7: once every deferred free has run (rp_deferred_barrier drains frees

@@ -35,8 +35,6 @@
 #include "task/task.h"
 #include "task/objects.h"
 
-#define RT(n)		(34 + (n))	/* real-time signals glibc's sigaddset accepts */
-#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 #define PDATA(sig)	((void *)(intptr_t)(sig))
 
 static struct rp_system *sys;
@@ -60,21 +58,6 @@ static void finish(void)
 	expect_only_init_left(sys);
 	rp_system_destroy(sys);
 	rp_thread_unregister();
-}
-
-static double test_seconds(void)
-{
-	const char *s = getenv("RP_TEST_SECONDS");
-
-	return s && atof(s) > 0 ? atof(s) : 1.0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static struct rp_task *spawn(struct rp_task *parent, unsigned long flags)
@@ -166,10 +149,10 @@ static int drive_stop(struct driver *d)
 /* Wait until @cond(@t) holds (another OS thread makes it so). */
 static void await(bool (*cond)(struct rp_task *), struct rp_task *t)
 {
-	double end = now() + 10;
+	double end = now_seconds() + 10;
 
 	while (!cond(t)) {
-		cr_assert_lt(now(), end, "timed out");
+		cr_assert_lt(now_seconds(), end, "timed out");
 		sched_yield();
 	}
 }
@@ -641,8 +624,8 @@ static void exec_kill(enum rp_sync_mode mode)
 		s[i] = (struct sender){ .ek = &ek, .id = i, .self = spawn(init, SIGCHLD) };
 		cr_assert_eq(pthread_create(&th[i], NULL, send_loop, &s[i]), 0);
 	}
-	end = now() + test_seconds();
-	while (now() < end) {
+	end = now_seconds() + test_seconds();
+	while (now_seconds() < end) {
 		exec_shared(ek.target);
 		collect(&ek, 10000);
 		execs++;
@@ -664,9 +647,7 @@ static void exec_kill(enum rp_sync_mode mode)
 	finish();
 }
 
-Test(exec_kill, rcu) { exec_kill(RP_SYNC_RCU); }
-Test(exec_kill, rwlock) { exec_kill(RP_SYNC_RWLOCK); }
-Test(exec_kill, qrwlock) { exec_kill(RP_SYNC_QRWLOCK); }
+TEST_EACH_MODE(exec_kill, exec_kill)
 
 /* ------------------------------------------------- ptrace_wait (I3, I4) */
 
@@ -791,8 +772,8 @@ static void ptrace_wait(enum rp_sync_mode mode)
 		sa[s] = (struct scan_arg){ .pw = &pw, .side = s };
 		cr_assert_eq(pthread_create(&scanners[s], NULL, scan_loop, &sa[s]), 0);
 	}
-	end = now() + test_seconds();
-	while (now() < end && !pw.side[0].stranger && !pw.side[1].stranger) {
+	end = now_seconds() + test_seconds();
+	while (now_seconds() < end && !pw.side[0].stranger && !pw.side[1].stranger) {
 		move_all(&pw, &pw.side[where], &pw.side[!where]);
 		where = !where;
 		moves += MOVING;
@@ -829,6 +810,4 @@ static void ptrace_wait(enum rp_sync_mode mode)
 	finish();
 }
 
-Test(ptrace_wait, rcu) { ptrace_wait(RP_SYNC_RCU); }
-Test(ptrace_wait, rwlock) { ptrace_wait(RP_SYNC_RWLOCK); }
-Test(ptrace_wait, qrwlock) { ptrace_wait(RP_SYNC_QRWLOCK); }
+TEST_EACH_MODE(ptrace_wait, ptrace_wait)

@@ -29,7 +29,6 @@
 #include "task/task.h"
 #include "exit/exit.h"
 
-#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 
 static struct rp_system *sys;
 static struct rp_task *init;
@@ -701,20 +700,6 @@ static void *producer_main(void *arg)
 	return NULL;
 }
 
-static double test_seconds(void)
-{
-	const char *s = getenv("RP_TEST_SECONDS");
-
-	return s ? atof(s) : 1.0;
-}
-
-static void sleep_seconds(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Join @th within @seconds, or report a wait that never woke. */
 static void join_or_fail(pthread_t th, double seconds, const char *what)
 {
@@ -787,6 +772,4 @@ static void storm_run(enum rp_sync_mode mode)
 	finish();
 }
 
-Test(reparent, rcu, .timeout = 120) { storm_run(RP_SYNC_RCU); }
-Test(reparent, rwlock, .timeout = 120) { storm_run(RP_SYNC_RWLOCK); }
-Test(reparent, qrwlock, .timeout = 120) { storm_run(RP_SYNC_QRWLOCK); }
+TEST_EACH_MODE(reparent, storm_run, .timeout = 120)

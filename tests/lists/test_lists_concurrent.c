@@ -12,14 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <rcuproc/selfcheck.h>
-
-static double test_seconds(void)
-{
-	const char *s = getenv("RP_TEST_SECONDS");
-	double v = s ? atof(s) : 0;
-
-	return v > 0 ? v : 1.0;
-}
+#include "../common.h"
 
 static void expect_clean(enum rp_check_kind kind, enum rp_sync_mode mode)
 {

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What every test file of the suite shares: run length, clocks, modes. */
+#ifndef RP_TESTS_COMMON_H
+#define RP_TESTS_COMMON_H
+
+#include <stdlib.h>
+#include <time.h>
+#include <criterion/criterion.h>
+#include <rcuproc/sync.h>
+
+/* Real-time signals glibc's sigaddset accepts (it keeps 32 and 33). */
+#define RT(n)		(34 + (n))
+#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
+
+/* How long each concurrency test runs: RP_TEST_SECONDS, default 1. */
+static inline double test_seconds(void)
+{
+	const char *s = getenv("RP_TEST_SECONDS");
+	double v = s ? atof(s) : 0;
+
+	return v > 0 ? v : 1.0;
+}
+
+/* Monotonic seconds. */
+static inline double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * One Criterion test per synchronization mode, named after the mode, each
+ * calling @fn(mode); extra arguments are Criterion test options.
+ */
+#define TEST_EACH_MODE(suite, fn, ...)						\
+	Test(suite, rcu, ##__VA_ARGS__) { fn(RP_SYNC_RCU); }			\
+	Test(suite, rwlock, ##__VA_ARGS__) { fn(RP_SYNC_RWLOCK); }		\
+	Test(suite, qrwlock, ##__VA_ARGS__) { fn(RP_SYNC_QRWLOCK); }
+
+#endif /* RP_TESTS_COMMON_H */

@@ -19,10 +19,16 @@ enum rp_sync_mode {
 	RP_SYNC_RCU,
 	RP_SYNC_RWLOCK,
 	RP_SYNC_QRWLOCK,
-	RP_SYNC_NR_MODES
+	RP_SYNC_NR_MODES,
+	/*
+	 * No synchronization: read and update sections take nothing and frees
+	 * run at once.  One thread only: the benchmark's physical limit.  Not
+	 * among the modes that loops up to RP_SYNC_NR_MODES visit, nor parsed.
+	 */
+	RP_SYNC_NONE = RP_SYNC_NR_MODES
 };
 
-/* "rcu", "rwlock", "qrwlock"; NULL for a value out of range. */
+/* "rcu", "rwlock", "qrwlock", "none"; NULL for a value out of range. */
 const char *rp_sync_mode_name(enum rp_sync_mode mode);
 
 /* Parse a mode name: 0, or -EINVAL for an unknown name. */

@@ -296,7 +296,7 @@ int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,
 	int err;
 
 	if ((unsigned int)kind >= RP_CHECK_NR || !opts || !res ||
-	    !rp_sync_mode_name(opts->mode) || opts->readers == 0 ||
+	    (unsigned int)opts->mode >= RP_SYNC_NR_MODES || opts->readers == 0 ||
 	    !(opts->seconds > 0))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));

@@ -1,15 +1,234 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Table allocations: site registry, fault injection, poisoning (rcuproc/debug.h). */
 #include "alloc.h"
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <urcu/uatomic.h>
+#include <rcuproc/debug.h>
 
-void *rp_zalloc_at(size_t size, const char *file, int line)
+#define MAX_SITES	256
+#define SITE_NAME_LEN	80
+
+enum inject { INJECT_NONE, INJECT_SITE, INJECT_RANDOM };
+
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rp_alloc_site *sites[MAX_SITES];	/* sites_lock; read after nr_sites */
+static char site_names[MAX_SITES][SITE_NAME_LEN]; /* written before nr_sites grows */
+static unsigned int nr_sites;			/* atomic */
+
+/* The injection armed; set while no operation runs (debug.h), read atomically. */
+static int inject_mode = INJECT_NONE;
+static struct rp_alloc_site *fail_site;
+static unsigned long fail_at_call;		/* the site's call number that fails */
+static uint64_t fail_threshold;			/* random: fail if draw < threshold */
+static uint64_t fail_seed;
+static unsigned long random_calls;		/* atomic: draws so far */
+
+static unsigned long failures;			/* atomic */
+static unsigned long live_objects;		/* atomic */
+#ifdef RP_DEBUG
+static bool poison = true;
+#else
+static bool poison;
+#endif
+
+/* "../src/fork/fork.c" as "src/fork/fork.c". */
+static const char *short_file(const char *file)
 {
-	(void)file;
-	(void)line;
-	return calloc(1, size);
+	while (!strncmp(file, "../", 3))
+		file += 3;
+	return file;
+}
+
+static void register_site(struct rp_alloc_site *site)
+{
+	pthread_mutex_lock(&sites_lock);
+	if (site->index < 0 && nr_sites < MAX_SITES) {
+		unsigned int k = nr_sites;
+
+		sites[k] = site;
+		snprintf(site_names[k], SITE_NAME_LEN, "%s:%d", short_file(site->file), site->line);
+		uatomic_set(&site->index, (int)k);
+		/* Publishes sites[k] and its name; pairs with the rmb in site_at(). */
+		cmm_smp_wmb();
+		uatomic_set(&nr_sites, k + 1);
+	}
+	pthread_mutex_unlock(&sites_lock);
+}
+
+static struct rp_alloc_site *site_at(unsigned int k)
+{
+	if (k >= uatomic_read(&nr_sites))
+		return NULL;
+	/* Pairs with the wmb before nr_sites grows in register_site(). */
+	cmm_smp_rmb();
+	return sites[k];
+}
+
+/* splitmix64: one well-mixed draw per call number. */
+static uint64_t draw(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static bool should_fail(struct rp_alloc_site *site, unsigned long call)
+{
+	int mode = uatomic_read(&inject_mode);
+
+	/* Pairs with the wmb that arms the injection (rp_debug_fail_*). */
+	cmm_smp_rmb();
+	switch (mode) {
+	case INJECT_SITE:
+		return site == fail_site && call == fail_at_call;
+	case INJECT_RANDOM:
+		return draw(fail_seed + uatomic_add_return(&random_calls, 1)) < fail_threshold;
+	default:
+		return false;
+	}
+}
+
+void *rp_zalloc_at(struct rp_alloc_site *site, size_t size)
+{
+	void *p;
+
+	if (uatomic_read(&site->index) < 0)
+		register_site(site);
+	if (should_fail(site, uatomic_add_return(&site->calls, 1))) {
+		uatomic_inc(&failures);
+		return NULL;
+	}
+	p = calloc(1, size);
+	if (p)
+		uatomic_inc(&live_objects);
+	return p;
+}
+
+/*
+ * Poisoned objects wait in a FIFO quarantine before malloc may reuse them,
+ * as KASAN's: a late reader then meets poison, not a recycled object.  When
+ * one leaves, its poison must be intact: a write after the free would not be.
+ */
+#define QUARANTINE	4096
+
+static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *quarantine[QUARANTINE];	/* quarantine_lock */
+static unsigned int quarantine_next;	/* quarantine_lock */
+
+static void check_poison(const unsigned char *p)
+{
+	size_t n = malloc_usable_size((void *)p);
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != RP_POISON_FREE) {
+			fprintf(stderr, "rcuproc: object %p written at offset %zu after it was freed\n",
+				(const void *)p, i);
+			abort();
+		}
+	}
+}
+
+static void quarantine_put(void *p)
+{
+	void *old;
+
+	pthread_mutex_lock(&quarantine_lock);
+	old = quarantine[quarantine_next];
+	quarantine[quarantine_next] = p;
+	quarantine_next = (quarantine_next + 1) % QUARANTINE;
+	pthread_mutex_unlock(&quarantine_lock);
+	if (old) {
+		check_poison(old);
+		free(old);
+	}
 }
 
 void rp_free(void *p)
 {
-	free(p);
+	if (!p)
+		return;
+	uatomic_dec(&live_objects);
+	if (!CMM_LOAD_SHARED(poison)) {
+		free(p);
+		return;
+	}
+	memset(p, RP_POISON_FREE, malloc_usable_size(p));
+	quarantine_put(p);
+}
+
+unsigned int rp_debug_alloc_sites(void)
+{
+	return uatomic_read(&nr_sites);
+}
+
+const char *rp_debug_alloc_site_name(unsigned int k)
+{
+	return site_at(k) ? site_names[k] : NULL;
+}
+
+unsigned long rp_debug_alloc_site_calls(unsigned int k)
+{
+	struct rp_alloc_site *site = site_at(k);
+
+	return site ? uatomic_read(&site->calls) : 0;
+}
+
+int rp_debug_fail_site(unsigned int k, unsigned long nth)
+{
+	struct rp_alloc_site *site = site_at(k);
+
+	if (!site || nth == 0)
+		return -EINVAL;
+	rp_debug_fail_none();
+	fail_site = site;
+	fail_at_call = uatomic_read(&site->calls) + nth;
+	/* Arms the injection after its parameters; pairs with should_fail's rmb. */
+	cmm_smp_wmb();
+	uatomic_set(&inject_mode, INJECT_SITE);
+	return 0;
+}
+
+int rp_debug_fail_random(double rate, uint64_t seed)
+{
+	if (!(rate > 0 && rate <= 1))
+		return -EINVAL;
+	rp_debug_fail_none();
+	fail_threshold = rate >= 1 ? UINT64_MAX : (uint64_t)(rate * 18446744073709551616.0);
+	fail_seed = seed;
+	uatomic_set(&random_calls, 0);
+	/* Arms the injection after its parameters; pairs with should_fail's rmb. */
+	cmm_smp_wmb();
+	uatomic_set(&inject_mode, INJECT_RANDOM);
+	return 0;
+}
+
+void rp_debug_fail_none(void)
+{
+	uatomic_set(&inject_mode, INJECT_NONE);
+}
+
+unsigned long rp_debug_alloc_failures(void)
+{
+	return uatomic_read(&failures);
+}
+
+unsigned long rp_debug_live_objects(void)
+{
+	return uatomic_read(&live_objects);
+}
+
+bool rp_debug_set_poison(bool on)
+{
+	bool old = CMM_LOAD_SHARED(poison);
+
+	CMM_STORE_SHARED(poison, on);
+	return old;
 }

@@ -4,10 +4,11 @@
 #include <string.h>
 #include "sync.h"
 
-static const char *const mode_names[RP_SYNC_NR_MODES] = {
+static const char *const mode_names[RP_SYNC_NONE + 1] = {
 	[RP_SYNC_RCU] = "rcu",
 	[RP_SYNC_RWLOCK] = "rwlock",
 	[RP_SYNC_QRWLOCK] = "qrwlock",
+	[RP_SYNC_NONE] = "none",
 };
 
 __thread char rp_thread_token;
@@ -18,7 +19,7 @@ static unsigned long deferred_pending;
 
 const char *rp_sync_mode_name(enum rp_sync_mode mode)
 {
-	return (unsigned int)mode < RP_SYNC_NR_MODES ? mode_names[mode] : NULL;
+	return (unsigned int)mode <= RP_SYNC_NONE ? mode_names[mode] : NULL;
 }
 
 int rp_sync_mode_parse(const char *name, enum rp_sync_mode *mode)

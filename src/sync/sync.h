@@ -106,6 +106,8 @@ void rp_sync_synchronize_cb(void *sync);
 static inline void rp_read_lock(struct rp_sync *s)
 {
 	switch (s->mode) {
+	case RP_SYNC_NONE:
+		break;
 	case RP_SYNC_RCU:
 		rcu_read_lock();
 		break;
@@ -125,6 +127,8 @@ static inline void rp_read_unlock(struct rp_sync *s)
 {
 	rp_lockdep_read_exit();
 	switch (s->mode) {
+	case RP_SYNC_NONE:
+		break;
 	case RP_SYNC_RCU:
 		rcu_read_unlock();
 		break;
@@ -166,6 +170,8 @@ static inline void rp_update_lock(struct rp_sync *s)
 {
 	rp_lockdep_acquire(RP_LOCK_UPDATE);
 	switch (s->mode) {
+	case RP_SYNC_NONE:
+		break;
 	case RP_SYNC_RCU:
 		if (pthread_mutex_trylock(&s->update) != 0) {
 			rp_sync_block_begin();
@@ -187,6 +193,8 @@ static inline void rp_update_unlock(struct rp_sync *s)
 {
 	CMM_STORE_SHARED(s->update_owner, NULL);
 	switch (s->mode) {
+	case RP_SYNC_NONE:
+		break;
 	case RP_SYNC_RCU:
 		pthread_mutex_unlock(&s->update);
 		break;

@@ -66,7 +66,7 @@ Test(selfcheck, rejects_bad_options)
 	opts.seconds = 0;
 	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
 	opts.seconds = 0.1;
-	opts.mode = RP_SYNC_NR_MODES;
+	opts.mode = RP_SYNC_NONE;	/* no concurrency check without synchronization */
 	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
 	cr_assert_eq(rp_check_parse("no-such-check", &kind), -EINVAL);
 	cr_assert_eq(rp_check_parse("list-retry", &kind), 0);

@@ -18,7 +18,10 @@ Test(modes, names_round_trip)
 		cr_assert_eq(rp_sync_mode_parse(rp_sync_mode_name(m), &parsed), 0);
 		cr_assert_eq(parsed, (enum rp_sync_mode)m);
 	}
-	cr_assert_null(rp_sync_mode_name(RP_SYNC_NR_MODES));
+	/* The single-threaded baseline has a name but is not parsed. */
+	cr_assert_str_eq(rp_sync_mode_name(RP_SYNC_NONE), "none");
+	cr_assert_eq(rp_sync_mode_parse("none", &(enum rp_sync_mode){ 0 }), -EINVAL);
+	cr_assert_null(rp_sync_mode_name(RP_SYNC_NONE + 1));
 #ifdef RP_RCU_QSBR
 	cr_assert_str_eq(rp_rcu_flavour(), "qsbr");
 #else

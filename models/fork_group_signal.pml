@@ -1,33 +1,44 @@
 /*
  * fork_group_signal.pml: fork against a group signal (the article's Group 5,
- * "Ordered Update With Ordered Read"; MISSION.md invariants I1 and I2).
+ * "Ordered Update With Ordered Read"; MISSION.md invariants I1 and I2), with
+ * rcuproc's fork window (docs/pgrp.md).
  *
  * The process-group membership list is an hlist of proxies (NULL-terminated),
- * walked in order by a group-signal sender under RCU: it loads the head, then
- * for each member marks it signalled and loads its ->next.  Two members fork
- * at the same time.  A forking parent links its child right AFTER itself
- * (rp_hlist_add_behind_rcu: fill in the child's ->next, then publish it with
- * one store into the parent's ->next), and only THEN checks its own pending
- * signal.  If a signal is pending it abandons the fork (ERESTARTNOINTR): it
- * unlinks the child (one store into the parent's ->next; the child keeps its
- * ->next for a reader standing on it) and the child never runs.
+ * walked in order by a group-signal sender under RCU: for each member it
+ * takes the member's siglock, signals it (and, if the member is forking,
+ * records the signal in the member's open fork record), loads the member's
+ * ->next under that same lock, and unlocks.  Two members fork at the same
+ * time.  A fork:
+ *   1. under its siglock: if a signal is already pending, restarts at once
+ *      (ERESTARTNOINTR: the child never exists); else opens its record;
+ *   2. under the update lock and, in ONE hold of its siglock, closes the
+ *      record, gives the child what it recorded, and links the child right
+ *      AFTER itself (rp_hlist_add_behind_rcu: the child's ->next, then one
+ *      publishing store).
  *
- * Why it works: the walk reads the list in order, so if it reaches the child
- * it has already signalled the parent; if it does not reach the child, it had
- * loaded the parent's ->next before the child was published, so it signalled
- * the parent before the parent checked, and the parent abandons the fork.
+ * Why it works: the sender's visit to the parent and the fork's step 2
+ * exclude each other (the parent's siglock).  Visit first: the signal is
+ * recorded, and the sender loaded the parent's ->next before the child was
+ * behind it, so the child gets it from the record only.  Step 2 first: the
+ * record is closed, and the sender's load of the parent's ->next finds the
+ * child, so the child gets it from the sender only.  A visit before step 1
+ * leaves the signal pending: restart.  Only a signal already pending at the
+ * start restarts a fork, so a stream of signals cannot starve it.
  *
  * Properties, checked once the sender and both forks are finished:
  *  I1: every member that is in the group for the whole call (A, P, B) is
- *      signalled exactly once; a child is signalled at most once;
- *  I2: for each fork: the fork was abandoned, or the child was signalled
- *      (the parent always is: it is a member for the whole call).
+ *      signalled exactly once; a child at most once;
+ *  I2: for each fork: the fork was restarted, or the child got the signal
+ *      (the parent always does: it is a member for the whole call).
  *
  * Broken variants (each must give an assertion violation):
  *  -DBROKEN_HEAD (or -DBROKEN): the child is linked at the head of the list
- *      (hlist_add_head_rcu), so a walker already past the head misses it;
- *  -DBROKEN_CHECK_FIRST: the parent checks its pending signal before linking
- *      the child, so the walk can pass the parent between the two moments.
+ *      (hlist_add_head_rcu), so a sender already past the head misses it
+ *      (RP_BREAK_CHILD_AT_HEAD);
+ *  -DBROKEN_CHECK_FIRST: the record is closed in a siglock hold of its own,
+ *      before the hold that links the child: a sender visiting the parent
+ *      in between neither records the signal nor finds the child
+ *      (RP_BREAK_CHECK_BEFORE_LINK).
  *
  * Run: spin -a fork_group_signal.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -46,42 +57,71 @@
 
 byte head;		/* the group list's first pointer */
 byte next[NN];		/* ->next of each proxy; readers load it one at a time */
-byte sig[NN];		/* times the sender signalled each task */
-bool abandoned[NN];	/* indexed by the parent */
+byte sig[NN];		/* signals each task got: sent, or given from a record */
+bool lk[NN];		/* each process's siglock */
+bool open[NN];		/* a fork record is open on this parent */
+byte rec[NN];		/* signals recorded for this parent's fork */
+bool restarted[NN];	/* indexed by the parent */
 byte finished;		/* processes finished */
 bool ulock;		/* the update lock: updaters are serialized */
 
-inline update_lock()   { atomic { !ulock -> ulock = true } }
-inline update_unlock() { ulock = false }
+inline lock(t)		{ atomic { !lk[t] -> lk[t] = true } }
+inline unlock(t)	{ lk[t] = false }
+inline update_lock()	{ atomic { !ulock -> ulock = true } }
+inline update_unlock()	{ ulock = false }
 
-/* kill_pgrp under RCU: walk the list in order, signal each member. */
+/* kill_pgrp under RCU: each member under its siglock, ->next read under it. */
 proctype sender()
 {
-	byte cur;
+	byte cur, nxt;
 
 	cur = head;				/* rcu_dereference(head->first) */
 	do
 	:: cur == NIL -> break
 	:: else ->
-		sig[cur]++;			/* send_signal under cur's siglock */
-		cur = next[cur]			/* rcu_dereference(cur->next) */
+		lock(cur);
+		sig[cur]++;			/* send_signal */
+		if
+		:: open[cur] -> rec[cur]++	/* rp_fork_record_signal */
+		:: else
+		fi;
+		nxt = next[cur];		/* rcu_dereference(cur->next), locked */
+		unlock(cur);
+		cur = nxt
 	od;
+	nxt = 0;
 	finished++
 }
 
-/* copy_process(): link the child, then check for a pending signal. */
+/* Close @me's record: its child gets what it holds (siglock held). */
+inline close_record(me, child)
+{
+	sig[child] = sig[child] + rec[me];
+	open[me] = false
+}
+
+/* copy_process(): restart on a pending signal, else record, link, close. */
 proctype forker(byte me; byte child)
 {
-	byte prev;
-
-#ifdef BROKEN_CHECK_FIRST
-	/* The naive order: check first, link 34 lines later. */
+	lock(me);
 	if
-	:: sig[me] > 0 -> abandoned[me] = true; goto out
+	:: sig[me] > 0 -> restarted[me] = true
+	:: else -> open[me] = true
+	fi;
+	unlock(me);
+	if
+	:: restarted[me] -> goto out
 	:: else
 	fi;
-#endif
 	update_lock();
+	lock(me);
+#ifdef BROKEN_CHECK_FIRST
+	close_record(me, child);
+	unlock(me);
+	lock(me);
+#else
+	close_record(me, child);
+#endif
 #ifdef BROKEN_HEAD
 	next[child] = head;			/* hlist_add_head_rcu */
 	head = child;				/* publish */
@@ -89,32 +129,8 @@ proctype forker(byte me; byte child)
 	next[child] = next[me];			/* rp_hlist_add_behind_rcu */
 	next[me] = child;			/* publish: rcu_assign_pointer */
 #endif
+	unlock(me);
 	update_unlock();
-#ifndef BROKEN_CHECK_FIRST
-	/* Ordered update: the pending check comes after the link. */
-	if
-	:: sig[me] > 0 ->
-		update_lock();
-		/* Unlink the child: one store into its predecessor.  The
-		 * search for the predecessor reads only updater state. */
-		d_step {
-			if
-			:: head == child -> head = next[child]
-			:: else ->
-				prev = head;
-				do
-				:: next[prev] == child -> break
-				:: else -> prev = next[prev]
-				od;
-				next[prev] = next[child];
-				prev = 0
-			fi
-		}
-		update_unlock();
-		abandoned[me] = true
-	:: else
-	fi;
-#endif
 out:
 	finished++
 }
@@ -136,7 +152,7 @@ init {
 	/* I1: stable members exactly once, children at most once. */
 	assert(sig[A] == 1 && sig[P] == 1 && sig[B] == 1);
 	assert(sig[C] <= 1 && sig[D] <= 1);
-	/* I2: a signalled parent's fork is abandoned or its child signalled. */
-	assert(abandoned[P] || sig[C] == 1);
-	assert(abandoned[A] || sig[D] == 1)
+	/* I2: a fork is restarted or its child got the signal. */
+	assert(restarted[P] || sig[C] == 1);
+	assert(restarted[A] || sig[D] == 1)
 }

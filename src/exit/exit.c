@@ -15,7 +15,9 @@
 #include "exit.h"
 #include "../signal/signal.h"
 #include "../ptrace/ptrace.h"
+#include "../pgrp/pgrp.h"
 #include "../task/objects.h"
+#include "../tty/ctty.h"
 
 /* The CLD_* code and si_status of wait status @status (Linux's do_notify_parent). */
 void rp_status_to_cld(int status, int *code, int *cld_status)
@@ -103,11 +105,11 @@ static void unhash_task(struct rp_task *t)
 	/* Lookups by number find nothing from now on: pairs with rp_find_task. */
 	rcu_assign_pointer(t->pid->task, NULL);
 	rp_pid_detach(t->pid);
+	rp_cputimers_release(t);
 	drop_sighand(t);
 	if (--sig->nr_threads == 0) {
+		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(sig->leader_pid);
-		rp_pid_detach(sig->pgrp);
-		rp_pid_detach(sig->session);
 	}
 	uatomic_dec(&t->cred->user->processes);
 }
@@ -206,8 +208,9 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
  * group is gone is reported to its new parent, and released if that parent
  * does not want it.
  */
-static void reparent_leader(struct rp_task *p)
+static void reparent_leader(struct rp_task *father, struct rp_task *p)
 {
+	rp_kill_orphaned_pgrp(p, father);	/* before a release: its group is read */
 	p->exit_signal = SIGCHLD;	/* no odd signal to a reaper (Linux) */
 	if (!p->ptrace && uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE && alone_in_group(p) &&
 	    rp_do_notify_parent(p, p->exit_signal)) {
@@ -255,7 +258,7 @@ static void forget_original_parent(struct rp_task *father)
 	/* The moved children are the first @n on the reaper's list. */
 	for (node = reaper->children.next; n--; node = next) {
 		next = node->next;
-		reparent_leader(caa_container_of(node, struct rp_task, sibling));
+		reparent_leader(father, caa_container_of(node, struct rp_task, sibling));
 	}
 }
 
@@ -303,16 +306,23 @@ void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_sighand *sh = rp_lock_task_sighand(t);	/* not released: @t runs */
+	bool group_dead;
 
 	/* Senders stop picking @t; find_new_reaper skips it. */
 	CMM_STORE_SHARED(t->flags, t->flags | RP_PF_EXITING);
 	t->exit_code = code;
 	rp_flush_sigqueue(t->sys, &t->pending);
 	rp_unlock_sighand(sh);
-	uatomic_dec(&t->signal->live);
+	rp_cputimers_exit(t);	/* no tick on @t from now on; its times to the group */
+	rp_jobctl_exit(t);	/* a group stop waits for @t no more */
+	group_dead = uatomic_sub_return(&t->signal->live, 1) == 0;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
 	forget_original_parent(t);
+	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
+		rp_tty_session_exit(t);
+		rp_kill_orphaned_pgrp(t->group_leader, NULL);
+	}
 	exit_notify(t);
 	rp_update_unlock(sync);
 }

@@ -6,8 +6,15 @@
  * list insertion that publishes the child (Group 2), and the check for a
  * dying caller is made under the same siglock as the thread-list insertion,
  * so a group exit either sees the new thread (and kills it) or makes the
- * fork fail.  The pgrp-signal ordering of Group 5 (link, then check) is the
- * process-group issue's.
+ * fork fail.
+ *
+ * Group 5's ordering (docs/pgrp.md): a new process is linked right behind
+ * its parent on the member lists and on sys->tasks, under the parent's
+ * siglock, in the same hold that closes the fork window: group signals that
+ * reached the parent while it forked (recorded) go to the child, and a
+ * group walker that comes later meets the child behind the parent.  A
+ * signal pending when the fork starts restarts it (RP_ERESTARTNOINTR), as
+ * does a fatal one at the link; other signals never do.
  */
 #include <errno.h>
 #include <sched.h>
@@ -15,6 +22,8 @@
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../ptrace/ptrace.h"
+#include "../pgrp/pgrp.h"
+#include "../signal/signal.h"
 
 #define CLONE_SUPPORTED (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | \
 			 CLONE_PTRACE | CSIGNAL)
@@ -51,26 +60,36 @@ static int charge_nproc(const struct rp_cred *c, rlim_t limit)
 	return -EAGAIN;
 }
 
-/* The tables a new process gets of its own (NULL: shared with the caller). */
-static int alloc_tables(struct rp_task *p, unsigned long flags)
+/* The tables and member proxies a new process gets of its own (NULL: shared). */
+static int alloc_tables(struct rp_task *p, unsigned long flags, struct rp_proxy **px)
 {
 	if (!(flags & CLONE_SIGHAND) && !(p->sighand = rp_sighand_alloc(p->sys)))
 		return -ENOMEM;
-	if (!(flags & CLONE_THREAD) && !(p->signal = rp_signal_alloc(p->sys)))
-		return -ENOMEM;
-	return 0;
+	if (flags & CLONE_THREAD)
+		return 0;
+	p->signal = rp_signal_alloc(p->sys);
+	px[0] = rp_proxy_alloc(p->sys);
+	px[1] = rp_proxy_alloc(p->sys);
+	return p->signal && px[0] && px[1] ? 0 : -ENOMEM;
 }
 
 /*
- * Share or copy the caller's tables, mask and limits, under its siglock
- * (exec may switch its table; sigaction, sigprocmask and setrlimit write
- * them).  Returns the caller's RLIMIT_NPROC.
+ * Share or copy the caller's tables, mask, limits and priorities, under its
+ * siglock (exec may switch its table; sigaction, sigprocmask, setrlimit and
+ * setpriority write them), and open the fork window (@rec, NULL for a
+ * thread).  A signal already pending restarts the fork: -RP_ERESTARTNOINTR
+ * before anything is shared.  Else the caller's RLIMIT_NPROC in *@nproc.
  */
-static rlim_t copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags)
+static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags,
+			    struct rp_fork_record *rec, rlim_t *nproc)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);	/* @self runs: never NULL */
-	rlim_t nproc = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
 
+	if (rp_signal_pending_locked(self)) {
+		rp_unlock_sighand(sh);
+		return -RP_ERESTARTNOINTR;
+	}
+	*nproc = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
 	if (flags & CLONE_SIGHAND) {
 		uatomic_inc(&sh->count);
 		p->sighand = sh;
@@ -85,8 +104,23 @@ static rlim_t copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned
 		p->signal->dumpable = self->signal->dumpable;
 	}
 	p->blocked = self->blocked;
+	rp_prio_copy(self, p);
+	if (rec)
+		rp_fork_record_open(self, rec);
 	rp_unlock_sighand(sh);
-	return nproc;
+	return 0;
+}
+
+/* Close the fork window on a failure before the link. */
+static void cancel_record(struct rp_task *self, struct rp_fork_record *rec)
+{
+	struct rp_sighand *sh;
+
+	if (!rec)
+		return;
+	sh = rp_lock_task_sighand(self);
+	rp_fork_record_close(rec, NULL);
+	rp_unlock_sighand(sh);
 }
 
 /* Must the fork be abandoned?  The caller's group is dying (siglock held). */
@@ -98,16 +132,12 @@ static bool fork_interrupted(const struct rp_task *self)
 }
 
 /* A new process's own group: its ids, and what it inherits (update lock held). */
-static void init_group(struct rp_task *self, struct rp_task *p)
+static void init_group(struct rp_task *p)
 {
 	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
 
 	sig->leader_pid = p->pid;
 	rp_pid_attach(p->pid);
-	sig->pgrp = self->signal->pgrp;
-	rp_pid_attach(sig->pgrp);
-	sig->session = self->signal->session;
-	rp_pid_attach(sig->session);
 	/* Set under the same lock as the link, for prctl's propagation walk. */
 	sig->has_child_subreaper = psig->has_child_subreaper || psig->is_child_subreaper;
 	sig->nr_threads = 1;
@@ -120,10 +150,9 @@ static void init_group(struct rp_task *self, struct rp_task *p)
  * unordered (head insertion; Linux adds at the tail): wait scans all of it.
  * Update lock and the caller's siglock held.
  */
-static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
+static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
+		       struct rp_proxy **px)
 {
-	struct rp_system *sys = self->sys;
-
 	p->flags = RP_PF_FORKNOEXEC;
 	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 				     self->real_parent : self;
@@ -137,33 +166,64 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
 							  (int)(flags & CSIGNAL);
-		init_group(self, p);
+		init_group(p);
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
-		cds_list_add_tail_rcu(&p->tasks, &sys->tasks);
+		rp_pgrp_fork_link(self, p, px);	/* member lists and sys->tasks */
 		cds_hlist_add_head_rcu(&p->sibling, &p->real_parent->children);
 	}
 	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task. */
 	rcu_assign_pointer(p->pid->task, p);
 }
 
+/*
+ * Close the fork window and link @p, in one hold of the caller's siglock: a
+ * fatal signal abandons the fork; else @p gets the group signals recorded
+ * and is linked, so a group walker, which reads the parent's successor
+ * under this siglock, either recorded its signal or will meet @p.  Then
+ * the priorities again: a group change that set the caller after the first
+ * copy passed it before @p was behind it.  RP_BREAK_CHECK_BEFORE_LINK
+ * closes the window in a hold of its own; RP_BREAK_PRIO_NO_FORK_ORDER
+ * skips the second copy.
+ */
+static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned long flags,
+			      struct rp_fork_record *rec, struct rp_proxy **px)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	int err = fork_interrupted(self) ? -RP_ERESTARTNOINTR : 0;
+
+	if (rec)
+		rp_fork_record_close(rec, err ? NULL : p);
+#ifdef RP_BREAK_CHECK_BEFORE_LINK
+	rp_unlock_sighand(sh);
+	for (int i = 0; i < 16; i++)
+		RP_TORTURE_DELAY();
+	sh = rp_lock_task_sighand(self);
+#endif
+	if (!err) {
+		link_child(self, p, flags, px);
+#ifndef RP_BREAK_PRIO_NO_FORK_ORDER
+		rp_prio_copy(self, p);
+#endif
+	}
+	rp_unlock_sighand(sh);
+	return err;
+}
+
 /* Allocate the tid and link @p, or fail with nothing linked (update lock taken here). */
-static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
+static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
+			struct rp_fork_record *rec, struct rp_proxy **px)
 {
 	struct rp_sync *sync = &self->sys->sync;
-	struct rp_sighand *sh;
 	int err = 0;
 
 	rp_update_lock(sync);
 	p->pid = rp_pid_alloc(self->sys, &err);
-	if (p->pid) {
-		sh = rp_lock_task_sighand(self);
-		if (fork_interrupted(self))
-			err = -RP_ERESTARTNOINTR;
-		else
-			link_child(self, p, flags);
-		rp_unlock_sighand(sh);
+	if (!p->pid) {
+		cancel_record(self, rec);
+	} else {
+		err = link_under_siglock(self, p, flags, rec, px);
 		if (err) {
 			rp_pid_detach(p->pid);
 			p->pid = NULL;
@@ -176,8 +236,10 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 }
 
 /* Undo a child that was never published. */
-static void free_unlinked(struct rp_task *p, bool charged)
+static void free_unlinked(struct rp_task *p, struct rp_proxy **px, bool charged)
 {
+	rp_proxy_free_unlinked(px[0]);
+	rp_proxy_free_unlinked(px[1]);
 	if (charged)
 		uatomic_dec(&p->cred->user->processes);
 	if (p->sighand)
@@ -187,7 +249,10 @@ static void free_unlinked(struct rp_task *p, bool charged)
 
 pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
 {
+	struct rp_proxy *px[RP_MEMBER_LISTS] = { NULL, NULL };
+	struct rp_fork_record record, *rec = (flags & CLONE_THREAD) ? NULL : &record;
 	struct rp_task *p;
+	rlim_t nproc;
 	pid_t tid;
 	int err = check_flags(self, flags);
 
@@ -199,20 +264,25 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	if (!p)
 		return -ENOMEM;
 	p->cred = rp_cred_get(self->cred);
-	err = alloc_tables(p, flags);
+	err = alloc_tables(p, flags, px);
+	if (!err)
+		err = copy_from_caller(self, p, flags, rec, &nproc);
 	if (err) {
-		free_unlinked(p, false);
+		free_unlinked(p, px, false);
 		return err;
 	}
 	memcpy(p->comm, self->comm, sizeof(p->comm));
-	err = charge_nproc(p->cred, copy_from_caller(self, p, flags));
+	/* The fork window is open: widen it (torture). */
+	RP_TORTURE_DELAY();
+	err = charge_nproc(p->cred, nproc);
 	if (err) {
-		free_unlinked(p, false);
+		cancel_record(self, rec);
+		free_unlinked(p, px, false);
 		return err;
 	}
-	err = attach_child(self, p, flags);
+	err = attach_child(self, p, flags, rec, px);
 	if (err) {
-		free_unlinked(p, true);
+		free_unlinked(p, px, true);
 		return err;
 	}
 	tid = rp_task_tid(p);

@@ -7,19 +7,14 @@
  * the target's sighand with a load, lock, recheck loop (commit e56d090310d7).
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 #include "signal.h"
+#include "../pgrp/pgrp.h"
 #include "../task/objects.h"
 
-/* The first real-time signal in the kernel's numbering (glibc's SIGRTMIN is 34). */
-#define SIGBIT(sig)	(1ULL << ((sig) - 1))
-
-/* Default action "ignore", and the stop signals (Linux's SIG_KERNEL_*_MASK). */
-#define KERNEL_IGNORE_MASK (SIGBIT(SIGCHLD) | SIGBIT(SIGURG) | SIGBIT(SIGWINCH) | \
-			    SIGBIT(SIGCONT))
-#define KERNEL_STOP_MASK (SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
-			  SIGBIT(SIGTTOU))
+/* Default action "ignore" (Linux's SIG_KERNEL_IGNORE_MASK). */
+#define KERNEL_IGNORE_MASK (RP_SIGBIT(SIGCHLD) | RP_SIGBIT(SIGURG) | RP_SIGBIT(SIGWINCH) | \
+			    RP_SIGBIT(SIGCONT))
 
 /*
  * Signals 1..64 as one word.  glibc's sigaddset/sigdelset refuse 32 and 33
@@ -40,14 +35,14 @@ void rp_sigset_set_bits(sigset_t *set, uint64_t bits)
 
 bool rp_sig_kernel_stop(int sig)
 {
-	return sig < RP_SIGRTMIN && (SIGBIT(sig) & KERNEL_STOP_MASK);
+	return sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & RP_SIG_STOP_MASK);
 }
 
 bool rp_sig_handler_ignored(const struct sigaction *ka, int sig)
 {
 	return ka->sa_handler == SIG_IGN ||
 	       (ka->sa_handler == SIG_DFL && sig < RP_SIGRTMIN &&
-		(SIGBIT(sig) & KERNEL_IGNORE_MASK));
+		(RP_SIGBIT(sig) & KERNEL_IGNORE_MASK));
 }
 
 static bool kill_ok_by_cred(const struct rp_cred *c, const struct rp_cred *tc)
@@ -60,18 +55,15 @@ static bool kill_ok_by_cred(const struct rp_cred *c, const struct rp_cred *tc)
 /* Under rp_read_lock: creds and sessions are read with rcu_dereference. */
 int rp_check_kill_permission(struct rp_task *self, int sig, struct rp_task *t)
 {
-	struct rp_pid *sid;
-
 	if (sig < 0 || sig >= RP_NSIG)
 		return -EINVAL;
 	if (rp_same_thread_group(self, t) ||
 	    kill_ok_by_cred(rp_task_cred(self), rp_task_cred(t)))
 		return 0;
+	/* Linux: SIGCONT is allowed within the session, whatever the uids. */
 	if (sig != SIGCONT)
 		return -EPERM;
-	/* SIGCONT within the session; pairs with the session's publication in setsid. */
-	sid = rcu_dereference(t->signal->session);
-	return !sid || sid == rcu_dereference(self->signal->session) ? 0 : -EPERM;
+	return rp_task_session_nr(t) == rp_task_session_nr(self) ? 0 : -EPERM;
 }
 
 void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
@@ -85,7 +77,7 @@ void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
 
 static bool sig_blocked(const struct rp_task *t, int sig)
 {
-	return rp_sigset_bits(&t->blocked) & SIGBIT(sig);
+	return rp_sigset_bits(&t->blocked) & RP_SIGBIT(sig);
 }
 
 static bool is_global_init(const struct rp_task *t)
@@ -172,7 +164,7 @@ static bool wants_signal(const struct rp_task *t, int sig)
 /* Does @sig, unhandled, kill the process? */
 static bool sig_fatal(const struct rp_task *t, int sig)
 {
-	return !(sig < RP_SIGRTMIN && (SIGBIT(sig) & (KERNEL_IGNORE_MASK | KERNEL_STOP_MASK))) &&
+	return !(sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & (KERNEL_IGNORE_MASK | RP_SIG_STOP_MASK))) &&
 	       t->sighand->action[sig].sa_handler == SIG_DFL;
 }
 
@@ -228,15 +220,18 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	if (sig <= 0 || sig >= RP_NSIG)
 		return -EINVAL;
 	/* A dying group drops everything (Linux's prepare_signal). */
-	if ((t->signal->flags & RP_SIGNAL_GROUP_EXIT) || sig_ignored(t, sig))
+	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
+		return 0;
+	rp_jobctl_prepare_signal(t, sig);	/* SIGCONT resumes even if ignored */
+	if (sig_ignored(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
-	if (sig < RP_SIGRTMIN && (rp_sigset_bits(&pending->signal) & SIGBIT(sig)))
+	if (sig < RP_SIGRTMIN && (rp_sigset_bits(&pending->signal) & RP_SIGBIT(sig)))
 		return 0;
 	err = queue_siginfo(t, pending, sig, info);
 	if (err)
 		return err;
-	rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) | SIGBIT(sig));
+	rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) | RP_SIGBIT(sig));
 	complete_signal(t, sig, group);
 	return 0;
 }
@@ -270,7 +265,8 @@ bool rp_signal_pending_locked(struct rp_task *t)
 			   rp_sigset_bits(&t->signal->shared_pending.signal);
 
 	return (pending & ~rp_sigset_bits(&t->blocked)) ||
-	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
+	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
+	       (t->jobctl & RP_JOBCTL_STOP_PENDING);	/* a group stop to join */
 }
 
 /*
@@ -292,7 +288,7 @@ int rp_zap_other_threads(struct rp_task *p)
 		if (uatomic_read(&t->exit_state))
 			continue;
 		rp_sigset_set_bits(&t->pending.signal,
-				   rp_sigset_bits(&t->pending.signal) | SIGBIT(SIGKILL));
+				   rp_sigset_bits(&t->pending.signal) | RP_SIGBIT(SIGKILL));
 		rp_signal_wake_up(t);
 	}
 	return count;
@@ -335,60 +331,6 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 	return err;
 }
 
-/*
- * kill(-1): every process but init and the caller's own.  As Linux, a
- * refusal (EPERM) does not change the answer: 0 unless a process could be
- * signalled and failed otherwise; -ESRCH if there was none at all.
- */
-static int kill_all(struct rp_task *self, int sig, const siginfo_t *info)
-{
-	struct rp_sync *sync = &self->sys->sync;
-	int ret = 0, count = 0;
-	struct rp_task *p;
-
-	rp_read_lock(sync);
-	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
-	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
-		int err;
-
-		if (rp_task_tid(p) <= 1 || rp_same_thread_group(p, self))
-			continue;
-		err = group_send(self, p, sig, info);
-		count++;
-		if (err != -EPERM)
-			ret = err;
-	}
-	rp_read_unlock(sync);
-	return count ? ret : -ESRCH;
-}
-
-/*
- * kill(0) and kill(-pgrp): a simple walk of every process; the process-group
- * issue replaces it with the group's own member list.  0 if any member was
- * signalled, else the last error, -ESRCH for an empty group.
- */
-static int kill_pgrp(struct rp_task *self, pid_t pgrp, int sig, const siginfo_t *info)
-{
-	struct rp_sync *sync = &self->sys->sync;
-	int ret = -ESRCH;
-	bool success = false;
-	struct rp_task *p;
-
-	rp_read_lock(sync);
-	if (!pgrp)	/* pairs with the pgrp's publication in setpgid */
-		pgrp = rcu_dereference(self->signal->pgrp)->nr;
-	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
-	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
-		/* Pairs with the pgrp's publication in setpgid. */
-		if (rcu_dereference(p->signal->pgrp)->nr != pgrp)
-			continue;
-		ret = group_send(self, p, sig, info);
-		success |= !ret;
-	}
-	rp_read_unlock(sync);
-	return success ? 0 : ret;
-}
-
 int rp_kill(struct rp_task *self, pid_t pid, int sig)
 {
 	siginfo_t info;
@@ -399,12 +341,8 @@ int rp_kill(struct rp_task *self, pid_t pid, int sig)
 	rp_siginfo_init(&info, sig, SI_USER, rp_task_tgid(self), self->cred->uid);
 	if (pid > 0)
 		ret = kill_pid(self, pid, sig, &info);
-	else if (pid == -1)
-		ret = kill_all(self, sig, &info);
-	else if (pid == INT_MIN)
-		ret = -ESRCH;	/* -INT_MIN does not exist */
-	else
-		ret = kill_pgrp(self, -pid, sig, &info);
+	else	/* kill(0), kill(-1), kill(-pgrp): src/pgrp/kill.c */
+		ret = rp_kill_group_info(self, pid, sig, &info);
 	rp_sync_quiescent();
 	return ret;
 }

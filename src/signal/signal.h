@@ -7,6 +7,12 @@
 
 #define RP_SIGRTMIN	32	/* first real-time signal, kernel numbering */
 
+/* Signal @sig's bit in a 64-bit set (bit sig - 1, as rp_sigset_bits). */
+#define RP_SIGBIT(sig)	(1ULL << ((sig) - 1))
+/* The stop signals (Linux's SIG_KERNEL_STOP_MASK). */
+#define RP_SIG_STOP_MASK (RP_SIGBIT(SIGSTOP) | RP_SIGBIT(SIGTSTP) | RP_SIGBIT(SIGTTIN) | \
+			  RP_SIGBIT(SIGTTOU))
+
 /* Signals 1..64 as one word, bit sig-1 (glibc's sigaddset refuses 32 and 33). */
 uint64_t rp_sigset_bits(const sigset_t *set);
 void rp_sigset_set_bits(sigset_t *set, uint64_t bits);
@@ -38,10 +44,76 @@ void rp_signal_wake_up(struct rp_task *t);
 /* SIGKILL pending for @t or its group, or a group exit begun (siglock held). */
 bool rp_fatal_signal_pending(struct rp_task *t);
 
-/* Is an unblocked signal pending for @t?  (siglock held) */
+/* Is an unblocked signal pending for @t, or a group stop to join?  (siglock held) */
 bool rp_signal_pending_locked(struct rp_task *t);
 
 /* SIGKILL every other thread of @t's group (siglock held); their number. */
 int rp_zap_other_threads(struct rp_task *t);
+
+/*
+ * Job control (src/signal/jobctl.c): group stop, SIGCONT, the parent's
+ * CLD_STOPPED/CLD_CONTINUED notices, orphaned process groups.
+ */
+
+/* rp_signal.flags (s), besides task.h's: a notice the group owes its parent. */
+#define RP_SIGNAL_CLD_STOPPED	0x100	/* SIGCONT cut a group stop short */
+#define RP_SIGNAL_CLD_CONTINUED	0x200	/* SIGCONT resumed a stopped group */
+#define RP_SIGNAL_CLD_MASK	(RP_SIGNAL_CLD_STOPPED | RP_SIGNAL_CLD_CONTINUED)
+#define RP_SIGNAL_STOP_MASK	(RP_SIGNAL_CLD_MASK | RP_SIGNAL_STOP_STOPPED | \
+				 RP_SIGNAL_STOP_CONTINUED)
+
+/* rp_task.jobctl (s), besides task.h's. */
+#define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
+#define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
+
+/*
+ * Discard the signals of @mask (bit sig - 1), queued entries too, from @p's
+ * group and each of its threads (Linux's flush_sigqueue_mask over the
+ * group; siglock held, and a read section or the update lock).
+ */
+void rp_flush_signals(struct rp_task *p, uint64_t mask);
+
+/*
+ * Linux's prepare_signal for @sig to @p (siglock held, and a read section or
+ * the update lock): a stop signal discards a pending SIGCONT; SIGCONT
+ * discards pending stop signals and resumes every thread of the group.
+ */
+void rp_jobctl_prepare_signal(struct rp_task *p, int sig);
+
+/* Something for rp_get_signal to do first: a stop to join, a notice to send? */
+bool rp_jobctl_pending(const struct rp_task *self);
+/* Do it (siglock @sh held, released on return); may sleep stopped. */
+void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh);
+
+/*
+ * @self dequeued stop signal @sig with the default action (siglock @sh
+ * held, released on return): stop the group unless SIGCONT came meanwhile,
+ * or the signal is SIGTSTP, SIGTTIN or SIGTTOU and @self's process group is
+ * orphaned; sleep until continued or killed.
+ */
+void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig);
+
+/* Exiting @t (RP_PF_EXITING set, no lock held) leaves a pending group stop. */
+void rp_jobctl_exit(struct rp_task *t);
+
+/*
+ * Linux's will_become_orphaned_pgrp: does no process of group @pgrp but
+ * @ignored (may be NULL) have a live parent in another group of the same
+ * session?  Caller holds rp_read_lock (or the update lock).
+ */
+bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ignored);
+
+/* Is @self's process group orphaned?  Enters a read section. */
+bool rp_current_pgrp_orphaned(struct rp_task *self);
+
+/* @sig from the kernel (SI_KERNEL, no permission check) to group @pgrp (rp_read_lock held). */
+void rp_kill_pgrp_priv(struct rp_system *sys, pid_t pgrp, int sig);
+
+/*
+ * Linux's kill_orphaned_pgrp (update lock held): @tsk's exit (@parent NULL)
+ * or its reparenting away from @parent orphans @tsk's process group, which
+ * has a stopped process: SIGHUP then SIGCONT to the group.
+ */
+void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent);
 
 #endif /* RP_SIGNAL_SIGNAL_H */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "task.h"
 #include "objects.h"
+#include "../pgrp/pgrp.h"
 
 #define PIDMAP_WORDS (RP_PID_MAX_LIMIT / (8 * sizeof(unsigned long)))
 
@@ -12,29 +13,38 @@
 		  (1ULL << RP_CAP_SYS_PTRACE) | (1ULL << RP_CAP_SYS_ADMIN) |	\
 		  (1ULL << RP_CAP_SYS_NICE) | (1ULL << RP_CAP_SYS_RESOURCE))
 
-/* Init: pid 1, its own process group and session, root, default actions. */
+/*
+ * Init: pid 1, its own process group and session, root, default actions,
+ * RLIMIT_NICE 0 as Linux boots with (raising priority needs CAP_SYS_NICE).
+ */
 static int create_init(struct rp_system *sys)
 {
 	struct rp_task *t = rp_task_alloc(sys);
+	struct rp_proxy *px[RP_MEMBER_LISTS] = { rp_proxy_alloc(sys), rp_proxy_alloc(sys) };
 	int err = -ENOMEM;
 
-	if (!t)
-		return err;
-	t->signal = rp_signal_alloc(sys);
-	t->sighand = rp_sighand_alloc(sys);
-	t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
-	if (t->signal && t->sighand && t->cred)
-		t->pid = rp_pid_alloc(sys, &err);
-	if (!t->pid) {
-		if (t->sighand)
+	if (t) {
+		t->signal = rp_signal_alloc(sys);
+		t->sighand = rp_sighand_alloc(sys);
+		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
+		if (t->signal && t->sighand && t->cred && px[0] && px[1])
+			t->pid = rp_pid_alloc(sys, &err);
+	}
+	if (!t || !t->pid) {
+		rp_proxy_free_unlinked(px[0]);
+		rp_proxy_free_unlinked(px[1]);
+		if (t && t->sighand)
 			rp_sighand_put(t->sighand);
-		rp_task_free_now(t);
+		if (t)
+			rp_task_free_now(t);
 		return err;
 	}
 	t->group_leader = t->real_parent = t->parent = t;
 	t->pid->task = t;
-	t->signal->leader_pid = t->signal->pgrp = t->signal->session = t->pid;
-	t->pid->users += 3;
+	t->signal->leader_pid = t->pid;
+	t->pid->users++;
+	rp_pgrp_init_leader(t->signal, t->pid, px);
+	t->signal->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
 	t->signal->nr_threads = t->signal->live = 1;
 	cds_list_add_tail_rcu(&t->thread_node, &t->signal->thread_head);
 	cds_list_add_tail_rcu(&t->tasks, &sys->tasks);
@@ -105,6 +115,7 @@ void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out)
 	out->pids = uatomic_read(&sys->counts.pids);
 	out->creds = uatomic_read(&sys->counts.creds);
 	out->sigqueues = uatomic_read(&sys->counts.sigqueues);
+	out->proxies = uatomic_read(&sys->counts.proxies);
 }
 
 /* A task never released: drop what release would have dropped. */
@@ -117,9 +128,8 @@ static void force_release(struct rp_task *t)
 	t->sighand = NULL;
 	rp_pid_detach(t->pid);
 	if (--sig->nr_threads == 0) {
+		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(sig->leader_pid);
-		rp_pid_detach(sig->pgrp);
-		rp_pid_detach(sig->session);
 	}
 }
 

@@ -26,6 +26,7 @@
 
 #include "../sync/alloc.h"
 #include "../sync/sync.h"
+#include "../timers/cputimers.h"
 #include <stdbool.h>
 #include <rcuproc/hlist.h>
 #include <rcuproc/list.h>
@@ -88,6 +89,10 @@ struct rp_sighand {
 #define RP_SIGNAL_STOP_STOPPED	0x2	/* the group is stopped */
 #define RP_SIGNAL_STOP_CONTINUED 0x4	/* continued, not yet reported */
 
+/* Member lists of a pid (src/pgrp): index RP_PIDTYPE_PGID or _SID minus RP_PIDTYPE_PGID. */
+#define RP_MEMBER_LISTS		2
+struct rp_proxy;
+
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
 	unsigned long sigcnt;		/* (a) references: threads + others */
@@ -107,7 +112,12 @@ struct rp_signal {
 	struct rp_pid *leader_pid;	/* (r, u) the tgid */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
+	struct rp_tty *tty;		/* (r, u) the terminal of the session it leads (src/tty) */
+	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
+					   pgrp's and session's member lists */
+	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
 	struct rlimit rlim[RLIM_NLIMITS]; /* (s) */
+	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
 };
@@ -156,7 +166,10 @@ struct rp_task {
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
 	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */
 	unsigned int flags;		/* RP_PF_*: see each */
+	int nice;			/* (s) -20..19, per thread as Linux */
+	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	char comm[RP_COMM_LEN];		/* (t) */
+	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
 	struct rp_waitq wake;		/* a stopped task sleeps here */
 	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
 	struct rp_deferred rcu;		/* freed after a grace period */
@@ -171,6 +184,8 @@ struct rp_pid {
 	unsigned int users;		/* (u) attachments; 0: number freed */
 	struct rp_task *task;		/* (r, u) the task whose tid this is */
 	struct cds_hlist_node hash;	/* (r, u) Group 2: in sys->pid_hash */
+	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
+					   the processes whose pgrp / sid this is */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
 };

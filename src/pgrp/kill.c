@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Signals to many processes: kill(0), kill(-pgrp), killpg, kill(-1) and the
+ * session kill.  Each walks its list under rp_read_lock only (proxy.c's
+ * exactly-once walks): every member is checked, sent to and recorded for
+ * its forks in progress under its own siglock, under which its successor is
+ * read.  Return values as Linux's __kill_pgrp_info and kill_something_info.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <rcuproc/pgrp.h>
+#include "pgrp.h"
+#include "../signal/signal.h"
+
+struct group_kill {
+	struct rp_task *self;		/* the sender; NULL: the table (no permission check) */
+	int sig;
+	const siginfo_t *info;
+	bool success;			/* some member took it */
+	int ret;			/* the answer so far */
+	unsigned int count;		/* kill(-1): processes tried */
+};
+
+/* Linux's group_send_sig_info to @p (its siglock held), recorded for @p's forks. */
+static int send_member(struct rp_task *p, struct group_kill *k)
+{
+	int err = k->self ? rp_check_kill_permission(k->self, k->sig, p) : 0;
+
+	if (err || !k->sig)
+		return err;
+	err = rp_send_signal_locked(p, k->sig, k->info, true);
+	if (!err)
+		rp_fork_record_signal(p, k->sig, k->info);
+	return err;
+}
+
+/* A member of the group or session: 0 if any member took it, else the last error. */
+static int kill_member(struct rp_task *p, void *arg)
+{
+	struct group_kill *k = arg;
+
+	k->ret = send_member(p, k);
+	k->success |= !k->ret;
+	return 0;
+}
+
+static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+			struct group_kill *k)
+{
+	k->ret = -ESRCH;
+	rp_for_each_member_locked_rcu(sys, type, nr, kill_member, k);
+	return k->success ? 0 : k->ret;
+}
+
+/* kill(-1): all but init and the sender's own; a refusal does not change the answer. */
+static int kill_any(struct rp_task *p, void *arg)
+{
+	struct group_kill *k = arg;
+	int err;
+
+	if (rp_task_tgid(p) <= 1 || rp_same_thread_group(p, k->self))
+		return 0;
+	err = send_member(p, k);
+	k->count++;
+	if (err != -EPERM)
+		k->ret = err;
+	return 0;
+}
+
+int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info)
+{
+	struct rp_system *sys = self->sys;
+	struct group_kill k = { .self = self, .sig = sig, .info = info };
+	int ret;
+
+	if (pid == INT_MIN)
+		return -ESRCH;	/* -INT_MIN does not exist */
+	rp_read_lock(&sys->sync);
+	if (pid == -1) {
+		rp_for_each_process_locked_rcu(sys, kill_any, &k);
+		ret = k.count ? k.ret : -ESRCH;
+	} else {
+		ret = kill_members(sys, RP_PIDTYPE_PGID, pid ? -pid : rp_task_pgrp_nr(self), &k);
+	}
+	rp_read_unlock(&sys->sync);
+	return ret;
+}
+
+int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const siginfo_t *info)
+{
+	struct group_kill k = { .sig = sig, .info = info };
+
+	return kill_members(sys, RP_PIDTYPE_PGID, pgrp, &k);
+}
+
+int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info)
+{
+	struct group_kill k = { .sig = sig, .info = info };
+
+	return kill_members(sys, RP_PIDTYPE_SID, sid, &k);
+}
+
+int rp_killpg(struct rp_task *self, pid_t pgrp, int sig)
+{
+	return pgrp < 0 ? -EINVAL : rp_kill(self, -pgrp, sig);
+}
+
+int rp_kill_session(struct rp_task *self, pid_t sid, int sig)
+{
+	struct rp_system *sys = self->sys;
+	siginfo_t info;
+	int ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_siginfo_init(&info, sig, SI_KERNEL, 0, 0);
+	rp_read_lock(&sys->sync);
+	ret = rp_kill_session_info_rcu(sys, sid, sig, &info);
+	rp_read_unlock(&sys->sync);
+	rp_sync_quiescent();
+	return ret;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * setpgid(2), setsid(2) and the id queries, with Linux's errnos.  A move
+ * runs under the update lock and the moving process's siglock (so that a
+ * group signal reaches a process either before it left or not at all) and
+ * publishes new proxies (proxy.c).  Queries read under rp_read_lock only.
+ */
+#include <errno.h>
+#include "pgrp.h"
+
+/*
+ * Linux's checks of setpgid's target @pid (update lock held): the caller's
+ * process, or a child of it in the same session that has not exec'd, and
+ * never a session leader.
+ */
+static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
+{
+	struct rp_task *leader = self->group_leader;
+	struct rp_task *p = rp_find_task(self->sys, pid);
+
+	if (!p)
+		return -ESRCH;
+	if (!rp_thread_group_leader(p))
+		return -EINVAL;
+	if (rp_same_thread_group(p->real_parent, leader)) {
+		if (p->signal->session != leader->signal->session)
+			return -EPERM;
+		if (!(p->flags & RP_PF_FORKNOEXEC))
+			return -EACCES;
+	} else if (p != leader) {
+		return -ESRCH;
+	}
+	if (rp_session_leader(p->signal))
+		return -EPERM;
+	*out = p;
+	return 0;
+}
+
+/* The group @pgid for @p: its own pid, or a group of the caller's session; NULL: EPERM. */
+static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid_t pgid)
+{
+	if (pgid == rp_task_tgid(p))
+		return p->signal->leader_pid;
+	if (!rp_pgrp_in_session_rcu(self->sys, pgid, self->signal->session->nr))
+		return NULL;
+	return rp_pid_find(self->sys, pgid);
+}
+
+/* Move @p's process to @pgrp unless it is there already (update lock held). */
+static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy **px)
+{
+	struct rp_sighand *sh;
+
+	if (p->signal->pgrp == pgrp)
+		return;
+	sh = rp_lock_task_sighand(p);	/* not released: we hold the update lock */
+	rp_pgrp_move(p->signal, RP_PIDTYPE_PGID, pgrp, *px);
+	*px = NULL;
+	rp_unlock_sighand(sh);
+}
+
+int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_proxy *px;
+	struct rp_task *p;
+	struct rp_pid *pgrp;
+	int err;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (!pid)
+		pid = rp_task_tgid(self);
+	if (!pgid)
+		pgid = pid;
+	if (pgid < 0)
+		return -EINVAL;
+	px = rp_proxy_alloc(self->sys);
+	if (!px)
+		return -ENOMEM;
+	rp_update_lock(sync);
+	rp_read_lock(sync);	/* lookups by number (nested: takes nothing more) */
+	err = setpgid_target(self, pid, &p);
+	if (!err) {
+		pgrp = setpgid_group(self, p, pgid);
+		if (pgrp)
+			change_pgrp(p, pgrp, &px);
+		else
+			err = -EPERM;
+	}
+	rp_read_unlock(sync);
+	rp_update_unlock(sync);
+	rp_proxy_free_unlinked(px);
+	rp_sync_quiescent();
+	return err;
+}
+
+/* Linux's setsid checks and moves (update lock held); the new sid or -EPERM. */
+static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
+{
+	struct rp_signal *sig = self->signal;
+	struct rp_pid *own = sig->leader_pid;
+	struct rp_sighand *sh;
+
+	/* A session leader already, or a group with our id exists (we lead it). */
+	if (rp_session_leader(sig) || !rp_hlist_empty(&own->members[0]))
+		return -EPERM;
+	sh = rp_lock_task_sighand(self);
+	rp_pgrp_move(sig, RP_PIDTYPE_SID, own, px[1]);
+	rp_pgrp_move(sig, RP_PIDTYPE_PGID, own, px[0]);
+	px[0] = px[1] = NULL;
+	rp_unlock_sighand(sh);
+	return own->nr;
+}
+
+pid_t rp_setsid(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_proxy *px[RP_MEMBER_LISTS];
+	pid_t ret = -ENOMEM;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	px[0] = rp_proxy_alloc(self->sys);
+	px[1] = rp_proxy_alloc(self->sys);
+	if (px[0] && px[1]) {
+		rp_update_lock(sync);
+		ret = do_setsid(self, px);
+		rp_update_unlock(sync);
+	}
+	rp_proxy_free_unlinked(px[0]);
+	rp_proxy_free_unlinked(px[1]);
+	rp_sync_quiescent();
+	return ret;
+}
+
+/* getpgid/getsid: the id of type @type of the process of thread @pid (0: the caller). */
+static pid_t get_id(struct rp_task *self, pid_t pid, enum rp_pid_type type)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *p;
+	pid_t ret = -ESRCH;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(sync);
+	p = pid ? rp_find_task(self->sys, pid) : self;
+	if (p)
+		ret = type == RP_PIDTYPE_PGID ? rp_task_pgrp_nr(p) : rp_task_session_nr(p);
+	rp_read_unlock(sync);
+	rp_sync_quiescent();
+	return ret;
+}
+
+pid_t rp_getpgid(struct rp_task *self, pid_t pid)
+{
+	return get_id(self, pid, RP_PIDTYPE_PGID);
+}
+
+pid_t rp_getpgrp(struct rp_task *self)
+{
+	return get_id(self, 0, RP_PIDTYPE_PGID);
+}
+
+pid_t rp_getsid(struct rp_task *self, pid_t pid)
+{
+	return get_id(self, pid, RP_PIDTYPE_SID);
+}

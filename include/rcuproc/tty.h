@@ -25,7 +25,8 @@ int rp_tty_create(struct rp_system *sys, struct rp_tty **out);
 void rp_tty_destroy(struct rp_tty *tty);
 
 /*
- * ioctl(2) on the terminal: TIOCSCTTY (@arg: the int "steal" flag),
+ * ioctl(2) on the terminal: TIOCSCTTY (@arg: the int "steal" flag itself,
+ * as ioctl(2) passes it: (void *)(intptr_t)1 steals with CAP_SYS_ADMIN),
  * TIOCNOTTY, TIOCSPGRP and TIOCGPGRP (@arg: pid_t *), TIOCGSID (@arg:
  * pid_t *).  0 or -errno as Linux (ENOTTY, EPERM, EINVAL, ESRCH, ...).
  */

@@ -5,15 +5,14 @@
 #include "../task/objects.h"
 
 
-#define SIGBIT(sig)	(1ULL << ((sig) - 1))
-#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define UNBLOCKABLE	(RP_SIGBIT(SIGKILL) | RP_SIGBIT(SIGSTOP))
 
 /* Drop every pending instance of @sig from @p (siglock held). */
 static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int sig)
 {
 	struct rp_sigqueue *q, *tmp;
 
-	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~SIGBIT(sig));
+	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~RP_SIGBIT(sig));
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (q->info.si_signo == sig) {
 			cds_list_del(&q->list);

@@ -11,11 +11,10 @@
 #include "../task/objects.h"
 
 
-#define SIGBIT(sig)	(1ULL << ((sig) - 1))
 
 /* Faults are taken before anything else, as Linux's SYNCHRONOUS_MASK. */
-#define SYNCHRONOUS_MASK (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
-			  SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+#define SYNCHRONOUS_MASK (RP_SIGBIT(SIGSEGV) | RP_SIGBIT(SIGBUS) | RP_SIGBIT(SIGILL) | \
+			  RP_SIGBIT(SIGTRAP) | RP_SIGBIT(SIGFPE) | RP_SIGBIT(SIGSYS))
 
 /* The lowest unblocked signal of @p, synchronous ones first; 0 if none. */
 static int next_signal(const struct rp_sigpending *p, const sigset_t *blocked)
@@ -48,7 +47,7 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 		first = q;
 	}
 	if (!more)
-		rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~SIGBIT(sig));
+		rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~RP_SIGBIT(sig));
 	if (!first) {
 		rp_siginfo_init(info, sig, SI_USER, 0, 0);
 		return;
@@ -81,7 +80,7 @@ static int dequeue_signal(struct rp_task *t, siginfo_t *info)
 static bool fatal_pending(struct rp_task *t, int *code)
 {
 	struct rp_sigpending *shared = &t->signal->shared_pending;
-	uint64_t kill = SIGBIT(SIGKILL);
+	uint64_t kill = RP_SIGBIT(SIGKILL);
 
 	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT) {
 		*code = t->signal->group_exit_code;
@@ -111,7 +110,7 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 	*sh = rp_lock_task_sighand(t);
 	if (!*sh)
 		return -ESRCH;
-	if (sig && (rp_sigset_bits(&t->blocked) & SIGBIT(sig))) {
+	if (sig && (rp_sigset_bits(&t->blocked) & RP_SIGBIT(sig))) {
 		info->si_signo = sig;
 		rp_send_signal_locked(t, sig, info, false);
 		sig = 0;
@@ -120,8 +119,8 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 }
 
 /*
- * Default actions.  Stop signals are ignored for now: job control (group
- * stop, SIGCONT's report) belongs to the process-group issue.  A core-dump
+ * Default actions.  A stop signal stops the whole group (jobctl.c) and the
+ * call returns only once the group is continued or killed.  A core-dump
  * signal terminates with its number only: Linux adds WCOREDUMP (0x80) only
  * when a core was actually written, and rcuproc writes none.
  */
@@ -147,12 +146,18 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				return -ESRCH;
 			continue;
 		}
+		if (rp_jobctl_pending(self)) {	/* a group stop to join, a notice to send */
+			rp_jobctl_run(self, sh);
+			continue;
+		}
 		sig = dequeue_signal(self, &si);
 		if (!sig) {
 			rp_unlock_sighand(sh);
 			rp_sync_quiescent();
 			return 0;
 		}
+		if (rp_sig_kernel_stop(sig))	/* a SIGCONT from now on cancels its stop */
+			self->jobctl |= RP_JOBCTL_STOP_DEQUEUED;
 		/* SIGKILL never gets here: fatal_pending took it. */
 		if (self->ptrace & RP_PT_PTRACED) {
 			sig = ptrace_filter(self, &sh, sig, &si);
@@ -164,8 +169,7 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			}
 		}
 		ka = &sh->action[sig];
-		if (rp_sig_handler_ignored(ka, sig) || (ka->sa_handler == SIG_DFL &&
-							rp_sig_kernel_stop(sig))) {
+		if (rp_sig_handler_ignored(ka, sig)) {
 			rp_unlock_sighand(sh);
 			continue;
 		}
@@ -177,6 +181,10 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				*info = si;
 			rp_sync_quiescent();
 			return sig;
+		}
+		if (rp_sig_kernel_stop(sig)) {
+			rp_do_signal_stop(self, sh, sig);
+			continue;
 		}
 		break;		/* terminate, or core */
 	}

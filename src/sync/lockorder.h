@@ -23,8 +23,14 @@
 
 enum rp_lock_class {
 	RP_LOCK_NONE = 0,
+	/* A task's CPU tick lock (src/timers: rp_account_cpu, the exit point). */
+	RP_LOCK_CPU_TICK,
 	/* rp_sync update side: the write side of the global table lock. */
 	RP_LOCK_UPDATE,
+	/* A terminal's lock (src/tty): never held while taking another lock. */
+	RP_LOCK_TTY,
+	/* A POSIX CPU timer's own lock (src/timers), inside a read section. */
+	RP_LOCK_TIMER,
 	/* A sighand table's siglock (src/task: rp_lock_task_sighand). */
 	RP_LOCK_SIGHAND,
 	/* The new table's siglock while exec switches tables (old, then new). */

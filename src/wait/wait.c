@@ -21,8 +21,7 @@
 #include "../signal/signal.h"
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
-
-/* Defined in src/exit/exit.c; to be declared in exit.h (see the report). */
+#include "../pgrp/pgrp.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK
 #define WAIT_RECHECK false
@@ -44,6 +43,7 @@ struct wait_opts {
 	unsigned int flags;
 	bool eligible;			/* a child matched: not ECHILD */
 	bool rescan;			/* a concurrent exit may have hidden one */
+	struct rusage *rusage;		/* wait4's, or NULL */
 	/* The report: */
 	pid_t pid;
 	int status;			/* wait4's status word */
@@ -60,14 +60,14 @@ struct candidate {
 	enum report what;
 };
 
-/* Linux's eligible_pid.  p->pid and pgrp: pairs with exec's and setpgid's stores. */
+/* Linux's eligible_pid.  p->pid: pairs with exec's store. */
 static bool eligible_pid(const struct wait_opts *wo, struct rp_task *p)
 {
 	switch (wo->type) {
 	case SEL_PID:
 		return rcu_dereference(p->pid)->nr == wo->nr;
 	case SEL_PGID:
-		return rcu_dereference(p->signal->pgrp)->nr == wo->nr;
+		return rp_task_pgrp_nr(p) == wo->nr;
 	default:
 		return true;
 	}
@@ -293,6 +293,7 @@ static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 			return true;
 		uatomic_set(&p->exit_state, RP_EXIT_DEAD);
 	}
+	rp_cputimers_reap(p);
 	rp_release_task(p);
 	return true;
 }
@@ -359,6 +360,7 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 
 	rp_update_lock(sync);
 	if (still_reportable(self, wo, c)) {
+		rp_cputimers_wait_rusage(c->p, wo->rusage);
 		switch (c->what) {
 		case REPORT_ZOMBIE:
 			done = reap_zombie(wo, c->p);
@@ -428,8 +430,7 @@ static pid_t own_pgrp(struct rp_task *self)
 	pid_t nr;
 
 	rp_read_lock(sync);
-	/* Pairs with the pgrp's publication in setpgid. */
-	nr = rcu_dereference(self->signal->pgrp)->nr;
+	nr = rp_task_pgrp_nr(self);
 	rp_read_unlock(sync);
 	return nr;
 }
@@ -437,7 +438,8 @@ static pid_t own_pgrp(struct rp_task *self)
 pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
 	       struct rusage *rusage)
 {
-	struct wait_opts wo = { .flags = (unsigned int)options | WEXITED, .nr = pid };
+	struct wait_opts wo = { .flags = (unsigned int)options | WEXITED, .nr = pid,
+				.rusage = rusage };
 	long ret;
 
 	if ((unsigned int)options & ~WAIT4_OPTIONS)
@@ -460,8 +462,6 @@ pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
 	ret = do_wait(self, &wo);
 	if (ret > 0 && wstatus)
 		*wstatus = wo.status;
-	if (ret > 0 && rusage)
-		memset(rusage, 0, sizeof(*rusage));	/* CPU times: not kept yet */
 	rp_sync_quiescent();
 	return (pid_t)ret;
 }

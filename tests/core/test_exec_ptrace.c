@@ -31,55 +31,11 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "world.h"
 #include "task/task.h"
 #include "task/objects.h"
 
 #define PDATA(sig)	((void *)(intptr_t)(sig))
-
-static struct rp_system *sys;
-static struct rp_task *init;
-
-static void start(enum rp_sync_mode mode)
-{
-	rp_thread_register();
-	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode }, &sys), 0);
-	init = rp_system_init(sys);
-}
-
-/* Reap every child of init, then I7: only init's objects are left. */
-static void finish(void)
-{
-	int status;
-
-	while (rp_wait4(init, -1, &status, __WALL, NULL) > 0)
-		;
-	rp_task_put(init);
-	expect_only_init_left(sys);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
-}
-
-static struct rp_task *spawn(struct rp_task *parent, unsigned long flags)
-{
-	struct rp_task *child;
-
-	cr_assert_gt(rp_clone(parent, flags, &child), 0);
-	return child;
-}
-
-/* A handler "in user space": never called, its address says "handled". */
-static void user_handler(int sig)
-{
-	(void)sig;
-}
-
-static void set_action(struct rp_task *t, int sig, void (*h)(int))
-{
-	struct sigaction sa = { .sa_handler = h };
-
-	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
-}
 
 static void (*action_of(struct rp_task *t, int sig))(int)
 {
@@ -87,15 +43,6 @@ static void (*action_of(struct rp_task *t, int sig))(int)
 
 	cr_assert_eq(rp_sigaction(t, sig, NULL, &sa), 0);
 	return sa.sa_handler;
-}
-
-static void mask(struct rp_task *t, int how, int sig)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	cr_assert_eq(rp_sigprocmask(t, how, &set, NULL), 0);
 }
 
 /* The user space of a task: take signals until it is killed or told to stop. */
@@ -276,8 +223,8 @@ static void exec_unshares(enum rp_sync_mode mode)
 	set_action(p, SIGUSR1, user_handler);
 	set_action(p, SIGUSR2, SIG_IGN);
 	cr_assert_eq(action_of(q, SIGUSR1), user_handler);
-	mask(p, SIG_BLOCK, SIGINT);
-	mask(p, SIG_BLOCK, RT(1));
+	mask_signal(p, SIG_BLOCK, SIGINT);
+	mask_signal(p, SIG_BLOCK, RT(1));
 	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGINT), 0);
 	si.si_value.sival_int = 42;
 	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(p), RT(1), &si), 0);
@@ -297,7 +244,7 @@ static void exec_unshares(enum rp_sync_mode mode)
 	cr_assert_eq(rp_sigpending(p, &set), 0);
 	cr_assert(sigismember(&set, SIGINT) && sigismember(&set, RT(1)));
 	set_action(p, RT(1), user_handler);
-	mask(p, SIG_UNBLOCK, RT(1));
+	mask_signal(p, SIG_UNBLOCK, RT(1));
 	cr_assert_eq(rp_get_signal(p, &si), RT(1));
 	cr_assert_eq(si.si_value.sival_int, 42);
 
@@ -580,7 +527,7 @@ static void collect(struct exec_kill *ek, unsigned long limit)
 	int sig = 0;
 
 	set_action(t, EK_SIG, user_handler);
-	mask(t, SIG_UNBLOCK, EK_SIG);
+	mask_signal(t, SIG_UNBLOCK, EK_SIG);
 	while (limit-- && (sig = rp_get_signal(t, &si)) > 0) {
 		int id = si.si_value.sival_int >> 24, seq = si.si_value.sival_int & 0xffffff;
 
@@ -588,7 +535,7 @@ static void collect(struct exec_kill *ek, unsigned long limit)
 		cr_assert(id >= 0 && id < SENDERS && seq < MAX_SEQ);
 		cr_assert_eq(ek->seen[id][seq]++, 0, "signal %d/%d received twice", id, seq);
 	}
-	mask(t, SIG_BLOCK, EK_SIG);
+	mask_signal(t, SIG_BLOCK, EK_SIG);
 }
 
 /*
@@ -618,7 +565,7 @@ static void exec_kill(enum rp_sync_mode mode)
 	start(mode);
 	ek.target = spawn(init, SIGCHLD);
 	ek.pid = rp_getpid(ek.target);
-	mask(ek.target, SIG_BLOCK, EK_SIG);
+	mask_signal(ek.target, SIG_BLOCK, EK_SIG);
 	for (int i = 0; i < SENDERS; i++) {
 		ek.seen[i] = calloc(MAX_SEQ, 1);
 		s[i] = (struct sender){ .ek = &ek, .id = i, .self = spawn(init, SIGCHLD) };
@@ -787,12 +734,17 @@ static void ptrace_wait(enum rp_sync_mode mode)
 		cr_assert_gt(pw.side[s].reports, 0);
 	}
 	cr_assert_gt(moves, 0);
-	/* The tracers' exit detaches every tracee and lets it run. */
+	/*
+	 * The tracers' exit detaches every tracee; a detached tracee left in
+	 * its ptrace stop stays stopped (as Linux: state T, and its parent's
+	 * WUNTRACED reports SIGSTOP) until SIGCONT.
+	 */
 	for (int s = 0; s < 2; s++) {
 		cr_assert_eq(rp_exit_group(pw.side[s].scanner, 0), 0);
 		cr_assert_eq(rp_get_signal(pw.side[s].mover, NULL), -ESRCH);
 		for (int i = 0; i < OWN; i++) {
 			cr_assert_eq(own_t[s][i]->ptrace, 0u);
+			cr_assert_eq(rp_kill(init, rp_task_tid(own_t[s][i]), SIGCONT), 0);
 			drive_stop(&own_d[s][i]);
 			cr_assert_eq(rp_exit_group(own_t[s][i], 0), 0);
 			rp_task_put(own_t[s][i]);

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Job control, as Linux's kernel/signal.c: group stop, SIGCONT, and the
+ * CLD_STOPPED / CLD_CONTINUED notices to the parent.  See docs/jobctl.md.
+ *
+ * Group stop.  The first thread to dequeue a stop signal with the default
+ * action marks every live thread of its group RP_JOBCTL_STOP_PENDING and
+ * counts them in group_stop_count; each thread, at its next rp_get_signal,
+ * takes part: it uncounts itself, marks itself RP_JOBCTL_STOPPED and sleeps.
+ * The thread that brings the count to zero marks the group
+ * RP_SIGNAL_STOP_STOPPED (what wait's WUNTRACED reports) and tells the
+ * parent.  All of it under the group's siglock.
+ *
+ * SIGCONT (rp_jobctl_prepare_signal, in the sender, siglock held) cancels
+ * the stop: every thread loses STOP_PENDING and STOPPED and is woken, the
+ * group is marked RP_SIGNAL_STOP_CONTINUED (WCONTINUED's report) and owes
+ * its parent a notice, which the first thread to run rp_get_signal sends:
+ * the sender holds a siglock and may not take the parent's.
+ *
+ * RP_BREAK_STOP_EARLY lets the first thread to stop report the group
+ * stopped while other threads still run.
+ */
+#include <errno.h>
+#include "signal.h"
+#include "../task/objects.h"
+
+
+/* Take the signals of @mask off @p, queued entries too (siglock held). */
+static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, uint64_t mask)
+{
+	struct rp_sigqueue *q, *tmp;
+
+	if (!(rp_sigset_bits(&p->signal) & mask))
+		return;
+	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~mask);
+	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
+		if (RP_SIGBIT(q->info.si_signo) & mask) {
+			cds_list_del(&q->list);
+			rp_sigqueue_free(sys, q);
+		}
+	}
+}
+
+void rp_flush_signals(struct rp_task *p, uint64_t mask)
+{
+	struct rp_task *t;
+
+	flush_sigqueue_mask(p->sys, &p->signal->shared_pending, mask);
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
+		flush_sigqueue_mask(p->sys, &t->pending, mask);
+}
+
+/* Linux's signal_set_stop_flags: the group's stop state becomes @flags. */
+static void set_stop_flags(struct rp_signal *s, unsigned int flags)
+{
+	s->flags = (s->flags & ~RP_SIGNAL_STOP_MASK) | flags;
+}
+
+/* Wake @p's parent's wait(2): its WCONTINUED report is ready. */
+static void wake_parent_waiters(struct rp_task *p)
+{
+	/* Pair with exec's leader switch, then with reparenting's real_parent stores. */
+	struct rp_task *leader = rcu_dereference(p->group_leader);
+
+	rp_wake_up_parent(rcu_dereference(leader->real_parent));
+}
+
+/* SIGCONT resumes every thread of @p's group (siglock held, RCU or the update lock). */
+static void continue_group(struct rp_task *p)
+{
+	struct rp_signal *s = p->signal;
+	unsigned int why = 0;
+	struct rp_task *t;
+
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node) {
+		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+		if (t->jobctl & RP_JOBCTL_STOPPED) {
+			t->jobctl &= ~RP_JOBCTL_STOPPED;
+			rp_signal_wake_up(t);
+		}
+	}
+	if (s->flags & RP_SIGNAL_STOP_STOPPED)
+		why = RP_SIGNAL_CLD_CONTINUED;
+	else if (s->group_stop_count)
+		why = RP_SIGNAL_CLD_STOPPED;
+	if (!why)
+		return;
+	set_stop_flags(s, why | RP_SIGNAL_STOP_CONTINUED);
+	s->group_stop_count = 0;
+	s->group_exit_code = 0;
+	wake_parent_waiters(p);
+}
+
+void rp_jobctl_prepare_signal(struct rp_task *p, int sig)
+{
+	if (rp_sig_kernel_stop(sig)) {
+		rp_flush_signals(p, RP_SIGBIT(SIGCONT));
+	} else if (sig == SIGCONT) {
+		rp_flush_signals(p, RP_SIG_STOP_MASK);
+		continue_group(p);
+	}
+}
+
+/*
+ * Linux's do_notify_parent_cldstop for the real parent: SIGCHLD with @why
+ * unless it ignores SIGCHLD or asked SA_NOCLDSTOP; its wait is woken anyway.
+ */
+static void notify_parent_cldstop(struct rp_task *self, int why, int status)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *leader, *parent;
+	const struct sigaction *ka;
+	struct rp_sighand *psh;
+	siginfo_t info;
+
+	rp_read_lock(sync);
+	/* Pairs with exec's leader switch and the real_parent stores of reparenting. */
+	leader = rcu_dereference(self->group_leader);
+	parent = rcu_dereference(leader->real_parent);
+	rp_siginfo_init(&info, SIGCHLD, why, rp_task_tgid(self), rp_task_cred(leader)->uid);
+	info.si_status = status;
+	psh = rp_lock_task_sighand_rcu(parent);
+	if (psh) {
+		ka = &psh->action[SIGCHLD];
+		if (ka->sa_handler != SIG_IGN && !(ka->sa_flags & SA_NOCLDSTOP))
+			rp_send_signal_locked(parent, SIGCHLD, &info, true);
+		rp_wake_up_parent(parent);
+		rp_unlock_sighand(psh);
+	}
+	rp_read_unlock(sync);
+}
+
+/* Linux's task_set_jobctl_pending: a thread about to die takes no part. */
+static bool set_stop_pending(struct rp_task *t)
+{
+	if (rp_fatal_signal_pending(t) || (t->flags & RP_PF_EXITING))
+		return false;
+	t->jobctl |= RP_JOBCTL_STOP_PENDING;
+	return true;
+}
+
+/*
+ * Linux's task_participate_group_stop (siglock held): @t leaves the count;
+ * true if that completes a fresh group stop, which @t is to report.
+ */
+static bool participate(struct rp_task *t)
+{
+	struct rp_signal *s = t->signal;
+
+	t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+	if (s->group_stop_count)
+		s->group_stop_count--;
+#ifdef RP_BREAK_STOP_EARLY
+	s->group_stop_count = 0;	/* the first thread to stop reports it */
+#endif
+	if (s->group_stop_count || (s->flags & RP_SIGNAL_STOP_STOPPED))
+		return false;
+	set_stop_flags(s, RP_SIGNAL_STOP_STOPPED);
+	return true;
+}
+
+/*
+ * Begin a group stop for @sig (read section held): every live thread gets
+ * STOP_PENDING, unless a SIGCONT came since @self dequeued @sig (it cleared
+ * STOP_DEQUEUED) or the group is dying or exec'ing.  True if @self is to stop.
+ */
+static bool begin_group_stop(struct rp_task *self, int sig)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand_rcu(self);
+	struct rp_signal *s = self->signal;
+	struct rp_task *t;
+	bool stop;
+
+	if (!sh)
+		return false;
+	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING) && (self->jobctl & RP_JOBCTL_STOP_DEQUEUED) &&
+	    !(s->flags & RP_SIGNAL_GROUP_EXIT) && !s->group_exec_task) {
+		/* A group already stopped keeps the signal it reported. */
+		if (!(s->flags & RP_SIGNAL_STOP_STOPPED))
+			s->group_exit_code = sig;
+		s->group_stop_count = 0;
+		/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+		cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node) {
+			if ((t->jobctl & RP_JOBCTL_STOPPED) || !set_stop_pending(t))
+				continue;
+			s->group_stop_count++;
+			if (t != self)
+				rp_signal_wake_up(t);
+		}
+	}
+	stop = self->jobctl & RP_JOBCTL_STOP_PENDING;
+	rp_unlock_sighand(sh);
+	return stop;
+}
+
+/* Sleep stopped until SIGCONT clears RP_JOBCTL_STOPPED or a kill comes. */
+static void sleep_stopped(struct rp_task *self)
+{
+	struct rp_sighand *sh;
+	unsigned long seq;
+
+	for (;;) {
+		/* Sampled before the check: SIGCONT and kills wake ->wake after their change. */
+		seq = rp_waitq_seq(&self->wake);
+		sh = rp_lock_task_sighand(self);
+		if (!sh)
+			return;
+		if (!(self->jobctl & RP_JOBCTL_STOPPED) || rp_fatal_signal_pending(self)) {
+			self->jobctl &= ~RP_JOBCTL_STOPPED;
+			rp_unlock_sighand(sh);
+			return;
+		}
+		rp_unlock_sighand(sh);
+		rp_waitq_wait(&self->wake, seq);
+	}
+}
+
+/* Take part in the pending group stop (siglock @sh held, released): Linux's do_signal_stop. */
+static void stop_self(struct rp_task *self, struct rp_sighand *sh)
+{
+	int code = self->signal->group_exit_code;
+	bool report;
+
+	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING)) {
+		rp_unlock_sighand(sh);
+		return;		/* SIGCONT came first */
+	}
+	report = participate(self);
+	self->jobctl |= RP_JOBCTL_STOPPED;
+	rp_unlock_sighand(sh);
+	if (report)
+		notify_parent_cldstop(self, CLD_STOPPED, code & 0x7f);
+	sleep_stopped(self);
+}
+
+void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	bool stop;
+
+	/* Signals may come meanwhile: begin_group_stop sees a SIGCONT by STOP_DEQUEUED. */
+	rp_unlock_sighand(sh);
+	if (sig != SIGSTOP && rp_current_pgrp_orphaned(self))
+		return;		/* Linux: an orphaned group ignores the terminal's stops */
+	rp_read_lock(sync);
+	stop = begin_group_stop(self, sig);
+	rp_read_unlock(sync);
+	if (stop && (sh = rp_lock_task_sighand(self)))
+		stop_self(self, sh);
+}
+
+bool rp_jobctl_pending(const struct rp_task *self)
+{
+	return (self->jobctl & RP_JOBCTL_STOP_PENDING) ||
+	       (self->signal->flags & RP_SIGNAL_CLD_MASK);
+}
+
+void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
+{
+	struct rp_signal *s = self->signal;
+	int why;
+
+	if (!(s->flags & RP_SIGNAL_CLD_MASK)) {
+		stop_self(self, sh);
+		return;
+	}
+	/* As Linux: a stop cut short by SIGCONT is still told as CLD_STOPPED. */
+	why = (s->flags & RP_SIGNAL_CLD_CONTINUED) ? CLD_CONTINUED : CLD_STOPPED;
+	s->flags &= ~RP_SIGNAL_CLD_MASK;
+	rp_unlock_sighand(sh);
+	notify_parent_cldstop(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
+}
+
+void rp_jobctl_exit(struct rp_task *t)
+{
+	struct rp_sighand *sh;
+	bool report;
+	int code;
+
+	/* Nobody sets it once RP_PF_EXITING is (set_stop_pending): clear stays clear. */
+	if (!(CMM_LOAD_SHARED(t->jobctl) & RP_JOBCTL_STOP_PENDING))
+		return;
+	sh = rp_lock_task_sighand(t);
+	if (!sh)
+		return;
+	code = t->signal->group_exit_code;
+	report = (t->jobctl & RP_JOBCTL_STOP_PENDING) && participate(t);
+	rp_unlock_sighand(sh);
+	if (report)
+		notify_parent_cldstop(t, CLD_STOPPED, code & 0x7f);
+}

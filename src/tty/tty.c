@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A controlling terminal, as Linux's drivers/tty/tty_jobctrl.c and the job
+ * control parts of n_tty: TIOCSCTTY, TIOCNOTTY, TIOCSPGRP, TIOCGPGRP,
+ * TIOCGSID, the keyboard's ^C ^\ ^Z, SIGTTIN and SIGTTOU for background
+ * groups, and the hang-up when the session leader exits.
+ *
+ * Who protects what (letters as task.h; (T) is tty->lock, RP_LOCK_TTY):
+ * the terminal's session and foreground group are numbers under its own
+ * lock; the session's side is the leader's signal->tty, (r, u).  A
+ * process's controlling terminal is the one whose session is its own (only
+ * the leader holds the pointer).  The terminal's lock ranks after the
+ * update lock and a read section and is never held while taking another:
+ * what a call decides from the ids (sent signals, group lookups) is done
+ * before or after it.  See docs/jobctl.md, "The terminal".
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <rcuproc/tty.h>
+#include "ctty.h"
+#include "../pgrp/pgrp.h"
+#include "../signal/signal.h"
+
+struct rp_tty {
+	struct rp_system *sys;		/* (c) */
+	pthread_mutex_t lock;		/* the lock of (T) fields */
+	pid_t session;			/* (T) the session it controls; 0: none */
+	pid_t pgrp;			/* (T) the foreground process group; 0: none */
+	bool tostop;			/* (T) background writes get SIGTTOU */
+	long input;			/* (T) characters typed, not yet read */
+};
+
+static void tty_lock(struct rp_tty *tty)
+{
+	rp_lockdep_acquire(RP_LOCK_TTY);
+	pthread_mutex_lock(&tty->lock);
+}
+
+static void tty_unlock(struct rp_tty *tty)
+{
+	pthread_mutex_unlock(&tty->lock);
+	rp_lockdep_release(RP_LOCK_TTY);
+}
+
+int rp_tty_create(struct rp_system *sys, struct rp_tty **out)
+{
+	struct rp_tty *tty = rp_zalloc(sizeof(*tty));
+
+	if (!tty)
+		return -ENOMEM;
+	tty->sys = sys;
+	pthread_mutex_init(&tty->lock, NULL);
+	*out = tty;
+	return 0;
+}
+
+/* The leader of session @sid forgets @tty (update lock held). */
+static void leader_forgets(struct rp_tty *tty, pid_t sid)
+{
+	struct rp_task *leader = sid ? rp_find_task(tty->sys, sid) : NULL;
+
+	if (leader && leader->signal->tty == tty)
+		leader->signal->tty = NULL;
+}
+
+void rp_tty_destroy(struct rp_tty *tty)
+{
+	struct rp_sync *sync = &tty->sys->sync;
+
+	rp_update_lock(sync);
+	leader_forgets(tty, tty->session);
+	rp_update_unlock(sync);
+	pthread_mutex_destroy(&tty->lock);
+	rp_free(tty);
+}
+
+/* @self's session and process group, now. */
+static void own_ids(struct rp_task *self, pid_t *sid, pid_t *pgrp)
+{
+	struct rp_sync *sync = &self->sys->sync;
+
+	rp_read_lock(sync);
+	*sid = rp_task_session_nr(self);
+	*pgrp = rp_task_pgrp_nr(self);
+	rp_read_unlock(sync);
+}
+
+/* Linux's is_ignored: @sig blocked or SIG_IGN for @self. */
+static bool sig_ignored_or_blocked(struct rp_task *self, int sig)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	bool ignored = !sh || sigismember(&self->blocked, sig) ||
+		       sh->action[sig].sa_handler == SIG_IGN;
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return ignored;
+}
+
+/*
+ * Linux's __tty_check_change: 0 if @self may go on (not its terminal, no
+ * foreground group, or in it); for a background process @sig (SIGTTIN or
+ * SIGTTOU) to its group and -RP_ERESTARTSYS, or -EIO if its group is
+ * orphaned.  Ignoring or blocking @sig gives -EIO for SIGTTIN, 0 for SIGTTOU.
+ */
+static int check_change(struct rp_task *self, struct rp_tty *tty, int sig)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	pid_t sid, pgrp, fg;
+	bool ours;
+
+	own_ids(self, &sid, &pgrp);
+	tty_lock(tty);
+	ours = tty->session && tty->session == sid;
+	fg = tty->pgrp;
+	tty_unlock(tty);
+	if (!ours || !fg || fg == pgrp)
+		return 0;
+	if (sig_ignored_or_blocked(self, sig))
+		return sig == SIGTTIN ? -EIO : 0;
+	if (rp_current_pgrp_orphaned(self))
+		return -EIO;
+	rp_read_lock(sync);
+	rp_kill_pgrp_priv(self->sys, pgrp, sig);
+	rp_read_unlock(sync);
+	return -RP_ERESTARTSYS;
+}
+
+/* TIOCSCTTY (update lock and a read section held): Linux's tiocsctty. */
+static int set_ctty(struct rp_task *self, struct rp_tty *tty, int steal)
+{
+	pid_t sid = rp_task_session_nr(self), old;
+	bool leader = rp_session_leader(self->signal);
+	int ret = 0;
+
+	tty_lock(tty);
+	old = tty->session;
+	if (leader && old == sid)
+		old = 0;		/* already ours */
+	else if (!leader || self->signal->tty)
+		ret = -EPERM;
+	else if (old && !(steal == 1 && rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN)))
+		ret = -EPERM;
+	else {
+		tty->session = sid;
+		tty->pgrp = rp_task_pgrp_nr(self);
+		self->signal->tty = tty;
+	}
+	tty_unlock(tty);
+	if (!ret)
+		leader_forgets(tty, old);	/* stolen from session @old */
+	return ret;
+}
+
+static int tiocsctty(struct rp_task *self, struct rp_tty *tty, int steal)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	int ret;
+
+	rp_update_lock(sync);
+	rp_read_lock(sync);
+	ret = set_ctty(self, tty, steal);
+	rp_read_unlock(sync);
+	rp_update_unlock(sync);
+	return ret;
+}
+
+/*
+ * Linux's disassociate_ctty (update lock held): session @sid of @leader
+ * loses @tty; its foreground group gets SIGHUP then SIGCONT.
+ */
+static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid)
+{
+	struct rp_sync *sync = &tty->sys->sync;
+	pid_t fg = 0;
+
+	tty_lock(tty);
+	if (tty->session == sid) {
+		fg = tty->pgrp;
+		tty->session = tty->pgrp = 0;
+	}
+	tty_unlock(tty);
+	leader->signal->tty = NULL;
+	if (!fg)
+		return;
+	rp_read_lock(sync);
+	rp_kill_pgrp_priv(tty->sys, fg, SIGHUP);
+	rp_kill_pgrp_priv(tty->sys, fg, SIGCONT);
+	rp_read_unlock(sync);
+}
+
+void rp_tty_session_exit(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_tty *tty = t->signal->tty;
+	pid_t sid;
+
+	if (!tty)
+		return;
+	rp_read_lock(sync);
+	sid = rp_task_session_nr(t);
+	rp_read_unlock(sync);
+	disassociate(t, tty, sid);
+}
+
+/*
+ * TIOCNOTTY: ENOTTY unless @tty is ours.  A leader gives it up for the
+ * whole session.  Another process cannot drop it alone here (only the
+ * leader holds a pointer): 0, and it keeps its session's terminal.
+ */
+static int tiocnotty(struct rp_task *self, struct rp_tty *tty)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	pid_t sid, pgrp;
+	int ret = 0;
+
+	own_ids(self, &sid, &pgrp);
+	rp_update_lock(sync);
+	tty_lock(tty);
+	if (!tty->session || tty->session != sid)
+		ret = -ENOTTY;
+	tty_unlock(tty);
+	if (!ret && self->signal->tty == tty)
+		disassociate(self, tty, sid);
+	rp_update_unlock(sync);
+	return ret;
+}
+
+/* 0, -ESRCH (no such number) or -EPERM (not a group of session @sid). */
+static int pgrp_in_session(struct rp_system *sys, pid_t pgrp, pid_t sid)
+{
+	struct rp_sync *sync = &sys->sync;
+	int ret = 0;
+
+	rp_read_lock(sync);
+	if (!rp_pid_find(sys, pgrp))
+		ret = -ESRCH;
+	else if (!rp_pgrp_in_session_rcu(sys, pgrp, sid))
+		ret = -EPERM;
+	rp_read_unlock(sync);
+	return ret;
+}
+
+/* TIOCSPGRP: Linux's tiocspgrp, after tty_check_change for SIGTTOU. */
+static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
+{
+	int ret = check_change(self, tty, SIGTTOU);
+	pid_t sid, pgrp;
+
+	if (ret)
+		return ret == -EIO ? -ENOTTY : ret;
+	if (*arg < 0)
+		return -EINVAL;
+	own_ids(self, &sid, &pgrp);
+	ret = pgrp_in_session(self->sys, *arg, sid);
+	tty_lock(tty);
+	if (!tty->session || tty->session != sid)
+		ret = -ENOTTY;
+	else if (!ret)
+		tty->pgrp = *arg;
+	tty_unlock(tty);
+	return ret;
+}
+
+/* TIOCGPGRP and TIOCGSID: ENOTTY unless @tty is ours; TIOCGSID also without a session. */
+static int get_id(struct rp_task *self, struct rp_tty *tty, unsigned long request, pid_t *arg)
+{
+	pid_t sid, pgrp;
+	int ret = 0;
+
+	own_ids(self, &sid, &pgrp);
+	tty_lock(tty);
+	if (!tty->session || tty->session != sid)
+		ret = -ENOTTY;
+	else
+		*arg = request == TIOCGSID ? tty->session : tty->pgrp;
+	tty_unlock(tty);
+	return ret;
+}
+
+static int ioctl_as(struct rp_task *self, struct rp_tty *tty, unsigned long request, void *arg)
+{
+	switch (request) {
+	case TIOCSCTTY:
+		return tiocsctty(self, tty, (int)(intptr_t)arg);
+	case TIOCNOTTY:
+		return tiocnotty(self, tty);
+	case TIOCSPGRP:
+		return tiocspgrp(self, tty, arg);
+	case TIOCGPGRP:
+	case TIOCGSID:
+		return get_id(self, tty, request, arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+int rp_tty_ioctl(struct rp_task *self, struct rp_tty *tty, unsigned long request, void *arg)
+{
+	int ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	ret = ioctl_as(self, tty, request, arg);
+	rp_sync_quiescent();
+	return ret;
+}
+
+/* Linux's isig: the keyboard's signal for the foreground group, from the kernel. */
+static int keyboard_signal(int c)
+{
+	switch (c) {
+	case 0x03:
+		return SIGINT;
+	case 0x1c:
+		return SIGQUIT;
+	case 0x1a:
+		return SIGTSTP;
+	default:
+		return 0;
+	}
+}
+
+int rp_tty_keyboard(struct rp_tty *tty, int c)
+{
+	struct rp_sync *sync = &tty->sys->sync;
+	int sig = keyboard_signal(c);
+	pid_t fg;
+
+	if (c < 0 || c > 0xff)
+		return -EINVAL;
+	tty_lock(tty);
+	fg = tty->pgrp;
+	if (!sig)
+		tty->input++;
+	tty_unlock(tty);
+	if (sig && fg) {
+		rp_read_lock(sync);
+		rp_kill_pgrp_priv(tty->sys, fg, sig);
+		rp_read_unlock(sync);
+	}
+	rp_sync_quiescent();
+	return 0;
+}
+
+void rp_tty_set_tostop(struct rp_tty *tty, int on)
+{
+	tty_lock(tty);
+	tty->tostop = on;
+	tty_unlock(tty);
+}
+
+/* read(2): Linux's n_tty job_control (SIGTTIN), then what was typed. */
+long rp_tty_read(struct rp_task *self, struct rp_tty *tty, long len)
+{
+	long ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	ret = check_change(self, tty, SIGTTIN);
+	if (!ret) {
+		tty_lock(tty);
+		ret = len < tty->input ? len : tty->input;
+		tty->input -= ret;
+		tty_unlock(tty);
+		if (!ret && len)
+			ret = -EAGAIN;
+	}
+	rp_sync_quiescent();
+	return ret;
+}
+
+/* write(2): with TOSTOP, tty_check_change for SIGTTOU first (n_tty_write). */
+long rp_tty_write(struct rp_task *self, struct rp_tty *tty, long len)
+{
+	bool tostop;
+	long ret;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	tty_lock(tty);
+	tostop = tty->tostop;
+	tty_unlock(tty);
+	ret = tostop ? check_change(self, tty, SIGTTOU) : 0;
+	rp_sync_quiescent();
+	return ret ? ret : len;
+}

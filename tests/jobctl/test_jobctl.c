@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Job control, step by step, with the answers Linux gives: a shell (a
+ * session leader owning the terminal) runs a pipeline in the foreground,
+ * ^Z stops it, bg and fg continue it, ^C kills it; a shell exits and
+ * orphans a stopped job; the terminal's ioctls and background reads and
+ * writes; setpgid races between a shell and its child; group stop
+ * accounting in a multithreaded process.  Where Linux's answer is not
+ * obvious, the comment says how it was checked on a real kernel.
+ *
+ * Each process is forked from init (or the shell) and driven by a puppet
+ * (puppet.h) once it must be able to stop; the shell is driven by the test.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <rcuproc/pgrp.h>
+#include <rcuproc/tty.h>
+#include "puppet.h"
+#include "../core/world.h"
+
+#define EXITED(code)	((code) << 8)		/* wait status of _exit(@code) */
+#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
+#define CONTINUED	0xffff			/* WIFCONTINUED */
+
+static struct rp_tty *tty;
+
+/* The world with a terminal. */
+static void start_tty(enum rp_sync_mode mode)
+{
+	start(mode);
+	cr_assert_eq(rp_tty_create(sys, &tty), 0);
+}
+
+static void finish_tty(void)
+{
+	rp_tty_destroy(tty);
+	finish();
+}
+
+static struct rp_task *fork_of(struct rp_task *parent)
+{
+	struct rp_task *c;
+
+	cr_assert_gt(rp_fork(parent, &c), 1);
+	return c;
+}
+
+/* An interactive shell: its own session with the terminal; ignores the stops, as bash. */
+static struct rp_task *make_shell(void)
+{
+	struct rp_task *sh = fork_of(init);
+	pid_t pid = rp_getpid(sh), id = 0;
+
+	cr_assert_eq(rp_setsid(sh), pid);
+	set_action(sh, SIGTSTP, SIG_IGN);
+	set_action(sh, SIGTTIN, SIG_IGN);
+	set_action(sh, SIGTTOU, SIG_IGN);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCSCTTY, (void *)(intptr_t)0), 0);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGSID, &id), 0);
+	cr_assert_eq(id, pid);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGPGRP, &id), 0);
+	cr_assert_eq(id, pid, "TIOCSCTTY makes the leader's group the foreground");
+	return sh;
+}
+
+/* A job's process, as a shell's child does it before exec: the stops back to SIG_DFL. */
+static struct rp_task *make_job_process(struct rp_task *sh, pid_t pgid)
+{
+	struct rp_task *c = fork_of(sh);
+
+	/* Both sides call setpgid, so that neither depends on who runs first. */
+	cr_assert_eq(rp_setpgid(sh, rp_getpid(c), pgid), 0);
+	cr_assert_eq(rp_setpgid(c, 0, pgid), 0);
+	set_action(c, SIGTSTP, SIG_DFL);
+	set_action(c, SIGTTIN, SIG_DFL);
+	set_action(c, SIGTTOU, SIG_DFL);
+	cr_assert_eq(rp_execve(c, "job"), 0);
+	return c;
+}
+
+static void set_foreground(struct rp_task *sh, pid_t pgrp)
+{
+	pid_t fg = 0;
+
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCSPGRP, &pgrp), 0);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGPGRP, &fg), 0);
+	cr_assert_eq(fg, pgrp);
+}
+
+/* @parent waits for both processes of a job (in either order) with @options: each @status. */
+static void wait_both(struct rp_task *parent, pid_t a, pid_t b, int options, int status)
+{
+	bool seen_a = false, seen_b = false;
+	int st;
+
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = rp_wait4(parent, -1, &st, options, NULL);
+
+		cr_assert(pid == a || pid == b, "wait4 returned %d", pid);
+		cr_assert_eq(st, status, "status %#x, expected %#x", st, status);
+		seen_a |= pid == a;
+		seen_b |= pid == b;
+	}
+	cr_assert(seen_a && seen_b);
+	/* Reported once: nothing more to tell (nobody left, once reaped). */
+	cr_assert_eq(rp_wait4(parent, -1, &st, options | WNOHANG, NULL), options ? 0 : -ECHILD);
+}
+
+/* @c exits (its pending signals unseen); @parent reaps it; its handle is put. */
+static void end_process(struct rp_task *parent, struct rp_task *c)
+{
+	pid_t pid = rp_getpid(c);
+	int st;
+
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(parent, pid, &st, 0, NULL), pid);
+	cr_assert_eq(st, EXITED(0));
+	rp_task_put(c);
+}
+
+static void end_shell(struct rp_task *sh)
+{
+	end_process(init, sh);
+}
+
+/*
+ * A shell, and a job of one process in a group of its own (in the
+ * foreground if @fg) driven by puppet @d: the job's pid.
+ */
+static pid_t start_with_job(enum rp_sync_mode mode, bool fg, struct rp_task **sh,
+			    struct rp_task **p, struct puppet *d)
+{
+	start_tty(mode);
+	*sh = make_shell();
+	*p = make_job_process(*sh, 0);
+	if (fg)
+		set_foreground(*sh, rp_getpid(*p));
+	puppet_start(d, *p);
+	return rp_getpid(*p);
+}
+
+static long tty_read(struct rp_task *self, long len)
+{
+	return rp_tty_read(self, tty, len);
+}
+
+/* ---- a shell runs a pipeline: ^Z, bg, a background read, fg, ^C ---- */
+
+static void pipeline(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *p1, *p2;
+	struct puppet d1, d2;
+	pid_t shell, job, j2;
+
+	start_tty(mode);
+	sh = make_shell();
+	shell = rp_getpid(sh);
+	p1 = make_job_process(sh, 0);
+	job = rp_getpid(p1);
+	p2 = make_job_process(sh, job);
+	j2 = rp_getpid(p2);
+	cr_assert_eq(rp_getpgid(p2, 0), job);
+	set_foreground(sh, job);
+	puppet_start(&d1, p1);
+	puppet_start(&d2, p2);
+	/* ^Z: both stop; the shell's wait4(WUNTRACED) sees each once (0x147f). */
+	cr_assert_eq(rp_tty_keyboard(tty, 0x1a), 0);
+	wait_both(sh, job, j2, WUNTRACED, STOPPED_BY(SIGTSTP));
+	set_foreground(sh, shell);
+	/* bg: SIGCONT to the group; wait4(WCONTINUED) sees each once (0xffff). */
+	cr_assert_eq(rp_kill(sh, -job, SIGCONT), 0);
+	wait_both(sh, job, j2, WCONTINUED, CONTINUED);
+	/* A background read: SIGTTIN to its group, which stops. */
+	cr_assert_eq(puppet_call(&d2, tty_read, 1), -RP_ERESTARTSYS);
+	wait_both(sh, job, j2, WUNTRACED, STOPPED_BY(SIGTTIN));
+	/* fg: the terminal, then SIGCONT; now the read gets what was typed. */
+	set_foreground(sh, job);
+	cr_assert_eq(rp_kill(sh, -job, SIGCONT), 0);
+	wait_both(sh, job, j2, WCONTINUED, CONTINUED);
+	cr_assert_eq(rp_tty_keyboard(tty, 'x'), 0);
+	cr_assert_eq(puppet_call(&d2, tty_read, 10), 1);
+	cr_assert_eq(puppet_call(&d2, tty_read, 10), -EAGAIN);
+	/* ^C: both die of SIGINT (status 2, WIFSIGNALED). */
+	cr_assert_eq(rp_tty_keyboard(tty, 0x03), 0);
+	wait_both(sh, job, j2, 0, SIGINT);
+	puppet_join_dead(&d1);
+	puppet_join_dead(&d2);
+	set_foreground(sh, shell);
+	rp_task_put(p1);
+	rp_task_put(p2);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(pipeline, pipeline)
+
+/* ---- the shell exits: its stopped job is orphaned, gets SIGHUP and SIGCONT ---- */
+
+static void orphaned_stopped_job(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *p1;
+	struct puppet d1;
+	pid_t job;
+	int st;
+
+	job = start_with_job(mode, true, &sh, &p1, &d1);
+	cr_assert_eq(rp_tty_keyboard(tty, 0x1a), 0);
+	cr_assert_eq(rp_wait4(sh, job, &st, WUNTRACED, NULL), job);
+	cr_assert_eq(st, STOPPED_BY(SIGTSTP));
+	set_foreground(sh, rp_getpid(sh));
+	/* The job goes to init: no parent left in the session outside it. */
+	end_shell(sh);
+	puppet_join_dead(&d1);
+	cr_assert_eq(rp_wait4(init, job, &st, 0, NULL), job);
+	cr_assert_eq(st, SIGHUP, "killed by the orphan's SIGHUP, status %#x", st);
+	rp_task_put(p1);
+	finish_tty();
+}
+
+TEST_EACH_MODE(orphaned_stopped_job, orphaned_stopped_job)
+
+static long tiocgsid(struct rp_task *self, long unused)
+{
+	pid_t sid;
+
+	(void)unused;
+	return rp_tty_ioctl(self, tty, TIOCGSID, &sid);
+}
+
+static long take_signals(struct rp_task *self, long unused)
+{
+	(void)unused;
+	return rp_get_signal(self, NULL);
+}
+
+static long ignore_sighup(struct rp_task *self, long unused)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+
+	(void)unused;
+	return rp_sigaction(self, SIGHUP, &sa, NULL);
+}
+
+/*
+ * An orphaned group ignores SIGTSTP (is_current_pgrp_orphaned in Linux's
+ * get_signal) but not SIGSTOP; a leader's exit hangs up its foreground.
+ */
+static void orphan_ignores_tstp(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *p1;
+	struct puppet d1;
+	pid_t job;
+	int st;
+
+	job = start_with_job(mode, true, &sh, &p1, &d1);
+	cr_assert_eq(puppet_call(&d1, ignore_sighup, 0), 0);
+	/* The leader exits: its foreground group gets SIGHUP (ignored) and SIGCONT. */
+	end_shell(sh);
+	cr_assert_eq(puppet_call(&d1, tiocgsid, 0), -ENOTTY, "the session lost its terminal");
+	cr_assert_eq(rp_kill(init, job, SIGTSTP), 0);
+	/* A stop would keep this call from returning. */
+	cr_assert_eq(puppet_call(&d1, take_signals, 0), 0);
+	cr_assert_eq(rp_wait4(init, job, &st, WUNTRACED | WNOHANG, NULL), 0, "SIGTSTP ignored");
+	cr_assert_eq(rp_kill(init, job, SIGSTOP), 0);
+	cr_assert_eq(rp_wait4(init, job, &st, WUNTRACED, NULL), job);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert_eq(rp_kill(init, job, SIGKILL), 0);
+	puppet_join_dead(&d1);
+	cr_assert_eq(rp_wait4(init, job, &st, 0, NULL), job);
+	cr_assert_eq(st, SIGKILL);
+	rp_task_put(p1);
+	finish_tty();
+}
+
+TEST_EACH_MODE(orphan_ignores_tstp, orphan_ignores_tstp)
+
+/* ---- the terminal's ioctls: Linux's errnos ---- */
+
+static long tiocspgrp(struct rp_task *self, long pgrp)
+{
+	pid_t nr = (pid_t)pgrp;
+
+	return rp_tty_ioctl(self, tty, TIOCSPGRP, &nr);
+}
+
+static long tty_write(struct rp_task *self, long len)
+{
+	return rp_tty_write(self, tty, len);
+}
+
+/*
+ * Checked on Linux 6.x with a pty (posix_openpt; setsid; TIOCSCTTY): a
+ * non-leader's TIOCSCTTY is EPERM, and so is another leader's without
+ * steal; TIOCSPGRP of a pid that does not exist is ESRCH, of a group of
+ * another session EPERM, of a negative number EINVAL; a process of another
+ * session gets ENOTTY from TIOCGPGRP and TIOCSPGRP.
+ */
+static void ioctl_errors(void)
+{
+	struct rp_task *sh = make_shell(), *other = fork_of(init), *child = fork_of(sh);
+	pid_t pid = rp_getpid(sh), id = 0;
+
+	cr_assert_eq(rp_tty_ioctl(child, tty, TIOCSCTTY, (void *)(intptr_t)0), -EPERM);
+	cr_assert_eq(rp_setsid(other), rp_getpid(other));
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCSCTTY, (void *)(intptr_t)0), -EPERM);
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCGPGRP, &id), -ENOTTY);
+	cr_assert_eq(tiocspgrp(other, pid), -ENOTTY);
+	cr_assert_eq(tiocspgrp(sh, rp_getpid(other)), -EPERM, "a group of another session");
+	cr_assert_eq(tiocspgrp(sh, 30000), -ESRCH);
+	cr_assert_eq(tiocspgrp(sh, -2), -EINVAL);
+	cr_assert_eq(rp_tty_ioctl(child, tty, TIOCGPGRP, &id), 0, "the session's terminal");
+	cr_assert_eq(id, pid);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, 0x5400 + 0x7f, NULL), -ENOTTY);
+	/* Steal, with CAP_SYS_ADMIN and the flag 1: the old session loses it. */
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCSCTTY, (void *)(intptr_t)1), 0);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGSID, &id), -ENOTTY);
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCGSID, &id), 0);
+	cr_assert_eq(id, rp_getpid(other));
+	/* A leader's TIOCNOTTY gives it up; a second is ENOTTY. */
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCNOTTY, NULL), 0);
+	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCNOTTY, NULL), -ENOTTY);
+	end_process(sh, child);
+	end_process(init, other);
+	end_shell(sh);
+}
+
+static void ioctls(enum rp_sync_mode mode)
+{
+	start_tty(mode);
+	ioctl_errors();
+	finish_tty();
+}
+
+TEST_EACH_MODE(tty_ioctl, ioctls)
+
+/*
+ * Background reads and writes (n_tty's job_control and TOSTOP), and a
+ * background TIOCSPGRP (tty_check_change).  Checked on Linux 6.x with a
+ * pty: a background read with SIGTTIN ignored fails with EIO; a background
+ * write with TOSTOP and SIGTTOU blocked is written.
+ */
+static void background(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *bg;
+	struct puppet d;
+	pid_t job;
+	int st;
+
+	job = start_with_job(mode, false, &sh, &bg, &d);
+	cr_assert_eq(puppet_call(&d, tty_write, 5), 5, "no TOSTOP: written");
+	rp_tty_set_tostop(tty, 1);
+	cr_assert_eq(puppet_call(&d, tty_write, 5), -RP_ERESTARTSYS);
+	cr_assert_eq(rp_wait4(sh, job, &st, WUNTRACED, NULL), job);
+	cr_assert_eq(st, STOPPED_BY(SIGTTOU));
+	cr_assert_eq(rp_kill(sh, job, SIGCONT), 0);
+	cr_assert_eq(puppet_call(&d, tiocspgrp, job), -RP_ERESTARTSYS, "background TIOCSPGRP");
+	cr_assert_eq(rp_wait4(sh, job, &st, WUNTRACED, NULL), job);
+	cr_assert_eq(st, STOPPED_BY(SIGTTOU));
+	cr_assert_eq(rp_kill(sh, job, SIGCONT), 0);
+	puppet_quit(&d);
+	mask_signal(bg, SIG_BLOCK, SIGTTOU);
+	cr_assert_eq(rp_tty_write(bg, tty, 5), 5, "SIGTTOU blocked: written");
+	set_action(bg, SIGTTIN, SIG_IGN);
+	cr_assert_eq(rp_tty_read(bg, tty, 1), -EIO, "SIGTTIN ignored: EIO");
+	cr_assert_eq(rp_exit_group(bg, 0), 0);
+	/* The continued reports are still there: wait4 without WCONTINUED reaps. */
+	cr_assert_eq(rp_wait4(sh, job, &st, 0, NULL), job);
+	cr_assert_eq(st, EXITED(0));
+	rp_task_put(bg);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(tty_background, background)
+
+/* ---- setpgid between a shell and its child ---- */
+
+/*
+ * Both orders give the same group; once the child has exec'd the shell's
+ * setpgid is EACCES (Linux: "EACCES: pid is a child that has performed an
+ * execve", setpgid(2)), while the child's own still works.
+ */
+static void setpgid_race(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *a, *b;
+	pid_t pa, pb;
+
+	start_tty(mode);
+	sh = make_shell();
+	a = fork_of(sh);
+	b = fork_of(sh);
+	pa = rp_getpid(a);
+	pb = rp_getpid(b);
+	cr_assert_eq(rp_setpgid(sh, pa, pa), 0, "the shell first");
+	cr_assert_eq(rp_setpgid(a, 0, 0), 0);
+	cr_assert_eq(rp_getpgid(a, 0), pa);
+	cr_assert_eq(rp_setpgid(b, 0, pa), 0, "the child first");
+	cr_assert_eq(rp_setpgid(sh, pb, pa), 0);
+	cr_assert_eq(rp_getpgid(b, 0), pa);
+	cr_assert_eq(rp_execve(b, "job"), 0);
+	cr_assert_eq(rp_setpgid(sh, pb, pa), -EACCES);
+	cr_assert_eq(rp_setpgid(b, 0, pa), 0);
+	end_process(sh, a);
+	end_process(sh, b);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(setpgid_race, setpgid_race)
+
+/* ---- group stop in a multithreaded process; the parent's notices ---- */
+
+/*
+ * The parent's next signal: SIGCHLD with @code and @status (waits till it
+ * comes).  SIGCHLD stays blocked otherwise, so that it cannot interrupt
+ * the parent's wait4 (EINTR).
+ */
+static void expect_sigchld(struct rp_task *parent, int code, int status)
+{
+	double end = now_seconds() + 10;
+	siginfo_t si;
+	int sig;
+
+	mask_signal(parent, SIG_UNBLOCK, SIGCHLD);
+	while ((sig = rp_get_signal(parent, &si)) == 0) {
+		cr_assert_lt(now_seconds(), end, "no SIGCHLD");
+		sched_yield();
+	}
+	mask_signal(parent, SIG_BLOCK, SIGCHLD);
+	cr_assert_eq(sig, SIGCHLD);
+	cr_assert_eq(si.si_code, code);
+	cr_assert_eq(si.si_status, status);
+}
+
+/*
+ * The group is stopped, and reported, only once its last thread stops
+ * (RP_BREAK_STOP_EARLY reports it at the first); the parent is told
+ * CLD_STOPPED, then CLD_CONTINUED after SIGCONT.
+ */
+static void thread_group_stop(enum rp_sync_mode mode)
+{
+	struct rp_task *parent, *p, *t2;
+	struct puppet d1, d2;
+	pid_t pid;
+	int st;
+
+	start_tty(mode);
+	parent = fork_of(init);
+	set_action(parent, SIGCHLD, user_handler);
+	mask_signal(parent, SIG_BLOCK, SIGCHLD);
+	p = fork_of(parent);
+	pid = rp_getpid(p);
+	cr_assert_gt(rp_clone(p, THREAD_FLAGS, &t2), 1);
+	cr_assert_eq(rp_kill(parent, pid, SIGSTOP), 0);
+	puppet_start(&d1, p);
+	await_task(task_stopped, p);
+	/* One thread stopped, the other has not run yet: not stopped. */
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED | WNOHANG, NULL), 0,
+		     "reported stopped before its last thread stopped");
+	puppet_start(&d2, t2);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert(task_stopped(p) && task_stopped(t2));
+	expect_sigchld(parent, CLD_STOPPED, SIGSTOP);
+	cr_assert_eq(rp_kill(parent, pid, SIGCONT), 0);
+	expect_sigchld(parent, CLD_CONTINUED, SIGCONT);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WCONTINUED, NULL), pid);
+	cr_assert_eq(st, CONTINUED);
+	cr_assert_eq(rp_kill(parent, pid, SIGKILL), 0);
+	puppet_join_dead(&d1);
+	puppet_join_dead(&d2);
+	cr_assert_eq(rp_wait4(parent, pid, &st, 0, NULL), pid);
+	cr_assert_eq(st, SIGKILL);
+	rp_task_put(t2);
+	rp_task_put(p);
+	end_process(init, parent);
+	finish_tty();
+}
+
+TEST_EACH_MODE(thread_group_stop, thread_group_stop)
+
+/* SA_NOCLDSTOP: no SIGCHLD for the stop, but wait still reports it; waitid's WNOWAIT keeps it. */
+static void nocldstop(enum rp_sync_mode mode)
+{
+	struct sigaction sa = { .sa_handler = user_handler, .sa_flags = SA_NOCLDSTOP };
+	struct rp_task *parent, *p;
+	struct puppet d;
+	siginfo_t si;
+	pid_t pid;
+
+	start_tty(mode);
+	parent = fork_of(init);
+	cr_assert_eq(rp_sigaction(parent, SIGCHLD, &sa, NULL), 0);
+	p = fork_of(parent);
+	pid = rp_getpid(p);
+	puppet_start(&d, p);
+	cr_assert_eq(rp_kill(parent, pid, SIGSTOP), 0);
+	cr_assert_eq(rp_waitid(parent, P_PID, pid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_assert_eq(si.si_code, CLD_STOPPED);
+	cr_assert_eq(si.si_status, SIGSTOP);
+	cr_assert_eq(rp_waitid(parent, P_PID, pid, &si, WSTOPPED), 0, "WNOWAIT left it");
+	cr_assert_eq(si.si_code, CLD_STOPPED);
+	cr_assert_eq(rp_waitid(parent, P_PID, pid, &si, WSTOPPED | WNOHANG), 0);
+	cr_assert_eq(si.si_pid, 0, "reported once");
+	cr_assert_eq(rp_get_signal(parent, &si), 0, "SA_NOCLDSTOP: no SIGCHLD");
+	cr_assert_eq(rp_kill(parent, pid, SIGCONT), 0);
+	cr_assert_eq(rp_waitid(parent, P_PID, pid, &si, WCONTINUED), 0);
+	cr_assert_eq(si.si_code, CLD_CONTINUED);
+	cr_assert_eq(si.si_status, SIGCONT);
+	cr_assert_eq(rp_kill(parent, pid, SIGKILL), 0);
+	puppet_join_dead(&d);
+	cr_assert_eq(rp_wait4(parent, pid, NULL, 0, NULL), pid);
+	rp_task_put(p);
+	end_process(init, parent);
+	finish_tty();
+}
+
+TEST_EACH_MODE(nocldstop, nocldstop)
+
+/* A stop signal discards a pending SIGCONT and SIGCONT a pending stop signal. */
+static void flushes(enum rp_sync_mode mode)
+{
+	struct rp_task *p;
+	sigset_t all, pending;
+
+	start_tty(mode);
+	p = fork_of(init);
+	set_action(p, SIGCONT, user_handler);
+	sigfillset(&all);
+	cr_assert_eq(rp_sigprocmask(p, SIG_BLOCK, &all, NULL), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGCONT), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGTSTP), 0);
+	cr_assert_eq(rp_sigpending(p, &pending), 0);
+	cr_assert(sigismember(&pending, SIGTSTP) && !sigismember(&pending, SIGCONT));
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGCONT), 0);
+	cr_assert_eq(rp_sigpending(p, &pending), 0);
+	cr_assert(!sigismember(&pending, SIGTSTP) && sigismember(&pending, SIGCONT));
+	end_process(init, p);
+	finish_tty();
+}
+
+TEST_EACH_MODE(stop_flushes, flushes)

@@ -18,9 +18,18 @@
 #include <sys/resource.h>
 #include <rcuproc/proc.h>
 
-/* Charge user and system CPU time to @t and fire what expires: 0 or -ESRCH. */
+/*
+ * Charge user and system CPU time to @t and fire what expires: 0, or
+ * -ESRCH once @t has passed its exit point (nothing is charged then).
+ */
 int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
 
+/*
+ * As Linux: an id naming no CPU clock, a thread of another process, or a
+ * task that was reaped is -EINVAL for gettime/getres; getcpuclockid answers
+ * -ESRCH for no such process (no permission check: any process's clock may
+ * be read).  Non-CPU clocks (CLOCK_REALTIME...) are -EINVAL: no wall clock.
+ */
 int rp_clock_getcpuclockid(struct rp_task *self, pid_t pid, clockid_t *clock);
 int rp_pthread_getcpuclockid(struct rp_task *self, pid_t tid, clockid_t *clock);
 int rp_clock_gettime(struct rp_task *self, clockid_t clock, struct timespec *tp);
@@ -29,9 +38,15 @@ int rp_clock_getres(struct rp_task *self, clockid_t clock, struct timespec *tp);
 /* times(2) in clock ticks of sysconf(_SC_CLK_TCK); the return value is the
  * caller's group's CPU time in ticks (there is no wall clock). */
 long rp_times(struct rp_task *self, struct tms *buf);
+/* RUSAGE_SELF, RUSAGE_CHILDREN, RUSAGE_THREAD: only the time fields are kept. */
 int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
 
-/* timer_create(2): SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID on a CPU clock. */
+/*
+ * timer_create(2): SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID on a CPU clock
+ * (another process's too); ids per process from 0, not reused.  A timer
+ * whose target was reaped: settime -ESRCH, gettime all zero.  exec deletes
+ * the process's timers.  See docs/timers.md.
+ */
 int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev, int *timerid);
 int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 		     const struct itimerspec *value, struct itimerspec *old);

@@ -205,6 +205,7 @@ int rp_execve(struct rp_task *self, const char *comm)
 	if (ret)
 		return ret;
 	flush_signal_handlers(self);
+	rp_cputimers_exec(self);
 	snprintf(self->comm, sizeof(self->comm), "%s", comm);
 	/* Linux's ptrace_event(PTRACE_EVENT_EXEC): a legacy tracee gets SIGTRAP. */
 	if ((CMM_LOAD_SHARED(self->ptrace) & (RP_PT_PTRACED | RP_PT_SEIZED)) == RP_PT_PTRACED)

@@ -47,6 +47,7 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		sig->rlim[r] = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
 	sig->dumpable = true;
+	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
 	return sig;
 }
@@ -56,6 +57,7 @@ static void signal_free(struct rp_deferred *d)
 	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
 
 	rp_waitq_destroy(&sig->wait_chldexit);
+	rp_cputimers_group_free(sig);
 	rp_count_dec(sig->sys, signals);
 	rp_free(sig);
 }

@@ -76,6 +76,7 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 	sigemptyset(&t->pending.signal);
 	sigemptyset(&t->blocked);
 	rp_waitq_init(&t->wake);
+	rp_cputimers_task_init(t);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_add(&t->registry, &sys->registry);
 	pthread_mutex_unlock(&sys->registry_lock);

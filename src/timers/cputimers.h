@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * CPU-time accounting and CPU timers: the state embedded in each task and
+ * in each thread group (task.h includes this header), and the hooks the
+ * other subsystems call.  Lock letters as in task.h; "(s)" is the siglock
+ * of the group the struct is embedded in.
+ */
+#ifndef RP_TIMERS_CPUTIMERS_H
+#define RP_TIMERS_CPUTIMERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <urcu/list.h>
+#include "../sync/ticketlock.h"
+
+struct rp_task;
+struct rp_signal;
+struct rusage;
+
+/* User and system CPU time in nanoseconds (sum_exec is their sum here). */
+struct rp_cputime {
+	uint64_t utime;
+	uint64_t stime;
+};
+
+/* An itimer (ITIMER_PROF or ITIMER_VIRTUAL) on the group's clock. */
+struct rp_itimer {
+	uint64_t expires;		/* (s) 0: disarmed */
+	uint64_t incr;			/* (s) 0: one-shot */
+};
+
+/* One thread's part. */
+struct rp_task_cputimers {
+	/*
+	 * Held by a tick (rp_account_cpu) on this thread from its exit check to
+	 * its last timer fired, and taken by the thread's exit point once
+	 * RP_PF_EXITING is set: no tick runs on a thread past its exit point
+	 * (the tick of Linux runs on the thread itself).
+	 */
+	struct rp_ticketlock tick;
+	struct rp_cputime time;		/* (s) charged so far */
+	bool folded;			/* (s) exit point passed: ->time is in the group's */
+	struct cds_list_head armed;	/* (s) timers on this thread's clock */
+};
+
+/* rp_group_cputimers.itimer[] */
+enum { RP_ITIMER_PROF, RP_ITIMER_VIRT, RP_ITIMER_NR };
+
+/* A thread group's part. */
+struct rp_group_cputimers {
+	struct rp_cputime exited;	/* (s) left by threads past their exit point */
+	struct rp_cputime children;	/* (s) reaped children, with their children */
+	struct rp_itimer itimer[RP_ITIMER_NR];	/* (s) */
+	struct cds_list_head armed;	/* (s) timers on the process clock */
+	struct cds_list_head owned;	/* (s) this process's POSIX timers, by id */
+	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
+};
+
+/* Set up a new task's and a new group's parts (the objects are zeroed). */
+void rp_cputimers_task_init(struct rp_task *t);
+void rp_cputimers_group_init(struct rp_signal *sig);
+/* The group is being freed: free the timers it still owns (teardown only). */
+void rp_cputimers_group_free(struct rp_signal *sig);
+
+/*
+ * @t's exit point (RP_PF_EXITING set, no lock held): wait for a tick on @t,
+ * fold its times into the group's, and delete the group's POSIX timers if
+ * every thread is past its exit point (Linux's exit_itimers).
+ */
+void rp_cputimers_exit(struct rp_task *t);
+/* @t is being released (update lock held): disarm the timers on its clocks. */
+void rp_cputimers_release(struct rp_task *t);
+/* exec: delete the caller's process's POSIX timers; itimers stay. */
+void rp_cputimers_exec(struct rp_task *self);
+
+/* wait: @p's and its children's times into @ru (may be NULL; update lock held). */
+void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru);
+/* wait reaps zombie @p: its times go to its parent's children totals. */
+void rp_cputimers_reap(struct rp_task *p);
+
+#endif /* RP_TIMERS_CPUTIMERS_H */

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * POSIX CPU timers (Linux's kernel/time/posix-cpu-timers.c and the
+ * timer_* system calls): ids per process from 0, never reused; a timer
+ * runs on a thread's or a process's CPU clock, possibly another process's,
+ * and notifies its own process with a preallocated signal entry.
+ *
+ * Lifetime.  The owner's list holds one reference and every call holds
+ * one while it works.  A tick that collected the timer (->firing) holds
+ * none: settime and delete cancel that firing and wait until the tick is
+ * done with it (Linux's TIMER_RETRY), so a timer is never freed while a
+ * tick can still fire it.  A delete that finds the target released cannot
+ * look at ->firing (the target's siglock is gone with it); it relies on no
+ * tick running on a task past its exit point (tick.c), Linux's 2025 fix.
+ * RP_BREAK_TIMER_EARLY_FREE deletes without waiting for the tick.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "timers.h"
+#include "../signal/signal.h"
+
+#ifdef RP_BREAK_TIMER_EARLY_FREE
+#define WAIT_FOR_FIRING false
+#else
+#define WAIT_FOR_FIRING true
+#endif
+
+/* DELAYTIMER_MAX of Linux: overrun counts saturate at INT_MAX. */
+static int cap_overrun(uint64_t n)
+{
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
+{
+#ifdef RP_DEBUG
+	const char *what = NULL;
+
+	if (CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC)
+		what = "used after it was freed";
+	else if (!CMM_LOAD_SHARED(tm->firing))
+		what = "on a firing list, not held by a tick: freed and reused";
+	if (what) {
+		fprintf(stderr, "rcuproc: CPU timer %p %s\n", (const void *)tm, what);
+		abort();
+	}
+#else
+	(void)tm;
+#endif
+}
+
+static void timer_put(struct rp_cpu_timer *tm)
+{
+	if (uatomic_sub_return(&tm->refs, 1) != 0)
+		return;
+	rp_task_put(tm->target);
+	if (tm->notify_thread)
+		rp_task_put(tm->notify_thread);
+	tm->magic = 0;
+	rp_free(tm);
+}
+
+struct rp_sighand *rp_cpu_timer_lock_target(struct rp_cpu_timer *tm)
+{
+	if (tm->clock.thread)
+		return rp_lock_task_sighand_rcu(tm->target);
+	return rp_lock_group_sighand_rcu(tm->target->signal);
+}
+
+static struct cds_list_head *armed_list(struct rp_cpu_timer *tm)
+{
+	return tm->clock.thread ? &tm->target->cputimers.armed :
+				  &tm->target->signal->cputimers.armed;
+}
+
+static uint64_t target_sample(struct rp_cpu_timer *tm)
+{
+	return tm->clock.thread ? rp_thread_sample(tm->target, tm->clock.which) :
+				  rp_group_sample(tm->target->signal, tm->clock.which);
+}
+
+/* Take @tm off its target's armed list (target's siglock held, no tick holds it). */
+static void disarm(struct rp_cpu_timer *tm)
+{
+	cds_list_del_init(&tm->node);
+	tm->expires = 0;
+}
+
+/*
+ * The expiries passed by @now (at least one), and re-arm beyond them or
+ * disarm (target's siglock held).  As Linux's bump_cpu_timer, with a
+ * division instead of its shifts.
+ */
+static uint64_t consume_expiries(struct rp_cpu_timer *tm, uint64_t now)
+{
+	uint64_t n;
+
+	if (!tm->incr) {
+		tm->expires = 0;
+		return 1;
+	}
+	n = (now - tm->expires) / tm->incr + 1;
+	tm->expires += n * tm->incr;
+	cds_list_add(&tm->node, armed_list(tm));
+	return n;
+}
+
+/* Is @q queued on @p?  (owner's siglock held) */
+static bool sigqueue_pending(const struct rp_sigqueue *q, struct rp_sigpending *p)
+{
+	struct rp_sigqueue *e;
+
+	cds_list_for_each_entry(e, &p->list, list)
+		if (e == q)
+			return true;
+	return false;
+}
+
+/* Where the timer's signal queues, and the thread to wake; siglock held. */
+static struct rp_sigpending *notify_pending(struct rp_cpu_timer *tm, struct rp_task *p)
+{
+	return tm->notify_thread ? &p->pending : &tm->owner->shared_pending;
+}
+
+/* Lock the siglock of the thread @tm notifies, or of its process (read section held). */
+static struct rp_sighand *lock_notify(struct rp_cpu_timer *tm, struct rp_task **p)
+{
+	struct rp_sighand *sh;
+
+	if (tm->notify_thread) {
+		*p = tm->notify_thread;
+		return rp_lock_task_sighand_rcu(*p);
+	}
+	sh = rp_lock_group_sighand_rcu(tm->owner);
+	/* Under the siglock a released thread is off the list (drop_sighand): the first is not. */
+	*p = sh ? cds_list_first_entry(&tm->owner->thread_head, struct rp_task, thread_node) : NULL;
+	return sh;
+}
+
+/* Would @p drop signal @sig at once (Linux's sig_ignored)?  Siglock held. */
+static bool timer_signal_ignored(struct rp_task *p, int sig)
+{
+	uint64_t bit = 1ULL << (sig - 1);
+
+	if ((rp_sigset_bits(&p->blocked) & bit) || (p->ptrace & RP_PT_PTRACED))
+		return false;
+	return rp_sig_handler_ignored(&p->sighand->action[sig], sig);
+}
+
+/*
+ * Linux's send_sigqueue, for @n expiries: queue the preallocated entry
+ * with n - 1 overruns, or add all @n to the overrun of the one still
+ * pending.  A dying process or an ignored signal drops it.
+ */
+static void notify(struct rp_cpu_timer *tm, uint64_t n)
+{
+	struct rp_sigqueue *q = &tm->sigq;
+	struct rp_sigpending *pending;
+	struct rp_sighand *sh;
+	struct rp_task *p;
+	int sig = q->info.si_signo;
+
+	tm->overrun_last = cap_overrun(n - 1);
+	if (tm->notify == SIGEV_NONE || !(sh = lock_notify(tm, &p)))
+		return;
+	pending = notify_pending(tm, p);
+	if (sigqueue_pending(q, pending)) {
+		q->info.si_overrun = cap_overrun((uint64_t)q->info.si_overrun + n);
+		tm->overrun_last = q->info.si_overrun;
+	} else if (!(tm->owner->flags & RP_SIGNAL_GROUP_EXIT) && !timer_signal_ignored(p, sig)) {
+		q->info.si_overrun = tm->overrun_last;
+		cds_list_add_tail(&q->list, &pending->list);
+		rp_sigset_set_bits(&pending->signal,
+				   rp_sigset_bits(&pending->signal) | 1ULL << (sig - 1));
+		rp_signal_wake_up(p);
+	}
+	rp_unlock_sighand(sh);
+}
+
+void rp_cpu_timer_fire(struct rp_cpu_timer *tm)
+{
+	struct rp_sighand *sh = rp_cpu_timer_lock_target(tm);
+	uint64_t n;
+
+	if (!sh) {
+		tm->expires = 0;	/* the target is gone: nobody else sees it */
+		return;
+	}
+	n = consume_expiries(tm, target_sample(tm));
+	rp_unlock_sighand(sh);
+	notify(tm, n);
+}
+
+/* Take @tm's signal off its queue if pending: an old arming's (settime, delete). */
+static void unqueue(struct rp_cpu_timer *tm)
+{
+	struct rp_sigpending *pending;
+	struct rp_sigqueue *e;
+	struct rp_sighand *sh;
+	struct rp_task *p;
+	int sig = tm->sigq.info.si_signo;
+	bool more = false;
+
+	if (tm->notify == SIGEV_NONE || !(sh = lock_notify(tm, &p)))
+		return;
+	pending = notify_pending(tm, p);
+	if (sigqueue_pending(&tm->sigq, pending)) {
+		cds_list_del(&tm->sigq.list);
+		cds_list_for_each_entry(e, &pending->list, list)
+			more |= e->info.si_signo == sig;
+		if (!more)
+			rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) &
+							     ~(1ULL << (sig - 1)));
+	}
+	rp_unlock_sighand(sh);
+}
+
+/* Timer @id of @self's process, with a reference; NULL if none. */
+static struct rp_cpu_timer *timer_find(struct rp_task *self, int id)
+{
+	struct rp_cpu_timer *tm, *found = NULL;
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+
+	if (!sh)
+		return NULL;
+	cds_list_for_each_entry(tm, &self->signal->cputimers.owned, owner_node) {
+		if (tm->id == id) {
+			uatomic_inc(&tm->refs);
+			found = tm;
+			break;
+		}
+	}
+	rp_unlock_sighand(sh);
+	return found;
+}
+
+static void unlock_timer(struct rp_cpu_timer *tm)
+{
+	rp_cpu_timer_unlock(tm);
+	rp_read_unlock(&tm->owner->sys->sync);
+}
+
+/* Enter a read section and lock @tm: 0, or -EINVAL (nothing held) if it was deleted. */
+static int lock_live(struct rp_cpu_timer *tm)
+{
+	rp_read_lock(&tm->owner->sys->sync);
+	rp_cpu_timer_lock(tm);
+	if (!tm->deleted)
+		return 0;
+	unlock_timer(tm);
+	return -EINVAL;
+}
+
+/*
+ * lock_live, and lock @tm's target too (*@sh, NULL if the target is gone),
+ * with no tick holding @tm: a firing is cancelled and waited for.
+ */
+static int lock_idle(struct rp_cpu_timer *tm, struct rp_sighand **sh)
+{
+	int err;
+
+	while (!(err = lock_live(tm))) {
+		*sh = rp_cpu_timer_lock_target(tm);
+		if (!*sh || !tm->firing || !WAIT_FOR_FIRING)
+			break;
+		tm->firing = -1;	/* the tick will not fire it: TIMER_RETRY */
+		rp_unlock_sighand(*sh);
+		unlock_timer(tm);
+		sched_yield();
+	}
+	return err;
+}
+
+/* Timer @id of @self's process for a call, with a reference; NULL and *@err if none. */
+static struct rp_cpu_timer *timer_for_call(struct rp_task *self, int id, int *err)
+{
+	struct rp_cpu_timer *tm = NULL;
+
+	*err = -ESRCH;
+	if (!rp_task_exited(self)) {
+		tm = timer_find(self, id);
+		*err = tm ? 0 : -EINVAL;
+	}
+	return tm;
+}
+
+/* Delete @tm (a reference held): disarm, drop its signal, leave the owner's list. */
+static int delete_timer(struct rp_cpu_timer *tm)
+{
+	struct rp_sighand *sh, *osh;
+	int err = lock_idle(tm, &sh);
+
+	if (err)
+		return err;
+	if (sh) {
+		disarm(tm);
+		rp_unlock_sighand(sh);
+	}
+	tm->deleted = true;
+	unqueue(tm);
+	osh = rp_lock_group_sighand_rcu(tm->owner);
+	cds_list_del(&tm->owner_node);
+	if (osh)
+		rp_unlock_sighand(osh);
+	unlock_timer(tm);
+	timer_put(tm);		/* the owner's list's */
+	return 0;
+}
+
+/* Delete every POSIX timer of @self's process (exec, the group's death). */
+static void delete_owned(struct rp_task *self)
+{
+	struct rp_cpu_timer *tm;
+	struct rp_sighand *sh;
+
+	/* Until the list is empty: a concurrent timer_delete may take some first. */
+	for (;;) {
+		tm = NULL;
+		sh = rp_lock_task_sighand(self);
+		if (sh && !cds_list_empty(&self->signal->cputimers.owned)) {
+			tm = cds_list_first_entry(&self->signal->cputimers.owned,
+						  struct rp_cpu_timer, owner_node);
+			uatomic_inc(&tm->refs);
+		}
+		if (sh)
+			rp_unlock_sighand(sh);
+		if (!tm)
+			return;
+		delete_timer(tm);
+		timer_put(tm);
+	}
+}
+
+void rp_cputimers_exec(struct rp_task *self)
+{
+	delete_owned(self);
+}
+
+/* Is every thread of @t's group past its exit point?  (siglock held) */
+static bool group_exiting(struct rp_task *t)
+{
+	struct rp_task *p;
+
+	/* Stable under the siglock: pairs with the insertions in clone. */
+	cds_list_for_each_entry_rcu(p, &t->signal->thread_head, thread_node)
+		if (!(CMM_LOAD_SHARED(p->flags) & RP_PF_EXITING))
+			return false;
+	return true;
+}
+
+void rp_cputimers_exit(struct rp_task *t)
+{
+	struct rp_sighand *sh;
+	bool dead;
+
+	/* A tick that began before RP_PF_EXITING ends first; later ones see it. */
+	rp_cpu_tick_lock(t);
+	rp_cpu_tick_unlock(t);
+	sh = rp_lock_task_sighand(t);
+	t->signal->cputimers.exited.utime += t->cputimers.time.utime;
+	t->signal->cputimers.exited.stime += t->cputimers.time.stime;
+	/* Widen the window an unlocked group sample could fall into (torture). */
+	RP_TORTURE_DELAY();
+	/* Under the siglock with the totals; pairs with the loads in rp_group_cputime. */
+	CMM_STORE_SHARED(t->cputimers.folded, true);
+	dead = group_exiting(t);
+	rp_unlock_sighand(sh);
+	if (dead)
+		delete_owned(t);
+}
+
+void rp_cputimers_release(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	struct rp_cpu_timer *tm, *next;
+
+	cds_list_for_each_entry_safe(tm, next, &t->cputimers.armed, node)
+		disarm(tm);
+	if (t->signal->nr_threads == 1) {
+		cds_list_for_each_entry_safe(tm, next, &t->signal->cputimers.armed, node)
+			disarm(tm);
+	}
+	rp_unlock_sighand(sh);
+}
+
+/* Teardown: the timers never deleted; the tasks they name are being freed too. */
+void rp_cputimers_group_free(struct rp_signal *sig)
+{
+	struct rp_cpu_timer *tm, *next;
+
+	cds_list_for_each_entry_safe(tm, next, &sig->cputimers.owned, owner_node)
+		rp_free(tm);
+}
+
+/* Linux's good_sigevent: SIGEV_THREAD_ID's thread in *@thread (a reference); -EINVAL if bad. */
+static int check_sigevent(struct rp_task *self, const struct sigevent *sev,
+			  struct rp_task **thread)
+{
+	int notify = sev->sigev_notify;
+	struct rp_task *t;
+
+	if (notify == SIGEV_NONE)
+		return 0;
+	if (notify != SIGEV_SIGNAL && notify != SIGEV_THREAD && notify != SIGEV_THREAD_ID)
+		return -EINVAL;
+	if (sev->sigev_signo <= 0 || sev->sigev_signo >= RP_NSIG)
+		return -EINVAL;
+	if (notify != SIGEV_THREAD_ID)
+		return 0;
+	t = rp_find_task(self->sys, sev->_sigev_un._tid);
+	if (!t || !rp_same_thread_group(t, self) || !rp_task_get_rcu(t))
+		return -EINVAL;
+	*thread = t;
+	return 0;
+}
+
+/* Find the clock's task and the notified thread, with references (read section). */
+static int timer_targets(struct rp_task *self, const struct rp_cpu_clock *c,
+			 const struct sigevent *sev, struct rp_cpu_timer *tm)
+{
+	struct rp_task *t = rp_cpu_clock_task(self, c, false);
+	int err;
+
+	if (!t || !rp_task_get_rcu(t))
+		return -EINVAL;
+	err = check_sigevent(self, sev, &tm->notify_thread);
+	if (err)
+		rp_task_put(t);
+	else
+		tm->target = t;
+	return err;
+}
+
+/* Give @tm the next id of @self's process and put it on the owner's list. */
+static int timer_publish(struct rp_task *self, struct rp_cpu_timer *tm,
+			 const struct sigevent *sev, bool default_value)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+
+	if (!sh)
+		return -ESRCH;
+	tm->id = self->signal->cputimers.next_id++;
+	if (self->signal->cputimers.next_id < 0)
+		self->signal->cputimers.next_id = 0;	/* wraps at INT_MAX, as Linux */
+	tm->sigq.info.si_signo = sev->sigev_signo;
+	tm->sigq.info.si_code = SI_TIMER;
+	tm->sigq.info.si_timerid = tm->id;
+	tm->sigq.info.si_value = sev->sigev_value;
+	if (default_value)
+		tm->sigq.info.si_value.sival_int = tm->id;
+	cds_list_add_tail(&tm->owner_node, &self->signal->cputimers.owned);
+	rp_unlock_sighand(sh);
+	return 0;
+}
+
+int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev, int *timerid)
+{
+	struct sigevent def = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM };
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_cpu_timer *tm;
+	struct rp_cpu_clock c;
+	int err;
+
+	err = rp_cpu_clock_decode(self, clock, &c);
+	if (err)
+		return err;
+	tm = rp_zalloc(sizeof(*tm));
+	if (!tm)
+		return -ENOMEM;
+	tm->magic = RP_CPU_TIMER_MAGIC;
+	tm->refs = 1;
+	tm->clock = c;
+	tm->owner = self->signal;
+	tm->notify = sev && sev->sigev_notify == SIGEV_NONE ? SIGEV_NONE : SIGEV_SIGNAL;
+	tm->sigq.preallocated = true;
+	CDS_INIT_LIST_HEAD(&tm->node);
+	CDS_INIT_LIST_HEAD(&tm->sigq.list);
+	rp_read_lock(sync);
+	err = timer_targets(self, &c, sev ? sev : &def, tm);
+	rp_read_unlock(sync);
+	if (!err)
+		err = timer_publish(self, tm, sev ? sev : &def, !sev);
+	if (err) {
+		if (tm->target)
+			timer_put(tm);
+		else
+			rp_free(tm);
+		return err;
+	}
+	*timerid = tm->id;
+	rp_sync_quiescent();
+	return 0;
+}
+
+static bool timespec_valid(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < (long)RP_NSEC_PER_SEC;
+}
+
+/* The time left until @expires at @now: 0 disarmed, 1 ns if due (Linux). */
+static struct timespec time_left(uint64_t expires, uint64_t now)
+{
+	if (!expires)
+		return rp_ns_to_timespec(0);
+	return rp_ns_to_timespec(expires > now ? expires - now : 1);
+}
+
+/*
+ * Linux's posix_cpu_timer_set, under the target's siglock: disarm, answer
+ * the old value, arm the new one; true if it is already due.
+ */
+static bool timer_set_locked(struct rp_cpu_timer *tm, int flags, const struct itimerspec *value,
+			     struct itimerspec *old)
+{
+	uint64_t now = target_sample(tm), expires = rp_timespec_to_ns(&value->it_value);
+
+	if (old) {
+		old->it_value = time_left(tm->expires, now);
+		old->it_interval = rp_ns_to_timespec(tm->incr);
+	}
+	disarm(tm);
+	if (expires && !(flags & TIMER_ABSTIME))
+		expires += now;
+	tm->expires = expires;
+	if (expires && expires > now)
+		cds_list_add(&tm->node, armed_list(tm));
+	return expires && expires <= now;
+}
+
+int rp_timer_settime(struct rp_task *self, int timerid, int flags,
+		     const struct itimerspec *value, struct itimerspec *old)
+{
+	struct rp_cpu_timer *tm;
+	struct rp_sighand *sh;
+	bool due;
+	int err;
+
+	if (!timespec_valid(&value->it_value) || !timespec_valid(&value->it_interval))
+		return rp_task_exited(self) ? -ESRCH : -EINVAL;
+	tm = timer_for_call(self, timerid, &err);
+	if (!tm)
+		return err;
+	err = lock_idle(tm, &sh);
+	if (!err && !sh) {
+		err = -ESRCH;	/* the target was reaped: nothing to sample any more */
+		unlock_timer(tm);
+	}
+	if (!err) {
+		due = timer_set_locked(tm, flags, value, old);
+		rp_unlock_sighand(sh);
+		tm->incr = rp_timespec_to_ns(&value->it_interval);
+		unqueue(tm);	/* expiries of the old setting are not reported */
+		if (due)	/* already passed: notify now, as Linux */
+			rp_cpu_timer_fire(tm);
+		unlock_timer(tm);
+	}
+	timer_put(tm);
+	rp_sync_quiescent();
+	return err;
+}
+
+int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value)
+{
+	struct rp_cpu_timer *tm;
+	struct rp_sighand *sh;
+	int err;
+
+	tm = timer_for_call(self, timerid, &err);
+	if (!tm)
+		return err;
+	/* A gone target or a disarmed timer: all zero, the interval too (Linux). */
+	*value = (struct itimerspec){ { 0, 0 }, { 0, 0 } };
+	err = lock_live(tm);
+	sh = err ? NULL : rp_cpu_timer_lock_target(tm);
+	if (sh && tm->expires) {
+		value->it_value = time_left(tm->expires, target_sample(tm));
+		value->it_interval = rp_ns_to_timespec(tm->incr);
+	}
+	if (sh)
+		rp_unlock_sighand(sh);
+	if (!err)
+		unlock_timer(tm);
+	timer_put(tm);
+	rp_sync_quiescent();
+	return err;
+}
+
+int rp_timer_getoverrun(struct rp_task *self, int timerid)
+{
+	int ret;
+	struct rp_cpu_timer *tm = timer_for_call(self, timerid, &ret);
+
+	if (!tm)
+		return ret;
+	ret = lock_live(tm);
+	if (!ret) {
+		ret = tm->overrun_last;
+		unlock_timer(tm);
+	}
+	timer_put(tm);
+	return ret;
+}
+
+int rp_timer_delete(struct rp_task *self, int timerid)
+{
+	struct rp_cpu_timer *tm;
+	int err;
+
+	tm = timer_for_call(self, timerid, &err);
+	if (!tm)
+		return err;
+	err = delete_timer(tm);
+	timer_put(tm);
+	rp_sync_quiescent();
+	return err;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * CPU clocks and POSIX CPU timers inside src/timers: the timer object,
+ * clock-id decoding, sampling and the locks, shared by clock.c, timer.c
+ * and tick.c.
+ *
+ * Locking, as Linux after commit e73d84e33f15: a timer is armed, sampled,
+ * set, read and re-armed under the siglock of the task whose clock it runs
+ * on (its target), never under the update lock.  Every timer call enters a
+ * read section first, then takes the timer's own lock, then siglocks one at
+ * a time (lockorder.h: RP_LOCK_TIMER ranks between the update lock and the
+ * siglocks).
+ */
+#ifndef RP_TIMERS_TIMERS_H
+#define RP_TIMERS_TIMERS_H
+
+#include <time.h>
+#include <rcuproc/timers.h>
+#include "../task/task.h"
+
+/* Linux's CPU clock id encoding: ((~pid) << 3) | per-thread bit | which. */
+#define RP_CPUCLOCK_PROF	0
+#define RP_CPUCLOCK_VIRT	1
+#define RP_CPUCLOCK_SCHED	2
+#define RP_CPUCLOCK_MAX		3
+#define RP_CPUCLOCK_PERTHREAD	4
+#define RP_CPUCLOCK_WHICH_MASK	3
+
+#define RP_NSEC_PER_SEC		1000000000ULL
+
+/* A decoded CPU clock id. */
+struct rp_cpu_clock {
+	pid_t pid;		/* 0: the caller (its thread or its process) */
+	int which;		/* RP_CPUCLOCK_PROF, _VIRT or _SCHED */
+	bool thread;		/* a thread's clock, not a process's */
+};
+
+/* Decode @id for @self: 0, -EINVAL for an id that is no CPU clock, -ESRCH if @self exited. */
+int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock *c);
+
+/*
+ * Linux's pid_for_clock, in a read section: the task whose clock @c names
+ * (for a process clock, any task of the process), or NULL: no such task, a
+ * thread of another process, a process clock named by a non-leader tid
+ * (allowed for @gettime when it is the caller's own tid).
+ */
+struct rp_task *rp_cpu_clock_task(struct rp_task *self, const struct rp_cpu_clock *c,
+				  bool gettime);
+
+/*
+ * Lock the siglock of @sig's group through any of its threads that is not
+ * released (a read section held), or NULL once every thread is released.
+ */
+struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig);
+
+/* Samples in ns, under the siglock of @t's group. */
+uint64_t rp_thread_sample(const struct rp_task *t, int which);
+uint64_t rp_group_sample(struct rp_signal *sig, int which);
+/* Both parts of the group's clock (live threads + exited ones), siglock held. */
+struct rp_cputime rp_group_cputime(struct rp_signal *sig);
+
+/* A POSIX CPU timer (Linux's struct k_itimer with its cpu_timer). */
+struct rp_cpu_timer {
+	unsigned long magic;		/* first: free() overwrites it; see rp_cpu_timer_check_held */
+	struct rp_ticketlock lock;	/* the timer's own lock (Linux's it_lock) */
+	unsigned long refs;		/* (a) the owner's list, each caller holding it */
+	int id;				/* (c) */
+	struct rp_cpu_clock clock;	/* (c) */
+	struct rp_task *target;		/* (c) whose clock it runs on (a reference) */
+	struct rp_signal *owner;	/* (c) the process that created it */
+	struct rp_task *notify_thread;	/* (c) SIGEV_THREAD_ID's thread (a reference) */
+	int notify;			/* (c) SIGEV_NONE or SIGEV_SIGNAL */
+	bool deleted;			/* (lock) timer_delete ran */
+	uint64_t incr;			/* (lock) the interval, ns */
+	int overrun_last;		/* (lock) timer_getoverrun's answer */
+	uint64_t expires;		/* (target's s) 0: disarmed */
+	/*
+	 * (target's s to set, lock to clear) 1: a tick collected it and will
+	 * fire it; -1: settime or delete cancelled that firing; 0: no tick
+	 * holds it.  While it is not 0, ->node belongs to that tick.
+	 */
+	int firing;
+	struct cds_list_head node;	/* (target's s) on the target's armed list;
+					   or on a tick's firing list (see ->firing) */
+	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.owned */
+	struct rp_sigqueue sigq;	/* (owner's s) preallocated: firing never allocates */
+};
+
+#define RP_CPU_TIMER_MAGIC	0x74696d6572UL	/* "timer" */
+
+/*
+ * Debug builds stop at a timer met on a tick's firing list that was freed
+ * meanwhile (poisoned, or reused: live again but not held by a tick).
+ */
+void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm);
+
+/*
+ * Fire @tm (its lock held, in a read section, no siglock): count the
+ * expiries its target's clock has passed, re-arm an interval timer beyond
+ * them, and queue its signal, or add them to its overrun if the signal is
+ * still pending.
+ */
+void rp_cpu_timer_fire(struct rp_cpu_timer *tm);
+
+/* Lock @tm's target's siglock (read section held); NULL: the target is gone. */
+struct rp_sighand *rp_cpu_timer_lock_target(struct rp_cpu_timer *tm);
+
+/* A thread's tick lock (see struct rp_task_cputimers), first in the lock order. */
+static inline void rp_cpu_tick_lock(struct rp_task *t)
+{
+	rp_lockdep_acquire(RP_LOCK_CPU_TICK);
+	rp_ticket_lock(&t->cputimers.tick);
+}
+
+static inline void rp_cpu_tick_unlock(struct rp_task *t)
+{
+	rp_ticket_unlock(&t->cputimers.tick);
+	rp_lockdep_release(RP_LOCK_CPU_TICK);
+}
+
+static inline void rp_cpu_timer_lock(struct rp_cpu_timer *tm)
+{
+	rp_lockdep_acquire(RP_LOCK_TIMER);
+	rp_ticket_lock(&tm->lock);
+}
+
+static inline void rp_cpu_timer_unlock(struct rp_cpu_timer *tm)
+{
+	rp_ticket_unlock(&tm->lock);
+	rp_lockdep_release(RP_LOCK_TIMER);
+}
+
+/* Nanoseconds as a timespec, and back (the caller checked it is valid). */
+struct timespec rp_ns_to_timespec(uint64_t ns);
+uint64_t rp_timespec_to_ns(const struct timespec *ts);
+
+#endif /* RP_TIMERS_TIMERS_H */

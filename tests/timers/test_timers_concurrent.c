@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * CPU timers under concurrency, in all three modes (RP_TEST_SECONDS each).
+ * One OS thread, the charger, ticks CPU time into published tasks, as a
+ * scheduler would, while others create and end threads, exec, and reset
+ * and delete timers.
+ *
+ *  - exit_sample: threads come and go while a sampler reads the process
+ *    clock: it never goes back and never exceeds what was charged, and
+ *    whenever the charger pauses it equals exactly what the charger was
+ *    told it charged (a tick past a thread's exit point must fail, not
+ *    lose its time).  Each exiting thread has an interval timer on its own
+ *    clock, deleted right after the thread is gone.  Catches
+ *    RP_BREAK_TIMER_SAMPLE_UNLOCKED and RP_BREAK_TIMER_NO_EXIT_CHECK.
+ *  - fire_count: an interval timer on the process clock while threads come
+ *    and go: signals plus their overruns equal the expiries the clock
+ *    passed, none lost, none twice.
+ *  - exec_fire: a timer owned by one process on another's clock, which
+ *    execs in a loop (deleting its own timers, which the charger fires
+ *    meanwhile): the expiries are counted exactly.
+ *  - reset_delete: timers are created, reset, read and deleted while the
+ *    charger fires them: no signal of a timer arrives after its delete
+ *    returned, and none is used after it is freed.  Catches
+ *    RP_BREAK_TIMER_EARLY_FREE.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include "timers_test.h"
+
+#define SLOTS	4
+
+/* The tasks the charger ticks, in turn. */
+static struct {
+	pthread_mutex_t lock;
+	struct rp_task *slot[SLOTS];	/* (lock) references */
+	uint64_t tick;			/* ns per tick */
+	unsigned long charged;		/* (a) ns of ticks that succeeded */
+	unsigned long attempted;	/* (a) ns of every tick, counted before it */
+	int stop, pause, paused;	/* CMM_LOAD/STORE_SHARED */
+	pthread_t thread;
+} ch = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void publish(int i, struct rp_task *t)
+{
+	pthread_mutex_lock(&ch.lock);
+	ch.slot[i] = t ? rp_task_get(t) : NULL;
+	pthread_mutex_unlock(&ch.lock);
+}
+
+static void unpublish(int i)
+{
+	struct rp_task *t;
+
+	pthread_mutex_lock(&ch.lock);
+	t = ch.slot[i];
+	ch.slot[i] = NULL;
+	pthread_mutex_unlock(&ch.lock);
+	if (t)
+		rp_task_put(t);
+}
+
+/* Stop between two ticks while asked to. */
+static void charger_pause_point(void)
+{
+	if (!CMM_LOAD_SHARED(ch.pause))
+		return;
+	CMM_STORE_SHARED(ch.paused, 1);
+	while (CMM_LOAD_SHARED(ch.pause))
+		sched_yield();
+	CMM_STORE_SHARED(ch.paused, 0);
+}
+
+static void charge_slot(int i)
+{
+	struct rp_task *t;
+
+	pthread_mutex_lock(&ch.lock);
+	t = ch.slot[i] ? rp_task_get(ch.slot[i]) : NULL;
+	pthread_mutex_unlock(&ch.lock);
+	if (!t)
+		return;
+	uatomic_add(&ch.attempted, ch.tick);
+	if (rp_account_cpu(t, ch.tick * 3 / 5, ch.tick - ch.tick * 3 / 5) == 0)
+		uatomic_add(&ch.charged, ch.tick);
+	rp_task_put(t);
+}
+
+static void *charger_main(void *arg)
+{
+	(void)arg;
+	rp_thread_register();
+	for (int i = 0; !CMM_LOAD_SHARED(ch.stop); i = (i + 1) % SLOTS) {
+		charger_pause_point();
+		charge_slot(i);
+		if (i == SLOTS - 1)
+			sched_yield();
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void charger_start(uint64_t tick)
+{
+	ch.tick = tick;
+	ch.charged = ch.attempted = 0;
+	ch.stop = ch.pause = ch.paused = 0;
+	cr_assert_eq(pthread_create(&ch.thread, NULL, charger_main, NULL), 0);
+}
+
+static void charger_stop(void)
+{
+	CMM_STORE_SHARED(ch.stop, 1);
+	pthread_join(ch.thread, NULL);
+	for (int i = 0; i < SLOTS; i++)
+		unpublish(i);
+}
+
+/* A worker OS thread driving one task in a loop until told to stop. */
+struct worker {
+	pthread_t thread;
+	struct rp_task *self;
+	struct rp_task *other;		/* a second task some loops use */
+	int stop;			/* CMM_LOAD/STORE_SHARED */
+	const char *failed;		/* what went wrong, or NULL */
+	unsigned long rounds;
+};
+
+static void worker_start(struct worker *w, void *(*fn)(void *))
+{
+	cr_assert_eq(pthread_create(&w->thread, NULL, fn, w), 0);
+}
+
+static void worker_stop(struct worker *w)
+{
+	CMM_STORE_SHARED(w->stop, 1);
+	pthread_join(w->thread, NULL);
+	cr_assert_null(w->failed, "%s", w->failed ? w->failed : "");
+}
+
+/* Expiries of RP(1) timers taken by any thread: signals plus their overruns. */
+static unsigned long expiries;	/* (a) */
+
+/* Take @self's pending signals, counting RT(1)'s expiries. */
+static void drain_expiries(struct rp_task *self)
+{
+	siginfo_t info;
+	int sig;
+
+	while ((sig = rp_get_signal(self, &info)) > 0)
+		if (sig == RT(1))
+			uatomic_add(&expiries, 1 + (unsigned long)info.si_overrun);
+	cr_assert_eq(sig, 0);
+}
+
+/* clone, restarted as Linux's ERESTARTNOINTR asks while a signal is pending. */
+static pid_t clone_thread(struct rp_task *self, struct rp_task **t)
+{
+	pid_t tid;
+
+	while ((tid = rp_clone(self, THREAD_FLAGS, t)) == -RP_ERESTARTNOINTR)
+		drain_expiries(self);
+	return tid;
+}
+
+/* Make threads of w->self's process that live for a few ticks, then exit. */
+static void *churn_threads(void *arg)
+{
+	struct worker *w = arg;
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = RT(2) };
+	struct rp_task *t;
+	clockid_t clock;
+	int id;
+
+	rp_thread_register();
+	while (!CMM_LOAD_SHARED(w->stop) && !w->failed) {
+		if (clone_thread(w->self, &t) <= 0) {
+			w->failed = "clone";
+			break;
+		}
+		id = -1;
+		if (w->other && !rp_pthread_getcpuclockid(w->self, rp_gettid(t), &clock) &&
+		    !rp_timer_create(w->self, clock, &sev, &id)) {
+			struct itimerspec its = { { 0, 1000 }, { 0, 1000 } };
+
+			rp_timer_settime(w->self, id, 0, &its, NULL);
+		}
+		publish(1 + w->rounds % (SLOTS - 1), t);
+		for (int i = 0; i < 4; i++)
+			sched_yield();
+		if (rp_exit(t, 0))
+			w->failed = "exit";
+		if (id >= 0 && rp_timer_delete(w->self, id))
+			w->failed = "timer_delete";
+		unpublish(1 + w->rounds % (SLOTS - 1));
+		rp_task_put(t);
+		w->rounds++;
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* With the charger paused, the process clock is exactly what it charged. */
+static void check_exact(struct rp_task *self)
+{
+	uint64_t v;
+
+	CMM_STORE_SHARED(ch.pause, 1);
+	while (!CMM_LOAD_SHARED(ch.paused))
+		sched_yield();
+	v = clock_ns(self, CLOCK_PROCESS_CPUTIME_ID);
+	cr_assert_eq(v, uatomic_read(&ch.charged), "clock %lu, charged %lu: not what was charged",
+		     (unsigned long)v, uatomic_read(&ch.charged));
+	CMM_STORE_SHARED(ch.pause, 0);
+	while (CMM_LOAD_SHARED(ch.paused))
+		sched_yield();
+}
+
+static void exit_sample(enum rp_sync_mode mode)
+{
+	struct worker churn = { 0 };
+	struct rp_task *p;
+	double deadline;
+	uint64_t last = 0, v, n = 0;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	churn.self = spawn(p, THREAD_FLAGS);
+	churn.other = p;	/* with a timer on each thread's clock */
+	handle(p, RT(2));
+	publish(0, p);
+	charger_start(10 * US);
+	worker_start(&churn, churn_threads);
+	deadline = now_seconds() + test_seconds();
+	while (now_seconds() < deadline && !churn.failed) {
+		v = clock_ns(p, CLOCK_PROCESS_CPUTIME_ID);
+		cr_assert_geq(v, last, "the process clock went back: %lu < %lu",
+			      (unsigned long)v, (unsigned long)last);
+		cr_assert_leq(v, uatomic_read(&ch.attempted), "counted twice: %lu",
+			      (unsigned long)v);
+		last = v;
+		if (++n % 256 == 0)
+			check_exact(p);
+	}
+	worker_stop(&churn);
+	charger_stop();
+	cr_assert_eq(clock_ns(p, CLOCK_PROCESS_CPUTIME_ID), uatomic_read(&ch.charged));
+	cr_assert_gt(churn.rounds, 0);
+	end(churn.self);
+	end(p);
+	finish();
+}
+TEST_EACH_MODE(exit_sample, exit_sample, .timeout = 60)
+
+#define INTERVAL	(100 * US)
+
+/* Count @self's expiries while @w and the charger run; then stop them. */
+static void count_expiries_while(struct rp_task *self, struct worker *w)
+{
+	double deadline = now_seconds() + test_seconds();
+
+	while (now_seconds() < deadline && !w->failed) {
+		drain_expiries(self);
+		sleep_seconds(0.0002);
+	}
+	worker_stop(w);
+	charger_stop();
+	drain_expiries(self);
+}
+
+static void fire_count(enum rp_sync_mode mode)
+{
+	struct worker churn = { 0 };
+	struct rp_task *p;
+	int id;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	churn.self = spawn(p, THREAD_FLAGS);
+	handle(p, RT(1));
+	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	arm(p, id, INTERVAL, INTERVAL);
+	publish(0, p);
+	charger_start(7 * US);
+	worker_start(&churn, churn_threads);
+	count_expiries_while(p, &churn);
+	cr_assert_eq(expiries, clock_ns(p, CLOCK_PROCESS_CPUTIME_ID) / INTERVAL,
+		     "expiries %lu", expiries);
+	end(churn.self);
+	end(p);
+	finish();
+}
+TEST_EACH_MODE(fire_count, fire_count, .timeout = 60)
+
+/* Exec in a loop, each time with a fresh timer of our own firing fast. */
+static void *exec_loop(void *arg)
+{
+	struct worker *w = arg;
+	struct itimerspec its;
+	int id;
+
+	rp_thread_register();
+	while (!CMM_LOAD_SHARED(w->stop) && !w->failed) {
+		its = (struct itimerspec){ { 0, 5000 }, { 0, 5000 } };
+		if (rp_timer_create(w->self, CLOCK_PROCESS_CPUTIME_ID, NULL, &id) ||
+		    rp_timer_settime(w->self, id, 0, &its, NULL))
+			w->failed = "timer";
+		else if (rp_execve(w->self, "again"))
+			w->failed = "exec";
+		else if (rp_timer_gettime(w->self, id, &its) != -EINVAL)
+			w->failed = "a timer survived exec";
+		w->rounds++;
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void exec_fire(enum rp_sync_mode mode)
+{
+	struct worker execer = { 0 };
+	struct rp_task *q;
+	clockid_t clock;
+	int id;
+
+	start(mode);
+	q = spawn(init, SIGCHLD);
+	execer.self = spawn(init, SIGCHLD);
+	handle(q, RT(1));
+	cr_assert_eq(rp_clock_getcpuclockid(q, rp_getpid(execer.self), &clock), 0);
+	id = timer_on(q, clock, RT(1));
+	arm(q, id, INTERVAL, INTERVAL);
+	publish(0, execer.self);
+	charger_start(7 * US);
+	worker_start(&execer, exec_loop);
+	count_expiries_while(q, &execer);
+	cr_assert_eq(expiries, clock_ns(q, clock) / INTERVAL, "expiries %lu", expiries);
+	cr_assert_gt(execer.rounds, 0);
+	end(execer.self);
+	end(q);
+	finish();
+}
+TEST_EACH_MODE(exec_fire, exec_fire, .timeout = 60)
+
+/* Take @self's pending signals; none may come from a timer up to @deleted. */
+static void drain_after_delete(struct rp_task *self, int deleted)
+{
+	siginfo_t info;
+	int sig;
+
+	while ((sig = rp_get_signal(self, &info)) > 0)
+		cr_assert(info.si_timerid > deleted, "timer %d fired after its delete",
+			  info.si_timerid);
+	cr_assert_eq(sig, 0);
+}
+
+static void reset_delete(enum rp_sync_mode mode)
+{
+	struct itimerspec its = { { 0, 1000 }, { 0, 1000 } }, cur;
+	struct rp_task *p, *t;
+	clockid_t clocks[2] = { CLOCK_PROCESS_CPUTIME_ID };
+	double deadline;
+	int id, n = 0;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	handle(p, RT(1));
+	cr_assert_eq(rp_pthread_getcpuclockid(p, rp_gettid(t), &clocks[1]), 0);
+	publish(0, p);
+	publish(1, t);
+	charger_start(10 * US);
+	deadline = now_seconds() + test_seconds();
+	while (now_seconds() < deadline) {
+		id = timer_on(p, clocks[n++ % 2], RT(1));
+		cr_assert_eq(rp_timer_settime(p, id, 0, &its, NULL), 0);
+		sched_yield();
+		cr_assert_eq(rp_timer_gettime(p, id, &cur), 0);
+		cr_assert_eq(rp_timer_settime(p, id, 0, &its, &cur), 0);
+		cr_assert_geq(rp_timer_getoverrun(p, id), 0);
+		sched_yield();
+		cr_assert_eq(rp_timer_delete(p, id), 0);
+		drain_after_delete(p, id);
+	}
+	charger_stop();
+	end(t);
+	end(p);
+	finish();
+}
+TEST_EACH_MODE(reset_delete, reset_delete, .timeout = 60)

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * CPU clocks, times/getrusage/wait4's rusage, POSIX CPU timers and itimers,
+ * one call at a time, with the answers Linux gives (checked on a 6.18
+ * kernel: see docs/timers.md).
+ */
+#include <sys/times.h>
+#include <unistd.h>
+#include "timers_test.h"
+
+/* Linux's encoding of a thread's and a process's CPU clocks. */
+#define PROCESS_CLOCK(pid, which)	((clockid_t)((unsigned int)~(pid) << 3) | (which))
+#define THREAD_CLOCK(tid, which)	(PROCESS_CLOCK(tid, which) | 4)
+
+/* A new process handling @sig, with a timer on @clock sending it: *@id. */
+static struct rp_task *spawn_with_timer(clockid_t clock, int sig, int *id)
+{
+	struct rp_task *p = spawn(init, SIGCHLD);
+
+	handle(p, sig);
+	*id = timer_on(p, clock, sig);
+	return p;
+}
+
+/* The next handled signal of @t: its number and siginfo; 0 if none. */
+static int next_signal(struct rp_task *t, siginfo_t *info)
+{
+	int sig = rp_get_signal(t, info);
+
+	cr_assert_geq(sig, 0);
+	return sig;
+}
+
+Test(clock, thread_process_and_encoded)
+{
+	struct rp_task *p, *t;
+	clockid_t pc, tc;
+	struct timespec ts;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	cr_assert_eq(rp_account_cpu(p, 3 * MS, 1 * MS), 0);
+	cr_assert_eq(rp_account_cpu(t, 5 * MS, 2 * MS), 0);
+	cr_expect_eq(clock_ns(p, CLOCK_THREAD_CPUTIME_ID), 4 * MS);
+	cr_expect_eq(clock_ns(t, CLOCK_THREAD_CPUTIME_ID), 7 * MS);
+	cr_expect_eq(clock_ns(t, CLOCK_PROCESS_CPUTIME_ID), 11 * MS);
+	cr_expect_eq(clock_ns(init, PROCESS_CLOCK(rp_getpid(p), 1)), 8 * MS, "VIRT: user time");
+	cr_expect_eq(clock_ns(init, PROCESS_CLOCK(rp_getpid(p), 0)), 11 * MS, "PROF");
+	cr_assert_eq(rp_clock_getcpuclockid(init, rp_getpid(p), &pc), 0);
+	cr_expect_eq(pc, PROCESS_CLOCK(rp_getpid(p), 2));
+	cr_expect_eq(clock_ns(init, pc), 11 * MS);
+	cr_assert_eq(rp_pthread_getcpuclockid(p, rp_gettid(t), &tc), 0);
+	cr_expect_eq(clock_ns(p, tc), 7 * MS);
+	cr_expect_eq(rp_clock_getres(p, tc, &ts), 0);
+	cr_expect_eq(ts_ns(&ts), 1);
+	/* Another process's thread clock: EINVAL; a thread's tid as a process clock too,
+	 * except the caller's own tid when reading. */
+	cr_expect_eq(rp_clock_gettime(init, tc, &ts), -EINVAL);
+	cr_expect_eq(rp_clock_gettime(init, PROCESS_CLOCK(rp_gettid(t), 2), &ts), -EINVAL);
+	cr_expect_eq(rp_clock_gettime(t, PROCESS_CLOCK(rp_gettid(t), 2), &ts), 0);
+	cr_expect_eq(ts_ns(&ts), 11 * MS);
+	cr_expect_eq(rp_clock_getcpuclockid(init, rp_gettid(t), &pc), -ESRCH);
+	cr_expect_eq(rp_pthread_getcpuclockid(init, rp_gettid(t), &tc), -ESRCH);
+	end(t);
+	end(p);
+	finish();
+}
+
+Test(clock, bad_ids_and_gone_targets)
+{
+	struct rp_task *p;
+	struct timespec ts;
+	clockid_t pc;
+	pid_t pid;
+	int status;
+
+	start(RP_SYNC_RCU);
+	cr_expect_eq(rp_clock_gettime(init, CLOCK_REALTIME, &ts), -EINVAL, "no wall clock");
+	cr_expect_eq(rp_clock_gettime(init, PROCESS_CLOCK(1, 3), &ts), -EINVAL);
+	cr_expect_eq(rp_clock_getres(init, PROCESS_CLOCK(1, 3), &ts), -EINVAL);
+	cr_expect_eq(rp_clock_gettime(init, PROCESS_CLOCK(4242, 2), &ts), -EINVAL);
+	p = spawn(init, SIGCHLD);
+	pid = rp_getpid(p);
+	cr_assert_eq(rp_clock_getcpuclockid(init, pid, &pc), 0);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	cr_assert_eq(rp_exit(p, 0), 0);
+	cr_expect_eq(rp_account_cpu(p, MS, 0), -ESRCH, "no tick past the exit point");
+	cr_expect_eq(clock_ns(init, pc), 2 * MS, "a zombie's clock still reads");
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	cr_expect_eq(rp_clock_gettime(init, pc, &ts), -EINVAL, "Linux: EINVAL once reaped");
+	cr_expect_eq(rp_clock_getres(init, pc, &ts), -EINVAL);
+	cr_expect_eq(rp_clock_getcpuclockid(init, pid, &pc), -ESRCH);
+	rp_task_put(p);
+	finish();
+}
+
+Test(clock, exited_threads_and_reaped_children)
+{
+	struct rp_task *p, *t, *c;
+	struct rusage ru;
+	struct tms tms;
+	long tick = sysconf(_SC_CLK_TCK);
+	pid_t pid;
+	int status;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	c = spawn(p, SIGCHLD);
+	cr_assert_eq(rp_account_cpu(t, 300 * MS, 100 * MS), 0);
+	cr_assert_eq(rp_exit(t, 0), 0);
+	cr_expect_eq(clock_ns(p, CLOCK_PROCESS_CPUTIME_ID), 400 * MS, "left by the thread");
+	cr_assert_eq(rp_getrusage(p, RUSAGE_THREAD, &ru), 0);
+	cr_expect_eq(ru.ru_utime.tv_sec + ru.ru_utime.tv_usec, 0);
+	cr_assert_eq(rp_account_cpu(c, 2 * NS_PER_SEC, 500 * MS), 0);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_assert_eq(rp_wait4(p, pid, &status, 0, &ru), pid);
+	cr_expect_eq(ru.ru_utime.tv_sec, 2);
+	cr_expect_eq(ru.ru_stime.tv_usec, 500000);
+	cr_assert_eq(rp_getrusage(p, RUSAGE_CHILDREN, &ru), 0);
+	cr_expect_eq(ru.ru_utime.tv_sec, 2);
+	cr_assert_eq(rp_getrusage(p, RUSAGE_SELF, &ru), 0);
+	cr_expect_eq(ru.ru_utime.tv_usec, 300000);
+	cr_expect_eq(rp_getrusage(p, 7, &ru), -EINVAL);
+	cr_expect_eq(rp_times(p, &tms), 4 * tick / 10);
+	cr_expect_eq(tms.tms_utime, 3 * tick / 10);
+	cr_expect_eq(tms.tms_cutime, 2 * tick);
+	cr_expect_eq(tms.tms_cstime, tick / 2);
+	/* Grandchildren count too once their parent is reaped. */
+	pid = rp_getpid(p);
+	cr_assert_eq(rp_exit(p, 0), 0);
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, &ru), pid);
+	cr_expect_eq(ru.ru_utime.tv_sec, 2);
+	cr_expect_eq(ru.ru_utime.tv_usec, 300000);
+	cr_expect_eq(ru.ru_stime.tv_usec, 600000);
+	rp_task_put(c);
+	rp_task_put(t);
+	rp_task_put(p);
+	finish();
+}
+
+Test(timer, one_shot_relative)
+{
+	struct itimerspec its;
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
+	cr_expect_eq(id, 0, "ids start at 0");
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	arm(p, id, 10 * MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 4 * MS, 1 * MS), 0);
+	cr_expect_eq(next_signal(p, &info), 0);
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 5 * MS);
+	cr_assert_eq(rp_account_cpu(p, 5 * MS, 0), 0);
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_code, SI_TIMER);
+	cr_expect_eq(info.si_timerid, id);
+	cr_expect_eq(info.si_overrun, 0);
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 0, "one-shot: disarmed");
+	cr_assert_eq(rp_account_cpu(p, 50 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0);
+	end(p);
+	finish();
+}
+
+Test(timer, interval_and_overruns)
+{
+	struct itimerspec its;
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_THREAD_CPUTIME_ID, RT(1), &id);
+	arm(p, id, MS, MS);
+	cr_assert_eq(rp_account_cpu(p, 3500 * US, 0), 0);	/* 1, 2, 3 ms */
+	cr_assert_eq(rp_timer_getoverrun(p, id), 2);
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);		/* 4 ms: still pending */
+	cr_assert_eq(rp_timer_getoverrun(p, id), 3);
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, 3, "one signal for four expiries");
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 500 * US);
+	cr_expect_eq(ts_ns(&its.it_interval), MS);
+	cr_assert_eq(rp_account_cpu(p, 600 * US, 0), 0);	/* 5 ms */
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, 0);
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0);
+	end(p);
+	finish();
+}
+
+Test(timer, absolute_old_values_and_none)
+{
+	struct sigevent none = { .sigev_notify = SIGEV_NONE };
+	struct itimerspec its = { { 0, 0 }, ns_ts(3 * MS) }, old;
+	struct rp_task *p;
+	siginfo_t info;
+	int id, quiet;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(2), &id);
+	cr_assert_eq(rp_account_cpu(p, 5 * MS, 0), 0);
+	/* An absolute time already passed fires at once. */
+	cr_assert_eq(rp_timer_settime(p, id, TIMER_ABSTIME, &its, &old), 0);
+	cr_expect_eq(ts_ns(&old.it_value), 0);
+	cr_assert_eq(next_signal(p, &info), RT(2));
+	its = (struct itimerspec){ ns_ts(MS), ns_ts(9 * MS) };
+	cr_assert_eq(rp_timer_settime(p, id, TIMER_ABSTIME, &its, NULL), 0);
+	its = (struct itimerspec){ { 0, 0 }, { 0, 0 } };
+	cr_assert_eq(rp_timer_settime(p, id, 0, &its, &old), 0);
+	cr_expect_eq(ts_ns(&old.it_value), 4 * MS, "absolute 9 ms at 5 ms");
+	cr_expect_eq(ts_ns(&old.it_interval), MS);
+	cr_assert_eq(rp_account_cpu(p, 10 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0, "disarmed by a zero value");
+	cr_assert_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &none, &quiet), 0);
+	arm(p, quiet, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0, "SIGEV_NONE sends nothing");
+	cr_assert_eq(rp_timer_gettime(p, quiet, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 0);
+	end(p);
+	finish();
+}
+
+Test(timer, thread_id_and_errnos)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = RT(3) };
+	struct itimerspec its = { { 0, 0 }, { 0, 2000000000 } };
+	struct rp_task *p, *t, *q;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	q = spawn(init, SIGCHLD);
+	handle(p, RT(3));
+	sev._sigev_un._tid = rp_gettid(q);
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), -EINVAL);
+	sev._sigev_un._tid = rp_gettid(t);
+	cr_assert_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), 0);
+	arm(p, id, MS, 0);
+	cr_assert_eq(rp_account_cpu(q, 5 * MS, 0), 0);
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0, "for the thread only");
+	cr_assert_eq(next_signal(t, &info), RT(3));
+	cr_expect_eq(rp_timer_settime(p, id, 0, &its, NULL), -EINVAL, "bad nanoseconds");
+	cr_expect_eq(rp_timer_settime(p, 77, 0, &its, NULL), -EINVAL);
+	cr_expect_eq(rp_timer_create(p, CLOCK_REALTIME, NULL, &id), -EINVAL);
+	sev = (struct sigevent){ .sigev_notify = SIGEV_SIGNAL, .sigev_signo = 0 };
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), -EINVAL);
+	sev = (struct sigevent){ .sigev_notify = 99, .sigev_signo = SIGUSR1 };
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), -EINVAL);
+	/* Another process's thread clock: EINVAL; its process clock: allowed. */
+	cr_expect_eq(rp_timer_create(p, THREAD_CLOCK(rp_gettid(q), 2), NULL, &id), -EINVAL);
+	cr_assert_eq(rp_timer_create(p, PROCESS_CLOCK(rp_getpid(q), 2), NULL, &id), 0);
+	end(q);
+	end(t);
+	end(p);
+	finish();
+}
+
+Test(timer, delete_ids_and_pending)
+{
+	struct itimerspec its;
+	struct rp_task *p;
+	siginfo_t info;
+	int a, b, c;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &a);
+	b = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	cr_assert_eq(rp_timer_delete(p, a), 0);
+	c = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	cr_expect_eq(b, 1);
+	cr_expect_eq(c, 2, "ids are not reused");
+	arm(p, b, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	cr_assert_eq(rp_timer_delete(p, b), 0);
+	cr_expect_eq(next_signal(p, &info), 0, "a deleted timer's signal goes with it");
+	cr_expect_eq(rp_timer_delete(p, b), -EINVAL);
+	cr_expect_eq(rp_timer_gettime(p, b, &its), -EINVAL);
+	cr_expect_eq(rp_timer_getoverrun(p, b), -EINVAL);
+	end(p);
+	finish();
+}
+
+Test(timer, exec_deletes_timers_keeps_itimers)
+{
+	struct itimerval iv = { { 0, 0 }, { 0, 5 } };
+	struct itimerspec its;
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	arm(p, id, 10 * MS, 0);
+	cr_assert_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), 0);
+	cr_assert_eq(rp_execve(p, "new"), 0);
+	cr_expect_eq(rp_timer_gettime(p, id, &its), -EINVAL);
+	handle(p, SIGPROF);
+	cr_assert_eq(rp_account_cpu(p, 6 * US, 0), 0);
+	cr_expect_eq(next_signal(p, &info), SIGPROF);
+	cr_expect_eq(timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1)), id + 1);
+	end(p);
+	finish();
+}
+
+Test(timer, target_reaped)
+{
+	struct itimerspec its = { ns_ts(MS), ns_ts(10 * MS) }, old;
+	struct rp_task *c;
+	clockid_t clock;
+	int id, status;
+	pid_t pid;
+
+	start(RP_SYNC_RCU);
+	c = spawn(init, SIGCHLD);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_clock_getcpuclockid(init, pid, &clock), 0);
+	id = timer_on(init, clock, RT(1));
+	cr_assert_eq(rp_timer_settime(init, id, 0, &its, NULL), 0);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_expect_eq(rp_timer_settime(init, id, 0, &its, &old), 0, "a zombie's clock still counts");
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	cr_expect_eq(rp_timer_settime(init, id, 0, &its, &old), -ESRCH);
+	memset(&its, 0x55, sizeof(its));
+	cr_assert_eq(rp_timer_gettime(init, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 0);
+	cr_expect_eq(ts_ns(&its.it_interval), 0);
+	cr_expect_eq(rp_timer_getoverrun(init, id), 0);
+	cr_expect_eq(rp_timer_delete(init, id), 0);
+	rp_task_put(c);
+	finish();
+}
+
+Test(itimer, prof_virt_and_errnos)
+{
+	struct itimerval iv = { { 0, 1 }, { 0, 2 } }, old;
+	struct rp_task *p;
+	siginfo_t info;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	handle(p, SIGPROF);
+	handle(p, SIGVTALRM);
+	cr_assert_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), 0);
+	cr_assert_eq(rp_setitimer(p, ITIMER_VIRTUAL, &iv, NULL), 0);
+	cr_assert_eq(rp_account_cpu(p, 0, 2500 * US / 1000), 0);	/* 2.5 us system */
+	cr_expect_eq(next_signal(p, &info), SIGPROF, "system time counts for PROF only");
+	cr_expect_eq(next_signal(p, &info), 0);
+	cr_assert_eq(rp_getitimer(p, ITIMER_PROF, &old), 0);
+	cr_expect_eq(old.it_value.tv_usec, 0, "0.5 us left: 0 in microseconds");
+	cr_expect_eq(old.it_interval.tv_usec, 1);
+	cr_assert_eq(rp_account_cpu(p, 2 * US, 0), 0);
+	cr_expect_eq(next_signal(p, &info), SIGVTALRM, "the lower number first");
+	cr_expect_eq(next_signal(p, &info), SIGPROF);
+	cr_assert_eq(rp_setitimer(p, ITIMER_VIRTUAL, NULL, &old), 0);
+	cr_expect_eq(old.it_interval.tv_usec, 1);
+	cr_assert_eq(rp_getitimer(p, ITIMER_VIRTUAL, &old), 0);
+	cr_expect_eq(old.it_value.tv_usec + old.it_value.tv_sec, 0);
+	cr_expect_eq(rp_setitimer(p, ITIMER_REAL, &iv, NULL), -EINVAL, "no wall clock");
+	cr_expect_eq(rp_setitimer(p, 5, &iv, NULL), -EINVAL);
+	iv.it_value.tv_usec = 2000000;
+	cr_expect_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), -EINVAL);
+	end(p);
+	finish();
+}
+
+Test(itimer, rlimit_cpu)
+{
+	struct rlimit rl = { 1, 3 };
+	struct rp_task *p;
+	siginfo_t info;
+	int status;
+	pid_t pid;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	pid = rp_getpid(p);
+	handle(p, SIGXCPU);
+	cr_assert_eq(rp_setrlimit(p, RLIMIT_CPU, &rl), 0);
+	cr_assert_eq(rp_account_cpu(p, 900 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0);
+	cr_assert_eq(rp_account_cpu(p, 200 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), SIGXCPU, "soft limit");
+	cr_assert_eq(rp_account_cpu(p, 500 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), 0, "not again within the second");
+	cr_assert_eq(rp_account_cpu(p, 500 * MS, 0), 0);
+	cr_expect_eq(next_signal(p, &info), SIGXCPU, "a second later");
+	cr_assert_eq(rp_getrlimit(p, RLIMIT_CPU, &rl), 0);
+	cr_expect_eq(rl.rlim_cur, 3);
+	cr_assert_eq(rp_account_cpu(p, NS_PER_SEC, 0), 0);
+	cr_expect_eq(rp_get_signal(p, &info), -ESRCH, "hard limit: SIGKILL");
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	rp_task_put(p);
+	finish();
+}

@@ -9,6 +9,7 @@
 #include <rcuproc/pgrp.h>
 #include <rcuproc/proc.h>
 #include <rcuproc/selfcheck.h>
+#include <rcuproc/snapshot.h>
 #include <rcuproc/seqcount.h>
 #include <rcuproc/sync.h>
 #include <rcuproc/timers.h>

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The invariant checker: merges the workers' logs and evaluates what they
+ * can show of I1, I3 and I6 (see docs/verification.md).
+ *
+ *	I1  a receipt names a send that succeeded, to the process that got it,
+ *	    and no send is received twice; a send that ended before a drain of
+ *	    its target (nothing blocked, nothing left) began was received by the
+ *	    end of that drain.  tgkill's receipts carry no id: per sender,
+ *	    target process and signal, receipts never outnumber sends.
+ *	I6  the same, for a send that overlapped an exec of its target.
+ *	I3  each process is reaped once, by its group or a subreaper above it
+ *	    (never another parent's child), and after teardown every forked
+ *	    process has been reaped.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "torture.h"
+
+static const char *const ev_names[EV_NR] = {
+	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
+};
+
+struct merged {
+	struct event *ev;		/* every event, by start */
+	size_t n;
+	struct event **sends;		/* successful sends, by id */
+	size_t nsends;
+	unsigned int *recvs;		/* receipts of each send */
+	uint64_t *first_recv;		/* clock of its first receipt */
+	struct event **drains;		/* by target, then start */
+	size_t ndrains;
+	struct event **forks;		/* successful forks, by child */
+	size_t nforks;
+	unsigned int *reaps;		/* reaps of each forked child */
+	uint64_t seed;
+};
+
+void report_violation(struct violation_report *r, int inv, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->count[inv]++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->first[inv], sizeof(r->first[inv]), fmt, ap);
+	va_end(ap);
+}
+
+/* Append the events that involve @pid from @lo on (at most 12) to example @inv. */
+static void add_history(struct violation_report *r, int inv, const struct merged *m,
+			pid_t pid, uint64_t lo)
+{
+	char *buf = r->first[inv];
+	size_t len = strlen(buf);
+	unsigned int shown = 0;
+
+	if (r->count[inv] != 1)
+		return;
+	for (size_t i = 0; i < m->n && shown < 60; i++) {
+		const struct event *e = &m->ev[i];
+
+		if (e->start < lo || (e->a != pid && e->b != pid && e->c != pid))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(r->first[inv]) - len,
+			"\n    [%lu..%lu] %s a=%d b=%d c=%d sig=%d id=%lu result=%d",
+			(unsigned long)e->start, (unsigned long)e->end, ev_names[e->kind],
+			e->a, e->b, e->c, e->sig, (unsigned long)e->id, e->result);
+		if (len >= sizeof(r->first[inv]))
+			return;
+		shown++;
+	}
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct event *a = x, *b = y;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int by_id(const void *x, const void *y)
+{
+	const struct event *a = *(struct event *const *)x, *b = *(struct event *const *)y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static int by_target_start(const void *x, const void *y)
+{
+	const struct event *a = *(struct event *const *)x, *b = *(struct event *const *)y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int by_child(const void *x, const void *y)
+{
+	const struct event *a = *(struct event *const *)x, *b = *(struct event *const *)y;
+
+	return (a->b > b->b) - (a->b < b->b);
+}
+
+/* Pointers to the events of @kind that succeeded, sorted with @cmp. */
+static struct event **select_events(struct merged *m, enum ev_kind kind,
+				    int (*cmp)(const void *, const void *), size_t *n)
+{
+	struct event **out = calloc(m->n + 1, sizeof(*out));
+
+	if (!out)
+		abort();
+	*n = 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->ev[i].kind == kind && m->ev[i].result == 0)
+			out[(*n)++] = &m->ev[i];
+	qsort(out, *n, sizeof(*out), cmp);
+	return out;
+}
+
+static void merge(struct merged *m, struct worker *ws, unsigned int nw)
+{
+	m->n = 0;
+	for (unsigned int i = 0; i < nw; i++)
+		m->n += ws[i].nev;
+	m->ev = malloc((m->n + 1) * sizeof(*m->ev));
+	if (!m->ev)
+		abort();
+	m->n = 0;
+	for (unsigned int i = 0; i < nw; i++) {
+		memcpy(m->ev + m->n, ws[i].ev, ws[i].nev * sizeof(*m->ev));
+		m->n += ws[i].nev;
+	}
+	qsort(m->ev, m->n, sizeof(*m->ev), by_start);
+	m->sends = select_events(m, EV_SEND, by_id, &m->nsends);
+	m->drains = select_events(m, EV_DRAIN, by_target_start, &m->ndrains);
+	m->forks = select_events(m, EV_FORK, by_child, &m->nforks);
+	m->recvs = calloc(m->nsends + 1, sizeof(*m->recvs));
+	m->first_recv = calloc(m->nsends + 1, sizeof(*m->first_recv));
+	m->reaps = calloc(m->nforks + 1, sizeof(*m->reaps));
+	if (!m->recvs || !m->first_recv || !m->reaps)
+		abort();
+}
+
+static long find(struct event **v, size_t n, const struct event *key,
+		 int (*cmp)(const void *, const void *))
+{
+	struct event **hit = bsearch(&key, v, n, sizeof(*v), cmp);
+
+	return hit ? hit - v : -1;
+}
+
+/* Did @pid exec while @send was in flight (I6 rather than I1)? */
+static int send_invariant(const struct merged *m, const struct event *send)
+{
+	for (size_t i = 0; i < m->n && m->ev[i].start <= send->end; i++)
+		if (m->ev[i].kind == EV_EXEC && m->ev[i].a == send->b &&
+		    m->ev[i].end >= send->start)
+			return 6;
+	return 1;
+}
+
+static void check_receipt(struct merged *m, const struct event *e, struct violation_report *r)
+{
+	struct event key = { .id = e->id };
+	long k = find(m->sends, m->nsends, &key, by_id);
+	const struct event *send;
+
+	if (k < 0) {
+		report_violation(r, 1, "seed %lu: process %d received send id %lu, which no successful send has",
+				 (unsigned long)m->seed, e->a, (unsigned long)e->id);
+		add_history(r, 1, m, e->a, 0);
+		return;
+	}
+	send = m->sends[k];
+	if (send->b != e->a) {
+		int inv = send_invariant(m, send);
+
+		report_violation(r, inv, "seed %lu: send %lu to process %d was received by process %d",
+				 (unsigned long)m->seed, (unsigned long)e->id, send->b, e->a);
+		add_history(r, inv, m, e->a, send->start);
+	}
+	if (m->recvs[k]++ == 0) {
+		m->first_recv[k] = e->start;
+	} else {
+		int inv = send_invariant(m, send);
+
+		report_violation(r, inv, "seed %lu: send %lu (signal %d) received twice by process %d",
+				 (unsigned long)m->seed, (unsigned long)e->id, e->sig, e->a);
+		add_history(r, inv, m, e->a, send->start);
+	}
+}
+
+/* The first drain of @send's target that began after @send ended. */
+static const struct event *drain_after(const struct merged *m, const struct event *send)
+{
+	size_t lo = 0, hi = m->ndrains;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct event *d = m->drains[mid];
+
+		if (d->a < send->b || (d->a == send->b && d->start <= send->end))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->ndrains && m->drains[lo]->a == send->b ? m->drains[lo] : NULL;
+}
+
+static void check_lost(struct merged *m, struct violation_report *r)
+{
+	for (size_t k = 0; k < m->nsends; k++) {
+		const struct event *s = m->sends[k], *d = drain_after(m, s);
+		int inv;
+
+		if (!d || (m->recvs[k] && m->first_recv[k] <= d->end))
+			continue;
+		inv = send_invariant(m, s);
+		report_violation(r, inv, "seed %lu: send %lu (signal %d) from %d to process %d "
+				 "ended at %lu, but a drain of %d over [%lu..%lu] did not receive it",
+				 (unsigned long)m->seed, (unsigned long)s->id, s->sig, s->a, s->b,
+				 (unsigned long)s->end, d->a, (unsigned long)d->start,
+				 (unsigned long)d->end);
+		add_history(r, inv, m, s->b, s->start);
+	}
+}
+
+/* (sender, receiving process, signal) as one number, for counting: pids < 2^32. */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static uint64_t tgkill_key(pid_t sender, pid_t target, int sig)
+{
+	return ((uint64_t)(uint32_t)sender << 40) | ((uint64_t)(uint32_t)target << 8) | (uint64_t)sig;
+}
+
+/* Keys of the successful sends (@group: group sends) and of their receipts. */
+static void count_keys(const struct merged *m, bool group, uint64_t *sent, size_t *ns,
+		       uint64_t *got, size_t *ng)
+{
+	*ns = *ng = 0;
+	for (size_t k = 0; k < m->n; k++) {
+		const struct event *e = &m->ev[k];
+
+		if (e->kind == (group ? EV_GROUP : EV_TGKILL) && e->result == 0)
+			sent[(*ns)++] = tgkill_key(e->a, group ? 0 : e->c, e->sig);
+		/* si_pid 0: queued without its siginfo, an allocation failed (Linux does so). */
+		else if (e->kind == EV_RECV && !e->id && e->c &&
+			 e->result == (group ? SI_USER : SI_TKILL))
+			got[(*ng)++] = tgkill_key(e->c, e->a, e->sig);
+	}
+	qsort(sent, *ns, sizeof(*sent), cmp_u64);
+	qsort(got, *ng, sizeof(*got), cmp_u64);
+}
+
+/* How many of @v (sorted) equal @key. */
+static size_t count_equal(const uint64_t *v, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n, first;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	while (lo < n && v[lo] == key)
+		lo++;
+	return lo - first;
+}
+
+/*
+ * Receipts without an id: per sender, receiving process and signal, never
+ * more than the sends that could have reached it (tgkill: to that process;
+ * a group send: from that sender with that signal).
+ */
+static void check_unnumbered(struct merged *m, bool group, struct violation_report *r)
+{
+	uint64_t *sent = calloc(m->n + 1, sizeof(*sent)), *got = calloc(m->n + 1, sizeof(*got));
+	size_t ns, ng;
+
+	if (!sent || !got)
+		abort();
+	count_keys(m, group, sent, &ns, got, &ng);
+	for (size_t g = 0; g < ng;) {
+		size_t n = count_equal(got + g, ng - g, got[g]);
+		pid_t sender = (pid_t)(got[g] >> 40), target = (pid_t)((got[g] >> 8) & 0xffffffff);
+		int sig = (int)(got[g] & 0xff);
+		uint64_t from = group ? tgkill_key(sender, 0, sig) : got[g];
+
+		if (n > count_equal(sent, ns, from)) {
+			report_violation(r, 1, "seed %lu: process %d received signal %d from %d "
+					 "%zu times, more than the %s sent", (unsigned long)m->seed,
+					 target, sig, sender, n,
+					 group ? "group sends" : "tgkills");
+			add_history(r, 1, m, target, 0);
+		}
+		g += n;
+	}
+	free(sent);
+	free(got);
+}
+
+/* Is @reaper the parent of @pid's process, or a process above it? */
+static bool reaper_above(const struct merged *m, pid_t reaper, pid_t pid)
+{
+	struct event key = { .b = pid };
+
+	for (int depth = 0; depth < 1 << 20; depth++) {
+		long k = find(m->forks, m->nforks, &key, by_child);
+
+		if (k < 0)
+			return reaper == 1;	/* init reaps the workers' roots */
+		if (m->forks[k]->a == reaper)
+			return true;
+		key.b = m->forks[k]->a;
+	}
+	return false;
+}
+
+static void check_reaps(struct merged *m, struct violation_report *r)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct event *e = &m->ev[i];
+		struct event key = { .b = e->b };
+		long k;
+
+		if (e->kind != EV_REAP)
+			continue;
+		k = find(m->forks, m->nforks, &key, by_child);
+		if (k >= 0 && m->reaps[k]++) {
+			report_violation(r, 3, "seed %lu: process %d reaped twice",
+					 (unsigned long)m->seed, e->b);
+			add_history(r, 3, m, e->b, 0);
+		}
+		if (!reaper_above(m, e->a, e->b)) {
+			report_violation(r, 3, "seed %lu: process %d reaped %d, not its child",
+					 (unsigned long)m->seed, e->a, e->b);
+			add_history(r, 3, m, e->b, 0);
+		}
+	}
+	for (size_t k = 0; k < m->nforks; k++)
+		if (!m->reaps[k]) {
+			report_violation(r, 3, "seed %lu: process %d never reaped after teardown",
+					 (unsigned long)m->seed, m->forks[k]->b);
+			add_history(r, 3, m, m->forks[k]->b, 0);
+		}
+}
+
+void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violation_report *r)
+{
+	struct merged m = { .seed = seed };
+
+	merge(&m, ws, n);
+	for (size_t i = 0; i < m.n; i++)
+		if (m.ev[i].kind == EV_RECV && m.ev[i].id)
+			check_receipt(&m, &m.ev[i], r);
+	check_lost(&m, r);
+	check_unnumbered(&m, false, r);
+	check_unnumbered(&m, true, r);
+	check_reaps(&m, r);
+	free(m.sends);
+	free(m.drains);
+	free(m.forks);
+	free(m.recvs);
+	free(m.first_recv);
+	free(m.reaps);
+	free(m.ev);
+}

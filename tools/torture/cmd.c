@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rcuproc torture: options, the run, the summary. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu/uatomic.h>
+#include <rcuproc/debug.h>
+#include "../cli.h"
+#include "progress.h"
+#include "torture.h"
+
+static const char *const inv_names[8] = {
+	"table consistency", "I1 exactly once", "I2 fork atomicity", "I3 wait completeness",
+	"I4 termination", "I5 existence", "I6 sighand", "I7 no leaks",
+};
+
+static void torture_help(void)
+{
+	printf("usage: rcuproc torture [OPTIONS]\n\n"
+	       "OS threads drive simulated processes through a random mix of operations,\n"
+	       "log every send, receipt, fork, exec and reap, then check the invariants\n"
+	       "(docs/verification.md) and walk the table.  Exits 1 on any violation.\n\n"
+	       "  --threads N      OS threads, 1 to 64 (default: 2)\n"
+	       "  --procs N        target number of tasks, 2 to 100000 (default: 32)\n"
+	       "  --seed S         seed of the random choices (default: 1)\n"
+	       "  --seconds T      run time (default: 1)\n"
+	       "  --ops N          stop after N operations instead\n"
+	       "  --mode MODE      rcu, rwlock or qrwlock (default: rcu)\n"
+	       "  --weights K=W,.. weight of each operation kind (default: 1 each, 3 for drain)\n"
+	       "  --fail-rate R    fail table allocations at random with rate R in (0, 1]\n"
+	       "  --no-poison      do not poison freed objects (on in debug builds)\n"
+	       "  --json           the summary as one JSON object\n"
+	       "  --help           this text\n\noperation kinds:");
+	for (int k = 0; k < OP_NR; k++)
+		printf(" %s", op_names[k]);
+	printf("\n");
+}
+
+static int parse_weights(char *spec, struct torture_config *cfg)
+{
+	for (char *save, *item = strtok_r(spec, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		uint64_t w;
+		int k;
+
+		if (!eq)
+			return cli_usage_error("torture", "weight '%s' is not KIND=W", item);
+		*eq = 0;
+		for (k = 0; k < OP_NR && strcmp(op_names[k], item); k++)
+			;
+		if (k == OP_NR)
+			return cli_usage_error("torture", "unknown operation kind '%s'", item);
+		if (!cli_parse_u64(eq + 1, 0, 1000, &w))
+			return cli_usage_error("torture", "weight of %s must be 0 to 1000", item);
+		cfg->weights[k] = (unsigned int)w;
+	}
+	return 0;
+}
+
+static int parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
+			uint64_t *out)
+{
+	if (!cli_parse_u64(arg, min, max, out))
+		return cli_usage_error("torture", "--%s wants a number from %lu to %lu, not '%s'",
+				       opt, (unsigned long)min, (unsigned long)max, arg);
+	return 0;
+}
+
+static int parse_option(int c, char *arg, struct torture_config *cfg)
+{
+	uint64_t v = 0;
+	int err = 0;
+
+	switch (c) {
+	case 't':
+		err = parse_number("threads", arg, 1, 64, &v);
+		cfg->threads = (unsigned int)v;
+		return err;
+	case 'p':
+		err = parse_number("procs", arg, 2, 100000, &v);
+		cfg->procs = (unsigned int)v;
+		return err;
+	case 'S':
+		return parse_number("seed", arg, 0, UINT64_MAX, &cfg->seed);
+	case 'o':
+		return parse_number("ops", arg, 1, UINT64_MAX, &cfg->ops);
+	case 's':
+		if (!cli_parse_seconds(arg, &cfg->seconds))
+			return cli_usage_error("torture", "--seconds wants a positive number, not '%s'", arg);
+		return 0;
+	case 'm':
+		if (rp_sync_mode_parse(arg, &cfg->mode))
+			return cli_usage_error("torture", "unknown mode '%s'", arg);
+		return 0;
+	case 'w':
+		return parse_weights(arg, cfg);
+	case 'f':
+		if (!cli_parse_seconds(arg, &cfg->fail_rate) || cfg->fail_rate > 1)
+			return cli_usage_error("torture", "--fail-rate wants a rate in (0, 1], not '%s'", arg);
+		return 0;
+	case 'j':
+		cfg->json = true;
+		return 0;
+	case 'P':
+		rp_debug_set_poison(false);
+		return 0;
+	default:
+		return cli_usage_error("torture", "unknown option '%s'", arg ? arg : "?");
+	}
+}
+
+static int parse_args(int argc, char **argv, struct torture_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "ops", required_argument, NULL, 'o' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "weights", required_argument, NULL, 'w' },
+		{ "fail-rate", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-poison", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, err;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			torture_help();
+			return -1;
+		}
+		if (c == ':')
+			return cli_usage_error("torture", "option '%s' needs a value", argv[optind - 1]);
+		err = parse_option(c, c == '?' ? argv[optind - 1] : optarg, cfg);
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		return cli_usage_error("torture", "unexpected argument '%s'", argv[optind]);
+	for (c = 0; c < OP_NR && !cfg->weights[c]; c++)
+		;
+	if (c == OP_NR)
+		return cli_usage_error("torture", "every operation has weight 0");
+	return 0;
+}
+
+static void default_config(struct torture_config *cfg)
+{
+	*cfg = (struct torture_config){ .threads = 2, .procs = 32, .seed = 1,
+					.seconds = 1, .mode = RP_SYNC_RCU };
+	for (int k = 0; k < OP_NR; k++)
+		cfg->weights[k] = 1;
+	cfg->weights[OP_DRAIN] = 3;
+}
+
+/* ---- the run ---- */
+
+struct run {
+	struct torture_config cfg;
+	struct rp_system *sys;
+	struct worker *ws;		/* cfg.threads workers, then init's log */
+	pthread_barrier_t resume;
+	unsigned int paused, finished;	/* atomic: workers past each phase */
+	int stop;			/* atomic */
+	unsigned long backlog_max;
+	struct violation_report report;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t quota = w->cfg->ops ? w->cfg->ops / w->cfg->threads + 1 : UINT64_MAX;
+
+	rp_thread_register();
+	/* nh 0: a failed exec (--fail-rate) killed the root; nothing left to drive. */
+	while (!uatomic_read(w->stop) && w->done_ops < quota && w->nh)
+		worker_run_op(w);
+	/* Unregistered while paused: QSBR grace periods must not wait for us. */
+	rp_thread_unregister();
+	uatomic_inc(w->paused);		/* the walk runs now */
+	pthread_barrier_wait(w->resume);
+	rp_thread_register();
+	worker_teardown(w);
+	rp_thread_unregister();
+	uatomic_inc(w->finished);
+	return NULL;
+}
+
+static uint64_t ops_done(struct run *run)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		n += uatomic_read(&run->ws[i].done_ops);
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* I4: a walk that never ends shows as workers that stop making progress. */
+#define STALL_SECONDS	10
+
+static void stalled(struct run *run, const char *where)
+{
+	fprintf(stderr, "VIOLATION I4 termination: seed %lu: no worker progress for %d s in %s\n",
+		(unsigned long)run->cfg.seed, STALL_SECONDS, where);
+	fflush(stdout);
+	_exit(1);
+}
+
+/* Wait until every worker has counted itself in @count. */
+static void wait_for_workers(struct run *run, unsigned int *count, const char *where)
+{
+	double start = now();
+	struct timespec tick = { 0, 1000 * 1000 };
+
+	while (uatomic_read(count) < run->cfg.threads) {
+		if (now() - start > STALL_SECONDS)
+			stalled(run, where);
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* Until the time or the operations run out: draw progress, sample the backlog. */
+static void watch(struct run *run)
+{
+	double start = now(), done = 0, progressed = start;
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	bool bar = progress_wanted() && !run->cfg.json;
+	uint64_t last = 0;
+
+	while (done < 1) {
+		unsigned long backlog = rp_deferred_backlog();
+		uint64_t ops = ops_done(run);
+
+		if (ops != last)
+			progressed = now();
+		else if (now() - progressed > STALL_SECONDS)
+			stalled(run, "the operations");
+		last = ops;
+
+		if (backlog > run->backlog_max)
+			run->backlog_max = backlog;
+		done = run->cfg.ops ? (double)ops / run->cfg.ops :
+				      (now() - start) / run->cfg.seconds;
+		if (bar)
+			progress_draw("torture", done > 1 ? 1 : done);
+		nanosleep(&tick, NULL);
+	}
+	if (bar)
+		progress_clear();
+	uatomic_set(&run->stop, 1);
+}
+
+static int start_workers(struct run *run, struct rp_task *init)
+{
+	for (unsigned int i = 0; i < run->cfg.threads; i++) {
+		struct worker *w = &run->ws[i];
+		struct rp_task *root;
+		struct event *e;
+		pid_t pid = rp_fork(init, &root);
+
+		e = log_event(&run->ws[run->cfg.threads], EV_FORK);
+		e->start = e->end = clock_tick();
+		e->a = 1;
+		e->b = pid;
+		if (pid < 0 || worker_setup(w, root))
+			return -1;
+		w->cfg = &run->cfg;
+		w->stop = &run->stop;
+		w->paused = &run->paused;
+		w->finished = &run->finished;
+		w->resume = &run->resume;
+		w->rng = run->cfg.seed * 0x9e3779b97f4a7c15ULL + i + 1;
+	}
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		if (pthread_create(&run->ws[i].thread, NULL, worker_main, &run->ws[i]))
+			return -1;
+	return 0;
+}
+
+/* I7: only init is left once the roots are reaped and the deferred frees ran. */
+static void check_counts(struct run *run)
+{
+	struct rp_system_counts c;
+
+	rp_deferred_barrier();
+	rp_system_counts(run->sys, &c);
+	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.pids != 1 ||
+	    c.creds != 1 || c.sigqueues != 0)
+		report_violation(&run->report, 7, "seed %lu: after teardown: tasks %lu signals %lu "
+				 "sighands %lu pids %lu creds %lu sigqueues %lu (want 1 1 1 1 1 0)",
+				 (unsigned long)run->cfg.seed, c.tasks, c.signals, c.sighands,
+				 c.pids, c.creds, c.sigqueues);
+	if (rp_deferred_backlog())
+		report_violation(&run->report, 7, "deferred backlog %lu after the barrier",
+				 rp_deferred_backlog());
+}
+
+/* init reaps the roots; group sends to its group and session reach it too. */
+static void reap_roots(struct run *run, struct rp_task *init)
+{
+	struct handle ih = { .t = init, .tid = 1, .tgid = 1 };
+
+	reap_all(&run->ws[run->cfg.threads], &ih);
+	drain(&run->ws[run->cfg.threads], &ih);
+}
+
+static int run_torture(struct run *run, unsigned long live_before)
+{
+	struct rp_system_opts opts = { .mode = run->cfg.mode, .pid_max = RP_PID_MAX_LIMIT };
+	struct rp_task *init;
+
+	if (rp_system_create(&opts, &run->sys))
+		return -1;
+	init = rp_system_init(run->sys);
+	install_handlers(init);
+	pthread_barrier_init(&run->resume, NULL, run->cfg.threads + 1);
+	if (start_workers(run, init))
+		return -1;
+	if (run->cfg.fail_rate > 0)
+		rp_debug_fail_random(run->cfg.fail_rate, run->cfg.seed);
+	/* Idle until the walk: unregistered, or QSBR grace periods would wait for us. */
+	rp_thread_unregister();
+	watch(run);
+	wait_for_workers(run, &run->paused, "their last operation");
+	rp_thread_register();
+	rp_debug_fail_none();
+	walk_table(run->sys, &run->report);
+	rp_thread_unregister();
+	pthread_barrier_wait(&run->resume);
+	wait_for_workers(run, &run->finished, "teardown");
+	rp_thread_register();
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		pthread_join(run->ws[i].thread, NULL);
+	alarm(STALL_SECONDS);	/* on_stall, if init's wait never ends */
+	reap_roots(run, init);
+	alarm(0);
+	check_counts(run);
+	rp_task_put(init);
+	rp_system_destroy(run->sys);
+	if (rp_debug_live_objects() != live_before)
+		report_violation(&run->report, 7, "%lu table objects still allocated after "
+				 "rp_system_destroy (%lu before)", rp_debug_live_objects(), live_before);
+	return 0;
+}
+
+/* ---- the summary ---- */
+
+static unsigned long total_violations(const struct violation_report *r)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < 8; i++)
+		n += r->count[i];
+	return n;
+}
+
+static void print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			printf("\\n");
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void summary_json(struct run *run, const uint64_t *ops)
+{
+	printf("{\"seed\": %lu, \"mode\": \"%s\", \"threads\": %u, \"procs\": %u, "
+	       "\"backlog_max\": %lu, \"alloc_failures\": %lu, \"ops\": {",
+	       (unsigned long)run->cfg.seed, rp_sync_mode_name(run->cfg.mode), run->cfg.threads,
+	       run->cfg.procs, run->backlog_max, rp_debug_alloc_failures());
+	for (int k = 0; k < OP_NR; k++)
+		printf("%s\"%s\": %lu", k ? ", " : "", op_names[k], (unsigned long)ops[k]);
+	printf("}, \"violations\": {");
+	for (int i = 0; i < 8; i++) {
+		printf("%s\"%s\": {\"count\": %lu, \"first\": ", i ? ", " : "", inv_names[i],
+		       run->report.count[i]);
+		print_json_string(run->report.first[i]);
+		printf("}");
+	}
+	printf("}}\n");
+}
+
+static void summary_text(struct run *run, const uint64_t *ops)
+{
+	printf("torture: mode %s, seed %lu, %u threads, %u tasks, deferred backlog at most %lu, "
+	       "%lu allocations failed on purpose\n",
+	       rp_sync_mode_name(run->cfg.mode), (unsigned long)run->cfg.seed, run->cfg.threads,
+	       run->cfg.procs, run->backlog_max, rp_debug_alloc_failures());
+	for (int k = 0; k < OP_NR; k++)
+		if (ops[k])
+			printf("  %-14s %12lu\n", op_names[k], (unsigned long)ops[k]);
+	for (int i = 0; i < 8; i++)
+		if (run->report.count[i])
+			printf("VIOLATION %s: %lu, first:\n  %s\n", inv_names[i],
+			       run->report.count[i], run->report.first[i]);
+	printf("%s\n", total_violations(&run->report) ? "FAILED" : "ok: no violation");
+}
+
+/* I5: a reader that followed a poisoned pointer faults; say so, then fail. */
+static void on_fault(int sig)
+{
+	static const char msg[] = "VIOLATION I5 existence: a fault (freed, poisoned memory "
+				  "read?); rerun with the same --seed under ASan\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void free_run(struct run *run)
+{
+	for (unsigned int i = 0; i <= run->cfg.threads; i++) {
+		free(run->ws[i].ev);
+		free(run->ws[i].h);
+	}
+	free(run->ws);
+	free(run);
+}
+
+static void on_stall(int sig)
+{
+	static const char msg[] = "VIOLATION I4 termination: init's wait for the roots never ended\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+int cmd_torture(int argc, char **argv)
+{
+	struct run *run = calloc(1, sizeof(*run));
+	uint64_t ops[OP_NR] = { 0 };
+	unsigned long live_before = rp_debug_live_objects();
+	int err;
+
+	if (!run)
+		return 1;
+	default_config(&run->cfg);
+	err = parse_args(argc, argv, &run->cfg);
+	if (err) {
+		free(run);
+		return err < 0 ? 0 : err;
+	}
+	signal(SIGSEGV, on_fault);
+	signal(SIGBUS, on_fault);
+	signal(SIGALRM, on_stall);
+	run->ws = calloc(run->cfg.threads + 1, sizeof(*run->ws));
+	rp_thread_register();
+	if (!run->ws || run_torture(run, live_before)) {
+		fprintf(stderr, "rcuproc torture: could not set the system up\n");
+		return 1;
+	}
+	rp_thread_unregister();
+	check_logs(run->ws, run->cfg.threads + 1, run->cfg.seed, &run->report);
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		for (int k = 0; k < OP_NR; k++)
+			ops[k] += run->ws[i].ops[k];
+	if (run->cfg.json)
+		summary_json(run, ops);
+	else
+		summary_text(run, ops);
+	err = total_violations(&run->report) ? 1 : 0;
+	free_run(run);
+	return err;
+}

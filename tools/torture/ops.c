@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The operations a torture worker runs on the processes it drives. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <urcu/uatomic.h>
+#include "torture.h"
+
+#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
+#define RECENT		1024
+
+const char *const op_names[OP_NR] = {
+	"fork", "clone", "exit", "exit_group", "exec", "wait4", "waitid",
+	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
+	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
+	"setpriority", "ioprio", "timer",
+};
+
+static uint64_t clock_now;		/* atomic: the log's clock */
+static pid_t recent[RECENT];		/* atomic slots: tgids forked lately */
+static unsigned long nr_recent;		/* atomic */
+
+uint64_t clock_tick(void)
+{
+	return uatomic_add_return(&clock_now, 1);
+}
+
+struct event *log_event(struct worker *w, enum ev_kind kind)
+{
+	struct event *e;
+
+	if (w->nev == w->evcap) {
+		w->evcap = w->evcap ? 2 * w->evcap : 4096;
+		w->ev = realloc(w->ev, w->evcap * sizeof(*w->ev));
+		if (!w->ev)
+			abort();
+	}
+	e = &w->ev[w->nev++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	return e;
+}
+
+/* xorshift64*: each worker's own stream. */
+uint64_t rng_next(struct worker *w)
+{
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return w->rng * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned int rng_below(struct worker *w, unsigned int n)
+{
+	return (unsigned int)(rng_next(w) % n);
+}
+
+/* A handler the harness never runs: rp_get_signal hands the signal back. */
+static void torture_handler(int sig)
+{
+	(void)sig;
+}
+
+static void set_handler(struct rp_task *t, int sig)
+{
+	struct sigaction act = { .sa_handler = torture_handler, .sa_flags = SA_RESTART };
+
+	rp_sigaction(t, sig, &act, NULL);
+}
+
+void install_handlers(struct rp_task *t)
+{
+	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
+		set_handler(t, s);
+}
+
+static void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
+{
+	if (w->nh == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 16;
+		w->h = realloc(w->h, w->cap * sizeof(*w->h));
+		if (!w->h)
+			abort();
+	}
+	w->h[w->nh++] = (struct handle){ .t = t, .tid = tid, .tgid = tgid };
+}
+
+void drop_handle(struct worker *w, unsigned int i)
+{
+	rp_task_put(w->h[i].t);
+	w->h[i] = w->h[--w->nh];
+}
+
+/* After a call returned @ret as @h: drop @h if it has exited; false then. */
+bool worker_drive(struct worker *w, struct handle *h, int ret)
+{
+	if (ret != -ESRCH || rp_gettid(h->t) != -ESRCH)
+		return true;
+	drop_handle(w, (unsigned int)(h - w->h));
+	return false;
+}
+
+struct handle *pick_live(struct worker *w)
+{
+	return &w->h[rng_below(w, w->nh)];
+}
+
+/* A process to signal: one of ours, one forked lately by anyone, or none. */
+pid_t pick_target(struct worker *w)
+{
+	unsigned int r = rng_below(w, 16);
+	unsigned long n = uatomic_read(&nr_recent);
+
+	if (r == 0)
+		return 1 << 21;		/* most likely no such process: ESRCH */
+	if (r < 8 || n == 0)
+		return pick_live(w)->tgid;
+	return uatomic_read(&recent[rng_below(w, n < RECENT ? (unsigned int)n : RECENT)]);
+}
+
+static bool is_root_leader(struct worker *w, struct handle *h)
+{
+	return h->tgid == w->root && h->tid == h->tgid;
+}
+
+static int16_t clip(long ret)
+{
+	return ret < -32767 ? -32767 : ret > 0 ? 0 : (int16_t)ret;
+}
+
+static void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info)
+{
+	struct event *e = log_event(w, EV_RECV);
+
+	e->start = e->end = clock_tick();
+	e->a = h->tgid;
+	e->b = h->tid;
+	e->sig = (int16_t)sig;
+	e->c = info->si_pid;
+	e->result = (int16_t)info->si_code;
+	e->id = info->si_code == SI_QUEUE ? (uint64_t)(uintptr_t)info->si_value.sival_ptr : 0;
+}
+
+/* Dequeue until nothing is left, logging each receipt. */
+int drain(struct worker *w, struct handle *h)
+{
+	siginfo_t info;
+	int sig;
+
+	while ((sig = rp_get_signal(h->t, &info)) > 0)
+		log_recv(w, h, sig, &info);
+	return sig;
+}
+
+static void op_drain(struct worker *w, struct handle *h)
+{
+	sigset_t none;
+	uint64_t start;
+	bool unblock = rng_below(w, 2);
+	int ret;
+
+	sigemptyset(&none);
+	if (unblock && rp_sigprocmask(h->t, SIG_SETMASK, &none, NULL) < 0)
+		unblock = false;
+	start = clock_tick();
+	ret = drain(w, h);
+	if (ret == 0 && unblock) {
+		struct event *e = log_event(w, EV_DRAIN);
+
+		e->start = start;
+		e->end = clock_tick();
+		e->a = h->tgid;
+		e->b = h->tid;
+	}
+	worker_drive(w, h, ret);
+}
+
+/* A new process; with @flags CLONE_SIGHAND | CLONE_VM it shares our handlers. */
+static void new_process(struct worker *w, struct handle *h, unsigned long flags)
+{
+	struct rp_task *child = NULL;
+	struct event *e;
+	uint64_t start = clock_tick();
+	pid_t pid = rp_clone(h->t, flags | SIGCHLD, &child);
+
+	e = log_event(w, EV_FORK);
+	e->start = start;
+	e->end = clock_tick();
+	e->a = h->tgid;
+	e->b = pid > 0 ? pid : 0;
+	e->result = clip(pid);
+	if (pid > 0) {
+		add_handle(w, child, pid, pid);
+		uatomic_set(&recent[uatomic_add_return(&nr_recent, 1) % RECENT], pid);
+	} else if (pid == -RP_ERESTARTNOINTR) {
+		drain(w, h);
+	} else {
+		worker_drive(w, h, pid);
+	}
+}
+
+static void op_fork(struct worker *w, struct handle *h)
+{
+	new_process(w, h, 0);
+}
+
+/* A thread, or now and then a process sharing our handler table (exec unshares it). */
+static void op_clone(struct worker *w, struct handle *h)
+{
+	struct rp_task *child = NULL;
+	pid_t tid;
+
+	if (rng_below(w, 4) == 0) {
+		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
+		return;
+	}
+	tid = rp_clone(h->t, THREAD_FLAGS, &child);
+	if (tid > 0)
+		add_handle(w, child, tid, h->tgid);
+	else if (tid == -RP_ERESTARTNOINTR)
+		drain(w, h);
+	else
+		worker_drive(w, h, tid);
+}
+
+static void op_exit(struct worker *w, struct handle *h, bool group)
+{
+	if (is_root_leader(w, h) || (group && h->tgid == w->root))
+		return;
+	if (group)
+		rp_exit_group(h->t, 0);
+	else
+		rp_exit(h->t, 0);
+	drop_handle(w, (unsigned int)(h - w->h));
+}
+
+/* The RT signals blocked across exec, whose handlers it resets. */
+static void rt_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
+		sigaddset(set, s);
+}
+
+/*
+ * Wait for a helper thread unregistered: a QSBR reader that blocks while
+ * registered would hold up every grace period the helper may wait for.
+ */
+static void join_offline(pthread_t thread)
+{
+	rp_thread_unregister();
+	pthread_join(thread, NULL);
+	rp_thread_register();
+}
+
+/* An exec run by a thread of our own while the worker drives the other threads. */
+struct exec_run {
+	struct handle *h;
+	uint64_t start, end;
+	int ret;
+};
+
+static void *exec_thread(void *arg)
+{
+	struct exec_run *run = arg;
+
+	rp_thread_register();
+	run->start = clock_tick();
+	run->ret = rp_execve(run->h->t, "torture");
+	run->end = clock_tick();
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * exec kills the caller's other threads and waits until they are gone, and
+ * a thread dies at its return to user space: take each to it until it has.
+ */
+static void run_others_to_death(struct worker *w, struct exec_run *run)
+{
+	pid_t tgid = run->h->tgid, tid = run->h->tid;
+
+	for (unsigned int i = 0; i < w->nh; i++) {
+		struct handle *o = &w->h[i];
+
+		if (o->tgid != tgid || o->tid == tid)
+			continue;
+		while (drain(w, o) == 0 && !uatomic_read(&run->end))
+			sched_yield();
+	}
+}
+
+/* exec has killed the other threads of @keep's group: drop their handles. */
+static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgid)
+{
+	for (unsigned int i = w->nh; i-- > 0;)
+		if (w->h[i].tgid == tgid && w->h[i].t != keep)
+			drop_handle(w, i);
+}
+
+static void op_exec(struct worker *w, struct handle *h)
+{
+	struct exec_run run = { .h = h };
+	sigset_t rt, old;
+	pthread_t thread;
+	struct event *e;
+
+	rt_set(&rt);
+	if (!worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
+		return;
+	if (pthread_create(&thread, NULL, exec_thread, &run))
+		abort();
+	run_others_to_death(w, &run);
+	join_offline(thread);
+	e = log_event(w, EV_EXEC);
+	e->start = run.start;
+	e->end = run.end;
+	e->a = h->tgid;
+	e->result = clip(run.ret);
+	if (run.ret == 0) {
+		struct rp_task *t = h->t;
+
+		h->tid = h->tgid;	/* exec takes over the leader's pid */
+		install_handlers(t);
+		drop_other_threads(w, t, h->tgid);
+		rp_sigprocmask(t, SIG_SETMASK, &old, NULL);
+	} else if (worker_drive(w, h, run.ret)) {
+		rp_sigprocmask(h->t, SIG_SETMASK, &old, NULL);
+	}
+}
+
+static void log_reap(struct worker *w, pid_t reaper, pid_t pid)
+{
+	struct event *e = log_event(w, EV_REAP);
+
+	e->start = e->end = clock_tick();
+	e->a = reaper;
+	e->b = pid;
+}
+
+static void op_wait(struct worker *w, struct handle *h, bool waitid)
+{
+	siginfo_t info = { 0 };
+	int status, ret;
+
+	if (waitid) {
+		ret = rp_waitid(h->t, P_ALL, 0, &info, WEXITED | WNOHANG);
+		if (ret == 0 && info.si_pid > 0)
+			log_reap(w, h->tgid, info.si_pid);
+	} else {
+		ret = rp_wait4(h->t, -1, &status, WNOHANG, NULL);
+		if (ret > 0)
+			log_reap(w, h->tgid, ret);
+	}
+	worker_drive(w, h, ret);
+}
+
+static int random_sig(struct worker *w)
+{
+	return SIG_FIRST + (int)rng_below(w, SIG_COUNT);
+}
+
+/* rt_sigqueueinfo: kill(2) with the send id in si_value. */
+static void op_kill(struct worker *w, struct handle *h)
+{
+	siginfo_t info = { .si_code = SI_QUEUE };
+	pid_t target = pick_target(w);
+	int sig = random_sig(w);
+	uint64_t start = clock_tick();
+	struct event *e;
+	int ret;
+
+	info.si_pid = h->tgid;
+	info.si_value.sival_ptr = (void *)(uintptr_t)start;
+	ret = rp_rt_sigqueueinfo(h->t, target, sig, &info);
+	e = log_event(w, EV_SEND);
+	e->start = e->id = start;
+	e->end = clock_tick();
+	e->a = h->tgid;
+	e->b = target;
+	e->sig = (int16_t)sig;
+	e->result = clip(ret);
+	worker_drive(w, h, ret);
+}
+
+static void op_tgkill(struct worker *w, struct handle *h)
+{
+	struct handle *to = pick_live(w);
+	int sig = random_sig(w);
+	uint64_t start = clock_tick();
+	int ret = rp_tgkill(h->t, to->tgid, to->tid, sig);
+	struct event *e = log_event(w, EV_TGKILL);
+
+	e->start = start;
+	e->end = clock_tick();
+	e->a = h->tgid;
+	e->b = to->tid;
+	e->c = to->tgid;
+	e->sig = (int16_t)sig;
+	e->result = clip(ret);
+	worker_drive(w, h, ret);
+}
+
+static void op_sigaction(struct worker *w, struct handle *h)
+{
+	set_handler(h->t, random_sig(w));
+}
+
+static void op_sigprocmask(struct worker *w, struct handle *h)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, random_sig(w));
+	worker_drive(w, h, rp_sigprocmask(h->t, rng_below(w, 2) ? SIG_BLOCK : SIG_UNBLOCK,
+					  &set, NULL));
+}
+
+/* The tracee's side of a ptrace op: it traps, then runs on once detached. */
+struct tracee_run {
+	struct handle *h;
+	int sig;
+	siginfo_t info;
+};
+
+static void *tracee_thread(void *arg)
+{
+	struct tracee_run *run = arg;
+
+	rp_thread_register();
+	run->sig = rp_get_signal(run->h->t, &run->info);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * PTRACE_SEIZE another process of ours, make it trap (PTRACE_INTERRUPT, a
+ * thread of our own plays the tracee), wait for the stop, PTRACE_DETACH.
+ */
+static void op_ptrace(struct worker *w, struct handle *h)
+{
+	struct handle *to = pick_live(w);
+	struct tracee_run run = { .h = to };
+	pthread_t thread;
+	int status, ret;
+
+	/* A thread an exit_group or exec has killed dies here, not as a tracee. */
+	if (to->tgid == h->tgid || !worker_drive(w, to, drain(w, to)) ||
+	    rp_ptrace(h->t, PTRACE_SEIZE, to->tid, NULL, NULL) != 0)
+		return;
+	rp_ptrace(h->t, PTRACE_INTERRUPT, to->tid, NULL, NULL);
+	if (pthread_create(&thread, NULL, tracee_thread, &run))
+		abort();
+	/* A signal to the tracer may cut the wait short: take it and wait again. */
+	do
+		ret = rp_wait4(h->t, to->tid, &status, __WALL, NULL);
+	while (ret < 0 && ret != -ECHILD && drain(w, h) >= 0);
+	rp_ptrace(h->t, PTRACE_DETACH, to->tid, NULL, NULL);
+	join_offline(thread);
+	if (run.sig > 0)
+		log_recv(w, to, run.sig, &run.info);
+	worker_drive(w, to, run.sig);
+}
+
+int worker_setup(struct worker *w, struct rp_task *root)
+{
+	int ret = rp_prctl(root, PR_SET_CHILD_SUBREAPER, 1);
+
+	if (ret == 0) {
+		w->root = rp_getpid(root);
+		add_handle(w, root, w->root, w->root);
+	}
+	return ret;
+}
+
+/* Draw an operation by weight. */
+static enum op_kind pick_op(struct worker *w)
+{
+	unsigned int total = 0, r;
+	int k;
+
+	for (k = 0; k < OP_NR; k++)
+		total += w->cfg->weights[k];
+	r = rng_below(w, total);
+	for (k = 0; r >= w->cfg->weights[k]; k++)
+		r -= w->cfg->weights[k];
+	return (enum op_kind)k;
+}
+
+void worker_run_op(struct worker *w)
+{
+	enum op_kind k = pick_op(w);
+	struct handle *h = pick_live(w);
+	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
+
+	if (full && (k == OP_FORK || k == OP_CLONE))
+		k = OP_EXIT_GROUP;
+	switch (k) {
+	case OP_FORK: op_fork(w, h); break;
+	case OP_CLONE: op_clone(w, h); break;
+	case OP_EXIT: op_exit(w, h, false); break;
+	case OP_EXIT_GROUP: op_exit(w, h, true); break;
+	case OP_EXEC: op_exec(w, h); break;
+	case OP_WAIT4: op_wait(w, h, false); break;
+	case OP_WAITID: op_wait(w, h, true); break;
+	case OP_KILL: op_kill(w, h); break;
+	case OP_TGKILL: op_tgkill(w, h); break;
+	case OP_PTRACE: op_ptrace(w, h); break;
+	case OP_SIGACTION: op_sigaction(w, h); break;
+	case OP_SIGPROCMASK: op_sigprocmask(w, h); break;
+	case OP_DRAIN: op_drain(w, h); break;
+	default: run_group_op(w, k, h); break;
+	}
+	w->ops[k]++;
+	uatomic_inc(&w->done_ops);
+}
+
+/* Reap every child of @h until none is left, logging each. */
+void reap_all(struct worker *w, struct handle *h)
+{
+	int status, ret;
+
+	while ((ret = rp_wait4(h->t, -1, &status, 0, NULL)) != -ECHILD) {
+		if (ret > 0)
+			log_reap(w, h->tgid, ret);
+		else if (drain(w, h) < 0)
+			return;
+	}
+}
+
+/*
+ * End every process but the root, let the root (their subreaper) reap them
+ * all, then end the root; its parent reaps it.
+ */
+void worker_teardown(struct worker *w)
+{
+	for (unsigned int i = w->nh; i-- > 0;) {
+		if (is_root_leader(w, &w->h[i]))
+			continue;
+		if (w->h[i].tgid != w->root)
+			rp_exit_group(w->h[i].t, 0);
+		else
+			rp_exit(w->h[i].t, 0);
+		drop_handle(w, i);
+	}
+	if (!w->nh)
+		return;		/* the root died: init reaps what it leaves */
+	reap_all(w, &w->h[0]);
+	rp_exit_group(w->h[0].t, 0);
+	drop_handle(w, 0);
+}

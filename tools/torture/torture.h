@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc torture: worker threads drive simulated processes through a random
+ * mix of operations and log what they did; a checker reads the merged logs.
+ */
+#ifndef RP_TOOLS_TORTURE_H
+#define RP_TOOLS_TORTURE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <rcuproc/proc.h>
+
+/* The operations, in the order of the summary. */
+enum op_kind {
+	OP_FORK, OP_CLONE, OP_EXIT, OP_EXIT_GROUP, OP_EXEC, OP_WAIT4, OP_WAITID,
+	OP_KILL, OP_TGKILL, OP_PTRACE, OP_SIGACTION, OP_SIGPROCMASK, OP_DRAIN,
+	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
+	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER,
+	OP_NR
+};
+
+extern const char *const op_names[OP_NR];
+
+/* Events of the log; the clock is one global sequence number. */
+enum ev_kind {
+	EV_SEND,	/* a: sender tgid, b: target tgid, sig, id (= start), result */
+	EV_TGKILL,	/* a: sender tgid, b: target tid, c: target tgid, sig, result */
+	EV_GROUP,	/* killpg, kill(-1), session kill: a: sender tgid, b: minus
+			   the pgrp, the sid, or 1 for kill(-1); sig, result */
+	EV_RECV,	/* a: receiver tgid, b: receiver tid, sig, id (0: none), c: si_pid,
+			   result: si_code */
+	EV_DRAIN,	/* a: tgid, b: tid: nothing left pending, nothing blocked */
+	EV_FORK,	/* a: parent tgid, b: child tgid, result */
+	EV_EXEC,	/* a: tgid, result */
+	EV_REAP,	/* a: reaper tgid, b: reaped pid */
+	EV_NR
+};
+
+struct event {
+	uint64_t start, end;		/* clock before and after the call */
+	uint64_t id;			/* send id */
+	int32_t a, b, c;
+	int16_t sig;
+	int16_t result;			/* 0 or -errno, clipped */
+	uint8_t kind;			/* enum ev_kind */
+};
+
+/* One task a worker holds a reference to and drives. */
+struct handle {
+	struct rp_task *t;
+	pid_t tid, tgid;
+};
+
+struct torture_config {
+	unsigned int threads, procs;
+	uint64_t seed, ops;
+	double seconds;
+	enum rp_sync_mode mode;
+	unsigned int weights[OP_NR];
+	double fail_rate;		/* random allocation failures; 0: none */
+	bool json;
+};
+
+struct worker {
+	struct torture_config *cfg;
+	uint64_t rng;
+	struct handle *h;		/* the tasks it drives */
+	unsigned int nh, cap;
+	pid_t root;			/* its subreaper: never ends before teardown */
+	struct event *ev;		/* its log */
+	size_t nev, evcap;
+	uint64_t ops[OP_NR];		/* operations run, by kind */
+	uint64_t done_ops;		/* atomic: all kinds; read by the watcher */
+	const int *stop;		/* atomic: the run is over */
+	unsigned int *paused, *finished; /* atomic: count of workers past each phase */
+	pthread_barrier_t *resume;	/* the consistency walk is done */
+	pthread_t thread;
+};
+
+/* Signals the harness sends: real-time, with handlers in every process. */
+#define SIG_FIRST	34
+#define SIG_COUNT	8
+
+/* ops.c */
+uint64_t clock_tick(void);
+struct event *log_event(struct worker *w, enum ev_kind kind);
+uint64_t rng_next(struct worker *w);
+int worker_setup(struct worker *w, struct rp_task *root);
+void worker_run_op(struct worker *w);
+void worker_teardown(struct worker *w);
+bool worker_drive(struct worker *w, struct handle *h, int ret);
+void drop_handle(struct worker *w, unsigned int i);
+struct handle *pick_live(struct worker *w);
+pid_t pick_target(struct worker *w);
+void install_handlers(struct rp_task *t);
+int drain(struct worker *w, struct handle *h);
+void reap_all(struct worker *w, struct handle *h);
+
+/* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
+void run_group_op(struct worker *w, enum op_kind k, struct handle *h);
+
+/* check.c */
+struct violation_report {
+	unsigned long count[8];		/* [0] the table walk, [1..7] I1..I7 */
+	char first[8][8192];		/* the first example of each */
+};
+void check_logs(struct worker *ws, unsigned int n, uint64_t seed,
+		struct violation_report *r);
+void report_violation(struct violation_report *r, int inv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* walk.c: the consistency walk of the whole table; violations found. */
+unsigned long walk_table(struct rp_system *sys, struct violation_report *r);
+
+#endif /* RP_TOOLS_TORTURE_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The consistency walk of the whole table, run while no operation does.
+ *
+ * The public API answers questions about one task at a time, so the walk
+ * reads the table's objects directly: the tool is built with the library's
+ * internal headers on its include path (src/, through rcuproc_dep), as the
+ * kernel's own consistency checks read task_struct.  Only this file does.
+ */
+#include "../../src/task/task.h"
+#include "torture.h"
+
+static void walk_error(struct violation_report *r, struct rp_task *t, const char *what)
+{
+	report_violation(r, 0, "task %d (process %d): %s", t->pid ? t->pid->nr : -1,
+			 rp_task_tgid(t), what);
+}
+
+/* A thread of @leader's group: found by its number, in the group, linked back. */
+static void walk_thread(struct rp_system *sys, struct rp_task *leader, struct rp_task *t,
+			struct violation_report *r)
+{
+	if (t->signal != leader->signal)
+		walk_error(r, t, "on a thread list of another group");
+	if (t->group_leader != leader)
+		walk_error(r, t, "its group_leader is not the leader of its thread list");
+	if (!t->exit_state && (!t->pid || rp_find_task(sys, t->pid->nr) != t))
+		walk_error(r, t, "not found by its tid");
+	if (!t->exit_state && t->real_parent != leader->real_parent)
+		walk_error(r, t, "a thread whose real_parent is not its leader's");
+}
+
+static void walk_children(struct rp_task *p, struct violation_report *r)
+{
+	struct rp_task *c;
+
+	cds_hlist_for_each_entry_2(c, &p->children, sibling) {
+		if (c->real_parent != p)
+			walk_error(r, c, "on the children list of a task that is not its real_parent");
+		if (!rp_thread_group_leader(c))
+			walk_error(r, c, "a non-leader on a children list");
+	}
+}
+
+/* Is @t on its real parent's children list? */
+static bool on_parents_list(struct rp_task *t)
+{
+	struct rp_task *c;
+
+	cds_hlist_for_each_entry_2(c, &t->real_parent->children, sibling)
+		if (c == t)
+			return true;
+	return false;
+}
+
+static void walk_group(struct rp_system *sys, struct rp_task *leader, struct violation_report *r)
+{
+	struct rp_signal *sig = leader->signal;
+	unsigned int threads = 0;
+	struct rp_task *t;
+
+	if (!sig->leader_pid || !sig->pgrp || !sig->session)
+		walk_error(r, leader, "a group without its tgid, pgrp or session");
+	else if (!rp_pid_find(sys, sig->pgrp->nr) || !rp_pid_find(sys, sig->session->nr))
+		walk_error(r, leader, "its process group or session number is not allocated");
+	cds_list_for_each_entry(t, &sig->thread_head, thread_node) {
+		walk_thread(sys, leader, t, r);
+		walk_children(t, r);
+		threads++;
+	}
+	if (threads != sig->nr_threads)
+		walk_error(r, leader, "nr_threads disagrees with the thread list");
+	if (leader != sys->child_reaper && !on_parents_list(leader))
+		walk_error(r, leader, "missing from its real_parent's children list");
+}
+
+unsigned long walk_table(struct rp_system *sys, struct violation_report *r)
+{
+	unsigned long before = r->count[0];
+	struct rp_task *leader;
+
+	rp_update_lock(&sys->sync);
+	rp_read_lock(&sys->sync);
+	cds_list_for_each_entry(leader, &sys->tasks, tasks) {
+		if (!rp_thread_group_leader(leader))
+			walk_error(r, leader, "a non-leader on the process list");
+		walk_group(sys, leader, r);
+	}
+	rp_read_unlock(&sys->sync);
+	rp_update_unlock(&sys->sync);
+	return r->count[0] - before;
+}

@@ -17,5 +17,10 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 bool cli_parse_seconds(const char *s, double *out);
 
 int cmd_selfcheck(int argc, char **argv);
+int cmd_torture(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
 
 #endif /* RP_TOOLS_CLI_H */

@@ -12,6 +12,11 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "selfcheck", "concurrent self-check of the RCU list toolkit", cmd_selfcheck },
+	{ "torture", "random operations from many threads, then an invariant check", cmd_torture },
+	{ "replay", "replay strace recordings of real programs and compare with Linux", cmd_replay },
+	{ "bench", "every workload in every mode, and the performance targets", cmd_bench },
+	{ "demo", "a lively simulated system in each mode, side by side", cmd_demo },
+	{ "ps", "a simulated system's table, as ps -eo pid,ppid,pgid,sid,stat,ni,comm", cmd_ps },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc/snapshot.h: a ps(1)-style listing of every process.
+ *
+ * The walk runs under the table's read side alone (RCU in rcu mode), as a
+ * read of /proc does: each row is one process as it was at some moment of
+ * the walk; processes forked or reaped meanwhile may or may not appear.
+ */
+#ifndef RCUPROC_SNAPSHOT_H
+#define RCUPROC_SNAPSHOT_H
+
+#include <stddef.h>
+#include <rcuproc/proc.h>
+
+#define RP_PS_COMM_LEN	16
+
+/* One process, in the columns of `ps -eo pid,ppid,pgid,sid,stat,ni,comm`. */
+struct rp_ps_entry {
+	pid_t pid;			/* the thread group id */
+	pid_t ppid;			/* the real parent's, 0 for init */
+	pid_t pgid;
+	pid_t sid;
+	char state;			/* R, S, T (stopped), t (traced), Z (zombie) */
+	int nice;
+	unsigned int nr_threads;
+	char comm[RP_PS_COMM_LEN];
+};
+
+/*
+ * List the processes of @self's system into @out (at most @max rows), in the
+ * order of the process list.  Returns how many processes the walk saw (more
+ * than @max means the listing was cut short), or -ESRCH if @self has exited.
+ * @out may be NULL when @max is 0: a count.
+ */
+long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max);
+
+/* ps's STAT column: the state, then s (session leader), < or N (nice),
+ * l (multi-threaded), written to @buf (at least 6 bytes). */
+void rp_ps_stat(const struct rp_ps_entry *e, char *buf);
+
+#endif /* RCUPROC_SNAPSHOT_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rp_ps_snapshot: one walk of the process list under the read side. */
+#include <errno.h>
+#include <string.h>
+#include <rcuproc/snapshot.h>
+#include "task.h"
+
+/* ps's state letter of leader @p, read without the siglock as /proc does. */
+static char task_state(const struct rp_task *p)
+{
+	unsigned long jobctl = CMM_LOAD_SHARED(p->jobctl);
+
+	if (uatomic_read(&p->exit_state))
+		return 'Z';
+	if (jobctl & RP_JOBCTL_TRACED)
+		return 't';
+	if (jobctl & RP_JOBCTL_STOPPED)
+		return 'T';
+	return 'S';
+}
+
+/* Fill @e from leader @p, under rp_read_lock. */
+static void fill_entry(struct rp_ps_entry *e, struct rp_task *p)
+{
+	/* Pairs with the parent's update under the update lock at reparent. */
+	struct rp_task *parent = rcu_dereference(p->real_parent);
+
+	e->pid = rp_task_tgid(p);
+	e->ppid = parent && parent != p ? rp_task_tgid(parent) : 0;
+	/* Both pair with the publication of a new pgrp or session in setpgid/setsid. */
+	e->pgid = rcu_dereference(p->signal->pgrp)->nr;
+	e->sid = rcu_dereference(p->signal->session)->nr;
+	e->state = task_state(p);
+	/* The leader's nice (s): setpriority stores it with CMM_STORE_SHARED. */
+	e->nice = CMM_LOAD_SHARED(p->nice);
+	e->nr_threads = CMM_LOAD_SHARED(p->signal->nr_threads);
+	/* comm is the task's own (t): a racing exec may tear it, as in Linux's /proc. */
+	memcpy(e->comm, p->comm, RP_PS_COMM_LEN);
+	e->comm[RP_PS_COMM_LEN - 1] = '\0';
+}
+
+long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *p;
+	long seen = 0;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(sync);
+	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
+	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
+		if ((size_t)seen < max)
+			fill_entry(&out[seen], p);
+		seen++;
+	}
+	rp_read_unlock(sync);
+	rp_sync_quiescent();
+	return seen;
+}
+
+void rp_ps_stat(const struct rp_ps_entry *e, char *buf)
+{
+	*buf++ = e->state;
+	if (e->sid == e->pid)
+		*buf++ = 's';
+	if (e->nice < 0)
+		*buf++ = '<';
+	else if (e->nice > 0)
+		*buf++ = 'N';
+	if (e->nr_threads > 1)
+		*buf++ = 'l';
+	*buf = '\0';
+}

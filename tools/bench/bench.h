@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc bench: workloads run against a simulated system in each mode.
+ *
+ * A measurement builds a system of a given size in one mode, starts its
+ * threads (each drives its own process, forked from init), lets them call
+ * their workload's operation for a while, and collects per-kind counts and
+ * latency histograms.  A workload's operation does its own timing through
+ * bench_clock_ns() and bench_record(), so that one call can count several
+ * kinds (a fork and the whole fork+exit+wait cycle).
+ */
+#ifndef RP_TOOLS_BENCH_H
+#define RP_TOOLS_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <rcuproc/rcuproc.h>
+#include "hist.h"
+
+#define BENCH_MAX_KINDS		3
+#define BENCH_MAX_THREADS	64
+
+struct bench_kind_stats {
+	uint64_t ops;
+	struct hist hist;
+};
+
+struct bench_run;
+
+/* One OS thread of a measurement, driving its own process. */
+struct bench_thread {
+	struct bench_run *run;
+	unsigned int index;
+	struct rp_task *self;
+	uint64_t rng;
+	uint64_t iter;			/* operations started */
+	void *priv;			/* the workload's per-thread state */
+	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
+};
+
+struct bench_workload {
+	const char *name;
+	const char *summary;
+	const char *kinds[BENCH_MAX_KINDS];	/* what it counts; NULL ends */
+	unsigned int min_threads;		/* a mix needs a reader and a writer */
+	bool sized;				/* size is the number of processes */
+	bool unsynchronized_ok;			/* meaningful in mode "none" */
+	unsigned int pid_max;			/* 0: enough for the size */
+	/* Build the table (run->table_pids); 0 or -errno. */
+	int (*setup)(struct bench_run *r);
+	/* Per thread, with t->self already forked: 0 or -errno. */
+	int (*thread_setup)(struct bench_thread *t);
+	/* One operation; thread index 0 may play another role in a mix. */
+	void (*op)(struct bench_thread *t);
+};
+
+/* A benchmark's mode: a synchronization mode, or the unsynchronized baseline. */
+struct bench_config {
+	const struct bench_workload *w;
+	enum rp_sync_mode mode;
+	unsigned int threads;
+	unsigned long size;
+	double seconds;
+	uint64_t ops;			/* >0: each thread runs exactly this many */
+	bool progress;			/* draw a progress bar on stderr */
+};
+
+struct bench_result {
+	struct bench_config cfg;
+	double seconds;			/* measured wall time */
+	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
+	double bytes_per_process;	/* mallinfo2 delta of the table / size */
+	unsigned long backlog_max;	/* deferred frees queued, peak */
+	unsigned long backlog_end;	/* at the end of the run */
+};
+
+struct bench_run {
+	struct bench_config cfg;
+	struct rp_system *sys;
+	struct rp_task *init;
+	pid_t *table_pids;		/* the processes setup forked */
+	unsigned long nr_table;
+	void *priv;			/* the workload's shared state */
+	volatile int stop;		/* CMM_STORE_SHARED by the timer */
+};
+
+/* Monotonic nanoseconds. */
+static inline uint64_t bench_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static inline void bench_record(struct bench_thread *t, unsigned int kind, uint64_t ns)
+{
+	hist_record(&t->kinds[kind].hist, ns);
+}
+
+/* Cheap lookups time one call in BENCH_SAMPLE (the clock costs as much). */
+#define BENCH_SAMPLE	16
+static inline bool bench_sampled(const struct bench_thread *t)
+{
+	return t->iter % BENCH_SAMPLE == 0;
+}
+
+/* xorshift64*: a per-thread pseudo-random number. */
+static inline uint64_t bench_random(struct bench_thread *t)
+{
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return t->rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* A random process of the table. */
+static inline pid_t bench_random_pid(struct bench_thread *t)
+{
+	return t->run->table_pids[bench_random(t) % t->run->nr_table];
+}
+
+/* Fork @n processes as children of @parent into run->table_pids. */
+int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long n);
+
+/* Fork a child of @parent that exits at once, and reap it: the cycle. */
+void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
+			  unsigned int cycle_kind);
+
+/* Run one measurement: 0 and *@res, or -errno. */
+int bench_measure(const struct bench_config *cfg, struct bench_result *res);
+
+/* The workloads, in the order `rcuproc bench` runs them. */
+extern const struct bench_workload *const bench_workloads[];
+const struct bench_workload *bench_workload_find(const char *name);
+
+#endif /* RP_TOOLS_BENCH_H */

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One measurement: build the system, run the threads, collect their counts. */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/uatomic.h>
+#include "bench.h"
+#include "progress.h"
+
+/* Backlog samples and the progress bar are redrawn this often. */
+#define TICK_NS		10000000ULL
+
+struct measure {
+	struct bench_run run;
+	struct bench_thread *threads;
+	pthread_barrier_t ready;	/* every thread set up: start */
+	int setup_err;			/* uatomic: a thread's setup failed */
+};
+
+int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		pid_t pid = rp_fork(parent, NULL);
+
+		if (pid < 0)
+			return pid;
+		r->table_pids[r->nr_table++] = pid;
+	}
+	return 0;
+}
+
+void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
+			  unsigned int cycle_kind)
+{
+	uint64_t t0 = bench_clock_ns(), t1;
+	struct rp_task *child;
+	pid_t pid = rp_fork(t->self, &child);
+	int status;
+
+	t1 = bench_clock_ns();
+	if (pid < 0)
+		return;		/* EAGAIN at pid_max: nothing counted */
+	rp_exit(child, 0);
+	rp_task_put(child);
+	rp_wait4(t->self, pid, &status, 0, NULL);
+	t->kinds[fork_kind].ops++;
+	bench_record(t, fork_kind, t1 - t0);
+	if (cycle_kind != fork_kind) {
+		t->kinds[cycle_kind].ops++;
+		bench_record(t, cycle_kind, bench_clock_ns() - t0);
+	}
+}
+
+/* Heap bytes in use (small blocks and mmapped ones). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static unsigned int pid_max_for(const struct bench_config *cfg)
+{
+	unsigned long want = cfg->size * 2 + cfg->threads * 64 + 4096;
+
+	if (cfg->w->pid_max)
+		return cfg->w->pid_max;
+	if (want < RP_PID_MAX_DEFAULT)
+		return RP_PID_MAX_DEFAULT;
+	return want > RP_PID_MAX_LIMIT ? RP_PID_MAX_LIMIT : want;
+}
+
+static int build_system(struct measure *m, struct bench_result *res)
+{
+	struct bench_run *r = &m->run;
+	struct rp_system_opts opts = { .mode = r->cfg.mode, .pid_max = pid_max_for(&r->cfg) };
+	size_t before;
+	int err = rp_system_create(&opts, &r->sys);
+
+	if (err)
+		return err;
+	r->init = rp_system_init(r->sys);
+	r->table_pids = calloc(r->cfg.size + 1, sizeof(*r->table_pids));
+	if (!r->table_pids)
+		return -ENOMEM;
+	before = heap_in_use();
+	err = r->cfg.w->setup ? r->cfg.w->setup(r) : 0;
+	if (r->nr_table)
+		res->bytes_per_process = (double)(heap_in_use() - before) / r->nr_table;
+	return err;
+}
+
+static void *thread_main(void *arg)
+{
+	struct bench_thread *t = arg;
+	struct measure *m = caa_container_of(t->run, struct measure, run);
+	const struct bench_workload *w = t->run->cfg.w;
+	uint64_t ops = t->run->cfg.ops;
+	int err;
+
+	/* Registered only while working: a QSBR thread parked online at the
+	 * barrier would hold up the grace periods of the others' setup. */
+	rp_thread_register();
+	err = w->thread_setup ? w->thread_setup(t) : 0;
+	rp_thread_unregister();
+	if (err)
+		uatomic_set(&m->setup_err, err);
+	pthread_barrier_wait(&m->ready);
+	if (uatomic_read(&m->setup_err))
+		return NULL;
+	rp_thread_register();
+	if (ops) {
+		while (t->iter < ops) {
+			w->op(t);
+			t->iter++;
+		}
+	} else {
+		/* Pairs with CMM_STORE_SHARED of stop in wait_for_end. */
+		while (!CMM_LOAD_SHARED(t->run->stop)) {
+			w->op(t);
+			t->iter++;
+		}
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+static int fork_thread_tasks(struct measure *m)
+{
+	struct bench_run *r = &m->run;
+
+	for (unsigned int i = 0; i < r->cfg.threads; i++) {
+		struct bench_thread *t = &m->threads[i];
+		pid_t pid = rp_fork(r->init, &t->self);
+
+		if (pid < 0)
+			return pid;
+		t->run = r;
+		t->index = i;
+		t->rng = 0x9E3779B97F4A7C15ULL * (i + 1);
+	}
+	return 0;
+}
+
+/* Sample the backlog and draw progress until the run is over. */
+static void wait_for_end(struct measure *m, struct bench_result *res, uint64_t start)
+{
+	struct bench_run *r = &m->run;
+	uint64_t end = start + (uint64_t)(r->cfg.seconds * 1e9);
+	struct timespec tick = { 0, TICK_NS };
+
+	if (r->cfg.ops)
+		return;		/* the threads stop by themselves */
+	for (uint64_t now = start; now < end; now = bench_clock_ns()) {
+		unsigned long backlog = rp_deferred_backlog();
+
+		if (backlog > res->backlog_max)
+			res->backlog_max = backlog;
+		if (r->cfg.progress)
+			progress_draw(r->cfg.w->name, (double)(now - start) / (end - start));
+		nanosleep(&tick, NULL);
+	}
+	CMM_STORE_SHARED(r->stop, 1);
+	if (r->cfg.progress)
+		progress_clear();
+}
+
+static int run_threads(struct measure *m, struct bench_result *res)
+{
+	unsigned int n = m->run.cfg.threads;
+	pthread_t tids[BENCH_MAX_THREADS];
+	uint64_t start;
+
+	pthread_barrier_init(&m->ready, NULL, n + 1);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_create(&tids[i], NULL, thread_main, &m->threads[i]);
+	pthread_barrier_wait(&m->ready);
+	start = bench_clock_ns();
+	if (!uatomic_read(&m->setup_err))
+		wait_for_end(m, res, start);
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(tids[i], NULL);
+	res->seconds = (bench_clock_ns() - start) / 1e9;
+	pthread_barrier_destroy(&m->ready);
+	return uatomic_read(&m->setup_err);
+}
+
+static void collect(struct measure *m, struct bench_result *res)
+{
+	for (unsigned int i = 0; i < m->run.cfg.threads; i++) {
+		for (unsigned int k = 0; k < BENCH_MAX_KINDS; k++) {
+			res->kinds[k].ops += m->threads[i].kinds[k].ops;
+			hist_merge(&res->kinds[k].hist, &m->threads[i].kinds[k].hist);
+		}
+	}
+}
+
+static void tear_down(struct measure *m)
+{
+	struct bench_run *r = &m->run;
+
+	for (unsigned int i = 0; i < r->cfg.threads; i++) {
+		free(m->threads[i].priv);
+		if (m->threads[i].self)
+			rp_task_put(m->threads[i].self);
+	}
+	if (r->init)
+		rp_task_put(r->init);
+	if (r->sys)
+		rp_system_destroy(r->sys);
+	free(r->priv);
+	free(r->table_pids);
+	free(m->threads);
+}
+
+int bench_measure(const struct bench_config *cfg, struct bench_result *res)
+{
+	struct measure m = { .run = { .cfg = *cfg } };
+	int err;
+
+	if (cfg->threads < 1 || cfg->threads > BENCH_MAX_THREADS ||
+	    (cfg->mode == RP_SYNC_NONE && cfg->threads != 1))
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	res->cfg = *cfg;
+	m.threads = calloc(cfg->threads, sizeof(*m.threads));
+	if (!m.threads)
+		return -ENOMEM;
+	rp_thread_register();
+	err = build_system(&m, res);
+	if (!err)
+		err = fork_thread_tasks(&m);
+	rp_thread_unregister();
+	if (!err)
+		err = run_threads(&m, res);
+	rp_thread_register();
+	if (!err) {
+		collect(&m, res);
+		res->backlog_end = rp_deferred_backlog();
+	}
+	tear_down(&m);
+	rp_thread_unregister();
+	return err;
+}

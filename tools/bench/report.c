@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <unistd.h>
+#include "report.h"
+
+static unsigned int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? n : 1;
+}
+
+double result_rate(const struct bench_result *res, unsigned int kind)
+{
+	return res->seconds > 0 ? res->kinds[kind].ops / res->seconds : 0;
+}
+
+/* Wall time per operation of one thread doing it. */
+double result_mean_ns(const struct bench_result *res, unsigned int kind)
+{
+	double rate = result_rate(res, kind);
+
+	return rate > 0 ? 1e9 / rate : 0;
+}
+
+void report_header(bool json)
+{
+	if (json)
+		return;
+	printf("rcuproc bench: RCU flavour %s, %u CPUs online; latencies in ns "
+	       "(lookups timed 1 call in %d); '*' marks more threads than CPUs\n",
+	       rp_rcu_flavour(), online_cpus(), BENCH_SAMPLE);
+	printf("%-8s %-13s %4s %8s %-15s %12s %9s %9s %9s %7s %8s\n",
+	       "mode", "workload", "thr", "size", "kind", "ops/s", "p50", "p99",
+	       "p999", "B/proc", "backlog");
+}
+
+static void print_row(const struct bench_result *res, unsigned int k)
+{
+	const struct bench_config *c = &res->cfg;
+	const struct hist *h = &res->kinds[k].hist;
+
+	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %9llu %9llu %9llu %7.0f %8lu\n",
+	       rp_sync_mode_name(c->mode), c->w->name, c->threads,
+	       c->threads > online_cpus() ? '*' : ' ', c->size, c->w->kinds[k],
+	       result_rate(res, k), (unsigned long long)hist_percentile(h, 0.50),
+	       (unsigned long long)hist_percentile(h, 0.99),
+	       (unsigned long long)hist_percentile(h, 0.999), res->bytes_per_process,
+	       res->backlog_max);
+}
+
+/* The percentiles JSON reports: "pNN_ns" keys, then max_ns. */
+static const struct {
+	const char *key;
+	double q;
+} json_percentiles[] = {
+	{ "p10", 0.10 }, { "p25", 0.25 }, { "p50", 0.50 }, { "p75", 0.75 }, { "p90", 0.90 },
+	{ "p99", 0.99 }, { "p999", 0.999 }, { "p9999", 0.9999 },
+};
+
+static void print_json(const struct bench_result *res, unsigned int k)
+{
+	const struct bench_config *c = &res->cfg;
+	const struct hist *h = &res->kinds[k].hist;
+
+	printf("{\"mode\":\"%s\",\"flavour\":\"%s\",\"workload\":\"%s\",\"threads\":%u,"
+	       "\"oversubscribed\":%s,\"size\":%lu,\"kind\":\"%s\",\"ops\":%llu,"
+	       "\"seconds\":%.4f,\"ops_per_sec\":%.1f,\"samples\":%llu,",
+	       rp_sync_mode_name(c->mode), rp_rcu_flavour(), c->w->name, c->threads,
+	       c->threads > online_cpus() ? "true" : "false", c->size, c->w->kinds[k],
+	       (unsigned long long)res->kinds[k].ops, res->seconds, result_rate(res, k),
+	       (unsigned long long)h->count);
+	for (size_t i = 0; i < sizeof(json_percentiles) / sizeof(json_percentiles[0]); i++)
+		printf("\"%s_ns\":%llu,", json_percentiles[i].key,
+		       (unsigned long long)hist_percentile(h, json_percentiles[i].q));
+	printf("\"max_ns\":%llu,\"bytes_per_process\":%.1f,\"backlog_max\":%lu,"
+	       "\"backlog_end\":%lu}\n", (unsigned long long)h->max,
+	       res->bytes_per_process, res->backlog_max, res->backlog_end);
+}
+
+void report_result(const struct bench_result *res, bool json)
+{
+	for (unsigned int k = 0; k < BENCH_MAX_KINDS && res->cfg.w->kinds[k]; k++) {
+		if (json)
+			print_json(res, k);
+		else
+			print_row(res, k);
+	}
+	fflush(stdout);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The performance contract of MISSION.md, measured: each ratio against its goal. */
+#ifndef RP_TOOLS_TARGETS_H
+#define RP_TOOLS_TARGETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "bench.h"
+
+struct target_env {
+	double seconds;			/* of each measurement */
+	unsigned int rounds;		/* of each comparison: the best counts */
+	bool quick;			/* small tables: checks that it runs */
+	bool json;
+	bool progress;
+};
+
+/* A table size: @full normally, @quick with --quick. */
+static inline unsigned long target_size(const struct target_env *env,
+					unsigned long full, unsigned long quick)
+{
+	return env->quick ? quick : full;
+}
+
+struct target {
+	const char *what;
+	double goal;
+	double goal_qsbr;		/* 0: the same with the QSBR flavour */
+	bool at_most;			/* met when measured <= goal (else >=) */
+	/* The measured ratio, or a negative errno; @note says what was compared. */
+	double (*measure)(const struct target_env *env, char *note, size_t len);
+};
+
+/* Measure every target and print the table; 0, or 1 if one could not run. */
+int bench_targets(const struct target_env *env);
+
+#endif /* RP_TOOLS_TARGETS_H */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The workloads of the process core: lookups, scans, wait, fork+exit, and
+ * the mixes of readers and writers that the performance contract quotes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+#include "workloads.h"
+
+int bench_setup_table(struct bench_run *r)
+{
+	return bench_fork_table(r, r->init, r->cfg.size);
+}
+
+/* A cheap call timed one time in BENCH_SAMPLE. */
+#define TIMED_SAMPLE(t, kind, call)				\
+	do {							\
+		if (bench_sampled(t)) {				\
+			uint64_t t0_ = bench_clock_ns();	\
+			call;					\
+			bench_record(t, kind, bench_clock_ns() - t0_); \
+		} else {					\
+			call;					\
+		}						\
+		(t)->kinds[kind].ops++;				\
+	} while (0)
+
+/* A costly call, every one timed. */
+#define TIMED(t, kind, call)					\
+	do {							\
+		uint64_t t0_ = bench_clock_ns();		\
+		call;						\
+		bench_record(t, kind, bench_clock_ns() - t0_);	\
+		(t)->kinds[kind].ops++;				\
+	} while (0)
+
+void bench_op_kill0(struct bench_thread *t, unsigned int kind)
+{
+	pid_t pid = bench_random_pid(t);
+
+	TIMED_SAMPLE(t, kind, rp_kill(t->self, pid, 0));
+}
+
+static void op_kill0(struct bench_thread *t)
+{
+	bench_op_kill0(t, 0);
+}
+
+/* A hot set of processes spread over the table: the lookup, not the cache misses. */
+#define HOT_SET		64
+
+static void op_kill0_hot(struct bench_thread *t)
+{
+	struct bench_run *r = t->run;
+	unsigned long stride = r->nr_table > HOT_SET ? r->nr_table / HOT_SET : 1;
+	pid_t pid = r->table_pids[(bench_random(t) % HOT_SET * stride) % r->nr_table];
+
+	TIMED_SAMPLE(t, 0, rp_kill(t->self, pid, 0));
+}
+
+static void op_getppid(struct bench_thread *t)
+{
+	TIMED_SAMPLE(t, 0, rp_getppid(t->self));
+}
+
+void bench_op_kill_all(struct bench_thread *t, unsigned int kind)
+{
+	TIMED(t, kind, rp_kill(t->self, -1, 0));
+}
+
+static void op_kill_all(struct bench_thread *t)
+{
+	bench_op_kill_all(t, 0);
+}
+
+/* A ps listing of the whole table; the buffer is the thread's. */
+void bench_op_ps(struct bench_thread *t, unsigned int kind)
+{
+	size_t max = t->run->cfg.size + BENCH_MAX_THREADS * 2 + 16;
+
+	if (!t->priv)
+		t->priv = malloc(max * sizeof(struct rp_ps_entry));
+	TIMED(t, kind, rp_ps_snapshot(t->self, t->priv, max));
+}
+
+static void op_ps(struct bench_thread *t)
+{
+	bench_op_ps(t, 0);
+}
+
+/* wait_scan: each thread's process has its share of the size as children. */
+static int wait_children(struct bench_thread *t)
+{
+	unsigned long n = t->run->cfg.size / t->run->cfg.threads;
+
+	for (unsigned long i = 0; i < n; i++) {
+		pid_t pid = rp_fork(t->self, NULL);
+
+		if (pid < 0)
+			return pid;
+	}
+	return 0;
+}
+
+static void op_wait_scan(struct bench_thread *t)
+{
+	int status;
+
+	/* Nothing is reportable: the scan visits every child and returns 0. */
+	TIMED(t, 0, rp_wait4(t->self, -1, &status, WNOHANG, NULL));
+}
+
+static void op_fork_exit(struct bench_thread *t)
+{
+	bench_fork_exit_reap(t, 0, 1);
+}
+
+/* Mixes: thread 0 plays the other role. */
+static void op_lookups_under_storm(struct bench_thread *t)
+{
+	if (t->index == 0)
+		bench_fork_exit_reap(t, 1, 2);
+	else
+		bench_op_kill0(t, 0);
+}
+
+/*
+ * Forks under a scan come at a steady pace (open loop): back to back, a
+ * forker that waited for one scan would fork many times before the next and
+ * its percentiles would hide the wait (coordinated omission).
+ */
+#define FORK_GAP_NS	50000
+
+static void paced_fork_exit_reap(struct bench_thread *t)
+{
+	struct timespec gap = { 0, FORK_GAP_NS };
+
+	nanosleep(&gap, NULL);
+	bench_fork_exit_reap(t, 0, 1);
+}
+
+static void op_fork_vs_kill_all(struct bench_thread *t)
+{
+	if (t->index == 0)
+		bench_op_kill_all(t, 2);
+	else
+		paced_fork_exit_reap(t);
+}
+
+static void op_fork_vs_ps(struct bench_thread *t)
+{
+	if (t->index == 0)
+		bench_op_ps(t, 2);
+	else
+		paced_fork_exit_reap(t);
+}
+
+const struct bench_workload bench_kill0 = {
+	.name = "kill0", .summary = "kill(pid, 0) of a random process",
+	.kinds = { "kill(pid,0)" }, .sized = true, .unsynchronized_ok = true,
+	.pid_max = RP_PID_MAX_LIMIT, .setup = bench_setup_table, .op = op_kill0,
+};
+
+const struct bench_workload bench_kill0_hot = {
+	.name = "kill0_hot", .summary = "kill(pid, 0) of 64 processes spread over the table",
+	.kinds = { "kill(pid,0)" }, .sized = true, .unsynchronized_ok = true,
+	.pid_max = RP_PID_MAX_LIMIT, .setup = bench_setup_table, .op = op_kill0_hot,
+};
+
+const struct bench_workload bench_getppid = {
+	.name = "getppid", .summary = "getppid() of the caller",
+	.kinds = { "getppid" }, .unsynchronized_ok = true, .op = op_getppid,
+};
+
+const struct bench_workload bench_kill_all = {
+	.name = "kill_all", .summary = "kill(-1, 0) over the whole table",
+	.kinds = { "kill(-1)" }, .sized = true, .unsynchronized_ok = true,
+	.setup = bench_setup_table, .op = op_kill_all,
+};
+
+const struct bench_workload bench_ps = {
+	.name = "ps", .summary = "a ps listing of the whole table",
+	.kinds = { "ps" }, .sized = true, .unsynchronized_ok = true,
+	.setup = bench_setup_table, .op = op_ps,
+};
+
+const struct bench_workload bench_wait_scan = {
+	.name = "wait_scan", .summary = "wait4(-1, WNOHANG) over SIZE/THREADS live children",
+	.kinds = { "wait" }, .sized = true, .unsynchronized_ok = true,
+	.thread_setup = wait_children, .op = op_wait_scan,
+};
+
+const struct bench_workload bench_fork_exit = {
+	.name = "fork_exit", .summary = "fork, the child exits, the parent reaps it",
+	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true,
+	.op = op_fork_exit,
+};
+
+const struct bench_workload bench_lookups_under_storm = {
+	.name = "lookup_storm", .summary = "kill(pid, 0) readers while thread 0 forks and reaps",
+	.kinds = { "kill(pid,0)", "fork", "fork+exit+wait" }, .min_threads = 2,
+	.sized = true, .setup = bench_setup_table, .op = op_lookups_under_storm,
+};
+
+const struct bench_workload bench_fork_vs_kill_all = {
+	.name = "fork_killall", .summary = "fork+exit+wait every 50 us while thread 0 runs kill(-1, 0)",
+	.kinds = { "fork", "fork+exit+wait", "kill(-1)" }, .min_threads = 2,
+	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_kill_all,
+};
+
+const struct bench_workload bench_fork_vs_ps = {
+	.name = "fork_ps", .summary = "fork+exit+wait every 50 us while thread 0 lists the table",
+	.kinds = { "fork", "fork+exit+wait", "ps" }, .min_threads = 2,
+	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_ps,
+};

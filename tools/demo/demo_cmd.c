@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rcuproc demo: run the simulated system in each mode, side by side. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/uatomic.h>
+#include "../bench/bench.h"
+#include "progress.h"
+#include "../cli.h"
+#include "demo.h"
+
+const char *const demo_kind_names[K_NR] = {
+	[K_FORK] = "fork", [K_REAP] = "wait4 (reap)", [K_PIPELINE] = "pipeline run",
+	[K_INTERRUPT] = "^C (keyboard)", [K_RTSIG] = "sigqueue RT",
+	[K_PS] = "ps scan", [K_LOOKUP] = "kill(pid,0)", [K_TIMER] = "CPU timer fired",
+};
+
+const char *const demo_check_names[C_NR] = {
+	[C_REAPED] = "every fork reaped once", [C_STATUS] = "wait statuses right",
+	[C_RT_ONCE] = "RT signals exactly once", [C_TIMER_ONCE] = "timer expiries once",
+	[C_COUNTS_ZERO] = "object counts back to 0",
+};
+
+struct demo_args {
+	enum rp_sync_mode modes[RP_SYNC_NR_MODES];
+	unsigned int nr_modes;
+	double seconds;
+	uint64_t idle;			/* sleeping processes the monitor scans */
+	const char *out;
+	bool plot, json;
+};
+
+static void demo_help(void)
+{
+	printf("usage: rcuproc demo [OPTIONS]\n\n"
+	       "Runs a lively simulated system for a few seconds in each mode: a build\n"
+	       "farm forking and reaping compilers, a shell running pipelines under job\n"
+	       "control on its terminal and interrupting them with ^C, a supervisor\n"
+	       "queueing numbered real-time signals to a worker, a monitor scanning the\n"
+	       "table, a process whose CPU-time timer fires on each tick.  Prints\n"
+	       "operations per second and latency percentiles by kind, side by side,\n"
+	       "and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
+	       "Exits 1 if an invariant broke (or was never checked).\n\n"
+	       "  --seconds S   run time in each mode (default 3)\n"
+	       "  --procs N     sleeping processes in the table besides the roles'\n"
+	       "                (default 5000): what the monitor scans\n"
+	       "  --mode LIST   rcu, rwlock, qrwlock, comma-separated (default all three)\n"
+	       "  --out DIR     where the plot goes (default ./demo-out)\n"
+	       "  --no-plot     no plot\n"
+	       "  --json        one JSON object per mode and kind instead of tables\n"
+	       "  --help        this text\n");
+}
+
+static bool parse_modes(struct demo_args *a, char *list)
+{
+	a->nr_modes = 0;
+	for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
+		if (a->nr_modes == RP_SYNC_NR_MODES ||
+		    rp_sync_mode_parse(s, &a->modes[a->nr_modes]))
+			return false;
+		a->nr_modes++;
+	}
+	return a->nr_modes > 0;
+}
+
+static int parse_args(int argc, char **argv, struct demo_args *a)
+{
+	static const struct option longopts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plot", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!cli_parse_seconds(optarg, &a->seconds))
+				return cli_usage_error("demo", "bad --seconds '%s'", optarg);
+			break;
+		case 'p':
+			if (!cli_parse_u64(optarg, 0, 1000000, &a->idle))
+				return cli_usage_error("demo", "bad --procs '%s'", optarg);
+			break;
+		case 'm':
+			if (!parse_modes(a, optarg))
+				return cli_usage_error("demo", "bad --mode '%s'", optarg);
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'n':
+			a->plot = false;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			demo_help();
+			return 0;
+		default:
+			return cli_usage_error("demo", "unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+struct role_thread {
+	pthread_t tid;
+	struct demo_world *world;
+	const struct demo_role *role;
+	struct rp_task *self;
+	struct demo_stats stats;
+};
+
+static void *role_main(void *arg)
+{
+	struct role_thread *r = arg;
+
+	rp_thread_register();
+	r->role->run(r->world, r->self, &r->stats);
+	rp_exit(r->self, 0);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* Fork each role's process from init and let it prepare: 0 or -errno. */
+static int start_roles(struct demo_world *w, struct rp_task *init, struct role_thread *rt)
+{
+	for (unsigned int i = 0; i < demo_nr_roles; i++) {
+		pid_t pid = rp_fork(init, &rt[i].self);
+		int err = pid < 0 ? pid : rp_execve(rt[i].self, demo_roles[i].name);
+
+		if (!err && demo_roles[i].prepare)
+			err = demo_roles[i].prepare(w, rt[i].self);
+		if (err)
+			return err;
+		rt[i].world = w;
+		rt[i].role = &demo_roles[i];
+	}
+	return 0;
+}
+
+/* Let the roles run for @seconds, drawing progress through the whole demo. */
+static void run_for(struct demo_world *w, double seconds, double done, double share)
+{
+	uint64_t start = bench_clock_ns(), end = start + (uint64_t)(seconds * 1e9);
+	struct timespec tick = { 0, 20000000 };
+	bool bar = progress_wanted();
+
+	for (uint64_t now = start; now < end; now = bench_clock_ns()) {
+		if (bar)
+			progress_draw("rcuproc demo", done + share * (now - start) / (end - start));
+		nanosleep(&tick, NULL);
+	}
+	CMM_STORE_SHARED(w->stop, 1);
+	if (bar)
+		progress_clear();
+}
+
+/* init reaps the roles' processes; then only init's objects may be left. */
+static void reap_and_count(struct rp_task *init, struct rp_system *sys, struct demo_stats *st)
+{
+	struct rp_system_counts c;
+	int status;
+
+	while (rp_wait4(init, -1, &status, 0, NULL) > 0)
+		;
+	rp_deferred_barrier();
+	rp_system_counts(sys, &c);
+	demo_check(st, C_COUNTS_ZERO, c.tasks == 1 && c.signals == 1 && c.sighands == 1 &&
+		   c.pids == 1 && c.creds == 1 && c.sigqueues == 0);
+}
+
+static void merge(struct demo_stats *dst, const struct demo_stats *src)
+{
+	for (unsigned int k = 0; k < K_NR; k++) {
+		dst->ops[k] += src->ops[k];
+		hist_merge(&dst->hist[k], &src->hist[k]);
+	}
+	for (unsigned int c = 0; c < C_NR; c++) {
+		dst->checked[c] += src->checked[c];
+		dst->violations[c] += src->violations[c];
+	}
+}
+
+/* Fork @n sleeping processes from init; their handles in *@out. */
+static int add_sleepers(struct rp_task *init, uint64_t n, struct rp_task ***out)
+{
+	struct rp_task **procs = calloc(n + 1, sizeof(*procs));
+
+	*out = procs;
+	if (!procs)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		pid_t pid = rp_fork(init, &procs[i]);
+
+		if (pid < 0)
+			return pid;
+		rp_execve(procs[i], "sleep");
+	}
+	return 0;
+}
+
+/* The sleepers exit (init reaps them with the roles). */
+static void end_sleepers(struct rp_task **procs)
+{
+	for (struct rp_task **p = procs; p && *p; p++) {
+		rp_exit(*p, 0);
+		rp_task_put(*p);
+	}
+	free(procs);
+}
+
+static void start_threads(struct role_thread *rt)
+{
+	for (unsigned int i = 0; i < demo_nr_roles; i++)
+		pthread_create(&rt[i].tid, NULL, role_main, &rt[i]);
+}
+
+static void join_threads(struct role_thread *rt, struct demo_stats *st)
+{
+	for (unsigned int i = 0; i < demo_nr_roles; i++) {
+		pthread_join(rt[i].tid, NULL);
+		merge(st, &rt[i].stats);
+	}
+}
+
+/* Mode @m of @a: its merged stats in *@st; 0 or -errno. */
+static int run_mode(const struct demo_args *a, unsigned int m, struct demo_stats *st)
+{
+	struct rp_system_opts opts = { .mode = a->modes[m], .pid_max = RP_PID_MAX_LIMIT };
+	struct role_thread *rt = calloc(demo_nr_roles, sizeof(*rt));
+	struct demo_world w = { 0 };
+	struct rp_task *init, **sleepers = NULL;
+	int err = rt ? rp_system_create(&opts, &w.sys) : -ENOMEM;
+
+	if (err) {
+		free(rt);
+		return err;
+	}
+	rp_thread_register();
+	init = rp_system_init(w.sys);
+	err = add_sleepers(init, a->idle, &sleepers);
+	if (!err)
+		err = start_roles(&w, init, rt);
+	rp_thread_unregister();		/* QSBR: not online while it sleeps */
+	if (!err) {
+		start_threads(rt);
+		run_for(&w, a->seconds, (double)m / a->nr_modes, 1.0 / a->nr_modes);
+		join_threads(rt, st);
+	}
+	rp_thread_register();
+	for (unsigned int i = 0; i < demo_nr_roles; i++)
+		if (rt[i].self)
+			rp_task_put(rt[i].self);
+	end_sleepers(sleepers);
+	if (!err)
+		reap_and_count(init, w.sys, st);
+	if (w.tty)
+		rp_tty_destroy(w.tty);
+	rp_task_put(init);
+	rp_system_destroy(w.sys);
+	rp_thread_unregister();
+	free(rt);
+	return err;
+}
+
+/* @ns with a unit: 850ns, 12.3us, 4.56ms, 1.20s. */
+static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+/* A table's title and its header: the first column, then one per mode. */
+static void print_head(const struct demo_args *a, const char *title, const char *first)
+{
+	printf("\n%s\n%-24s", title, first);
+	for (unsigned int m = 0; m < a->nr_modes; m++)
+		printf(" %26s", rp_sync_mode_name(a->modes[m]));
+}
+
+/* "p50 / p99 / p999" of @h, in units. */
+static void latency_cell(char *cell, size_t len, const struct hist *h)
+{
+	char b1[16], b2[16], b3[16];
+
+	snprintf(cell, len, "%s / %s / %s", fmt_ns(b1, sizeof(b1), hist_percentile(h, 0.5)),
+		 fmt_ns(b2, sizeof(b2), hist_percentile(h, 0.99)),
+		 fmt_ns(b3, sizeof(b3), hist_percentile(h, 0.999)));
+}
+
+static void print_tables(const struct demo_args *a, const struct demo_stats *st)
+{
+	char cell[64];
+
+	print_head(a, "operations per second", "kind");
+	for (unsigned int k = 0; k < K_NR; k++) {
+		printf("\n%-24s", demo_kind_names[k]);
+		for (unsigned int m = 0; m < a->nr_modes; m++)
+			printf(" %26.0f", st[m].ops[k] / a->seconds);
+	}
+	print_head(a, "\nlatency p50 / p99 / p999", "kind");
+	for (unsigned int k = 0; k < K_NR; k++) {
+		printf("\n%-24s", demo_kind_names[k]);
+		for (unsigned int m = 0; m < a->nr_modes; m++) {
+			latency_cell(cell, sizeof(cell), &st[m].hist[k]);
+			printf(" %26s", cell);
+		}
+	}
+	print_head(a, "\ninvariants (checks made / broken)", "invariant");
+	for (unsigned int c = 0; c < C_NR; c++) {
+		printf("\n%-24s", demo_check_names[c]);
+		for (unsigned int m = 0; m < a->nr_modes; m++) {
+			snprintf(cell, sizeof(cell), "%s %llu/%llu",
+				 st[m].violations[c] ? "FAIL" : "ok",
+				 (unsigned long long)st[m].checked[c],
+				 (unsigned long long)st[m].violations[c]);
+			printf(" %26s", cell);
+		}
+	}
+	printf("\n");
+}
+
+static void print_json(const struct demo_args *a, const struct demo_stats *st)
+{
+	for (unsigned int m = 0; m < a->nr_modes; m++) {
+		const char *mode = rp_sync_mode_name(a->modes[m]);
+
+		for (unsigned int k = 0; k < K_NR; k++) {
+			const struct hist *h = &st[m].hist[k];
+
+			printf("{\"mode\":\"%s\",\"kind\":\"%s\",\"ops_per_sec\":%.1f,"
+			       "\"p50_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu}\n", mode,
+			       demo_kind_names[k], st[m].ops[k] / a->seconds,
+			       (unsigned long long)hist_percentile(h, 0.5),
+			       (unsigned long long)hist_percentile(h, 0.99),
+			       (unsigned long long)hist_percentile(h, 0.999));
+		}
+		for (unsigned int c = 0; c < C_NR; c++)
+			printf("{\"mode\":\"%s\",\"invariant\":\"%s\",\"checked\":%llu,"
+			       "\"violations\":%llu}\n", mode, demo_check_names[c],
+			       (unsigned long long)st[m].checked[c],
+			       (unsigned long long)st[m].violations[c]);
+	}
+}
+
+static bool any_violation(const struct demo_args *a, const struct demo_stats *st)
+{
+	for (unsigned int m = 0; m < a->nr_modes; m++)
+		for (unsigned int c = 0; c < C_NR; c++)
+			if (st[m].violations[c] || !st[m].checked[c])
+				return true;
+	return false;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	struct demo_args a = {
+		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK },
+		.nr_modes = RP_SYNC_NR_MODES, .seconds = 3, .idle = 5000, .out = "demo-out", .plot = true,
+	};
+	static struct demo_stats st[RP_SYNC_NR_MODES];	/* large: off the stack */
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret >= 0)
+		return ret;
+	if (!a.json)
+		printf("rcuproc demo: %.1f s in each of %u modes, RCU flavour %s, %u roles, "
+		       "%llu sleeping processes\n", a.seconds, a.nr_modes, rp_rcu_flavour(),
+		       demo_nr_roles, (unsigned long long)a.idle);
+	for (unsigned int m = 0; m < a.nr_modes; m++) {
+		int err = run_mode(&a, m, &st[m]);
+
+		if (err) {
+			fprintf(stderr, "rcuproc demo: %s could not run: %s\n",
+				rp_sync_mode_name(a.modes[m]), strerror(-err));
+			return 1;
+		}
+	}
+	if (a.json)
+		print_json(&a, st);
+	else
+		print_tables(&a, st);
+	if (a.plot && demo_plot(a.out, a.modes, a.nr_modes, a.seconds, st) == 0 && !a.json)
+		printf("plot: %s/demo.png and %s/demo.svg\n", a.out, a.out);
+	if (any_violation(&a, st)) {
+		fprintf(stderr, "rcuproc demo: an invariant was broken (or never checked)\n");
+		return 1;
+	}
+	return 0;
+}

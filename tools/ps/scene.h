@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The small simulated system that `rcuproc ps` lists. */
+#ifndef RP_TOOLS_SCENE_H
+#define RP_TOOLS_SCENE_H
+
+#include <rcuproc/rcuproc.h>
+
+struct scene {
+	struct rp_system *sys;
+	struct rp_task *init;
+	struct rp_task *held[16];	/* handles kept until the end */
+	unsigned int nr_held;
+};
+
+/* Build it in @mode with @workers extra processes: 0 or -errno. */
+int scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers);
+void scene_destroy(struct scene *s);
+
+#endif /* RP_TOOLS_SCENE_H */

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Same answers as Linux (I8), from real programs: every recording of
+ * tests/replay/corpus replays into rcuproc with no mismatch, in each mode;
+ * a recording with one answer altered is reported, at the altered line.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../common.h"
+#include "../../tools/replay/replay.h"
+
+/* Replay @path in @mode; the report goes to @report (may be NULL). */
+static int replay_path(const char *path, enum rp_sync_mode mode, char **report)
+{
+	struct replay_trace tr;
+	size_t len;
+	FILE *in = fopen(path, "r"), *out;
+	int mismatches;
+
+	cr_assert(in, "cannot open %s", path);
+	cr_assert_eq(replay_parse(in, path, &tr), 0, "%s does not parse", path);
+	fclose(in);
+	out = open_memstream(report, &len);
+	mismatches = replay_run_trace(&tr, path, mode, false, out);
+	fclose(out);
+	replay_trace_free(&tr);
+	return mismatches;
+}
+
+static void replay_corpus(enum rp_sync_mode mode)
+{
+	DIR *dir = opendir(REPLAY_CORPUS);
+	struct dirent *de;
+	int files = 0;
+
+	cr_assert(dir, "no corpus at %s", REPLAY_CORPUS);
+	rp_thread_register();
+	while ((de = readdir(dir))) {
+		char path[512], *report = NULL;
+		int mismatches;
+
+		if (!strstr(de->d_name, ".strace"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", REPLAY_CORPUS, de->d_name);
+		mismatches = replay_path(path, mode, &report);
+		cr_expect_eq(mismatches, 0, "%s", report);
+		free(report);
+		files++;
+	}
+	closedir(dir);
+	rp_thread_unregister();
+	cr_assert_geq(files, 20, "only %d recordings", files);
+}
+
+TEST_EACH_MODE(corpus, replay_corpus)
+
+/*
+ * Copy corpus/@name to a temporary file with the first line containing
+ * @match (and @also) changed: @from replaced by @to.  Returns its line.
+ */
+static int altered_copy(const char *name, const char *match, const char *also,
+			const char *from, const char *to, char *out_path)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	int n = 0, altered = 0, fd;
+	FILE *in, *out;
+
+	snprintf(path, sizeof(path), "%s/%s", REPLAY_CORPUS, name);
+	strcpy(out_path, "/tmp/rcuproc-replay-XXXXXX");
+	fd = mkstemp(out_path);
+	in = fopen(path, "r");
+	out = fdopen(fd, "w");
+	cr_assert(in && out);
+	while (getline(&line, &cap, in) >= 0) {
+		char *at = strstr(line, from);
+
+		n++;
+		if (!altered && strstr(line, match) && strstr(line, also) && at) {
+			fprintf(out, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
+			altered = n;
+			continue;
+		}
+		fputs(line, out);
+	}
+	free(line);
+	fclose(in);
+	fclose(out);
+	cr_assert(altered, "%s has no line with %s", name, match);
+	return altered;
+}
+
+static void expect_reported(const char *name, const char *match, const char *also,
+			    const char *from, const char *to)
+{
+	char path[64], where[96], *report = NULL;
+	int line = altered_copy(name, match, also, from, to, path);
+	int mismatches;
+
+	rp_thread_register();
+	mismatches = replay_path(path, RP_SYNC_RCU, &report);
+	rp_thread_unregister();
+	unlink(path);
+	snprintf(where, sizeof(where), "%s:%d:", path, line);
+	cr_expect_eq(mismatches, 1, "%s", report);
+	cr_expect(strstr(report, where), "the report does not name %s:\n%s", where, report);
+	free(report);
+}
+
+Test(altered, return_value)
+{
+	expect_reported("proc_errors.strace", "kill(", "= -1 ESRCH", "ESRCH", "EPERM");
+}
+
+Test(altered, signal)
+{
+	expect_reported("dash_pipeline.strace", "--- SIGCHLD", "si_code=0x1", "si_code=0x1",
+			"si_code=0x2");
+}

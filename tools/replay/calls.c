@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The process core's calls, replayed: clone and friends, execve, exit,
+ * wait, the signal calls and prctl.  Each reads strace's -X raw arguments,
+ * calls rcuproc as the recorded task, and checks what the call wrote back
+ * (wait status, old action, old mask); the result is compared by run.c.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
+#include "replay.h"
+
+/* The clone flags rcuproc models; the others (files, fs, tls, tid
+ * pointers, vfork's wait) change nothing in the process table. */
+#define MODELLED_CLONE_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | CSIGNAL)
+
+static void sigset_from_bits(sigset_t *set, uint64_t bits)
+{
+	memset(set, 0, sizeof(*set));
+	memcpy(set, &bits, sizeof(bits));	/* glibc: bit sig-1 of the first word */
+}
+
+static uint64_t sigset_bits(const sigset_t *set)
+{
+	uint64_t bits;
+
+	memcpy(&bits, set, sizeof(bits));
+	return bits;
+}
+
+static long clone_with_flags(struct replay_run *run, struct replay_task *t,
+			       const struct replay_event *ev, unsigned long flags)
+{
+	struct rp_task *child;
+	long ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
+
+	if (ret > 0 && ev->ret > 0)
+		replay_add_task(run, (pid_t)ev->ret, child);
+	else if (ret > 0)
+		rp_task_put(child);
+	return ret;
+}
+
+static long call_clone(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return clone_with_flags(run, t, ev, replay_clone_flags_of(ev->args));
+}
+
+static long call_fork(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return clone_with_flags(run, t, ev, SIGCHLD);
+}
+
+/* A failed execve is a file-system answer (ENOENT while searching PATH). */
+static long call_execve(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	char path[256];
+	size_t len;
+
+	if (ev->ret != 0 || ev->argc < 1)
+		return replay_skip(run, ev);
+	len = strlen(ev->argv[0]);
+	if (len < 2 || len >= sizeof(path))
+		return rp_execve(t->task, "?");
+	memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
+	path[len - 2] = '\0';
+	return rp_execve(t->task, basename(path));
+}
+
+static long call_exit(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	long ret = rp_exit(t->task, (int)replay_arg(ev, 0));
+
+	(void)run;
+	t->dead = true;
+	return ret;
+}
+
+static long call_exit_group(struct replay_run *run, struct replay_task *t,
+			    const struct replay_event *ev)
+{
+	long ret = rp_exit_group(t->task, (int)replay_arg(ev, 0));
+
+	(void)run;
+	t->dead = true;
+	return ret;
+}
+
+/* A wait the recording saw block is replayed with WNOHANG at its return. */
+static int wait_options(const struct replay_event *ev, int i)
+{
+	return (int)replay_arg(ev, i) | WNOHANG;
+}
+
+/*
+ * Which of several ready children a wait reports is not part of the
+ * contract (rcuproc's children list is unordered): a wait that reported a
+ * child asks for that child, if it is one the selector names in rcuproc
+ * (docs/replay.md, "Order", rule 4).
+ */
+static pid_t wait_selector(struct replay_run *run, struct replay_task *t,
+			   const struct replay_event *ev)
+{
+	pid_t sel = replay_pid_arg(run, ev, 0), child;
+
+	if (ev->ret <= 0 || sel > 0)
+		return sel;
+	child = (pid_t)replay_pid_to_sim(run, ev->ret);
+	if (sel == -1)
+		return child;
+	if (rp_getpgid(t->task, child) == (sel ? -sel : rp_getpgrp(t->task)))
+		return child;
+	return sel;
+}
+
+static long call_wait4(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	char rec[48], got[48];
+	int status = 0, rec_status;
+	long ret = rp_wait4(t->task, wait_selector(run, t, ev), &status, wait_options(ev, 2), NULL);
+
+	if (ret > 0 && ev->ret > 0 && ev->argc > 1 && replay_parse_wstatus(ev->argv[1], &rec_status)) {
+		replay_format_wstatus(rec_status, rec, sizeof(rec));
+		replay_format_wstatus(status, got, sizeof(got));
+		replay_expect(run, ev, "status", rec, got);
+	}
+	return ret;
+}
+
+static void format_waitid(long pid, long code, long status, char *buf, size_t len)
+{
+	snprintf(buf, len, "pid %ld code %ld status %ld", pid, code, status);
+}
+
+static long call_waitid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	long idtype = replay_arg(ev, 0), id = replay_arg(ev, 1), rpid, rcode, rstatus;
+	char rec[64], got[64];
+	siginfo_t si;
+	long ret;
+
+	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
+		return replay_skip(run, ev);	/* P_PIDFD: no descriptors */
+	if (idtype != P_ALL)
+		id = replay_pid_to_sim(run, id);
+	memset(&si, 0, sizeof(si));
+	ret = rp_waitid(t->task, (idtype_t)idtype, (id_t)id, &si, wait_options(ev, 3));
+	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &rpid)) {
+		replay_field(ev->argv[2], "si_code", &rcode);
+		replay_field(ev->argv[2], "si_status", &rstatus);
+		format_waitid(rpid, rcode, rstatus, rec, sizeof(rec));
+		format_waitid(si.si_pid ? replay_pid_to_rec(run, si.si_pid) : 0, si.si_code,
+			      si.si_status, got, sizeof(got));
+		replay_expect(run, ev, "siginfo", rec, got);
+	}
+	return ret;
+}
+
+static long call_kill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return rp_kill(t->task, replay_pid_arg(run, ev, 0), (int)replay_arg(ev, 1));
+}
+
+static long call_tkill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return rp_tkill(t->task, replay_pid_arg(run, ev, 0), (int)replay_arg(ev, 1));
+}
+
+static long call_tgkill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return rp_tgkill(t->task, replay_pid_arg(run, ev, 0), replay_pid_arg(run, ev, 1),
+			 (int)replay_arg(ev, 2));
+}
+
+static long call_rt_sigqueueinfo(struct replay_run *run, struct replay_task *t,
+				 const struct replay_event *ev)
+{
+	siginfo_t info;
+	long v = 0;
+
+	memset(&info, 0, sizeof(info));
+	info.si_signo = (int)replay_arg(ev, 1);
+	if (ev->argc > 2 && replay_field(ev->argv[2], "si_code", &v))
+		info.si_code = (int)v;
+	if (ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &v))
+		info.si_pid = (pid_t)replay_pid_to_sim(run, v);
+	if (ev->argc > 2 && replay_field(ev->argv[2], "si_int", &v))
+		info.si_int = (int)v;
+	return rp_rt_sigqueueinfo(t->task, replay_pid_arg(run, ev, 0), info.si_signo, &info);
+}
+
+/* "{sa_handler=0x1, sa_mask=[2], sa_flags=0x4000000, ...}": false for NULL. */
+static bool parse_action(const char *s, struct sigaction *sa)
+{
+	const char *mask = strstr(s, "sa_mask=");
+	long handler = 0, flags = 0;
+	uint64_t bits = 0;
+
+	if (*s != '{' || !replay_field(s, "sa_handler", &handler))
+		return false;
+	replay_field(s, "sa_flags", &flags);
+	if (mask)
+		replay_parse_sigset(mask + 8, &bits);
+	memset(sa, 0, sizeof(*sa));
+	/* The recorded handler address stands for the handler itself. */
+	sa->sa_handler = (void (*)(int))handler;
+	sa->sa_flags = (int)flags;
+	sigset_from_bits(&sa->sa_mask, bits);
+	return true;
+}
+
+static void format_action(const struct sigaction *sa, char *buf, size_t len)
+{
+	char mask[200];
+
+	replay_format_sigset(sigset_bits(&sa->sa_mask), mask, sizeof(mask));
+	snprintf(buf, len, "{handler %#lx mask %s flags %#x}", (unsigned long)sa->sa_handler,
+		 mask, (unsigned int)sa->sa_flags);
+}
+
+static long call_rt_sigaction(struct replay_run *run, struct replay_task *t,
+			      const struct replay_event *ev)
+{
+	struct sigaction act, old, rec_old;
+	char rec[256], got[256];
+	bool has_act = ev->argc > 1 && parse_action(ev->argv[1], &act);
+	long ret;
+
+	memset(&old, 0, sizeof(old));
+	ret = rp_sigaction(t->task, (int)replay_arg(ev, 0), has_act ? &act : NULL, &old);
+	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && parse_action(ev->argv[2], &rec_old)) {
+		format_action(&rec_old, rec, sizeof(rec));
+		format_action(&old, got, sizeof(got));
+		replay_expect(run, ev, "old action", rec, got);
+	}
+	return ret;
+}
+
+static long call_rt_sigprocmask(struct replay_run *run, struct replay_task *t,
+				const struct replay_event *ev)
+{
+	uint64_t bits, rec_old;
+	sigset_t set, old;
+	char rec[200], got[200];
+	bool has_set = ev->argc > 1 && replay_parse_sigset(ev->argv[1], &bits);
+	long ret;
+
+	if (has_set)
+		sigset_from_bits(&set, bits);
+	sigemptyset(&old);
+	ret = rp_sigprocmask(t->task, (int)replay_arg(ev, 0), has_set ? &set : NULL, &old);
+	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && replay_parse_sigset(ev->argv[2], &rec_old)) {
+		replay_format_sigset(rec_old, rec, sizeof(rec));
+		replay_format_sigset(sigset_bits(&old), got, sizeof(got));
+		replay_expect(run, ev, "old mask", rec, got);
+	}
+	return ret;
+}
+
+/*
+ * rt_sigsuspend, pselect6 and ppoll run with a mask of their own.  Only an
+ * interrupted call leaves a trace: the handler runs under that mask, and
+ * its return restores the saved one (replay_delivery).
+ */
+static long suspend_with_mask(struct replay_run *run, struct replay_task *t,
+			      const struct replay_event *ev, int mask_arg)
+{
+	const char *text = mask_arg < ev->argc ? ev->argv[mask_arg] : "";
+	const char *inner = strstr(text, "sigmask=");
+	uint64_t bits;
+	sigset_t set;
+
+	if (!ev->interrupted || !replay_parse_sigset(inner ? inner + 8 : text, &bits))
+		return replay_skip(run, ev);
+	sigset_from_bits(&set, bits);
+	t->suspended = true;
+	return rp_sigprocmask(t->task, SIG_SETMASK, &set, &t->saved_mask);
+}
+
+static long call_rt_sigsuspend(struct replay_run *run, struct replay_task *t,
+			       const struct replay_event *ev)
+{
+	return suspend_with_mask(run, t, ev, 0);
+}
+
+static long call_pselect6(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev)
+{
+	return suspend_with_mask(run, t, ev, 5);
+}
+
+static long call_ppoll(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	return suspend_with_mask(run, t, ev, 3);
+}
+
+/* rt_sigreturn: the handler returns; its frame's mask comes back. */
+static long call_rt_sigreturn(struct replay_run *run, struct replay_task *t,
+			      const struct replay_event *ev)
+{
+	const char *mask = ev->argc ? strstr(ev->argv[0], "mask=") : NULL;
+	char rec[200], got[200];
+	uint64_t bits;
+
+	if (!t->nframes)
+		return replay_skip(run, ev);
+	t->nframes--;
+	if (mask && replay_parse_sigset(mask + 5, &bits)) {
+		replay_format_sigset(bits, rec, sizeof(rec));
+		replay_format_sigset(sigset_bits(&t->frames[t->nframes]), got, sizeof(got));
+		replay_expect(run, ev, "restored mask", rec, got);
+	}
+	rp_sigprocmask(t->task, SIG_SETMASK, &t->frames[t->nframes], NULL);
+	return ev->ret;		/* the interrupted call's result, not its own */
+}
+
+static long call_getppid(struct replay_run *run, struct replay_task *t,
+			 const struct replay_event *ev)
+{
+	(void)run;
+	(void)ev;
+	return rp_getppid(t->task);
+}
+
+/* The prctl options rcuproc models; a GET writes an int strace shows as [N]. */
+static long call_prctl(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	long option = replay_arg(ev, 0), rec_value;
+	char rec[24], got[24];
+	int value = 0;
+	long ret;
+
+	switch (option) {
+	case PR_SET_CHILD_SUBREAPER:
+	case PR_SET_PDEATHSIG:
+	case PR_SET_DUMPABLE:
+	case PR_GET_DUMPABLE:
+		return rp_prctl(t->task, (int)option, (unsigned long)replay_arg(ev, 1));
+	case PR_GET_CHILD_SUBREAPER:
+	case PR_GET_PDEATHSIG:
+		ret = rp_prctl(t->task, (int)option, (unsigned long)&value);
+		if (ret == 0 && ev->argc > 1 && ev->argv[1][0] == '[' &&
+		    replay_parse_long(ev->argv[1] + 1, &rec_value)) {
+			snprintf(rec, sizeof(rec), "%ld", rec_value);
+			snprintf(got, sizeof(got), "%d", value);
+			replay_expect(run, ev, "value", rec, got);
+		}
+		return ret;
+	default:
+		return replay_skip(run, ev);	/* names, seccomp, ...: not the table's */
+	}
+}
+
+/*
+ * ptrace: every recorded task is already traced by the recorder, so the
+ * kernel refused the program's own attach requests for a reason that is not
+ * in the recording's process table.  Not replayed (docs/replay.md).
+ */
+static long call_ptrace(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	(void)t;
+	return replay_skip(run, ev);
+}
+
+const struct replay_call_def replay_core_calls[] = {
+	{ "clone", call_clone, true, false },
+	{ "clone3", call_clone, true, false },
+	{ "fork", call_fork, true, false },
+	{ "vfork", call_fork, true, false },
+	{ "execve", call_execve, false, false },
+	{ "exit", call_exit, false, false },
+	{ "exit_group", call_exit_group, false, false },
+	{ "wait4", call_wait4, true, false },
+	{ "waitid", call_waitid, false, false },
+	{ "kill", call_kill, false, false },
+	{ "tkill", call_tkill, false, false },
+	{ "tgkill", call_tgkill, false, false },
+	{ "rt_sigqueueinfo", call_rt_sigqueueinfo, false, false },
+	{ "rt_sigaction", call_rt_sigaction, false, false },
+	{ "rt_sigprocmask", call_rt_sigprocmask, false, false },
+	{ "rt_sigsuspend", call_rt_sigsuspend, false, true },
+	{ "pselect6", call_pselect6, false, true },
+	{ "rt_sigreturn", call_rt_sigreturn, false, false },
+	{ "ppoll", call_ppoll, false, true },
+	{ "getppid", call_getppid, true, false },
+	{ "prctl", call_prctl, false, false },
+	{ "ptrace", call_ptrace, false, false },
+	{ 0 },
+};

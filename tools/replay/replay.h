@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rcuproc replay: an strace -f recording of real programs replayed into
+ * rcuproc, every answer compared with the real kernel's (invariant I8).
+ * The format and the rules are in docs/replay.md.
+ */
+#ifndef RP_TOOLS_REPLAY_H
+#define RP_TOOLS_REPLAY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <rcuproc/proc.h>
+
+struct rp_tty;
+
+#define REPLAY_MAX_ARGS	8
+#define REPLAY_MAX_FRAMES	8	/* nested handlers a task may run */
+
+enum replay_kind {
+	REPLAY_CALL,		/* "PID name(args) = ret" */
+	REPLAY_SIGNAL,		/* "PID --- SIGX {siginfo} ---" */
+	REPLAY_STOPPED,		/* "PID --- stopped by SIGX ---" */
+	REPLAY_EXITED,		/* "PID +++ exited with N +++" */
+	REPLAY_KILLED,		/* "PID +++ killed by SIGX +++" */
+};
+
+/* One line of the recording, or one call joined from unfinished + resumed. */
+struct replay_event {
+	enum replay_kind kind;
+	int line;		/* line of the call's start (1-based) */
+	int end_line;		/* line of its result */
+	int at;			/* line at which it is replayed */
+	pid_t pid;		/* recorded tid */
+	char name[24];
+	char *args;		/* the argument text, joined (owned) */
+	char *argbuf;		/* (owned) split into argv */
+	char *argv[REPLAY_MAX_ARGS];
+	int argc;
+	char *result;		/* text after "= " (owned) */
+	long ret;		/* the result, or -errno */
+	bool ret_unknown;	/* "= ?": no result (exit, or the task died) */
+	bool interrupted;	/* "= ? ERESTART...": restarted, had no effect */
+	int sig;		/* SIGNAL, STOPPED, KILLED */
+	int status;		/* EXITED: exit code */
+	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
+};
+
+struct replay_trace {
+	pid_t recorder;		/* "# recorder-pid:": strace, the top's parent */
+	struct replay_event *ev;	/* in the order they are replayed */
+	int nev;
+};
+
+/* parse.c: 0, or -1 with a message on stderr. */
+int replay_parse(FILE *in, const char *file, struct replay_trace *tr);
+void replay_trace_free(struct replay_trace *tr);
+/* Split @s (an argument list) at its top-level commas, in place. */
+int replay_split_args(char *s, char **argv, int max);
+
+/* names.c: strace's spellings of signals, errnos, wait statuses, sets. */
+int replay_signal_number(const char *name);	/* "SIGINT", "SIGRT_2": 0 if unknown */
+const char *replay_signal_name(int sig, char *buf, size_t len);
+int replay_errno_number(const char *name);	/* "ENOENT": 0 if unknown */
+const char *replay_errno_name(int err);
+/* "[{WIFEXITED(s) && WEXITSTATUS(s) == 0}]" to a status word: false if none. */
+bool replay_parse_wstatus(const char *s, int *status);
+void replay_format_wstatus(int status, char *buf, size_t len);
+/* "[2 15]", "~[9 19]": false for NULL or a pointer. */
+bool replay_parse_sigset(const char *s, uint64_t *bits);
+void replay_format_sigset(uint64_t bits, char *buf, size_t len);
+/* A number as strace -X raw prints it: decimal, 0x hex, or -N. */
+bool replay_parse_long(const char *s, long *v);
+/* clone's "flags=0x1200000|17" (flags and exit signal), clone3's "exit_signal=". */
+unsigned long replay_clone_flags_of(const char *args);
+/* The value of "key=" inside a {...} argument: false if absent. */
+bool replay_field(const char *s, const char *key, long *v);
+
+/* One simulated task per recorded tid. */
+struct replay_task {
+	pid_t rec;			/* recorded tid */
+	struct rp_task *task;		/* a handle: put at the end */
+	pid_t nr;			/* its rcuproc tid */
+	bool dead;			/* exited or killed in rcuproc */
+	bool ended;			/* its "+++" line was seen */
+	int end_status;			/* that line as a wait status */
+	bool suspended;			/* in rt_sigsuspend: the next frame saves saved_mask */
+	sigset_t saved_mask;
+	/* The mask each running handler's rt_sigreturn restores, innermost last. */
+	sigset_t frames[REPLAY_MAX_FRAMES];
+	int nframes;
+	/* stop.c: a stopped task's rp_get_signal runs on its stopper thread. */
+	pthread_t stopper;
+	bool stopping;			/* the stopper runs */
+	bool stopper_done;		/* (atomic) it returned */
+	int stop_result;		/* what its rp_get_signal returned */
+	siginfo_t stop_info;
+	sigset_t stop_saved_mask;	/* the mask while it does not run */
+	int calls, mismatches;
+};
+
+struct replay_run {
+	const char *file;
+	const struct replay_trace *tr;
+	FILE *out;
+	bool verbose;
+	struct rp_system *sys;
+	struct rp_task *init, *recorder;
+	struct rp_tty *tty;		/* groups.c: the one terminal */
+	struct replay_task **tasks;
+	int ntasks;
+	pid_t unknown_rec[64];		/* pids outside the recording, by number */
+	int nunknown;
+	int replayed, skipped, mismatches;
+};
+
+/* A call rcuproc models: returns the result or -errno, checks its outputs. */
+typedef long replay_call_fn(struct replay_run *run, struct replay_task *t,
+			    const struct replay_event *ev);
+
+struct replay_call_def {
+	const char *name;
+	replay_call_fn *fn;
+	bool returns_pid;		/* the result is a pid: compare mapped */
+	bool acts_when_interrupted;	/* rt_sigsuspend: its "= ? ERESTART" is its work */
+};
+
+/* calls.c and groups.c: the tables, ended by a NULL name. */
+extern const struct replay_call_def replay_core_calls[];
+extern const struct replay_call_def replay_group_calls[];
+/* groups.c: make the recorder a session leader, as scripts/record.sh does,
+ * and the terminal; undo before the system goes. */
+void replay_setup_recorder(struct replay_run *run);
+void replay_teardown_recorder(struct replay_run *run);
+
+/* run.c: what the call tables use. */
+long replay_pid_to_sim(struct replay_run *run, long rec);
+long replay_pid_to_rec(struct replay_run *run, long nr);
+/* Argument @i of @ev as a number (0 if absent), and as a pid rcuproc knows. */
+long replay_arg(const struct replay_event *ev, int i);
+pid_t replay_pid_arg(struct replay_run *run, const struct replay_event *ev, int i);
+struct replay_task *replay_task_of(struct replay_run *run, pid_t rec);
+/* A new task for recorded pid @rec, driven through @task (taken over). */
+struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp_task *task);
+/* Report a mismatch of @what at @ev unless @rec and @got are equal. */
+void replay_expect(struct replay_run *run, const struct replay_event *ev, const char *what,
+		   const char *rec, const char *got);
+/* The call was not replayed (outside the model): counted, not compared. */
+long replay_skip(struct replay_run *run, const struct replay_event *ev);
+#define REPLAY_SKIPPED	(-100000L)
+
+/* deliver.c: a "--- SIGX ---" line, and a "+++" line; what rcuproc would
+ * do with signal @sig delivered to @task now. */
+enum disposition { DISP_HANDLER, DISP_IGNORE, DISP_STOP, DISP_KILL };
+enum disposition replay_disposition(struct rp_task *task, int sig);
+void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
+void replay_end(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
+
+/* stop.c: "--- SIGTSTP ---" with the default action, "--- stopped by ---";
+ * after each event, take back the stoppers of tasks no longer stopped;
+ * at the end, kill and take back those still stopped. */
+void replay_stop(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
+void replay_check_stopped(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev);
+void replay_settle_stoppers(struct replay_run *run);
+void replay_end_stoppers(struct replay_run *run);
+
+/* Run the replay of @tr in @mode; the number of mismatches, or -1. */
+int replay_run_trace(const struct replay_trace *tr, const char *file,
+		     enum rp_sync_mode mode, bool verbose, FILE *out);
+
+#endif /* RP_TOOLS_REPLAY_H */

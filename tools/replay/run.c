@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The replay engine: recorded tasks become rcuproc tasks, events run in
+ * their replay order, and every answer is compared with the recording.
+ * The rules are in docs/replay.md.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay.h"
+
+/* Pids the recording names but never created map above rcuproc's pid_max. */
+#define UNKNOWN_PID_BASE	4000000
+
+struct replay_task *replay_task_of(struct replay_run *run, pid_t rec)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i]->rec == rec)
+			return run->tasks[i];
+	return NULL;
+}
+
+static struct replay_task *task_by_nr(struct replay_run *run, pid_t nr)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i]->nr == nr)
+			return run->tasks[i];
+	return NULL;
+}
+
+static pid_t unknown_to_sim(struct replay_run *run, pid_t rec)
+{
+	int i;
+
+	for (i = 0; i < run->nunknown; i++)
+		if (run->unknown_rec[i] == rec)
+			return UNKNOWN_PID_BASE + i;
+	if (i == (int)(sizeof(run->unknown_rec) / sizeof(run->unknown_rec[0])))
+		return UNKNOWN_PID_BASE - 1;
+	run->unknown_rec[run->nunknown++] = rec;
+	return UNKNOWN_PID_BASE + i;
+}
+
+/* A recorded pid (negative: a group) as rcuproc numbers it; 0 and -1 stay. */
+long replay_pid_to_sim(struct replay_run *run, long rec)
+{
+	long a = labs(rec), sign = rec < 0 ? -1 : 1;
+	struct replay_task *t;
+
+	if (a <= 1)
+		return rec;
+	if (a == run->tr->recorder)
+		return sign * rp_getpid(run->recorder);
+	t = replay_task_of(run, (pid_t)a);
+	if (t && t->task)
+		return sign * t->nr;
+	return sign * unknown_to_sim(run, (pid_t)a);
+}
+
+long replay_arg(const struct replay_event *ev, int i)
+{
+	long v = 0;
+
+	if (i < ev->argc)
+		replay_parse_long(ev->argv[i], &v);
+	return v;
+}
+
+pid_t replay_pid_arg(struct replay_run *run, const struct replay_event *ev, int i)
+{
+	return (pid_t)replay_pid_to_sim(run, replay_arg(ev, i));
+}
+
+/* An rcuproc pid as the recording numbers it. */
+long replay_pid_to_rec(struct replay_run *run, long nr)
+{
+	long a = labs(nr), sign = nr < 0 ? -1 : 1;
+	struct replay_task *t;
+
+	if (a <= 1)
+		return nr;
+	if (a == rp_getpid(run->recorder))
+		return sign * run->tr->recorder;
+	t = task_by_nr(run, (pid_t)a);
+	if (t)
+		return sign * t->rec;
+	if (a >= UNKNOWN_PID_BASE && a < UNKNOWN_PID_BASE + run->nunknown)
+		return sign * run->unknown_rec[a - UNKNOWN_PID_BASE];
+	return sign * (a + 1000000000L);	/* a pid the recording cannot have */
+}
+
+static void report(struct replay_run *run, const struct replay_event *ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(struct replay_run *run, const struct replay_event *ev, const char *fmt, ...)
+{
+	struct replay_task *t = replay_task_of(run, ev->pid);
+	va_list ap;
+
+	run->mismatches++;
+	if (t)
+		t->mismatches++;
+	fprintf(run->out, "MISMATCH %s:%d: pid %d ", run->file, ev->line, ev->pid);
+	if (ev->kind == REPLAY_CALL)
+		fprintf(run->out, "%s(%s): ", ev->name, ev->args ? ev->args : "");
+	va_start(ap, fmt);
+	vfprintf(run->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', run->out);
+}
+
+void replay_expect(struct replay_run *run, const struct replay_event *ev, const char *what,
+		   const char *rec, const char *got)
+{
+	if (strcmp(rec, got))
+		report(run, ev, "%s: recorded %s, rcuproc %s", what, rec, got);
+}
+
+long replay_skip(struct replay_run *run, const struct replay_event *ev)
+{
+	run->skipped++;
+	if (run->verbose)
+		fprintf(run->out, "skip %s:%d: %s (outside the model)\n", run->file, ev->line,
+			ev->name);
+	return REPLAY_SKIPPED;
+}
+
+struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp_task *task)
+{
+	struct replay_task *t;
+
+	run->tasks = realloc(run->tasks, (run->ntasks + 1) * sizeof(*run->tasks));
+	t = calloc(1, sizeof(*t));
+	if (!run->tasks || !t)
+		abort();
+	run->tasks[run->ntasks++] = t;
+	t->rec = rec;
+	t->task = task;
+	t->nr = rp_gettid(task);
+	return t;
+}
+
+static void format_result(long ret, char *buf, size_t len)
+{
+	if (ret < 0)
+		snprintf(buf, len, "-1 %s", replay_errno_name((int)-ret));
+	else
+		snprintf(buf, len, "%ld", ret);
+}
+
+static const struct replay_call_def *find_call(const char *name)
+{
+	const struct replay_call_def *tables[] = { replay_core_calls, replay_group_calls };
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (const struct replay_call_def *d = tables[i]; d->name; d++)
+			if (!strcmp(d->name, name))
+				return d;
+	return NULL;
+}
+
+static void replay_call(struct replay_run *run, struct replay_task *t,
+			const struct replay_event *ev)
+{
+	const struct replay_call_def *def = find_call(ev->name);
+	char rec[48], got[48];
+	long ret;
+
+	if (!def || (ev->interrupted && !def->acts_when_interrupted)) {
+		replay_skip(run, ev);
+		return;
+	}
+	if (t->dead) {
+		report(run, ev, "rcuproc: the task has already exited");
+		return;
+	}
+	t->calls++;
+	run->replayed++;
+	ret = def->fn(run, t, ev);
+	if (ret == REPLAY_SKIPPED || ev->ret_unknown)
+		return;
+	if (def->returns_pid && ret > 0)
+		ret = replay_pid_to_rec(run, ret);
+	format_result(ev->ret, rec, sizeof(rec));
+	format_result(ret, got, sizeof(got));
+	replay_expect(run, ev, "result", rec, got);
+}
+
+/* The top of the recording: the recorder's child. */
+static struct replay_task *top_task(struct replay_run *run, const struct replay_event *ev)
+{
+	struct rp_task *child;
+
+	if (run->ntasks || rp_fork(run->recorder, &child) <= 0)
+		return NULL;
+	return replay_add_task(run, ev->pid, child);
+}
+
+static void replay_event(struct replay_run *run, const struct replay_event *ev)
+{
+	struct replay_task *t = replay_task_of(run, ev->pid);
+
+	if (!t)
+		t = top_task(run, ev);
+	if (!t) {
+		report(run, ev, "a task the recording never created");
+		return;
+	}
+	switch (ev->kind) {
+	case REPLAY_CALL:
+		replay_call(run, t, ev);
+		break;
+	case REPLAY_SIGNAL:
+		replay_delivery(run, t, ev);
+		break;
+	case REPLAY_STOPPED:
+		replay_check_stopped(run, t, ev);
+		break;
+	case REPLAY_EXITED:
+	case REPLAY_KILLED:
+		replay_end(run, t, ev);
+		break;
+	}
+}
+
+/* Whoever is left to reap them (the recorder, or init for orphans) reaps
+ * now, and each status is compared with the task's "+++" line. */
+static void reap_the_rest(struct replay_run *run, struct rp_task *reaper)
+{
+	char rec[48], got[48];
+	struct replay_task *t;
+	pid_t nr;
+	int st;
+
+	while ((nr = rp_wait4(reaper, -1, &st, WNOHANG | __WALL, NULL)) > 0) {
+		t = task_by_nr(run, nr);
+		if (!t || !t->ended)
+			continue;
+		replay_format_wstatus(t->end_status, rec, sizeof(rec));
+		replay_format_wstatus(st, got, sizeof(got));
+		if (strcmp(rec, got)) {
+			run->mismatches++;
+			t->mismatches++;
+			fprintf(run->out, "MISMATCH %s: pid %d: final status: recorded %s, rcuproc %s\n",
+				run->file, t->rec, rec, got);
+		}
+	}
+}
+
+static void check_ended(struct replay_run *run, struct replay_task *t)
+{
+	if (!t->ended || t->dead)
+		return;
+	run->mismatches++;
+	t->mismatches++;
+	fprintf(run->out, "MISMATCH %s: pid %d: ended in the recording, still running in rcuproc\n",
+		run->file, t->rec);
+}
+
+static void summary(struct replay_run *run)
+{
+	char st[48];
+
+	for (int i = 0; i < run->ntasks; i++) {
+		struct replay_task *t = run->tasks[i];
+
+		check_ended(run, t);
+		if (!run->verbose && !t->mismatches)
+			continue;
+		if (t->ended)
+			replay_format_wstatus(t->end_status, st, sizeof(st));
+		fprintf(run->out, "  pid %d (rcuproc %d): %d calls, %d mismatches, %s\n", t->rec,
+			t->nr, t->calls, t->mismatches, t->ended ? st : "no end recorded");
+	}
+	fprintf(run->out, "replay %s: %d tasks, %d calls replayed, %d skipped, %d mismatches\n",
+		run->file, run->ntasks, run->replayed, run->skipped, run->mismatches);
+}
+
+static int setup(struct replay_run *run, enum rp_sync_mode mode)
+{
+	struct rp_system_opts opts = { .mode = mode };
+
+	if (rp_system_create(&opts, &run->sys))
+		return -1;
+	run->init = rp_system_init(run->sys);
+	if (rp_fork(run->init, &run->recorder) <= 0)
+		return -1;
+	replay_setup_recorder(run);
+	return 0;
+}
+
+static void teardown(struct replay_run *run)
+{
+	for (int i = 0; i < run->ntasks; i++) {
+		rp_task_put(run->tasks[i]->task);
+		free(run->tasks[i]);
+	}
+	if (run->recorder) {
+		replay_teardown_recorder(run);
+		rp_task_put(run->recorder);
+	}
+	if (run->init)
+		rp_task_put(run->init);
+	if (run->sys)
+		rp_system_destroy(run->sys);
+	free(run->tasks);
+}
+
+int replay_run_trace(const struct replay_trace *tr, const char *file,
+		     enum rp_sync_mode mode, bool verbose, FILE *out)
+{
+	struct replay_run run = { .file = file, .tr = tr, .out = out, .verbose = verbose };
+	int mismatches = -1;
+
+	if (!setup(&run, mode)) {
+		for (int i = 0; i < tr->nev; i++) {
+			replay_event(&run, &tr->ev[i]);
+			replay_settle_stoppers(&run);
+		}
+		replay_end_stoppers(&run);
+		reap_the_rest(&run, run.recorder);
+		reap_the_rest(&run, run.init);
+		summary(&run);
+		mismatches = run.mismatches;
+	}
+	teardown(&run);
+	return mismatches;
+}

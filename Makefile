@@ -1,6 +1,7 @@
-# A thin wrapper over meson.  `make run` runs the main job, `make test` the
-# whole suite (a gcc build and an ASan+UBSan clang build).  Both first install
-# any missing Debian package (scripts/deps.sh).
+# A thin wrapper over meson.  `make run` runs the main job (the demo, built
+# for speed: release, no debug checks), `make test` the whole suite (gcc,
+# clang ASan+UBSan and QSBR builds).  Both first install any missing Debian
+# package (scripts/deps.sh).
 
 .PHONY: all deps build run test clean
 
@@ -13,11 +14,14 @@ build: deps
 	@[ -f build/build.ninja ] || meson setup build >/dev/null
 	@ninja -C build >/dev/null
 
-run: build
-	build/tools/rcuproc selfcheck
+run: deps
+	@[ -f build-release/build.ninja ] || \
+		meson setup build-release -Dbuildtype=release -Ddebug_checks=false >/dev/null
+	@ninja -C build-release >/dev/null
+	build-release/tools/rcuproc demo
 
 test: deps
 	@scripts/test.sh
 
 clean:
-	rm -rf build build-asan build-qsbr
+	rm -rf build build-release build-asan build-qsbr

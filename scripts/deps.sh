@@ -3,8 +3,9 @@
 # As root it runs apt-get; otherwise it prints the command and fails.
 set -euo pipefail
 
+# jq: scripts/matrix.sh; gnuplot-nox: the demo's and the benchmark's plots.
 packages=(gcc clang libclang-rt-14-dev make pkg-config meson ninja-build
-          liburcu-dev libcriterion-dev spin)
+          liburcu-dev libcriterion-dev spin jq gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

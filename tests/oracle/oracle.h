@@ -110,4 +110,21 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res);
 void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 		    struct or_results *res, struct rp_system_counts *left);
 
+/*
+ * Settle a run: call @settle_one(@run, i) for every process, pass after
+ * pass, until a pass changes nothing (one death may signal or release
+ * another: SIGCHLD, pdeathsig, reparented zombies), at most 4 passes per
+ * process.
+ */
+static inline void or_settle(void *run, bool (*settle_one)(void *run, int i))
+{
+	bool changed = true;
+
+	for (int pass = 0; changed && pass < 4 * OR_MAX_PROCS; pass++) {
+		changed = false;
+		for (int i = 0; i < OR_MAX_PROCS; i++)
+			changed |= settle_one(run, i);
+	}
+}
+
 #endif /* RP_TESTS_ORACLE_H */

@@ -56,16 +56,9 @@ static bool rcu_return_to_user(struct rcu_run *run, int i)
 	return any;
 }
 
-static void rcu_settle(struct rcu_run *run)
+static bool rcu_settle_one(void *run, int i)
 {
-	bool changed = true;
-
-	/* One death may signal another task (SIGCHLD, pdeathsig). */
-	for (int pass = 0; changed && pass < 4 * OR_MAX_PROCS; pass++) {
-		changed = false;
-		for (int i = 0; i < OR_MAX_PROCS; i++)
-			changed |= rcu_return_to_user(run, i);
-	}
+	return rcu_return_to_user(run, i);
 }
 
 static long rcu_sigaction(struct rp_task *self, long sig, long act)
@@ -242,7 +235,7 @@ void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 	}
 	for (i = 0; sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
 		rcu_step(&run, &sc->steps[i], &r);
-		rcu_settle(&run);
+		or_settle(&run, rcu_settle_one);
 		or_format(&sc->steps[i], &r, &run.map, res->step[i], OR_RESULT_LEN);
 	}
 	res->n = i;

@@ -342,8 +342,9 @@ static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
 }
 
 /* One pass of settling @i; true if it died or was reaped meanwhile. */
-static bool settle_one(struct real_run *run, int i)
+static bool settle_one(void *arg, int i)
 {
+	struct real_run *run = arg;
 	const struct real_cmd ping = { .op = OP_PING };
 	bool was_dead = run->dead[i], was_gone = run->gone[i];
 	struct or_reply r;
@@ -355,18 +356,6 @@ static bool settle_one(struct real_run *run, int i)
 	else
 		await_settled_death(run, i);	/* a zombie may be released later */
 	return run->dead[i] != was_dead || run->gone[i] != was_gone;
-}
-
-static void settle_all(struct real_run *run)
-{
-	bool changed = true;
-
-	/* A death may kill or release another (pdeathsig, reparented zombies). */
-	for (int pass = 0; changed && pass < 4 * OR_MAX_PROCS; pass++) {
-		changed = false;
-		for (int i = 0; i < OR_MAX_PROCS; i++)
-			changed |= settle_one(run, i);
-	}
 }
 
 static void real_step(struct real_run *run, const struct or_step *s, struct or_reply *r)
@@ -453,10 +442,10 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res)
 		real_teardown(&run);
 		return -1;
 	}
-	settle_all(&run);
+	or_settle(&run, settle_one);
 	for (i = 0; sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
 		real_step(&run, &sc->steps[i], &r);
-		settle_all(&run);
+		or_settle(&run, settle_one);
 		or_format(&sc->steps[i], &r, &run.map, res->step[i], OR_RESULT_LEN);
 	}
 	res->n = i;

@@ -6,9 +6,15 @@
 # models whose README names it), and, after `meson test --suite broken`,
 # whether each test caught it and how long it took (meson-logs/testlog.json).
 #
-#   scripts/matrix.sh [--markdown] BUILD_DIR   the report (text or Markdown)
-#   scripts/matrix.sh --coverage BUILD_DIR     only check that every switch
-#                                              has a catching test (no run)
+#   scripts/matrix.sh [--markdown] BUILD_DIR [LOG...]
+#                              the report (text or Markdown); with LOG files
+#                              (testlog.json of several runs, as
+#                              scripts/stress-suite.sh keeps them), the
+#                              catch rate over those runs and the slowest
+#                              catch, instead of the build's last run
+#   scripts/matrix.sh --coverage BUILD_DIR
+#                              only check that every switch has a catching
+#                              test (no run)
 #
 # Exit 1 if a switch has nothing that catches it, or (report) if a broken
 # test that ran passed.  Needs jq.
@@ -23,13 +29,17 @@ format=text
 case "${1:-}" in
 --markdown) format=markdown; shift ;;
 --coverage) format=coverage; shift ;;
---help|-h) sed -n '3,15p' "$0"; exit 0 ;;
+--help|-h) sed -n '3,21p' "$0"; exit 0 ;;
 esac
-[ $# -eq 1 ] || usage
+[ $# -ge 1 ] || usage
+[ "$format" = coverage ] && [ $# -ne 1 ] && usage
 build=$1
+shift
+logs=("$@")
 src=$(cd "$(dirname "$0")/.." && pwd)
 tests_json=$build/meson-info/intro-tests.json
-log_json=$build/meson-logs/testlog.json
+[ ${#logs[@]} -eq 0 ] && [ -f "$build/meson-logs/testlog.json" ] &&
+	logs=("$build/meson-logs/testlog.json")
 [ -f "$tests_json" ] || { echo "$0: no $tests_json: not a configured build" >&2; exit 2; }
 
 switches=$(grep -rhoE 'RP_BREAK_[A-Z0-9_]+' "$src/src" "$src/include" | sort -u | sed 's/^RP_BREAK_//')
@@ -44,16 +54,21 @@ models_of() {
 	grep -l "RP_BREAK_$1\b" "$src/models/README.md" >/dev/null 2>&1 && echo "spin models" || true
 }
 
-# "result seconds" of test $1 in the last run, or nothing.
+# "caught runs seconds" of test $1 over the logs: how many runs caught the
+# switch (the test failed as it should), in how many runs it ran, and the
+# slowest of those runs; nothing if it never ran.
 run_of() {
-	[ -f "$log_json" ] || return 0
-	jq -r --arg n "$1" 'select((.name | sub("^.* / "; "")) == $n) | "\(.result) \(.duration)"' "$log_json" | tail -n 1
+	[ ${#logs[@]} -eq 0 ] && return 0
+	jq -rs --arg n "$1" '[.[] | select((.name | sub("^.* / "; "")) == $n)]
+		| select(length > 0)
+		| "\([.[] | select(.result == "EXPECTEDFAIL")] | length) \(length) \(map(.duration) | max)"' \
+		"${logs[@]}"
 }
 
 missing=0
 failed=0
-[ "$format" = markdown ] && printf '| switch | caught by | result | time to catch (s) |\n|---|---|---|---|\n'
-[ "$format" = text ] && printf '%-24s %-52s %-14s %s\n' SWITCH "CAUGHT BY" RESULT SECONDS
+[ "$format" = markdown ] && printf '| switch | caught by | caught (runs) | slowest (s) |\n|---|---|---|---|\n'
+[ "$format" = text ] && printf '%-24s %-52s %-14s %s\n' SWITCH "CAUGHT BY" CAUGHT SLOWEST
 for s in $switches; do
 	catchers=$(tests_of "$s"; models_of "$s")
 	if [ -z "$catchers" ]; then
@@ -63,13 +78,15 @@ for s in $switches; do
 	fi
 	[ "$format" = coverage ] && continue
 	while read -r t; do
-		read -r result secs <<<"$(run_of "$t")" || true
-		result=${result:-not run}
+		caught= ran= secs=
+		read -r caught ran secs <<<"$(run_of "$t")" || true
+		if [ -z "$ran" ]; then
+			result="not run"
+		else
+			result="$caught/$ran"
+			[ "$caught" -eq "$ran" ] || { result="$result NOT CAUGHT"; failed=1; }
+		fi
 		secs=${secs:+$(printf '%.1f' "$secs")}
-		case "$result" in
-		EXPECTEDFAIL) result=caught ;;
-		UNEXPECTEDPASS|OK) result="NOT CAUGHT"; failed=1 ;;
-		esac
 		[ "$t" = "spin models" ] && result="see spin_models" && secs=
 		if [ "$format" = markdown ]; then
 			printf '| %s | %s | %s | %s |\n' "$s" "$t" "$result" "${secs:--}"

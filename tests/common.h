@@ -21,6 +21,21 @@ static inline double test_seconds(void)
 	return v > 0 ? v : 1.0;
 }
 
+/*
+ * How long a test waits for another thread to make progress before it calls
+ * that a hang.  It is a hang detector, never a verdict on speed: on a machine
+ * loaded with other work a thread can wait seconds for a CPU, so the bound is
+ * as generous as the longest broken-twin run (the broken_seconds option).
+ */
+#define TEST_HANG_SECONDS	60
+
+/*
+ * Criterion's timeout for a concurrency test: its run (up to the broken
+ * runs' 60 s), a hang bound, and a margin.  A broken twin must be caught by
+ * an assertion well within it, never by the timeout.
+ */
+#define TEST_TIMEOUT		300
+
 /* Monotonic seconds. */
 static inline double now_seconds(void)
 {

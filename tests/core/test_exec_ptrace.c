@@ -96,7 +96,7 @@ static int drive_stop(struct driver *d)
 /* Wait until @cond(@t) holds (another OS thread makes it so). */
 static void await(bool (*cond)(struct rp_task *), struct rp_task *t)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	while (!cond(t)) {
 		cr_assert_lt(now_seconds(), end, "timed out");

@@ -737,20 +737,23 @@ static void storm_run(enum rp_sync_mode mode)
 		pthread_create(&w[i].th, NULL, waiter_main, &w[i]);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_create(&pr[i].th, NULL, producer_main, &pr[i]);
-	sleep_seconds(test_seconds());
+	/* Until the time is up, or at the first violation (a broken twin). */
+	for (double end = now_seconds() + test_seconds();
+	     now_seconds() < end && !uatomic_read(&storm->violations);)
+		sleep_seconds(0.01);
 	uatomic_set(&storm->stop, 1);
 	for (int i = 0; i < PRODUCERS; i++)
-		join_or_fail(pr[i].th, 30, "a producer");
+		join_or_fail(pr[i].th, TEST_HANG_SECONDS, "a producer");
 	uatomic_set(&storm->drain, 1);
 	/* Subreaper first: its waiters end at ECHILD; then it dies, to init. */
-	join_or_fail(w[2].th, 30, "the subreaper's blocking waiter");
-	join_or_fail(w[3].th, 30, "the subreaper's polling waiter");
+	join_or_fail(w[2].th, TEST_HANG_SECONDS, "the subreaper's blocking waiter");
+	join_or_fail(w[3].th, TEST_HANG_SECONDS, "the subreaper's polling waiter");
 	cr_assert_eq(storm->violations, 0, "%d violations; first: %s", storm->violations,
 		     storm->first);
 	rp_exit(sub1, 0);
 	rp_exit(storm->sub, 0);
-	join_or_fail(w[0].th, 30, "init's blocking waiter");
-	join_or_fail(w[1].th, 30, "init's polling waiter");
+	join_or_fail(w[0].th, TEST_HANG_SECONDS, "init's blocking waiter");
+	join_or_fail(w[1].th, TEST_HANG_SECONDS, "init's polling waiter");
 	cr_assert_eq(storm->violations, 0, "%d violations; first: %s", storm->violations,
 		     storm->first);
 	for (int pid = 0; pid < STORM_PID_MAX; pid++) {
@@ -772,4 +775,4 @@ static void storm_run(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(reparent, storm_run, .timeout = 120)
+TEST_EACH_MODE(reparent, storm_run, .timeout = TEST_TIMEOUT)

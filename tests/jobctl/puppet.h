@@ -73,7 +73,7 @@ static inline void puppet_start(struct puppet *p, struct rp_task *t)
 /* Have the puppet run @call(@arg) as its task and return the result. */
 static inline long puppet_call(struct puppet *p, long (*call)(struct rp_task *, long), long arg)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	p->arg = arg;
 	CMM_STORE_SHARED(p->done, false);
@@ -88,10 +88,10 @@ static inline long puppet_call(struct puppet *p, long (*call)(struct rp_task *, 
 	return p->result;
 }
 
-/* The task is to be killed (within 10 s): its thread ends by itself. */
+/* The task is being killed: its thread ends by itself. */
 static inline void puppet_join_dead(struct puppet *p)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	while (!rp_task_exited(p->t)) {
 		cr_assert_lt(now_seconds(), end, "the task was not killed");
@@ -109,10 +109,10 @@ static inline void puppet_quit(struct puppet *p)
 	pthread_join(p->thread, NULL);
 }
 
-/* Wait (at most 10 s) until @cond(@t) holds: another OS thread makes it so. */
+/* Wait until @cond(@t) holds: another OS thread makes it so. */
 static inline void await_task(bool (*cond)(struct rp_task *), struct rp_task *t)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	while (!cond(t)) {
 		cr_assert_lt(now_seconds(), end, "timed out");

@@ -210,4 +210,4 @@ static void stop_storm(enum rp_sync_mode mode)
 	rp_thread_unregister();
 }
 
-TEST_EACH_MODE(stop_storm, stop_storm, .timeout = 120)
+TEST_EACH_MODE(stop_storm, stop_storm, .timeout = TEST_TIMEOUT)

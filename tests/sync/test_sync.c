@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "sync/sync.h"
+#include "../common.h"
 
 Test(modes, names_round_trip)
 {
@@ -42,6 +43,7 @@ Test(modes, unknown_name_is_einval)
 struct parked_reader {
 	struct rp_sync *sync;
 	pthread_t tid;
+	int trying;	/* uatomic: about to take the read side */
 	int inside;	/* uatomic */
 	int leave;	/* uatomic */
 };
@@ -51,6 +53,7 @@ static void *parked_reader_main(void *p)
 	struct parked_reader *r = p;
 
 	rp_thread_register();
+	uatomic_set(&r->trying, 1);
 	rp_read_lock(r->sync);
 	uatomic_set(&r->inside, 1);
 	while (!uatomic_read(&r->leave))
@@ -87,7 +90,7 @@ static void mark_released(struct rp_deferred *d)
 }
 
 /* rcu mode: nothing is released while a reader that could see it is inside. */
-Test(defer, waits_for_readers, .timeout = 60)
+Test(defer, waits_for_readers, .timeout = TEST_TIMEOUT)
 {
 	struct rp_sync sync;
 	struct parked_reader reader;
@@ -125,7 +128,13 @@ Test(defer, immediate_in_lock_modes)
 	}
 }
 
-/* Does a reader thread get in while this thread holds the update lock? */
+/*
+ * Does a reader thread get in while this thread holds the update lock?  In
+ * rcu mode it must, and the test waits for it without a deadline (a hang is
+ * Criterion's timeout).  In the lock modes it must not: once the reader is at
+ * the lock, it is given 200 ms to get in wrongly.  A loaded machine can only
+ * make that check weaker (the reader may not run in time), never wrong.
+ */
 static bool reader_enters_during_update(enum rp_sync_mode mode)
 {
 	struct rp_sync sync;
@@ -136,8 +145,14 @@ static bool reader_enters_during_update(enum rp_sync_mode mode)
 	rp_sync_init(&sync, mode);
 	rp_update_lock(&sync);
 	cr_assert_eq(pthread_create(&reader.tid, NULL, parked_reader_main, &reader), 0);
-	for (int i = 0; i < 200 && !uatomic_read(&reader.inside); i++)
+	while (!uatomic_read(&reader.trying))
 		usleep(1000);
+	if (mode == RP_SYNC_RCU) {
+		while (!uatomic_read(&reader.inside))
+			usleep(1000);
+	} else {
+		usleep(200 * 1000);
+	}
 	entered = uatomic_read(&reader.inside);
 	rp_update_unlock(&sync);
 	release_reader(&reader);
@@ -147,12 +162,12 @@ static bool reader_enters_during_update(enum rp_sync_mode mode)
 	return entered;
 }
 
-Test(readers, run_beside_updater_in_rcu_mode, .timeout = 60)
+Test(readers, run_beside_updater_in_rcu_mode, .timeout = TEST_TIMEOUT)
 {
 	cr_assert(reader_enters_during_update(RP_SYNC_RCU));
 }
 
-Test(readers, excluded_by_updater_in_lock_modes, .timeout = 60)
+Test(readers, excluded_by_updater_in_lock_modes, .timeout = TEST_TIMEOUT)
 {
 	cr_assert_not(reader_enters_during_update(RP_SYNC_RWLOCK));
 	cr_assert_not(reader_enters_during_update(RP_SYNC_QRWLOCK));
@@ -239,7 +254,7 @@ static void *queued_updater(void *p)
  * mode taking the read side twice would queue the inner one behind the
  * writer, which waits for the outer one.  Nested sections take the lock once.
  */
-Test(readers, nest_while_updater_waits, .timeout = 30)
+Test(readers, nest_while_updater_waits, .timeout = TEST_TIMEOUT)
 {
 	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
 		struct rp_sync sync;

@@ -249,7 +249,7 @@ static void exit_sample(enum rp_sync_mode mode)
 	end(p);
 	finish();
 }
-TEST_EACH_MODE(exit_sample, exit_sample, .timeout = 60)
+TEST_EACH_MODE(exit_sample, exit_sample, .timeout = TEST_TIMEOUT)
 
 #define INTERVAL	(100 * US)
 
@@ -289,7 +289,7 @@ static void fire_count(enum rp_sync_mode mode)
 	end(p);
 	finish();
 }
-TEST_EACH_MODE(fire_count, fire_count, .timeout = 60)
+TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
 
 /* Exec in a loop, each time with a fresh timer of our own firing fast. */
 static void *exec_loop(void *arg)
@@ -338,7 +338,7 @@ static void exec_fire(enum rp_sync_mode mode)
 	end(q);
 	finish();
 }
-TEST_EACH_MODE(exec_fire, exec_fire, .timeout = 60)
+TEST_EACH_MODE(exec_fire, exec_fire, .timeout = TEST_TIMEOUT)
 
 /* Take @self's pending signals; none may come from a timer up to @deleted. */
 static void drain_after_delete(struct rp_task *self, int deleted)
@@ -387,4 +387,4 @@ static void reset_delete(enum rp_sync_mode mode)
 }
 /* 30 s: the broken runs' 20 s and a margin; RP_BREAK_TIMER_EARLY_FREE can
  * leave the firer spinning on a freed timer's lock, and a hang is a catch. */
-TEST_EACH_MODE(reset_delete, reset_delete, .timeout = 30)
+TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)

@@ -29,6 +29,8 @@ static void torture_help(void)
 	       "  --seed S         seed of the random choices (default: 1)\n"
 	       "  --seconds T      run time (default: 1)\n"
 	       "  --ops N          stop after N operations instead\n"
+	       "  --until-caught B repeat runs (seed 1 more each time) until one finds a\n"
+	       "                   violation or B seconds have passed; exits 1 if caught\n"
 	       "  --mode MODE      rcu, rwlock or qrwlock (default: rcu)\n"
 	       "  --weights K=W,.. weight of each operation kind (default: 1 each, 3 for drain)\n"
 	       "  --fail-rate R    fail table allocations at random with rate R in (0, 1]\n"
@@ -103,6 +105,10 @@ static int parse_option(int c, char *arg, struct torture_config *cfg)
 		if (!cli_parse_seconds(arg, &cfg->fail_rate) || cfg->fail_rate > 1)
 			return cli_usage_error("torture", "--fail-rate wants a rate in (0, 1], not '%s'", arg);
 		return 0;
+	case 'u':
+		if (!cli_parse_seconds(arg, &cfg->until_caught))
+			return cli_usage_error("torture", "--until-caught wants a positive number of seconds, not '%s'", arg);
+		return 0;
 	case 'j':
 		cfg->json = true;
 		return 0;
@@ -125,6 +131,7 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "fail-rate", required_argument, NULL, 'f' },
+		{ "until-caught", required_argument, NULL, 'u' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-poison", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -150,6 +157,8 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		;
 	if (c == OP_NR)
 		return cli_usage_error("torture", "every operation has weight 0");
+	if (cfg->until_caught > 0 && cfg->ops)
+		return cli_usage_error("torture", "--until-caught repeats timed runs: not with --ops");
 	return 0;
 }
 
@@ -212,8 +221,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* I4: a walk that never ends shows as workers that stop making progress. */
-#define STALL_SECONDS	10
+/*
+ * I4: a walk that never ends shows as workers that stop making progress.
+ * The bound is generous: on a machine loaded with other work a worker can
+ * wait seconds for a CPU, and that is not a livelock.
+ */
+#define STALL_SECONDS	60
 
 static void stalled(struct run *run, const char *where)
 {
@@ -328,6 +341,7 @@ static int run_torture(struct run *run, unsigned long live_before)
 
 	if (rp_system_create(&opts, &run->sys))
 		return -1;
+	ops_forget_recent();
 	init = rp_system_init(run->sys);
 	install_handlers(init);
 	pthread_barrier_init(&run->resume, NULL, run->cfg.threads + 1);
@@ -451,29 +465,21 @@ static void on_stall(int sig)
 	_exit(1);
 }
 
-int cmd_torture(int argc, char **argv)
+/* One run: a fresh system, the workers, the walk, the log check, the summary. */
+static int torture_round(const struct torture_config *cfg, unsigned long *violations)
 {
 	struct run *run = calloc(1, sizeof(*run));
 	uint64_t ops[OP_NR] = { 0 };
 	unsigned long live_before = rp_debug_live_objects();
-	int err;
 
 	if (!run)
-		return 1;
-	default_config(&run->cfg);
-	err = parse_args(argc, argv, &run->cfg);
-	if (err) {
-		free(run);
-		return err < 0 ? 0 : err;
-	}
-	signal(SIGSEGV, on_fault);
-	signal(SIGBUS, on_fault);
-	signal(SIGALRM, on_stall);
+		return -1;
+	run->cfg = *cfg;
 	run->ws = calloc(run->cfg.threads + 1, sizeof(*run->ws));
 	rp_thread_register();
 	if (!run->ws || run_torture(run, live_before)) {
 		fprintf(stderr, "rcuproc torture: could not set the system up\n");
-		return 1;
+		return -1;
 	}
 	rp_thread_unregister();
 	check_logs(run->ws, run->cfg.threads + 1, run->cfg.seed, &run->report);
@@ -484,7 +490,54 @@ int cmd_torture(int argc, char **argv)
 		summary_json(run, ops);
 	else
 		summary_text(run, ops);
-	err = total_violations(&run->report) ? 1 : 0;
+	*violations = total_violations(&run->report);
 	free_run(run);
-	return err;
+	return 0;
+}
+
+/*
+ * --until-caught: rounds of --seconds each, the seed one higher each round,
+ * until a round finds a violation or the bound has passed.  A broken build's
+ * test uses it, so that the catch does not hang on one round's luck; the
+ * time the catch took is printed (the matrix report reads it).  A fault or a
+ * stall ends the process from its handler, which counts as caught too.
+ */
+static int torture_until_caught(struct torture_config *cfg)
+{
+	double start = now(), elapsed = 0;
+	unsigned long violations = 0;
+	unsigned int round;
+
+	for (round = 1; elapsed < cfg->until_caught; round++) {
+		if (torture_round(cfg, &violations))
+			return 1;
+		elapsed = now() - start;
+		if (violations) {
+			printf("caught: a violation in round %u, after %.2f s\n", round, elapsed);
+			return 1;
+		}
+		cfg->seed++;
+	}
+	printf("not caught: %u rounds, %.2f s, no violation\n", round - 1, elapsed);
+	return 0;
+}
+
+int cmd_torture(int argc, char **argv)
+{
+	struct torture_config cfg;
+	unsigned long violations;
+	int err;
+
+	default_config(&cfg);
+	err = parse_args(argc, argv, &cfg);
+	if (err)
+		return err < 0 ? 0 : err;
+	signal(SIGSEGV, on_fault);
+	signal(SIGBUS, on_fault);
+	signal(SIGALRM, on_stall);
+	if (cfg.until_caught > 0)
+		return torture_until_caught(&cfg);
+	if (torture_round(&cfg, &violations))
+		return 1;
+	return violations ? 1 : 0;
 }

@@ -24,6 +24,14 @@ static uint64_t clock_now;		/* atomic: the log's clock */
 static pid_t recent[RECENT];		/* atomic slots: tgids forked lately */
 static unsigned long nr_recent;		/* atomic */
 
+/* A new run on a new system: the pids forked lately named another system's processes. */
+void ops_forget_recent(void)
+{
+	for (unsigned int i = 0; i < RECENT; i++)
+		uatomic_set(&recent[i], 0);
+	uatomic_set(&nr_recent, 0);
+}
+
 uint64_t clock_tick(void)
 {
 	return uatomic_add_return(&clock_now, 1);

@@ -59,6 +59,7 @@ struct torture_config {
 	enum rp_sync_mode mode;
 	unsigned int weights[OP_NR];
 	double fail_rate;		/* random allocation failures; 0: none */
+	double until_caught;		/* > 0: repeat rounds until caught or this long */
 	bool json;
 };
 
@@ -84,6 +85,7 @@ struct worker {
 
 /* ops.c */
 uint64_t clock_tick(void);
+void ops_forget_recent(void);
 struct event *log_event(struct worker *w, enum ev_kind kind);
 uint64_t rng_next(struct worker *w);
 int worker_setup(struct worker *w, struct rp_task *root);

@@ -259,6 +259,8 @@ int rp_for_each_process_locked_rcu(struct rp_system *sys,
 		next = rcu_dereference(pos->next);
 		if (p)
 			rp_unlock_sighand(sh);
+		/* Between two processes a fork may link a child: widen it (torture). */
+		RP_TORTURE_DELAY();
 	}
 	return ret;
 }

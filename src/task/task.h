@@ -28,6 +28,11 @@
 #include "../sync/sync.h"
 #include "../timers/cputimers.h"
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rcuproc/debug.h>
 #include <rcuproc/hlist.h>
 #include <rcuproc/list.h>
 #include <rcuproc/proc.h>
@@ -240,6 +245,28 @@ static inline bool rp_task_exited(const struct rp_task *t)
 {
 	return uatomic_read(&t->exit_state) != 0 ||
 	       (CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING);
+}
+
+/*
+ * Debug builds: stop at a task that was freed under the caller.  rp_free
+ * poisons what it frees (rcuproc/debug.h), and a poisoned task read as if
+ * alive gives a plausible wrong answer (its ->signal matches nothing)
+ * instead of a fault; this makes such a use after free (I5) fail loudly
+ * in builds without ASan.  Nothing in release builds.
+ */
+static inline void rp_task_assert_not_freed(const struct rp_task *t)
+{
+#ifdef RP_DEBUG
+	uintptr_t poison;
+
+	memset(&poison, RP_POISON_FREE, sizeof(poison));
+	if ((uintptr_t)CMM_LOAD_SHARED(t->sys) == poison) {
+		fprintf(stderr, "rcuproc: task %p read after it was freed\n", (const void *)t);
+		abort();
+	}
+#else
+	(void)t;
+#endif
 }
 
 static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)

@@ -12,7 +12,9 @@
  * reportable, still ours), and a zombie is claimed by moving it to
  * RP_EXIT_DEAD, so that each is reaped exactly once (I3).
  *
- * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck.
+ * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck;
+ * RP_BREAK_CLAIM_PARENT_FIRST rechecks the parent before the child's death,
+ * reading a parent that may have been freed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,11 +24,18 @@
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
 #include "../pgrp/pgrp.h"
+#include "../sync/racepoint.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK
 #define WAIT_RECHECK false
 #else
 #define WAIT_RECHECK true
+#endif
+
+#ifdef RP_BREAK_CLAIM_PARENT_FIRST
+#define CLAIM_PARENT_FIRST true
+#else
+#define CLAIM_PARENT_FIRST false
 #endif
 
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
@@ -86,6 +95,7 @@ static bool eligible_child(const struct wait_opts *wo, bool ptrace, struct rp_ta
 /* Is @parent one whose children @self's wait may report? */
 static bool ours(const struct rp_task *self, unsigned int flags, const struct rp_task *parent)
 {
+	rp_task_assert_not_freed(parent);
 	return (flags & __WNOTHREAD) ? parent == self : rp_same_thread_group(parent, self);
 }
 
@@ -345,6 +355,15 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 
 	if (!WAIT_RECHECK)
 		return true;
+	/*
+	 * Dead first.  Our reference keeps @p, not its parents: once @p is
+	 * released (by another thread of our group, say) its parent thread may
+	 * exit and be freed.  A child not yet released has live parents: a
+	 * parent gives its children away and its tracees back, under this
+	 * lock, before it is released itself.
+	 */
+	if (!CLAIM_PARENT_FIRST && uatomic_read(&p->exit_state) == RP_EXIT_DEAD)
+		return false;
 	if (!ours(self, wo->flags, c->on_ptraced ? p->parent : p->real_parent) ||
 	    (c->on_ptraced && !p->ptrace) || consider(wo, p, &ptrace) != c->what)
 		return false;
@@ -358,6 +377,7 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 	struct rp_sync *sync = &self->sys->sync;
 	bool done = false;
 
+	RP_RACE_POINT(RP_RACE_WAIT_CLAIM, c->p);
 	rp_update_lock(sync);
 	if (still_reportable(self, wo, c)) {
 		rp_cputimers_wait_rusage(c->p, wo->rusage);

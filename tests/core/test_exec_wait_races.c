@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Races between exec, wait and ptrace that a review found, each made
+ * deterministic: a race point (src/sync/racepoint.h, debug builds) holds one
+ * thread inside the window while the test acts, so that the old code fails
+ * on every run, not now and then.  A hold that would keep the global lock
+ * (the lock modes, where the window does not exist) is armed in rcu mode
+ * only; the other modes run the same steps one after another.
+ *
+ *  - claim_freed_parent (I5): wait's claim rechecked the candidate's parent
+ *    before seeing that it was dead; the parent thread was freed by then.
+ *    RP_BREAK_CLAIM_PARENT_FIRST.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include "world.h"
+#include "task/task.h"
+#include "sync/racepoint.h"
+
+/* ------------------------------------------------------ holding a thread */
+
+/*
+ * One race point armed at a time: the first thread that reaches @where
+ * with task @t notes it and, if @hold, stays there until released.  A
+ * thread held outside any read section goes offline (QSBR), so that the
+ * grace periods the test waits for can end.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	enum rp_race_point where;
+	struct rp_task *t;
+	bool armed, hold, offline;
+	bool reached, go;
+	unsigned int done;		/* jobs finished: also wakes await_reached */
+} race = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static void race_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where != CMM_LOAD_SHARED(race.where) || t != CMM_LOAD_SHARED(race.t) ||
+	    !CMM_LOAD_SHARED(race.armed))
+		return;
+	pthread_mutex_lock(&race.lock);
+	if (!race.armed || where != race.where || t != race.t) {
+		pthread_mutex_unlock(&race.lock);
+		return;
+	}
+	race.armed = false;
+	race.reached = true;
+	pthread_cond_broadcast(&race.cond);
+	if (race.hold) {
+		bool offline = race.offline;
+
+		if (offline)
+			rp_sync_block_begin();
+		while (!race.go)
+			pthread_cond_wait(&race.cond, &race.lock);
+		pthread_mutex_unlock(&race.lock);
+		if (offline)
+			rp_sync_block_end();
+		return;
+	}
+	pthread_mutex_unlock(&race.lock);
+}
+
+static void arm(enum rp_race_point where, struct rp_task *t, bool hold, bool offline)
+{
+	pthread_mutex_lock(&race.lock);
+	race.where = where;
+	race.t = t;
+	race.hold = hold;
+	race.offline = offline;
+	race.reached = race.go = false;
+	race.armed = true;
+	pthread_mutex_unlock(&race.lock);
+	rp_debug_race_hook(race_hook);
+}
+
+/* Until the armed point is reached, or @job_done jobs have finished; true if reached. */
+static bool await_reached(unsigned int jobs_done)
+{
+	bool reached;
+
+	pthread_mutex_lock(&race.lock);
+	while (!race.reached && race.done < jobs_done)
+		pthread_cond_wait(&race.cond, &race.lock);
+	reached = race.reached;
+	pthread_mutex_unlock(&race.lock);
+	return reached;
+}
+
+/* Let the held thread go, and disarm. */
+static void release(void)
+{
+	pthread_mutex_lock(&race.lock);
+	race.armed = false;
+	race.go = true;
+	pthread_cond_broadcast(&race.cond);
+	pthread_mutex_unlock(&race.lock);
+}
+
+/* ------------------------------------------------------ jobs on other threads */
+
+/* One call made by another OS thread, as task @t. */
+struct job {
+	pthread_t thread;
+	long (*fn)(struct job *);
+	struct rp_task *t;
+	pid_t pid;
+	int options;
+	int status;
+	long ret;
+};
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+
+	rp_thread_register();
+	j->ret = j->fn(j);
+	rp_thread_unregister();
+	pthread_mutex_lock(&race.lock);
+	race.done++;
+	pthread_cond_broadcast(&race.cond);
+	pthread_mutex_unlock(&race.lock);
+	return NULL;
+}
+
+static void job_start(struct job *j, long (*fn)(struct job *), struct rp_task *t)
+{
+	j->fn = fn;
+	j->t = t;
+	cr_assert_eq(pthread_create(&j->thread, NULL, run_job, j), 0);
+}
+
+static long job_join(struct job *j)
+{
+	pthread_join(j->thread, NULL);
+	return j->ret;
+}
+
+static long wait_job(struct job *j)
+{
+	return rp_wait4(j->t, j->pid, &j->status, j->options, NULL);
+}
+
+static void start_races(enum rp_sync_mode mode)
+{
+	start(mode);
+	race.done = 0;
+}
+
+static void finish_races(void)
+{
+	rp_debug_race_hook(NULL);
+	finish();
+}
+
+/* ------------------------------------------------------ wait's claim (I5) */
+
+/*
+ * Thread a of a process finds the zombie child of its sibling thread b and
+ * is held just before the claim.  b reaps the child, exits and is freed.
+ * The claim must see that the child is dead before it looks at the child's
+ * parent: reading b now is a use after free (debug builds stop at it:
+ * rp_task_assert_not_freed; ASan too).
+ */
+static void claim_freed_parent(enum rp_sync_mode mode)
+{
+	struct rp_task *a, *b, *c;
+	struct job w = { .pid = 0 };
+	int status;
+	pid_t cpid;
+
+	start_races(mode);
+	a = spawn(init, SIGCHLD);
+	b = spawn(a, THREAD_FLAGS);
+	c = spawn(b, SIGCHLD);
+	cpid = rp_getpid(c);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	arm(RP_RACE_WAIT_CLAIM, c, true, true);
+	w.pid = cpid;
+	w.options = WNOHANG;
+	job_start(&w, wait_job, a);
+	cr_assert(await_reached(1), "a's wait never found the zombie");
+	/* a holds its candidate; b reaps it, exits, and is freed. */
+	cr_assert_eq(rp_wait4(b, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	rp_task_put(b);
+	rp_task_put(c);
+	rp_deferred_barrier();
+	release();
+	cr_assert_eq(job_join(&w), -ECHILD, "a's wait answered %ld", w.ret);
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	rp_task_put(a);
+	finish_races();
+}
+
+TEST_EACH_MODE(claim_freed_parent, claim_freed_parent)

@@ -127,9 +127,16 @@ struct rp_signal {
 	struct rp_deferred rcu;
 };
 
-/* rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg). */
+/*
+ * rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg).
+ * TRACE (Linux's EXIT_TRACE) is a claim that is not a death: a tracer
+ * reaping a zombie it hands back to the real parent.  Set and cleared in
+ * one update-lock section, so only RCU readers see it: the real parent's
+ * wait counts such a child (no ECHILD) and reports nothing yet.
+ */
 #define RP_EXIT_ZOMBIE		16
 #define RP_EXIT_DEAD		32
+#define RP_EXIT_TRACE		(RP_EXIT_ZOMBIE | RP_EXIT_DEAD)
 
 /* rp_task.flags */
 #define RP_PF_EXITING		0x1	/* (s) past the exit point */
@@ -166,7 +173,7 @@ struct rp_task {
 	sigset_t blocked;		/* (s) */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
 	unsigned long jobctl;		/* (s) */
-	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, RP_EXIT_DEAD */
+	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
 	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */

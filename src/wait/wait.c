@@ -38,6 +38,12 @@
 #define CLAIM_PARENT_FIRST false
 #endif
 
+#ifdef RP_BREAK_NO_EXIT_TRACE
+#define HANDBACK_STATE RP_EXIT_DEAD
+#else
+#define HANDBACK_STATE RP_EXIT_TRACE
+#endif
+
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
 					__WCLONE | __WALL))
 #define WAITID_OPTIONS	((unsigned int)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | \
@@ -157,6 +163,12 @@ static enum report consider(struct wait_opts *wo, struct rp_task *p, bool *ptrac
 
 	if (state == RP_EXIT_DEAD || !eligible_child(wo, *ptrace, p))
 		return REPORT_NONE;
+	if (state == RP_EXIT_TRACE) {
+		/* Its tracer hands it back to us, the real parent, and will wake us. */
+		if (!*ptrace)
+			wo->eligible = true;
+		return REPORT_NONE;
+	}
 	traced = CMM_LOAD_SHARED(p->ptrace);
 	if (!*ptrace && traced && !ptrace_reparented(p))
 		*ptrace = true;
@@ -281,21 +293,27 @@ static int zombie_status(struct rp_task *p)
 
 /*
  * Linux's wait_task_zombie (update lock held).  The tracer's reap of a
- * process whose real parent is elsewhere hands it back to that parent
- * (Linux's EXIT_TRACE step), which is told now.
+ * process whose real parent is elsewhere hands it back to that parent,
+ * which is told now.  Meanwhile it is claimed as TRACE, not DEAD (Linux's
+ * EXIT_TRACE): the real parent's RCU scan may look at it right then, and
+ * must count it rather than answer ECHILD.
+ * RP_BREAK_NO_EXIT_TRACE claims it as DEAD, as before.
  */
 static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 {
 	int status = zombie_status(p), code, cld_status;
+	bool handback = ptrace_reparented(p) && rp_thread_group_leader(p);
+	int claimed = handback ? HANDBACK_STATE : RP_EXIT_DEAD;
 
 	rp_status_to_cld(status, &code, &cld_status);
 	fill(wo, p, status, code, cld_status);
 	if (wo->flags & WNOWAIT)
 		return true;
-	if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, RP_EXIT_DEAD) != RP_EXIT_ZOMBIE &&
+	if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, claimed) != RP_EXIT_ZOMBIE &&
 	    WAIT_RECHECK)
 		return false;
-	if (ptrace_reparented(p) && rp_thread_group_leader(p)) {
+	if (handback) {
+		RP_RACE_POINT(RP_RACE_REAP_HANDBACK, p);
 		rp_ptrace_unlink(p);
 		/* Zombie again before the wake-up: the real parent's scan must see it. */
 		uatomic_set(&p->exit_state, RP_EXIT_ZOMBIE);

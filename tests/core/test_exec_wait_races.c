@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <criterion/criterion.h>
 #include "world.h"
 #include "task/task.h"
@@ -199,3 +200,51 @@ static void claim_freed_parent(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(claim_freed_parent, claim_freed_parent)
+
+/* ------------------------------------------------------ a tracer hands back (I3) */
+
+/*
+ * A tracer reaps a traced zombie whose real parent is elsewhere: it hands
+ * it back to that parent.  Held in the middle of that, the real parent's
+ * wait must still count the child (0 for WNOHANG), not answer ECHILD.
+ */
+static void reap_handback(enum rp_sync_mode mode)
+{
+	struct rp_task *parent, *c, *tracer;
+	struct job tr = { .options = __WALL };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t pid;
+	long r;
+
+	start_races(mode);
+	parent = spawn(init, SIGCHLD);
+	c = spawn(parent, SIGCHLD);
+	tracer = spawn(init, SIGCHLD);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, pid, NULL, NULL), 0);
+	cr_assert_eq(rp_exit(c, 7), 0);
+	if (hold)
+		arm(RP_RACE_REAP_HANDBACK, c, true, false);
+	tr.pid = pid;
+	job_start(&tr, wait_job, tracer);
+	if (hold) {
+		cr_assert(await_reached(1), "the tracer did not hand the zombie back");
+		r = rp_wait4(parent, -1, &status, WNOHANG, NULL);
+		release();
+		cr_assert_eq(r, 0, "the real parent's wait answered %ld mid hand-back", r);
+	}
+	cr_assert_eq(job_join(&tr), pid);
+	cr_assert(WIFEXITED(tr.status) && WEXITSTATUS(tr.status) == 7);
+	/* Handed back: now the real parent's to reap. */
+	cr_assert_eq(rp_wait4(parent, -1, &status, 0, NULL), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	cr_assert_eq(rp_exit_group(parent, 0), 0);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(parent);
+	rp_task_put(c);
+	rp_task_put(tracer);
+	finish_races();
+}
+
+TEST_EACH_MODE(reap_handback, reap_handback)

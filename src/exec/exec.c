@@ -18,6 +18,13 @@
 #include "../task/objects.h"
 #include "../signal/signal.h"
 #include "../exit/exit.h"
+#include "../sync/racepoint.h"
+
+#ifdef RP_BREAK_EXEC_HIDES_CHILD
+#define EXEC_HIDES_CHILD true
+#else
+#define EXEC_HIDES_CHILD false
+#endif
 
 /* Is every thread of @self's group but @self a zombie or gone?  (update lock) */
 static bool others_exited(struct rp_task *self)
@@ -60,12 +67,26 @@ static int de_thread_step(struct rp_task *self)
  * the zombie leader's tid (the tgid), its place on sys->tasks and in its
  * parent's children, and becomes every thread's leader; the old leader
  * keeps @self's former tid and is released.  Update lock held.
+ *
+ * The parent's wait scans its children under RCU alone, so the process must
+ * count for it at every moment of the switch (I3): @self goes on the list
+ * with its exit signal already SIGCHLD, and the old leader, which a scan
+ * may stand on after its release, is claimed as RP_EXIT_TRACE (its process
+ * lives on) rather than DEAD, before anything is published.
+ * RP_BREAK_EXEC_HIDES_CHILD restores the old order: @self published with
+ * exit signal -1, the old leader DEAD.
  */
 static void take_leadership(struct rp_task *self)
 {
 	struct rp_task *leader = self->group_leader, *t;
 	struct rp_pid *tgid = leader->pid, *tid = self->pid;
 
+	if (!EXEC_HIDES_CHILD) {
+		/* No wait may claim it now; ordered before the lists by the replacements. */
+		uatomic_set(&leader->exit_state, RP_EXIT_TRACE);
+		CMM_STORE_SHARED(leader->exit_signal, SIGCHLD);
+		CMM_STORE_SHARED(self->exit_signal, SIGCHLD);
+	}
 	/* Pairs with rcu_dereference(pid->task) in rp_find_task. */
 	rcu_assign_pointer(tgid->task, self);
 	rcu_assign_pointer(tid->task, leader);
@@ -75,14 +96,21 @@ static void take_leadership(struct rp_task *self)
 	CMM_STORE_SHARED(self->real_parent, leader->real_parent);
 	if (!self->ptrace)
 		CMM_STORE_SHARED(self->parent, self->real_parent);
-	/* A reader sees exactly one of the two on each list (Group 2, Group 4). */
+	/*
+	 * A reader sees exactly one of the two on each list (Group 2, Group 4).
+	 * The replacements' rcu_assign_pointer orders every store above before
+	 * them: pairs with the rcu_dereference of ->next in wait's scan.
+	 */
 	cds_list_replace_rcu(&leader->tasks, &self->tasks);
 	rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
 		CMM_STORE_SHARED(t->group_leader, self);
-	leader->exit_signal = -1;
-	/* No wait may claim it now: it is released here, silently. */
-	uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+	RP_RACE_POINT(RP_RACE_EXEC_PUBLISHED, self);
+	if (EXEC_HIDES_CHILD) {
+		leader->exit_signal = -1;
+		uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+	}
+	/* Released silently: its tracer, if any, must not wait for it. */
 	if (leader->ptrace)
 		rp_wake_up_parent(leader->parent);
 	rp_release_task(leader);

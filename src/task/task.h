@@ -129,10 +129,11 @@ struct rp_signal {
 
 /*
  * rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg).
- * TRACE (Linux's EXIT_TRACE) is a claim that is not a death: a tracer
- * reaping a zombie it hands back to the real parent.  Set and cleared in
- * one update-lock section, so only RCU readers see it: the real parent's
- * wait counts such a child (no ECHILD) and reports nothing yet.
+ * TRACE (Linux's EXIT_TRACE) is a claim that is not the end of a process:
+ * a tracer reaping a zombie it hands back to the real parent (set and
+ * cleared in one update-lock section), or an old leader that exec replaced
+ * by another thread and released.  Only RCU readers see it: the real
+ * parent's wait counts such a child (no ECHILD) and reports nothing.
  */
 #define RP_EXIT_ZOMBIE		16
 #define RP_EXIT_DEAD		32

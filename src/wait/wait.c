@@ -164,7 +164,8 @@ static enum report consider(struct wait_opts *wo, struct rp_task *p, bool *ptrac
 	if (state == RP_EXIT_DEAD || !eligible_child(wo, *ptrace, p))
 		return REPORT_NONE;
 	if (state == RP_EXIT_TRACE) {
-		/* Its tracer hands it back to us, the real parent, and will wake us. */
+		/* Still our child: a tracer hands it back (and will wake us), or
+		   exec replaced this old leader by another thread of its process. */
 		if (!*ptrace)
 			wo->eligible = true;
 		return REPORT_NONE;
@@ -235,11 +236,13 @@ static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opt
 	struct rp_task *p;
 
 	/* Pairs with the insertion in clone and rp_hlist_splice_rcu in exit. */
-	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling)
+	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling) {
+		RP_RACE_POINT(RP_RACE_WAIT_VISIT, p);
 		/* Pairs with the real_parent stores of reparenting (exit.c). */
 		if (ours(self, wo->flags, rcu_dereference(p->real_parent)) &&
 		    take(wo, p, false, c))
 			return true;
+	}
 	check_moved_away(wo, t);
 	/* Group 3: restarts from the head when a tracee it stands on moves. */
 	rp_owned_for_each_entry_rcu(p, &t->ptraced, t, ptrace_entry, &restarts)

@@ -147,6 +147,28 @@ static long wait_job(struct job *j)
 	return rp_wait4(j->t, j->pid, &j->status, j->options, NULL);
 }
 
+static long exec_job(struct job *j)
+{
+	return rp_execve(j->t, "next");
+}
+
+/* The user space of a thread killed by an exec: takes signals until it is dead. */
+static long die_job(struct job *j)
+{
+	int sig;
+
+	for (;;) {
+		/* Sampled first: the kill after it wakes the wait below. */
+		unsigned long seq = rp_waitq_seq(&j->t->wake);
+
+		sig = rp_get_signal(j->t, NULL);
+		if (sig < 0)
+			return sig;
+		if (sig == 0)
+			rp_waitq_wait(&j->t->wake, seq);
+	}
+}
+
 static void start_races(enum rp_sync_mode mode)
 {
 	start(mode);
@@ -248,3 +270,90 @@ static void reap_handback(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(reap_handback, reap_handback)
+
+/* ------------------------------------------------------ exec switches leaders (I3) */
+
+/*
+ * Thread t of the parent's child execs: it becomes the leader.  Held with
+ * t already on the parent's children list in the old leader's place, the
+ * parent's wait must count it: 0 for WNOHANG, not ECHILD (t was published
+ * with exit_signal -1 and did not count for a plain wait).
+ */
+static void exec_publish(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t;
+	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t tgid;
+	long r;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tgid = rp_getpid(p);
+	if (hold)
+		arm(RP_RACE_EXEC_PUBLISHED, t, true, false);
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	if (hold) {
+		cr_assert(await_reached(2), "the exec never switched leaders");
+		r = rp_wait4(init, -1, &status, WNOHANG, NULL);
+		release();
+		cr_assert_eq(r, 0, "the parent's wait answered %ld mid exec", r);
+	}
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	cr_assert_eq(rp_wait4(init, -1, &status, WNOHANG, NULL), 0);
+	cr_assert_eq(rp_exit_group(t, 5), 0);
+	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+	rp_task_put(p);
+	rp_task_put(t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_publish, exec_publish)
+
+/*
+ * The second window: the parent's wait stands on the old leader's node
+ * (held there, inside its read section) while the exec replaces it and
+ * releases it.  The node it stands on is the old leader, dead, and leads
+ * nowhere new; the wait must still count the process, not answer ECHILD.
+ */
+static void exec_old_leader(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t;
+	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	struct job w = { .pid = -1, .options = WNOHANG };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t tgid;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tgid = rp_getpid(p);
+	if (hold) {
+		arm(RP_RACE_WAIT_VISIT, p, true, false);
+		job_start(&w, wait_job, init);
+		cr_assert(await_reached(1), "the wait never reached the leader");
+	}
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	if (hold) {
+		release();
+		cr_assert_eq(job_join(&w), 0, "the parent's wait answered %ld across the exec",
+			     w.ret);
+	}
+	cr_assert_eq(rp_exit_group(t, 6), 0);
+	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+	rp_task_put(p);
+	rp_task_put(t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_old_leader, exec_old_leader)

@@ -20,28 +20,47 @@
 #include "../exit/exit.h"
 #include "../sync/racepoint.h"
 
+#ifdef RP_BREAK_EXEC_ZOMBIE_GONE
+#define EXEC_ZOMBIE_GONE true
+#else
+#define EXEC_ZOMBIE_GONE false
+#endif
+
 #ifdef RP_BREAK_EXEC_HIDES_CHILD
 #define EXEC_HIDES_CHILD true
 #else
 #define EXEC_HIDES_CHILD false
 #endif
 
-/* Is every thread of @self's group but @self a zombie or gone?  (update lock) */
-static bool others_exited(struct rp_task *self)
+/*
+ * Are the other threads of @self's group gone (update lock held)?  Released,
+ * not merely exited: a zombie still holds the group's handler table, and a
+ * traced one stays until its tracer reaps it (Linux's de_thread waits for
+ * notify_count, counted down in __exit_signal).  Only the old leader stays,
+ * as a zombie, for a non-leader to take its place.
+ * RP_BREAK_EXEC_ZOMBIE_GONE counts any zombie as gone, as before.
+ */
+static bool others_released(struct rp_task *self)
 {
 	struct rp_task *t;
 
-	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
-		if (t != self && !uatomic_read(&t->exit_state))
+	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node) {
+		if (t == self)
+			continue;
+		if (!uatomic_read(&t->exit_state))
 			return false;
+		/* A zombie other than the leader is gone only once released. */
+		if (t != self->group_leader && !EXEC_ZOMBIE_GONE)
+			return false;
+	}
 	return true;
 }
 
 /*
  * One look at the group, update lock and siglock held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
- * first: that one zapped us), 1 once the other threads are all zombies or
- * gone, 0 to wait.  The first look claims the exec and kills the others.
+ * first: that one zapped us), 1 once the other threads are released (the
+ * old leader a zombie), 0 to wait.  The first look claims the exec and kills the others.
  */
 static int de_thread_step(struct rp_task *self)
 {
@@ -56,7 +75,7 @@ static int de_thread_step(struct rp_task *self)
 		sig->group_exec_task = self;
 		rp_zap_other_threads(self);
 	}
-	if (!others_exited(self))
+	if (!others_released(self))
 		return 0;
 	sig->group_exec_task = NULL;
 	return 1;
@@ -118,8 +137,9 @@ static void take_leadership(struct rp_task *self)
 
 /*
  * Linux's de_thread.  Sleeps on the group's wait_chldexit, which each other
- * thread's exit wakes once it is a zombie or gone (exit_notify, seeing
- * group_exec_task set under the update lock).
+ * thread wakes once it is a zombie (exit_notify) and once it is released
+ * (rp_release_task, also when a tracer reaps it later), seeing
+ * group_exec_task set under the update lock.
  */
 static int de_thread(struct rp_task *self)
 {
@@ -140,6 +160,7 @@ static int de_thread(struct rp_task *self)
 		if (ret)
 			break;
 		rp_update_unlock(sync);
+		RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
 		rp_waitq_wait(&sig->wait_chldexit, seq);
 	}
 	if (ret > 0) {

@@ -357,3 +357,55 @@ static void exec_old_leader(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(exec_old_leader, exec_old_leader)
+
+/* ------------------------------------------------------ exec and a traced zombie (I6, I7) */
+
+/*
+ * A traced thread of the process has exited and its tracer has not reaped
+ * it yet: a zombie that still holds the group's handler table.  The exec
+ * must wait until the tracer releases it (Linux's de_thread), not take it
+ * for gone and switch only itself to a new table: one thread group over
+ * two tables, where a signal to the zombie's tid is queued under the old
+ * siglock while the leader dequeues under the new one.
+ */
+static void exec_traced_zombie(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t2, *tracer;
+	struct rp_sighand *table;
+	struct job ex = { .pid = 0 };
+	int status;
+	pid_t tid2;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t2 = spawn(p, THREAD_FLAGS);
+	tracer = spawn(init, SIGCHLD);
+	tid2 = rp_gettid(t2);
+	table = p->sighand;
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, tid2, NULL, NULL), 0);
+	cr_assert_eq(rp_exit(t2, 0), 0);
+	cr_assert_eq(uatomic_read(&t2->exit_state), RP_EXIT_ZOMBIE);
+	/* Noted, not held: tells the test that the exec sleeps for the zombie. */
+	arm(RP_RACE_EXEC_WAITS, p, false, false);
+	job_start(&ex, exec_job, p);
+	if (await_reached(1))
+		cr_assert_eq(rp_wait4(tracer, tid2, &status, __WALL, NULL), tid2);
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert(t2->sighand == NULL,
+		  "the exec returned while its traced zombie thread kept the old table");
+	/* Only the group used the table: the exec kept it, and it is the group's alone. */
+	cr_assert_eq(p->sighand, table);
+	cr_assert_eq(uatomic_read(&p->sighand->count), 1);
+	/* Every signal sent to the group is dequeued by it. */
+	set_action(p, SIGUSR1, user_handler);
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(p, NULL), SIGUSR1);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(p);
+	rp_task_put(t2);
+	rp_task_put(tracer);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_traced_zombie, exec_traced_zombie)

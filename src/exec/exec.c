@@ -99,6 +99,8 @@ static void take_leadership(struct rp_task *self)
 {
 	struct rp_task *leader = self->group_leader, *t;
 	struct rp_pid *tgid = leader->pid, *tid = self->pid;
+	/* Init is its own parent and on no children list. */
+	bool init = leader->real_parent == leader;
 
 	if (!EXEC_HIDES_CHILD) {
 		/* No wait may claim it now; ordered before the lists by the replacements. */
@@ -112,7 +114,7 @@ static void take_leadership(struct rp_task *self)
 	CMM_STORE_SHARED(self->pid, tgid);
 	CMM_STORE_SHARED(leader->pid, tid);
 	/* Parents before the lists: a reader that finds @self there filters by them. */
-	CMM_STORE_SHARED(self->real_parent, leader->real_parent);
+	CMM_STORE_SHARED(self->real_parent, init ? self : leader->real_parent);
 	if (!self->ptrace)
 		CMM_STORE_SHARED(self->parent, self->real_parent);
 	/*
@@ -121,7 +123,8 @@ static void take_leadership(struct rp_task *self)
 	 * them: pairs with the rcu_dereference of ->next in wait's scan.
 	 */
 	cds_list_replace_rcu(&leader->tasks, &self->tasks);
-	rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
+	if (!init)
+		rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
 		CMM_STORE_SHARED(t->group_leader, self);
 	RP_RACE_POINT(RP_RACE_EXEC_PUBLISHED, self);

@@ -159,6 +159,28 @@ static struct rp_task *find_alive_thread(struct rp_task *p)
 }
 
 /*
+ * Linux's find_child_reaper (update lock held): when the thread of init
+ * that reaps orphans exits, a live thread of init takes the role, and the
+ * reference that sys->child_reaper holds.  An exec by a thread of init
+ * thus finds the role already its own when it takes the old leader's
+ * place.  Init's last thread keeps it (init's death is not modelled).
+ */
+static void pass_child_reaper(struct rp_task *father)
+{
+	struct rp_system *sys = father->sys;
+	struct rp_task *t;
+
+	if (father != sys->child_reaper)
+		return;
+	t = find_alive_thread(father);
+	if (!t)
+		return;
+	rp_task_get(t);
+	CMM_STORE_SHARED(sys->child_reaper, t);
+	rp_task_put(father);
+}
+
+/*
  * Linux's find_new_reaper: a live thread of the same group, else the
  * nearest live child subreaper above, else init.  NULL when the dying
  * thread is init's last (init's death is not modelled: its children stay).
@@ -331,6 +353,7 @@ void rp_do_exit(struct rp_task *t, int code)
 	group_dead = uatomic_sub_return(&t->signal->live, 1) == 0;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
+	pass_child_reaper(t);
 	forget_original_parent(t);
 	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
 		rp_tty_session_exit(t);

@@ -210,7 +210,11 @@ struct rp_system {
 	unsigned long *pidmap;		/* (u) bitmap of pid numbers in use */
 	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets */
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
-	struct rp_task *child_reaper;	/* (c) init */
+	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
+					   a reference: the leader, or when it
+					   exits a live thread of init (exit.c) */
+	struct rp_signal *init_signal;	/* (c) init's thread group (exec keeps it):
+					   what rp_is_global_init compares */
 	pthread_mutex_t users_lock;	/* the lock of (U) fields */
 	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
 	pthread_mutex_t registry_lock;	/* every task struct, for teardown */
@@ -275,6 +279,12 @@ static inline void rp_task_assert_not_freed(const struct rp_task *t)
 #else
 	(void)t;
 #endif
+}
+
+/* Is @t a thread of init?  Lock-free: init's thread group never changes. */
+static inline bool rp_is_global_init(const struct rp_task *t)
+{
+	return t->signal == t->sys->init_signal;
 }
 
 static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)

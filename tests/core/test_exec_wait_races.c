@@ -10,6 +10,15 @@
  *  - claim_freed_parent (I5): wait's claim rechecked the candidate's parent
  *    before seeing that it was dead; the parent thread was freed by then.
  *    RP_BREAK_CLAIM_PARENT_FIRST.
+ *  - reap_handback (I3): a tracer handing a zombie back to its real parent
+ *    made it DEAD for a moment; the parent's wait answered ECHILD.
+ *    RP_BREAK_NO_EXIT_TRACE.
+ *  - exec_publish, exec_old_leader (I3): a non-leader's exec hid the
+ *    process from its parent's wait, through the new leader's exit signal
+ *    and through the dead old leader.  RP_BREAK_EXEC_HIDES_CHILD.
+ *  - exec_traced_zombie (I6, I7): exec went on while a traced zombie thread
+ *    held the old handler table.  RP_BREAK_EXEC_ZOMBIE_GONE.
+ *  - exec_init_thread: exec by a non-leader thread of init crashed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -409,3 +418,50 @@ static void exec_traced_zombie(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(exec_traced_zombie, exec_traced_zombie)
+
+/* ------------------------------------------------------ exec by a thread of init */
+
+/*
+ * A non-leader thread of init execs: it becomes init (pid 1, the child
+ * reaper) in place of the old leader, which is released.  Init is on no
+ * parent's children list, and orphans must go to the new leader, not to
+ * the released one.
+ */
+static void exec_init_thread(enum rp_sync_mode mode)
+{
+	struct rp_task *t, *c, *g;
+	struct job die = { .pid = 0 };
+	int status;
+	pid_t cpid, gpid;
+
+	start_races(mode);
+	t = spawn(init, THREAD_FLAGS);
+	c = spawn(init, SIGCHLD);
+	g = spawn(c, SIGCHLD);
+	cpid = rp_getpid(c);
+	gpid = rp_getpid(g);
+	job_start(&die, die_job, init);
+	cr_assert_eq(rp_execve(t, "init"), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	cr_assert_eq(rp_getpid(t), 1);
+	cr_assert_eq(rp_gettid(t), 1);
+	cr_assert(rp_thread_group_leader(t));
+	cr_assert_eq(sys->child_reaper, t);
+	cr_assert_eq(rp_getppid(c), 1);
+	/* Init's handle is the new leader's from here on. */
+	rp_task_put(init);
+	init = t;
+	/* c's child is orphaned: it goes to the new init, which reaps both. */
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_assert_eq(rp_getppid(g), 1);
+	cr_assert_eq(g->real_parent, t);
+	cr_assert_eq(rp_wait4(init, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(rp_exit(g, 4), 0);
+	cr_assert_eq(rp_wait4(init, gpid, &status, 0, NULL), gpid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+	rp_task_put(c);
+	rp_task_put(g);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_init_thread, exec_init_thread)

@@ -2,7 +2,8 @@
 /*
  * execve(2): what the kernel's begin_new_exec does to the process table.
  *
- * de_thread: every other thread is killed and waited for; a non-leader that
+ * de_thread: every other thread is killed and waited for until it is
+ * released (a traced zombie, until its tracer reaps it); a non-leader that
  * execs takes over the leader's pid and its place in every list, and the old
  * leader is released.  unshare_sighand: a signal-handler table shared with
  * another process (CLONE_SIGHAND without CLONE_THREAD) is copied, and the
@@ -44,6 +45,7 @@ static bool others_released(struct rp_task *self)
 {
 	struct rp_task *t;
 
+	rp_assert_update_held(&self->sys->sync);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node) {
 		if (t == self)
 			continue;
@@ -101,6 +103,8 @@ static void take_leadership(struct rp_task *self)
 	struct rp_pid *tgid = leader->pid, *tid = self->pid;
 	/* Init is its own parent and on no children list. */
 	bool init = leader->real_parent == leader;
+
+	rp_assert_update_held(&self->sys->sync);
 
 	if (!EXEC_HIDES_CHILD) {
 		/* No wait may claim it now; ordered before the lists by the replacements. */

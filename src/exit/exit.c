@@ -170,6 +170,7 @@ static void pass_child_reaper(struct rp_task *father)
 	struct rp_system *sys = father->sys;
 	struct rp_task *t;
 
+	rp_assert_update_held(&sys->sync);
 	if (father != sys->child_reaper)
 		return;
 	t = find_alive_thread(father);

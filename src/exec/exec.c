@@ -2,7 +2,8 @@
 /*
  * execve(2): what the kernel's begin_new_exec does to the process table.
  *
- * de_thread: every other thread is killed and waited for; a non-leader that
+ * de_thread: every other thread is killed and waited for until it is
+ * released (a traced zombie, until its tracer reaps it); a non-leader that
  * execs takes over the leader's pid and its place in every list, and the old
  * leader is released.  unshare_sighand: a signal-handler table shared with
  * another process (CLONE_SIGHAND without CLONE_THREAD) is copied, and the
@@ -18,23 +19,50 @@
 #include "../task/objects.h"
 #include "../signal/signal.h"
 #include "../exit/exit.h"
+#include "../sync/racepoint.h"
 
-/* Is every thread of @self's group but @self a zombie or gone?  (update lock) */
-static bool others_exited(struct rp_task *self)
+#ifdef RP_BREAK_EXEC_ZOMBIE_GONE
+#define EXEC_ZOMBIE_GONE true
+#else
+#define EXEC_ZOMBIE_GONE false
+#endif
+
+#ifdef RP_BREAK_EXEC_HIDES_CHILD
+#define EXEC_HIDES_CHILD true
+#else
+#define EXEC_HIDES_CHILD false
+#endif
+
+/*
+ * Are the other threads of @self's group gone (update lock held)?  Released,
+ * not merely exited: a zombie still holds the group's handler table, and a
+ * traced one stays until its tracer reaps it (Linux's de_thread waits for
+ * notify_count, counted down in __exit_signal).  Only the old leader stays,
+ * as a zombie, for a non-leader to take its place.
+ * RP_BREAK_EXEC_ZOMBIE_GONE counts any zombie as gone, as before.
+ */
+static bool others_released(struct rp_task *self)
 {
 	struct rp_task *t;
 
-	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
-		if (t != self && !uatomic_read(&t->exit_state))
+	rp_assert_update_held(&self->sys->sync);
+	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node) {
+		if (t == self)
+			continue;
+		if (!uatomic_read(&t->exit_state))
 			return false;
+		/* A zombie other than the leader is gone only once released. */
+		if (t != self->group_leader && !EXEC_ZOMBIE_GONE)
+			return false;
+	}
 	return true;
 }
 
 /*
  * One look at the group, update lock and siglock held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
- * first: that one zapped us), 1 once the other threads are all zombies or
- * gone, 0 to wait.  The first look claims the exec and kills the others.
+ * first: that one zapped us), 1 once the other threads are released (the
+ * old leader a zombie), 0 to wait.  The first look claims the exec and kills the others.
  */
 static int de_thread_step(struct rp_task *self)
 {
@@ -49,7 +77,7 @@ static int de_thread_step(struct rp_task *self)
 		sig->group_exec_task = self;
 		rp_zap_other_threads(self);
 	}
-	if (!others_exited(self))
+	if (!others_released(self))
 		return 0;
 	sig->group_exec_task = NULL;
 	return 1;
@@ -60,29 +88,55 @@ static int de_thread_step(struct rp_task *self)
  * the zombie leader's tid (the tgid), its place on sys->tasks and in its
  * parent's children, and becomes every thread's leader; the old leader
  * keeps @self's former tid and is released.  Update lock held.
+ *
+ * The parent's wait scans its children under RCU alone, so the process must
+ * count for it at every moment of the switch (I3): @self goes on the list
+ * with its exit signal already SIGCHLD, and the old leader, which a scan
+ * may stand on after its release, is claimed as RP_EXIT_TRACE (its process
+ * lives on) rather than DEAD, before anything is published.
+ * RP_BREAK_EXEC_HIDES_CHILD restores the old order: @self published with
+ * exit signal -1, the old leader DEAD.
  */
 static void take_leadership(struct rp_task *self)
 {
 	struct rp_task *leader = self->group_leader, *t;
 	struct rp_pid *tgid = leader->pid, *tid = self->pid;
+	/* Init is its own parent and on no children list. */
+	bool init = leader->real_parent == leader;
 
+	rp_assert_update_held(&self->sys->sync);
+
+	if (!EXEC_HIDES_CHILD) {
+		/* No wait may claim it now; ordered before the lists by the replacements. */
+		uatomic_set(&leader->exit_state, RP_EXIT_TRACE);
+		CMM_STORE_SHARED(leader->exit_signal, SIGCHLD);
+		CMM_STORE_SHARED(self->exit_signal, SIGCHLD);
+	}
 	/* Pairs with rcu_dereference(pid->task) in rp_find_task. */
 	rcu_assign_pointer(tgid->task, self);
 	rcu_assign_pointer(tid->task, leader);
 	CMM_STORE_SHARED(self->pid, tgid);
 	CMM_STORE_SHARED(leader->pid, tid);
 	/* Parents before the lists: a reader that finds @self there filters by them. */
-	CMM_STORE_SHARED(self->real_parent, leader->real_parent);
+	CMM_STORE_SHARED(self->real_parent, init ? self : leader->real_parent);
 	if (!self->ptrace)
 		CMM_STORE_SHARED(self->parent, self->real_parent);
-	/* A reader sees exactly one of the two on each list (Group 2, Group 4). */
+	/*
+	 * A reader sees exactly one of the two on each list (Group 2, Group 4).
+	 * The replacements' rcu_assign_pointer orders every store above before
+	 * them: pairs with the rcu_dereference of ->next in wait's scan.
+	 */
 	cds_list_replace_rcu(&leader->tasks, &self->tasks);
-	rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
+	if (!init)
+		rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
 		CMM_STORE_SHARED(t->group_leader, self);
-	leader->exit_signal = -1;
-	/* No wait may claim it now: it is released here, silently. */
-	uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+	RP_RACE_POINT(RP_RACE_EXEC_PUBLISHED, self);
+	if (EXEC_HIDES_CHILD) {
+		leader->exit_signal = -1;
+		uatomic_set(&leader->exit_state, RP_EXIT_DEAD);
+	}
+	/* Released silently: its tracer, if any, must not wait for it. */
 	if (leader->ptrace)
 		rp_wake_up_parent(leader->parent);
 	rp_release_task(leader);
@@ -90,8 +144,9 @@ static void take_leadership(struct rp_task *self)
 
 /*
  * Linux's de_thread.  Sleeps on the group's wait_chldexit, which each other
- * thread's exit wakes once it is a zombie or gone (exit_notify, seeing
- * group_exec_task set under the update lock).
+ * thread wakes once it is a zombie (exit_notify) and once it is released
+ * (rp_release_task, also when a tracer reaps it later), seeing
+ * group_exec_task set under the update lock.
  */
 static int de_thread(struct rp_task *self)
 {
@@ -112,6 +167,7 @@ static int de_thread(struct rp_task *self)
 		if (ret)
 			break;
 		rp_update_unlock(sync);
+		RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
 		rp_waitq_wait(&sig->wait_chldexit, seq);
 	}
 	if (ret > 0) {

@@ -79,10 +79,15 @@ static void check_not_released(const struct rp_task *t)
 #endif
 }
 
-/* Drop @t's table under its siglock: pairs with rp_lock_task_sighand's recheck. */
-static void drop_sighand(struct rp_task *t)
+/*
+ * Drop @t's table under its siglock: pairs with rp_lock_task_sighand's
+ * recheck.  True if an exec by another thread of the group waits for @t to
+ * go (de_thread waits for each other thread's release).
+ */
+static bool drop_sighand(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	struct rp_task *exec = t->signal->group_exec_task;
 
 	/* Under the siglock too: the signal code walks the threads holding only it. */
 	cds_list_del_rcu(&t->thread_node);
@@ -91,12 +96,17 @@ static void drop_sighand(struct rp_task *t)
 	rcu_assign_pointer(t->sighand, NULL);
 	rp_unlock_sighand(sh);
 	rp_sighand_put(sh);
+	return exec && exec != t;
 }
 
-/* Unlink @t from every list and drop its ids (Linux's __exit_signal, __unhash_process). */
-static void unhash_task(struct rp_task *t)
+/*
+ * Unlink @t from every list and drop its ids (Linux's __exit_signal,
+ * __unhash_process).  True if an exec of the group waits for @t to go.
+ */
+static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
+	bool exec_waits;
 
 	rp_ptrace_unlink(t);
 	rp_hlist_del_init_rcu(&t->sibling);
@@ -106,25 +116,28 @@ static void unhash_task(struct rp_task *t)
 	rcu_assign_pointer(t->pid->task, NULL);
 	rp_pid_detach(t->pid);
 	rp_cputimers_release(t);
-	drop_sighand(t);
+	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(sig->leader_pid);
 	}
 	uatomic_dec(&t->cred->user->processes);
+	return exec_waits;
 }
 
 /*
  * Linux's release_task.  Releasing the last thread but a zombie leader makes
  * that leader reportable (delay_group_leader): tell its parent now, and
- * release it too if the parent does not want it.
+ * release it too if the parent does not want it.  An exec of the group
+ * waits for each other thread's release (de_thread): wake it.
  */
 void rp_release_task(struct rp_task *t)
 {
 	struct rp_task *leader = t->group_leader;
 
 	check_not_released(t);
-	unhash_task(t);
+	if (unhash_task(t))
+		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
 	if (leader != t && alone_in_group(leader) &&
 	    uatomic_read(&leader->exit_state) == RP_EXIT_ZOMBIE &&
 	    rp_do_notify_parent(leader, leader->exit_signal)) {
@@ -143,6 +156,29 @@ static struct rp_task *find_alive_thread(struct rp_task *p)
 		if (!(CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING))
 			return t;
 	return NULL;
+}
+
+/*
+ * Linux's find_child_reaper (update lock held): when the thread of init
+ * that reaps orphans exits, a live thread of init takes the role, and the
+ * reference that sys->child_reaper holds.  An exec by a thread of init
+ * thus finds the role already its own when it takes the old leader's
+ * place.  Init's last thread keeps it (init's death is not modelled).
+ */
+static void pass_child_reaper(struct rp_task *father)
+{
+	struct rp_system *sys = father->sys;
+	struct rp_task *t;
+
+	rp_assert_update_held(&sys->sync);
+	if (father != sys->child_reaper)
+		return;
+	t = find_alive_thread(father);
+	if (!t)
+		return;
+	rp_task_get(t);
+	CMM_STORE_SHARED(sys->child_reaper, t);
+	rp_task_put(father);
 }
 
 /*
@@ -318,6 +354,7 @@ void rp_do_exit(struct rp_task *t, int code)
 	group_dead = uatomic_sub_return(&t->signal->live, 1) == 0;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
+	pass_child_reaper(t);
 	forget_original_parent(t);
 	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
 		rp_tty_session_exit(t);

@@ -40,7 +40,7 @@ static int check_flags(const struct rp_task *self, unsigned long flags)
 	if ((flags & CSIGNAL) >= RP_NSIG)
 		return -EINVAL;
 	/* Init may not make siblings: nobody would reap them. */
-	if ((flags & CLONE_PARENT) && self->signal == self->sys->child_reaper->signal)
+	if ((flags & CLONE_PARENT) && rp_is_global_init(self))
 		return -EINVAL;
 	return 0;
 }

@@ -24,7 +24,7 @@ struct orphan_walk {
 
 static bool is_global_init(const struct rp_task *t)
 {
-	return t->signal == t->sys->child_reaper->signal;
+	return rp_is_global_init(t);
 }
 
 /* Does member @p tie its group to the session (a parent outside, inside)? */

@@ -82,7 +82,7 @@ static bool sig_blocked(const struct rp_task *t, int sig)
 
 static bool is_global_init(const struct rp_task *t)
 {
-	return t->signal == t->sys->child_reaper->signal;
+	return rp_is_global_init(t);
 }
 
 /* Linux's sig_ignored: may @sig be dropped at once? */

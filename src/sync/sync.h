@@ -8,6 +8,8 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <rcuproc/sync.h>
 #include "rcu.h"
 #include "lockorder.h"
@@ -33,6 +35,19 @@ extern __thread char rp_thread_token;
 static inline bool rp_update_held_here(const struct rp_sync *s)
 {
 	return CMM_LOAD_SHARED(s->update_owner) == &rp_thread_token;
+}
+
+/* A precondition "update lock held": debug builds stop when it is not. */
+static inline void rp_assert_update_held(const struct rp_sync *s)
+{
+#ifdef RP_DEBUG
+	if (!rp_update_held_here(s)) {
+		fprintf(stderr, "rcuproc: update lock not held where required\n");
+		abort();
+	}
+#else
+	(void)s;
+#endif
 }
 
 /*

@@ -51,6 +51,7 @@ static int create_init(struct rp_system *sys)
 	snprintf(t->comm, sizeof(t->comm), "init");
 	t->usage = 2;		/* the table's reference and sys->child_reaper's */
 	sys->child_reaper = t;
+	sys->init_signal = t->signal;
 	return 0;
 }
 

@@ -28,6 +28,11 @@
 #include "../sync/sync.h"
 #include "../timers/cputimers.h"
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rcuproc/debug.h>
 #include <rcuproc/hlist.h>
 #include <rcuproc/list.h>
 #include <rcuproc/proc.h>
@@ -122,9 +127,17 @@ struct rp_signal {
 	struct rp_deferred rcu;
 };
 
-/* rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg). */
+/*
+ * rp_task.exit_state: a zombie is claimed by moving it to DEAD (cmpxchg).
+ * TRACE (Linux's EXIT_TRACE) is a claim that is not the end of a process:
+ * a tracer reaping a zombie it hands back to the real parent (set and
+ * cleared in one update-lock section), or an old leader that exec replaced
+ * by another thread and released.  Only RCU readers see it: the real
+ * parent's wait counts such a child (no ECHILD) and reports nothing.
+ */
 #define RP_EXIT_ZOMBIE		16
 #define RP_EXIT_DEAD		32
+#define RP_EXIT_TRACE		(RP_EXIT_ZOMBIE | RP_EXIT_DEAD)
 
 /* rp_task.flags */
 #define RP_PF_EXITING		0x1	/* (s) past the exit point */
@@ -161,7 +174,7 @@ struct rp_task {
 	sigset_t blocked;		/* (s) */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
 	unsigned long jobctl;		/* (s) */
-	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, RP_EXIT_DEAD */
+	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
 	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */
@@ -197,7 +210,11 @@ struct rp_system {
 	unsigned long *pidmap;		/* (u) bitmap of pid numbers in use */
 	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets */
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
-	struct rp_task *child_reaper;	/* (c) init */
+	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
+					   a reference: the leader, or when it
+					   exits a live thread of init (exit.c) */
+	struct rp_signal *init_signal;	/* (c) init's thread group (exec keeps it):
+					   what rp_is_global_init compares */
 	pthread_mutex_t users_lock;	/* the lock of (U) fields */
 	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
 	pthread_mutex_t registry_lock;	/* every task struct, for teardown */
@@ -240,6 +257,34 @@ static inline bool rp_task_exited(const struct rp_task *t)
 {
 	return uatomic_read(&t->exit_state) != 0 ||
 	       (CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING);
+}
+
+/*
+ * Debug builds: stop at a task that was freed under the caller.  rp_free
+ * poisons what it frees (rcuproc/debug.h), and a poisoned task read as if
+ * alive gives a plausible wrong answer (its ->signal matches nothing)
+ * instead of a fault; this makes such a use after free (I5) fail loudly
+ * in builds without ASan.  Nothing in release builds.
+ */
+static inline void rp_task_assert_not_freed(const struct rp_task *t)
+{
+#ifdef RP_DEBUG
+	uintptr_t poison;
+
+	memset(&poison, RP_POISON_FREE, sizeof(poison));
+	if ((uintptr_t)CMM_LOAD_SHARED(t->sys) == poison) {
+		fprintf(stderr, "rcuproc: task %p read after it was freed\n", (const void *)t);
+		abort();
+	}
+#else
+	(void)t;
+#endif
+}
+
+/* Is @t a thread of init?  Lock-free: init's thread group never changes. */
+static inline bool rp_is_global_init(const struct rp_task *t)
+{
+	return t->signal == t->sys->init_signal;
 }
 
 static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)

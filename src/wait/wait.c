@@ -12,7 +12,9 @@
  * reportable, still ours), and a zombie is claimed by moving it to
  * RP_EXIT_DEAD, so that each is reaped exactly once (I3).
  *
- * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck.
+ * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck;
+ * RP_BREAK_CLAIM_PARENT_FIRST rechecks the parent before the child's death,
+ * reading a parent that may have been freed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,11 +24,24 @@
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
 #include "../pgrp/pgrp.h"
+#include "../sync/racepoint.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK
 #define WAIT_RECHECK false
 #else
 #define WAIT_RECHECK true
+#endif
+
+#ifdef RP_BREAK_CLAIM_PARENT_FIRST
+#define CLAIM_PARENT_FIRST true
+#else
+#define CLAIM_PARENT_FIRST false
+#endif
+
+#ifdef RP_BREAK_NO_EXIT_TRACE
+#define HANDBACK_STATE RP_EXIT_DEAD
+#else
+#define HANDBACK_STATE RP_EXIT_TRACE
 #endif
 
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
@@ -86,6 +101,7 @@ static bool eligible_child(const struct wait_opts *wo, bool ptrace, struct rp_ta
 /* Is @parent one whose children @self's wait may report? */
 static bool ours(const struct rp_task *self, unsigned int flags, const struct rp_task *parent)
 {
+	rp_task_assert_not_freed(parent);
 	return (flags & __WNOTHREAD) ? parent == self : rp_same_thread_group(parent, self);
 }
 
@@ -147,6 +163,13 @@ static enum report consider(struct wait_opts *wo, struct rp_task *p, bool *ptrac
 
 	if (state == RP_EXIT_DEAD || !eligible_child(wo, *ptrace, p))
 		return REPORT_NONE;
+	if (state == RP_EXIT_TRACE) {
+		/* Still our child: a tracer hands it back (and will wake us), or
+		   exec replaced this old leader by another thread of its process. */
+		if (!*ptrace)
+			wo->eligible = true;
+		return REPORT_NONE;
+	}
 	traced = CMM_LOAD_SHARED(p->ptrace);
 	if (!*ptrace && traced && !ptrace_reparented(p))
 		*ptrace = true;
@@ -213,11 +236,13 @@ static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opt
 	struct rp_task *p;
 
 	/* Pairs with the insertion in clone and rp_hlist_splice_rcu in exit. */
-	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling)
+	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling) {
+		RP_RACE_POINT(RP_RACE_WAIT_VISIT, p);
 		/* Pairs with the real_parent stores of reparenting (exit.c). */
 		if (ours(self, wo->flags, rcu_dereference(p->real_parent)) &&
 		    take(wo, p, false, c))
 			return true;
+	}
 	check_moved_away(wo, t);
 	/* Group 3: restarts from the head when a tracee it stands on moves. */
 	rp_owned_for_each_entry_rcu(p, &t->ptraced, t, ptrace_entry, &restarts)
@@ -271,21 +296,27 @@ static int zombie_status(struct rp_task *p)
 
 /*
  * Linux's wait_task_zombie (update lock held).  The tracer's reap of a
- * process whose real parent is elsewhere hands it back to that parent
- * (Linux's EXIT_TRACE step), which is told now.
+ * process whose real parent is elsewhere hands it back to that parent,
+ * which is told now.  Meanwhile it is claimed as TRACE, not DEAD (Linux's
+ * EXIT_TRACE): the real parent's RCU scan may look at it right then, and
+ * must count it rather than answer ECHILD.
+ * RP_BREAK_NO_EXIT_TRACE claims it as DEAD, as before.
  */
 static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 {
 	int status = zombie_status(p), code, cld_status;
+	bool handback = ptrace_reparented(p) && rp_thread_group_leader(p);
+	int claimed = handback ? HANDBACK_STATE : RP_EXIT_DEAD;
 
 	rp_status_to_cld(status, &code, &cld_status);
 	fill(wo, p, status, code, cld_status);
 	if (wo->flags & WNOWAIT)
 		return true;
-	if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, RP_EXIT_DEAD) != RP_EXIT_ZOMBIE &&
+	if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, claimed) != RP_EXIT_ZOMBIE &&
 	    WAIT_RECHECK)
 		return false;
-	if (ptrace_reparented(p) && rp_thread_group_leader(p)) {
+	if (handback) {
+		RP_RACE_POINT(RP_RACE_REAP_HANDBACK, p);
 		rp_ptrace_unlink(p);
 		/* Zombie again before the wake-up: the real parent's scan must see it. */
 		uatomic_set(&p->exit_state, RP_EXIT_ZOMBIE);
@@ -345,6 +376,15 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 
 	if (!WAIT_RECHECK)
 		return true;
+	/*
+	 * Dead first.  Our reference keeps @p, not its parents: once @p is
+	 * released (by another thread of our group, say) its parent thread may
+	 * exit and be freed.  A child not yet released has live parents: a
+	 * parent gives its children away and its tracees back, under this
+	 * lock, before it is released itself.
+	 */
+	if (!CLAIM_PARENT_FIRST && uatomic_read(&p->exit_state) == RP_EXIT_DEAD)
+		return false;
 	if (!ours(self, wo->flags, c->on_ptraced ? p->parent : p->real_parent) ||
 	    (c->on_ptraced && !p->ptrace) || consider(wo, p, &ptrace) != c->what)
 		return false;
@@ -358,6 +398,7 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 	struct rp_sync *sync = &self->sys->sync;
 	bool done = false;
 
+	RP_RACE_POINT(RP_RACE_WAIT_CLAIM, c->p);
 	rp_update_lock(sync);
 	if (still_reportable(self, wo, c)) {
 		rp_cputimers_wait_rusage(c->p, wo->rusage);

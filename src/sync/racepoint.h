@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Race points: named places inside a multi-step update or scan where a test
+ * may hold the calling thread, so that another thread acts inside that
+ * window on purpose instead of by chance.  RP_TORTURE_DELAY widens windows
+ * at random; a race point lets a test put a step in one every time, so that
+ * a test of a race fails on every run of the broken code, not usually.
+ *
+ * Debug builds (RP_DEBUG) only; elsewhere RP_RACE_POINT is nothing.  One
+ * hook for the whole process, set while no operation runs.  The hook runs
+ * on the thread that reached the point, with whatever that thread holds
+ * (each point below says what), so it must not call back into the table
+ * in a way that needs those locks.
+ */
+#ifndef RP_SYNC_RACEPOINT_H
+#define RP_SYNC_RACEPOINT_H
+
+struct rp_task;
+
+enum rp_race_point {
+	/* de_thread is about to sleep for the other threads (no lock held). */
+	RP_RACE_EXEC_WAITS,
+	/* take_leadership: the new leader is on every list, the old one not
+	   yet released (update lock held); @t the new leader. */
+	RP_RACE_EXEC_PUBLISHED,
+	/* reap_zombie: a tracer claimed a zombie it hands back to its real
+	   parent, not yet unlinked (update lock held); @t the zombie. */
+	RP_RACE_REAP_HANDBACK,
+	/* wait's scan stands on child @t, not yet considered (read section). */
+	RP_RACE_WAIT_VISIT,
+	/* wait found candidate @t, referenced, and is about to claim it (no
+	   lock, no read section). */
+	RP_RACE_WAIT_CLAIM,
+};
+
+typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);
+
+#ifdef RP_DEBUG
+/* Install @fn (NULL: none); returns the previous hook. */
+rp_race_hook_fn rp_debug_race_hook(rp_race_hook_fn fn);
+void rp_race_point(enum rp_race_point where, struct rp_task *t);
+#define RP_RACE_POINT(where, t) rp_race_point(where, t)
+#else
+#define RP_RACE_POINT(where, t) do { (void)(t); } while (0)
+#endif
+
+#endif /* RP_SYNC_RACEPOINT_H */

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Races between exec, wait and ptrace that a review found, each made
+ * deterministic: a race point (src/sync/racepoint.h, debug builds) holds one
+ * thread inside the window while the test acts, so that the old code fails
+ * on every run, not now and then.  A hold that would keep the global lock
+ * (the lock modes, where the window does not exist) is armed in rcu mode
+ * only; the other modes run the same steps one after another.
+ *
+ *  - claim_freed_parent (I5): wait's claim rechecked the candidate's parent
+ *    before seeing that it was dead; the parent thread was freed by then.
+ *    RP_BREAK_CLAIM_PARENT_FIRST.
+ *  - reap_handback (I3): a tracer handing a zombie back to its real parent
+ *    made it DEAD for a moment; the parent's wait answered ECHILD.
+ *    RP_BREAK_NO_EXIT_TRACE.
+ *  - exec_publish, exec_old_leader (I3): a non-leader's exec hid the
+ *    process from its parent's wait, through the new leader's exit signal
+ *    and through the dead old leader.  RP_BREAK_EXEC_HIDES_CHILD.
+ *  - exec_traced_zombie (I6, I7): exec went on while a traced zombie thread
+ *    held the old handler table.  RP_BREAK_EXEC_ZOMBIE_GONE.
+ *  - exec_init_thread: exec by a non-leader thread of init crashed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <criterion/criterion.h>
+#include "world.h"
+#include "task/task.h"
+#include "sync/racepoint.h"
+
+/* ------------------------------------------------------ holding a thread */
+
+/*
+ * One race point armed at a time: the first thread that reaches @where
+ * with task @t notes it and, if @hold, stays there until released.  A
+ * thread held outside any read section goes offline (QSBR), so that the
+ * grace periods the test waits for can end.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	enum rp_race_point where;
+	struct rp_task *t;
+	bool armed, hold, offline;
+	bool reached, go;
+	unsigned int done;		/* jobs finished: also wakes await_reached */
+} race = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static void race_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where != CMM_LOAD_SHARED(race.where) || t != CMM_LOAD_SHARED(race.t) ||
+	    !CMM_LOAD_SHARED(race.armed))
+		return;
+	pthread_mutex_lock(&race.lock);
+	if (!race.armed || where != race.where || t != race.t) {
+		pthread_mutex_unlock(&race.lock);
+		return;
+	}
+	race.armed = false;
+	race.reached = true;
+	pthread_cond_broadcast(&race.cond);
+	if (race.hold) {
+		bool offline = race.offline;
+
+		if (offline)
+			rp_sync_block_begin();
+		while (!race.go)
+			pthread_cond_wait(&race.cond, &race.lock);
+		pthread_mutex_unlock(&race.lock);
+		if (offline)
+			rp_sync_block_end();
+		return;
+	}
+	pthread_mutex_unlock(&race.lock);
+}
+
+static void arm(enum rp_race_point where, struct rp_task *t, bool hold, bool offline)
+{
+	pthread_mutex_lock(&race.lock);
+	race.where = where;
+	race.t = t;
+	race.hold = hold;
+	race.offline = offline;
+	race.reached = race.go = false;
+	race.armed = true;
+	pthread_mutex_unlock(&race.lock);
+	rp_debug_race_hook(race_hook);
+}
+
+/* Until the armed point is reached, or @job_done jobs have finished; true if reached. */
+static bool await_reached(unsigned int jobs_done)
+{
+	bool reached;
+
+	pthread_mutex_lock(&race.lock);
+	while (!race.reached && race.done < jobs_done)
+		pthread_cond_wait(&race.cond, &race.lock);
+	reached = race.reached;
+	pthread_mutex_unlock(&race.lock);
+	return reached;
+}
+
+/* Let the held thread go, and disarm. */
+static void release(void)
+{
+	pthread_mutex_lock(&race.lock);
+	race.armed = false;
+	race.go = true;
+	pthread_cond_broadcast(&race.cond);
+	pthread_mutex_unlock(&race.lock);
+}
+
+/* ------------------------------------------------------ jobs on other threads */
+
+/* One call made by another OS thread, as task @t. */
+struct job {
+	pthread_t thread;
+	long (*fn)(struct job *);
+	struct rp_task *t;
+	pid_t pid;
+	int options;
+	int status;
+	long ret;
+};
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+
+	rp_thread_register();
+	j->ret = j->fn(j);
+	rp_thread_unregister();
+	pthread_mutex_lock(&race.lock);
+	race.done++;
+	pthread_cond_broadcast(&race.cond);
+	pthread_mutex_unlock(&race.lock);
+	return NULL;
+}
+
+static void job_start(struct job *j, long (*fn)(struct job *), struct rp_task *t)
+{
+	j->fn = fn;
+	j->t = t;
+	cr_assert_eq(pthread_create(&j->thread, NULL, run_job, j), 0);
+}
+
+static long job_join(struct job *j)
+{
+	pthread_join(j->thread, NULL);
+	return j->ret;
+}
+
+static long wait_job(struct job *j)
+{
+	return rp_wait4(j->t, j->pid, &j->status, j->options, NULL);
+}
+
+static long exec_job(struct job *j)
+{
+	return rp_execve(j->t, "next");
+}
+
+/* The user space of a thread killed by an exec: takes signals until it is dead. */
+static long die_job(struct job *j)
+{
+	int sig;
+
+	for (;;) {
+		/* Sampled first: the kill after it wakes the wait below. */
+		unsigned long seq = rp_waitq_seq(&j->t->wake);
+
+		sig = rp_get_signal(j->t, NULL);
+		if (sig < 0)
+			return sig;
+		if (sig == 0)
+			rp_waitq_wait(&j->t->wake, seq);
+	}
+}
+
+static void start_races(enum rp_sync_mode mode)
+{
+	start(mode);
+	race.done = 0;
+}
+
+static void finish_races(void)
+{
+	rp_debug_race_hook(NULL);
+	finish();
+}
+
+/* ------------------------------------------------------ wait's claim (I5) */
+
+/*
+ * Thread a of a process finds the zombie child of its sibling thread b and
+ * is held just before the claim.  b reaps the child, exits and is freed.
+ * The claim must see that the child is dead before it looks at the child's
+ * parent: reading b now is a use after free (debug builds stop at it:
+ * rp_task_assert_not_freed; ASan too).
+ */
+static void claim_freed_parent(enum rp_sync_mode mode)
+{
+	struct rp_task *a, *b, *c;
+	struct job w = { .pid = 0 };
+	int status;
+	pid_t cpid;
+
+	start_races(mode);
+	a = spawn(init, SIGCHLD);
+	b = spawn(a, THREAD_FLAGS);
+	c = spawn(b, SIGCHLD);
+	cpid = rp_getpid(c);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	arm(RP_RACE_WAIT_CLAIM, c, true, true);
+	w.pid = cpid;
+	w.options = WNOHANG;
+	job_start(&w, wait_job, a);
+	cr_assert(await_reached(1), "a's wait never found the zombie");
+	/* a holds its candidate; b reaps it, exits, and is freed. */
+	cr_assert_eq(rp_wait4(b, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	rp_task_put(b);
+	rp_task_put(c);
+	rp_deferred_barrier();
+	release();
+	cr_assert_eq(job_join(&w), -ECHILD, "a's wait answered %ld", w.ret);
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	rp_task_put(a);
+	finish_races();
+}
+
+TEST_EACH_MODE(claim_freed_parent, claim_freed_parent)
+
+/* ------------------------------------------------------ a tracer hands back (I3) */
+
+/*
+ * A tracer reaps a traced zombie whose real parent is elsewhere: it hands
+ * it back to that parent.  Held in the middle of that, the real parent's
+ * wait must still count the child (0 for WNOHANG), not answer ECHILD.
+ */
+static void reap_handback(enum rp_sync_mode mode)
+{
+	struct rp_task *parent, *c, *tracer;
+	struct job tr = { .options = __WALL };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t pid;
+	long r;
+
+	start_races(mode);
+	parent = spawn(init, SIGCHLD);
+	c = spawn(parent, SIGCHLD);
+	tracer = spawn(init, SIGCHLD);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, pid, NULL, NULL), 0);
+	cr_assert_eq(rp_exit(c, 7), 0);
+	if (hold)
+		arm(RP_RACE_REAP_HANDBACK, c, true, false);
+	tr.pid = pid;
+	job_start(&tr, wait_job, tracer);
+	if (hold) {
+		cr_assert(await_reached(1), "the tracer did not hand the zombie back");
+		r = rp_wait4(parent, -1, &status, WNOHANG, NULL);
+		release();
+		cr_assert_eq(r, 0, "the real parent's wait answered %ld mid hand-back", r);
+	}
+	cr_assert_eq(job_join(&tr), pid);
+	cr_assert(WIFEXITED(tr.status) && WEXITSTATUS(tr.status) == 7);
+	/* Handed back: now the real parent's to reap. */
+	cr_assert_eq(rp_wait4(parent, -1, &status, 0, NULL), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	cr_assert_eq(rp_exit_group(parent, 0), 0);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(parent);
+	rp_task_put(c);
+	rp_task_put(tracer);
+	finish_races();
+}
+
+TEST_EACH_MODE(reap_handback, reap_handback)
+
+/* ------------------------------------------------------ exec switches leaders (I3) */
+
+/*
+ * Thread t of the parent's child execs: it becomes the leader.  Held with
+ * t already on the parent's children list in the old leader's place, the
+ * parent's wait must count it: 0 for WNOHANG, not ECHILD (t was published
+ * with exit_signal -1 and did not count for a plain wait).
+ */
+static void exec_publish(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t;
+	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t tgid;
+	long r;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tgid = rp_getpid(p);
+	if (hold)
+		arm(RP_RACE_EXEC_PUBLISHED, t, true, false);
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	if (hold) {
+		cr_assert(await_reached(2), "the exec never switched leaders");
+		r = rp_wait4(init, -1, &status, WNOHANG, NULL);
+		release();
+		cr_assert_eq(r, 0, "the parent's wait answered %ld mid exec", r);
+	}
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	cr_assert_eq(rp_wait4(init, -1, &status, WNOHANG, NULL), 0);
+	cr_assert_eq(rp_exit_group(t, 5), 0);
+	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+	rp_task_put(p);
+	rp_task_put(t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_publish, exec_publish)
+
+/*
+ * The second window: the parent's wait stands on the old leader's node
+ * (held there, inside its read section) while the exec replaces it and
+ * releases it.  The node it stands on is the old leader, dead, and leads
+ * nowhere new; the wait must still count the process, not answer ECHILD.
+ */
+static void exec_old_leader(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t;
+	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	struct job w = { .pid = -1, .options = WNOHANG };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t tgid;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tgid = rp_getpid(p);
+	if (hold) {
+		arm(RP_RACE_WAIT_VISIT, p, true, false);
+		job_start(&w, wait_job, init);
+		cr_assert(await_reached(1), "the wait never reached the leader");
+	}
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	if (hold) {
+		release();
+		cr_assert_eq(job_join(&w), 0, "the parent's wait answered %ld across the exec",
+			     w.ret);
+	}
+	cr_assert_eq(rp_exit_group(t, 6), 0);
+	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+	rp_task_put(p);
+	rp_task_put(t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_old_leader, exec_old_leader)
+
+/* ------------------------------------------------------ exec and a traced zombie (I6, I7) */
+
+/*
+ * A traced thread of the process has exited and its tracer has not reaped
+ * it yet: a zombie that still holds the group's handler table.  The exec
+ * must wait until the tracer releases it (Linux's de_thread), not take it
+ * for gone and switch only itself to a new table: one thread group over
+ * two tables, where a signal to the zombie's tid is queued under the old
+ * siglock while the leader dequeues under the new one.
+ */
+static void exec_traced_zombie(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t2, *tracer;
+	struct rp_sighand *table;
+	struct job ex = { .pid = 0 };
+	int status;
+	pid_t tid2;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t2 = spawn(p, THREAD_FLAGS);
+	tracer = spawn(init, SIGCHLD);
+	tid2 = rp_gettid(t2);
+	table = p->sighand;
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, tid2, NULL, NULL), 0);
+	cr_assert_eq(rp_exit(t2, 0), 0);
+	cr_assert_eq(uatomic_read(&t2->exit_state), RP_EXIT_ZOMBIE);
+	/* Noted, not held: tells the test that the exec sleeps for the zombie. */
+	arm(RP_RACE_EXEC_WAITS, p, false, false);
+	job_start(&ex, exec_job, p);
+	if (await_reached(1))
+		cr_assert_eq(rp_wait4(tracer, tid2, &status, __WALL, NULL), tid2);
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert(t2->sighand == NULL,
+		  "the exec returned while its traced zombie thread kept the old table");
+	/* Only the group used the table: the exec kept it, and it is the group's alone. */
+	cr_assert_eq(p->sighand, table);
+	cr_assert_eq(uatomic_read(&p->sighand->count), 1);
+	/* Every signal sent to the group is dequeued by it. */
+	set_action(p, SIGUSR1, user_handler);
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGUSR1), 0);
+	cr_assert_eq(rp_get_signal(p, NULL), SIGUSR1);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(p);
+	rp_task_put(t2);
+	rp_task_put(tracer);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_traced_zombie, exec_traced_zombie)
+
+/* ------------------------------------------------------ exec by a thread of init */
+
+/*
+ * A non-leader thread of init execs: it becomes init (pid 1, the child
+ * reaper) in place of the old leader, which is released.  Init is on no
+ * parent's children list, and orphans must go to the new leader, not to
+ * the released one.
+ */
+static void exec_init_thread(enum rp_sync_mode mode)
+{
+	struct rp_task *t, *c, *g;
+	struct job die = { .pid = 0 };
+	int status;
+	pid_t cpid, gpid;
+
+	start_races(mode);
+	t = spawn(init, THREAD_FLAGS);
+	c = spawn(init, SIGCHLD);
+	g = spawn(c, SIGCHLD);
+	cpid = rp_getpid(c);
+	gpid = rp_getpid(g);
+	job_start(&die, die_job, init);
+	cr_assert_eq(rp_execve(t, "init"), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	cr_assert_eq(rp_getpid(t), 1);
+	cr_assert_eq(rp_gettid(t), 1);
+	cr_assert(rp_thread_group_leader(t));
+	cr_assert_eq(sys->child_reaper, t);
+	cr_assert_eq(rp_getppid(c), 1);
+	/* Init's handle is the new leader's from here on. */
+	rp_task_put(init);
+	init = t;
+	/* c's child is orphaned: it goes to the new init, which reaps both. */
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_assert_eq(rp_getppid(g), 1);
+	cr_assert_eq(g->real_parent, t);
+	cr_assert_eq(rp_wait4(init, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(rp_exit(g, 4), 0);
+	cr_assert_eq(rp_wait4(init, gpid, &status, 0, NULL), gpid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 4);
+	rp_task_put(c);
+	rp_task_put(g);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_init_thread, exec_init_thread)

@@ -13,6 +13,9 @@
 #include <rcuproc/torture.h>
 #include <urcu/uatomic.h>
 #include "world.h"
+#include "../jobctl/puppet.h"
+
+#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
 
 /* Is @sig (blocked by @t) pending for thread @t, its own or its group's? */
 static bool pending(struct rp_task *t, int sig)
@@ -140,3 +143,58 @@ static void kill_all_after_exec_fork(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork, .timeout = 60)
+
+/*
+ * Bug 8: a group stop is pending for both threads of P; one has stopped,
+ * the other (T2) has not run since.  SIGKILL ends the group: the stopped
+ * thread dies, then T2 dies in the group exit without ever joining the
+ * stop.  Its exit must not complete the stop: the parent is told
+ * CLD_KILLED, and wait(WUNTRACED) reports the death, not a stop.  The old
+ * exit counted T2 out of the stop, found the count 0 and told the parent
+ * CLD_STOPPED with status 9 (the group's exit code).
+ */
+static void stop_then_group_exit_round(void)
+{
+	struct rp_task *parent, *p, *t2;
+	struct puppet d1;
+	siginfo_t si;
+	pid_t pid;
+	int st, sig;
+
+	parent = spawn(init, SIGCHLD);
+	set_action(parent, SIGCHLD, user_handler);
+	mask_signal(parent, SIG_BLOCK, SIGCHLD);
+	p = spawn(parent, SIGCHLD);
+	pid = rp_getpid(p);
+	t2 = spawn(p, THREAD_FLAGS);
+	cr_assert_eq(rp_kill(parent, pid, SIGSTOP), 0);
+	puppet_start(&d1, p);
+	await_task(task_stopped, p);	/* T2 still owes the stop */
+	cr_assert_eq(rp_kill(parent, pid, SIGKILL), 0);
+	puppet_join_dead(&d1);
+	cr_assert_eq(rp_get_signal(t2, &si), -ESRCH, "T2 dies in the group exit");
+	mask_signal(parent, SIG_UNBLOCK, SIGCHLD);
+	sig = rp_get_signal(parent, &si);
+	cr_assert_eq(sig, SIGCHLD, "the parent took signal %d", sig);
+	cr_assert_eq(si.si_code, CLD_KILLED, "the parent was told si_code %d (CLD_STOPPED is %d), "
+		     "status %d", si.si_code, CLD_STOPPED, si.si_status);
+	cr_assert_eq(si.si_status, SIGKILL);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
+	cr_assert_eq(st, SIGKILL, "wait status %#x (stopped by SIGKILL is %#x)", st,
+		     STOPPED_BY(SIGKILL));
+	cr_assert_eq(rp_wait4(parent, -1, &st, WUNTRACED | WNOHANG, NULL), -ECHILD);
+	rp_task_put(t2);
+	rp_task_put(p);
+	cr_assert_eq(rp_exit_group(parent, 0), 0);
+	rp_task_put(parent);
+}
+
+static void stop_then_group_exit(enum rp_sync_mode mode)
+{
+	start(mode);
+	for (int i = 0; i < 10; i++)
+		stop_then_group_exit_round();
+	finish();
+}
+
+TEST_EACH_MODE(stop_group_exit, stop_then_group_exit, .timeout = 60)

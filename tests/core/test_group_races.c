@@ -2,14 +2,28 @@
 /*
  * Races between the calls that act on a whole thread group or on every
  * process (kill(-1), group stop) and the calls that change a group under
- * them (exec's leader switch, fork, group exit).  Each test drives the
- * racing step into its window on purpose, with a torture point that parks
- * a walker (rcuproc/torture.h) or with a puppet that parks a thread in a
- * stop, so that the old code fails every round, not by chance.
+ * them (exec's leader switch, fork, group exit), and between reclamation
+ * and the threads that must let it happen (QSBR's quiescent states).  Each
+ * test drives the racing step into its window on purpose, with a torture
+ * point that parks a walker (rcuproc/torture.h), a puppet that parks a
+ * thread in a stop, or the debug builds' count of quiescent states, so
+ * that the old code fails every round, not by chance.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/times.h>
+#include <linux/capability.h>
+#include <termios.h>
+#include <rcuproc/pgrp.h>
+#include <rcuproc/snapshot.h>
+#include <rcuproc/timers.h>
+#include <rcuproc/tty.h>
 #include <rcuproc/torture.h>
 #include <urcu/uatomic.h>
 #include "world.h"
@@ -198,3 +212,311 @@ static void stop_then_group_exit(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(stop_group_exit, stop_then_group_exit, .timeout = 60)
+
+/*
+ * Bug 7 (I7), the class: under QSBR a registered thread that keeps calling
+ * rcuproc holds back every grace period unless each call announces a
+ * quiescent state.  Debug builds count this thread's announcements
+ * (rp_thread_quiescent_count): each public call of a task must move the
+ * count, whatever the flavour.  The old code had calls that never did.
+ */
+struct qs_ctx {
+	struct rp_task *self;
+	struct rp_tty *tty;
+	pid_t pid;
+	int timerid;
+};
+
+#define QS_CALL(name, expr)						\
+	static long qs_##name(struct qs_ctx *c) { (void)c; return (expr); }
+
+static struct timespec qs_ts;
+static struct tms qs_tms;
+static struct rusage qs_ru;
+static struct rlimit qs_rl;
+static struct itimerval qs_itv;
+static struct itimerspec qs_its = { .it_value = { 100, 0 } };
+static struct rp_ps_entry qs_ps[4];
+static sigset_t qs_set;
+static struct sigaction qs_sa;
+static siginfo_t qs_si = { .si_signo = SIGWINCH, .si_code = SI_QUEUE };
+static clockid_t qs_clock;
+static pid_t qs_pgrp;
+
+QS_CALL(getpid, rp_getpid(c->self))
+QS_CALL(getppid, rp_getppid(c->self))
+QS_CALL(gettid, rp_gettid(c->self))
+QS_CALL(getuid, rp_getuid(c->self))
+QS_CALL(geteuid, rp_geteuid(c->self))
+QS_CALL(setuid, rp_setuid(c->self, 0))
+QS_CALL(setresuid, rp_setresuid(c->self, -1, -1, -1))
+QS_CALL(cap_has, rp_cap_has(c->self, CAP_KILL))
+QS_CALL(cap_drop, rp_cap_drop(c->self, CAP_SYS_BOOT))
+QS_CALL(getrlimit, rp_getrlimit(c->self, RLIMIT_NOFILE, &qs_rl))
+QS_CALL(setrlimit, rp_setrlimit(c->self, RLIMIT_NOFILE, &qs_rl))
+QS_CALL(prctl, rp_prctl(c->self, PR_SET_PDEATHSIG, 0))
+QS_CALL(getpgrp, rp_getpgrp(c->self))
+QS_CALL(getpgid, rp_getpgid(c->self, 0))
+QS_CALL(getsid, rp_getsid(c->self, 0))
+QS_CALL(setsid, rp_setsid(c->self))
+QS_CALL(setpgid, rp_setpgid(c->self, 0, 0))
+QS_CALL(kill, rp_kill(c->self, c->pid, 0))
+QS_CALL(killpg, rp_killpg(c->self, c->pid, 0))
+QS_CALL(kill_session, rp_kill_session(c->self, c->pid, 0))
+QS_CALL(tgkill, rp_tgkill(c->self, c->pid, c->pid, 0))
+QS_CALL(tkill, rp_tkill(c->self, c->pid, 0))
+QS_CALL(rt_sigqueueinfo, rp_rt_sigqueueinfo(c->self, c->pid, SIGWINCH, &qs_si))
+QS_CALL(sigaction, rp_sigaction(c->self, SIGUSR2, NULL, &qs_sa))
+QS_CALL(sigprocmask, rp_sigprocmask(c->self, SIG_BLOCK, NULL, &qs_set))
+QS_CALL(sigpending, rp_sigpending(c->self, &qs_set))
+QS_CALL(get_signal, rp_get_signal(c->self, &qs_si))
+QS_CALL(setpriority, rp_setpriority(c->self, PRIO_PROCESS, 0, 1))
+QS_CALL(getpriority, rp_getpriority(c->self, PRIO_PROCESS, 0))
+QS_CALL(ioprio_set, rp_ioprio_set(c->self, 1, 0, (2 << 13) | 4))
+QS_CALL(ioprio_get, rp_ioprio_get(c->self, 1, 0))
+QS_CALL(account_cpu, rp_account_cpu(c->self, 1000, 1000))
+QS_CALL(clock_getcpuclockid, rp_clock_getcpuclockid(c->self, 0, &qs_clock))
+QS_CALL(pthread_getcpuclockid, rp_pthread_getcpuclockid(c->self, c->pid, &qs_clock))
+QS_CALL(clock_gettime, rp_clock_gettime(c->self, CLOCK_PROCESS_CPUTIME_ID, &qs_ts))
+QS_CALL(clock_getres, rp_clock_getres(c->self, CLOCK_PROCESS_CPUTIME_ID, &qs_ts))
+QS_CALL(times, rp_times(c->self, &qs_tms))
+QS_CALL(getrusage, rp_getrusage(c->self, RUSAGE_SELF, &qs_ru))
+QS_CALL(timer_create, rp_timer_create(c->self, CLOCK_PROCESS_CPUTIME_ID, NULL, &c->timerid))
+QS_CALL(timer_settime, rp_timer_settime(c->self, c->timerid, 0, &qs_its, NULL))
+QS_CALL(timer_gettime, rp_timer_gettime(c->self, c->timerid, &qs_its))
+QS_CALL(timer_getoverrun, rp_timer_getoverrun(c->self, c->timerid))
+QS_CALL(timer_delete, rp_timer_delete(c->self, c->timerid))
+QS_CALL(setitimer, rp_setitimer(c->self, ITIMER_PROF, &qs_itv, NULL))
+QS_CALL(getitimer, rp_getitimer(c->self, ITIMER_PROF, &qs_itv))
+QS_CALL(ps_snapshot, rp_ps_snapshot(c->self, qs_ps, 4))
+QS_CALL(wait4, rp_wait4(c->self, -1, NULL, WNOHANG, NULL))
+QS_CALL(waitid, rp_waitid(c->self, P_ALL, 0, &qs_si, WEXITED | WNOHANG))
+QS_CALL(ptrace, rp_ptrace(c->self, PTRACE_DETACH, 1, NULL, NULL))
+QS_CALL(tty_ioctl, rp_tty_ioctl(c->self, c->tty, TIOCGPGRP, &qs_pgrp))
+QS_CALL(tty_read, rp_tty_read(c->self, c->tty, 1))
+QS_CALL(tty_write, rp_tty_write(c->self, c->tty, 1))
+QS_CALL(tty_keyboard, rp_tty_keyboard(c->tty, 'x'))
+QS_CALL(execve, rp_execve(c->self, "qs"))
+
+static const struct qs_entry {
+	const char *name;
+	long (*call)(struct qs_ctx *c);
+} qs_calls[] = {
+#define QS_ENTRY(name) { #name, qs_##name }
+	QS_ENTRY(getpid), QS_ENTRY(getppid), QS_ENTRY(gettid), QS_ENTRY(getuid),
+	QS_ENTRY(geteuid), QS_ENTRY(setuid), QS_ENTRY(setresuid), QS_ENTRY(cap_has),
+	QS_ENTRY(cap_drop), QS_ENTRY(getrlimit), QS_ENTRY(setrlimit), QS_ENTRY(prctl),
+	QS_ENTRY(getpgrp), QS_ENTRY(getpgid), QS_ENTRY(getsid), QS_ENTRY(setsid),
+	QS_ENTRY(setpgid), QS_ENTRY(kill), QS_ENTRY(killpg), QS_ENTRY(kill_session),
+	QS_ENTRY(tgkill), QS_ENTRY(tkill), QS_ENTRY(rt_sigqueueinfo), QS_ENTRY(sigaction),
+	QS_ENTRY(sigprocmask), QS_ENTRY(sigpending), QS_ENTRY(get_signal),
+	QS_ENTRY(setpriority), QS_ENTRY(getpriority), QS_ENTRY(ioprio_set),
+	QS_ENTRY(ioprio_get), QS_ENTRY(account_cpu), QS_ENTRY(clock_getcpuclockid),
+	QS_ENTRY(pthread_getcpuclockid), QS_ENTRY(clock_gettime), QS_ENTRY(clock_getres),
+	QS_ENTRY(times), QS_ENTRY(getrusage), QS_ENTRY(timer_create),
+	QS_ENTRY(timer_settime), QS_ENTRY(timer_gettime), QS_ENTRY(timer_getoverrun),
+	QS_ENTRY(timer_delete), QS_ENTRY(setitimer), QS_ENTRY(getitimer),
+	QS_ENTRY(ps_snapshot), QS_ENTRY(wait4), QS_ENTRY(waitid), QS_ENTRY(ptrace),
+	QS_ENTRY(tty_ioctl), QS_ENTRY(tty_read), QS_ENTRY(tty_write), QS_ENTRY(tty_keyboard),
+	QS_ENTRY(execve),
+#undef QS_ENTRY
+};
+
+static void every_call_quiescent(enum rp_sync_mode mode)
+{
+	struct qs_ctx c = { 0 };
+	char missing[1024] = "";
+	size_t n = sizeof(qs_calls) / sizeof(qs_calls[0]);
+	unsigned long before;
+	int silent = 0;
+
+	if (rp_thread_stalls(0, NULL, 0) == -ENOSYS)
+		cr_skip_test("the quiescent-state count needs a build with debug checks");
+	start(mode);
+	cr_assert_eq(rp_tty_create(sys, &c.tty), 0);
+	c.self = spawn(init, SIGCHLD);
+	c.pid = rp_getpid(c.self);
+	for (size_t i = 0; i < n; i++) {
+		before = rp_thread_quiescent_count();
+		qs_calls[i].call(&c);
+		if (rp_thread_quiescent_count() != before)
+			continue;
+		silent++;
+		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s",
+			 qs_calls[i].name);
+	}
+	cr_assert_eq(rp_exit_group(c.self, 0), 0);
+	rp_task_put(c.self);
+	rp_tty_destroy(c.tty);
+	finish();
+	cr_assert_eq(silent, 0, "%d of %zu calls announced no quiescent state:%s", silent, n,
+		     missing);
+}
+
+TEST_EACH_MODE(quiescent, every_call_quiescent, .timeout = 60)
+
+/* A registered thread that calls nothing but rp_getppid, as long as *stop is 0. */
+struct quiet_caller {
+	struct rp_task *self;
+	int ready, stop;
+};
+
+static void *getppid_loop(void *arg)
+{
+	struct quiet_caller *q = arg;
+
+	rp_thread_register();
+	uatomic_set(&q->ready, 1);
+	while (!uatomic_read(&q->stop))
+		rp_getppid(q->self);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* A registered thread that goes offline and sleeps until *stop. */
+static void *offline_sleeper(void *arg)
+{
+	struct quiet_caller *q = arg;
+
+	rp_thread_register();
+	rp_thread_offline();
+	uatomic_set(&q->ready, 1);
+	while (!uatomic_read(&q->stop))
+		sleep_seconds(0.001);
+	rp_thread_online();
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* Fork, exit and reap @n children of init: each queues deferred frees in rcu mode. */
+static void churn(int n)
+{
+	struct rp_task *c;
+	pid_t pid;
+
+	for (int i = 0; i < n; i++) {
+		pid = rp_fork(init, &c);
+		cr_assert_gt(pid, 0);
+		cr_assert_eq(rp_exit(c, 0), 0);
+		cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+		rp_task_put(c);
+	}
+}
+
+/*
+ * Bug 7 (I7): a registered thread that only loops on rp_getppid must not
+ * stop reclamation.  Under QSBR the old rp_getppid announced no quiescent
+ * state: the backlog never drained (the wait below gives up after 20 s,
+ * which a drain that works needs a few milliseconds of).  Then the same
+ * with a thread that sleeps offline (rp_thread_offline): the barrier
+ * returns.
+ */
+static void quiet_thread_reclaims(enum rp_sync_mode mode)
+{
+	struct quiet_caller q = { 0 };
+	double end;
+	pthread_t th;
+
+	start(mode);
+	q.self = spawn(init, SIGCHLD);
+	cr_assert_eq(pthread_create(&th, NULL, getppid_loop, &q), 0);
+	await_flag(&q.ready);
+	churn(200);
+	end = now_seconds() + 20;
+	while (rp_deferred_backlog() && now_seconds() < end) {
+		rp_thread_quiescent();
+		sleep_seconds(0.001);
+	}
+	cr_expect_eq(rp_deferred_backlog(), 0, "the backlog stays at %lu while a registered "
+		     "thread loops on rp_getppid", rp_deferred_backlog());
+	uatomic_set(&q.stop, 1);
+	pthread_join(th, NULL);
+	q.ready = q.stop = 0;
+	cr_assert_eq(pthread_create(&th, NULL, offline_sleeper, &q), 0);
+	await_flag(&q.ready);
+	churn(200);
+	rp_deferred_barrier();	/* hangs (the test's timeout) unless offline works */
+	cr_assert_eq(rp_deferred_backlog(), 0);
+	uatomic_set(&q.stop, 1);
+	pthread_join(th, NULL);
+	cr_assert_eq(rp_exit_group(q.self, 0), 0);
+	rp_task_put(q.self);
+	finish();
+}
+
+TEST_EACH_MODE(quiet_thread, quiet_thread_reclaims, .timeout = 120)
+
+/* A registered thread, named "quiet-reader", that does what @step says and acknowledges it. */
+struct quiet_reader {
+	int step, done;
+};
+
+enum { QR_IDLE = 1, QR_QUIESCE, QR_OFFLINE, QR_END };
+
+static void *quiet_reader_main(void *arg)
+{
+	struct quiet_reader *r = arg;
+	int step, done = 0;
+
+	rp_thread_register();
+	pthread_setname_np(pthread_self(), "quiet-reader");
+	uatomic_set(&r->done, QR_IDLE);
+	while ((step = uatomic_read(&r->step)) != QR_END) {
+		if (step == done) {
+			sched_yield();
+			continue;
+		}
+		if (step == QR_QUIESCE)
+			rp_thread_quiescent();
+		else if (step == QR_OFFLINE)
+			rp_thread_offline();
+		done = step;
+		uatomic_set(&r->done, step);
+	}
+	if (done == QR_OFFLINE)
+		rp_thread_online();
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void quiet_reader_do(struct quiet_reader *r, int step)
+{
+	double end = now_seconds() + 10;
+
+	uatomic_set(&r->step, step);
+	while (uatomic_read(&r->done) != step) {
+		cr_assert_lt(now_seconds(), end, "timed out");
+		sched_yield();
+	}
+}
+
+/*
+ * The detection: a registered thread online and not quiescent since the
+ * last check is named (debug builds); one that announced a quiescent state
+ * since, or is offline, is not.  Deterministic: checks with a limit of 0 s.
+ */
+static void stall_named(void)
+{
+	struct quiet_reader r = { 0 };
+	char name[32];
+	pthread_t th;
+
+	if (rp_thread_stalls(0, NULL, 0) == -ENOSYS)
+		cr_skip_test("stall detection needs a build with debug checks");
+	rp_thread_register();
+	cr_assert_eq(pthread_create(&th, NULL, quiet_reader_main, &r), 0);
+	await_flag(&r.done);
+	cr_assert_eq(rp_thread_stalls(0, name, sizeof(name)), 1);
+	cr_assert_str_eq(name, "quiet-reader");
+	quiet_reader_do(&r, QR_QUIESCE);
+	cr_assert_eq(rp_thread_stalls(0, name, sizeof(name)), 0, "quiescent since: not stalled");
+	cr_assert_eq(rp_thread_stalls(0, name, sizeof(name)), 1, "quiet again since the check");
+	quiet_reader_do(&r, QR_OFFLINE);
+	cr_assert_eq(rp_thread_stalls(0, name, sizeof(name)), 0, "offline: not stalled");
+	cr_assert_eq(rp_thread_stalls(0, name, sizeof(name)), 0);
+	uatomic_set(&r.step, QR_END);
+	pthread_join(th, NULL);
+	rp_thread_unregister();
+}
+
+Test(quiescent, stall_named, .timeout = 60) { stall_named(); }

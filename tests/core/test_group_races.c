@@ -73,19 +73,30 @@ static void park_hook(enum rp_torture_point pt, const void *obj, void *arg)
 		sched_yield();
 }
 
-struct kill_all {
+/* A call over every process, run by the walker: kill(-1) or setpriority(PRIO_USER). */
+struct all_op {
 	struct rp_task *self;
-	int sig, ret;
+	bool prio;		/* setpriority(PRIO_USER, root, nice), else kill(-1, SIGUSR1) */
+	int nice, ret;
 };
 
-static void *kill_all_main(void *arg)
+static void *all_op_main(void *arg)
 {
-	struct kill_all *k = arg;
+	struct all_op *op = arg;
 
 	rp_thread_register();
-	k->ret = rp_kill(k->self, -1, k->sig);
+	op->ret = op->prio ? rp_setpriority(op->self, PRIO_USER, 0, op->nice) :
+			     rp_kill(op->self, -1, SIGUSR1);
 	rp_thread_unregister();
 	return NULL;
+}
+
+/* Did @op reach @t?  As the system call, getpriority answers 20 - nice. */
+static bool all_op_reached(struct all_op *op, struct rp_task *t)
+{
+	if (op->prio)
+		return rp_getpriority(t, PRIO_PROCESS, 0) == 20 - op->nice;
+	return pending(t, SIGUSR1);
 }
 
 /*
@@ -93,15 +104,16 @@ static void *kill_all_main(void *arg)
  * L's other thread N execs (its node replaces L's on the task list) and
  * forks C, linked right behind N's node.  The walk then signals the
  * process, through N, after C was linked: C must get the signal too.  The
- * old walk followed L's stale ->next and never reached C.
+ * old walk followed L's stale ->next and never reached C.  The same for
+ * setpriority(PRIO_USER), the other user of the walk: C must end with the
+ * new nice value.
  *
  * In rcu mode the walker is parked on L's node while N execs and forks.
  * The lock modes have no such window (the walk holds the read lock that
  * exec and fork need): they check the same answer in sequence.
  */
-static bool kill_all_after_exec_fork_round(enum rp_sync_mode mode)
+static bool all_after_exec_fork_round(enum rp_sync_mode mode, struct all_op *op)
 {
-	struct kill_all k = { .self = init, .sig = SIGUSR1 };
 	struct rp_task *leader, *n, *c;
 	struct park pk = { 0 };
 	pthread_t walker;
@@ -115,7 +127,7 @@ static bool kill_all_after_exec_fork_round(enum rp_sync_mode mode)
 	if (mode == RP_SYNC_RCU) {
 		pk.at = leader;
 		cr_assert_eq(rp_torture_point_set(RP_TP_PROCESS_WALK_NODE, park_hook, &pk), 0);
-		cr_assert_eq(pthread_create(&walker, NULL, kill_all_main, &k), 0);
+		cr_assert_eq(pthread_create(&walker, NULL, all_op_main, op), 0);
 		await_flag(&pk.parked);
 	}
 	cr_assert_eq(rp_execve(n, "after"), 0);
@@ -125,11 +137,11 @@ static bool kill_all_after_exec_fork_round(enum rp_sync_mode mode)
 		pthread_join(walker, NULL);
 		cr_assert_eq(rp_torture_point_set(RP_TP_PROCESS_WALK_NODE, NULL, NULL), 0);
 	} else {
-		kill_all_main(&k);
+		all_op_main(op);
 	}
-	cr_assert_eq(k.ret, 0);
-	cr_assert(pending(n, SIGUSR1), "the exec'd process was not signalled");
-	missed = !pending(c, SIGUSR1);
+	cr_assert_eq(op->ret, 0);
+	cr_assert(all_op_reached(op, n), "the exec'd process was not reached");
+	missed = !all_op_reached(op, c);
 	cpid = rp_getpid(c);
 	npid = rp_getpid(n);
 	cr_assert_eq(rp_exit_group(c, 0), 0);
@@ -142,21 +154,37 @@ static bool kill_all_after_exec_fork_round(enum rp_sync_mode mode)
 	return missed;
 }
 
-static void kill_all_after_exec_fork(enum rp_sync_mode mode)
+static void all_after_exec_fork(enum rp_sync_mode mode, bool prio)
 {
+	struct all_op op = { .prio = prio };
 	int missed = 0, rounds = 20;
 
 	if (rp_torture_point_set(RP_TP_PROCESS_WALK_NODE, NULL, NULL) == -ENOSYS)
 		cr_skip_test("torture points need a build with debug checks");
 	start(mode);
-	for (int i = 0; i < rounds; i++)
-		missed += kill_all_after_exec_fork_round(mode);
+	op.self = init;
+	for (int i = 0; i < rounds; i++) {
+		op.nice = 5 + i % 2;	/* not the value the child inherits */
+		missed += all_after_exec_fork_round(mode, &op);
+	}
 	finish();
-	cr_assert_eq(missed, 0, "in %d of %d rounds kill(-1) reached the parent after its "
-		     "child was linked, and not the child", missed, rounds);
+	cr_assert_eq(missed, 0, "in %d of %d rounds %s reached the parent after its child "
+		     "was linked, and not the child", missed, rounds,
+		     prio ? "setpriority(PRIO_USER)" : "kill(-1)");
+}
+
+static void kill_all_after_exec_fork(enum rp_sync_mode mode)
+{
+	all_after_exec_fork(mode, false);
+}
+
+static void prio_user_after_exec_fork(enum rp_sync_mode mode)
+{
+	all_after_exec_fork(mode, true);
 }
 
 TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork, .timeout = 60)
+TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = 60)
 
 /*
  * Bug 8: a group stop is pending for both threads of P; one has stopped,

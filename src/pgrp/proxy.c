@@ -259,6 +259,7 @@ static struct cds_list_head *process_next(struct cds_list_head *pos, struct rp_t
 	struct rp_task *leader;
 
 	if (p) {
+		rp_lockdep_assert_held(RP_LOCK_SIGHAND);
 		/* Pairs with the group_leader stores of exec's leader switch. */
 		leader = rcu_dereference(p->group_leader);
 		/* Pairs with fork's cds_list_add_rcu behind @leader, under the same siglock. */

@@ -285,6 +285,7 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
  */
 static bool group_exiting(struct rp_task *t)
 {
+	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
 #ifdef RP_BREAK_EXIT_JOINS_STOP
 	(void)t;
 	return false;

@@ -282,6 +282,7 @@ int rp_zap_other_threads(struct rp_task *p)
 	struct rp_task *t;
 	int count = 0;
 
+	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
 	p->signal->group_stop_count = 0;
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {

@@ -39,10 +39,56 @@ const char *rp_rcu_flavour(void);
 
 /*
  * Register the calling thread with liburcu (required before any other call).
- * Calls nest: each register needs its unregister.
+ * Calls nest: each register needs its unregister, before the thread ends.
+ * A registered thread is online.
  */
 void rp_thread_register(void);
 void rp_thread_unregister(void);
+
+/*
+ * QSBR: what a registered thread owes everyone else.  With the qsbr flavour
+ * (rp_rcu_flavour()), memory freed by any thread is reclaimed only once
+ * every registered, online thread has passed a quiescent state.  Every
+ * rcuproc call announces one, but between calls the library cannot see the
+ * thread.  So a registered thread that stops calling rcuproc for long
+ * (sleeps, blocks on something else, computes) must either announce
+ * quiescent states itself, or go offline while it is away:
+ *
+ *	rp_thread_quiescent()	"I hold no rcuproc pointer now": call it now
+ *				and then in a long loop outside rcuproc;
+ *	rp_thread_offline()	before blocking or leaving rcuproc for long;
+ *	rp_thread_online()	before the next rcuproc call (an offline
+ *				thread must not call rcuproc).
+ *
+ * Otherwise reclamation stops for the whole process: the deferred-free
+ * backlog grows without bound and rp_deferred_barrier never returns.  Do
+ * not call rcuproc from inside your own liburcu read-side sections: its
+ * calls announce quiescent states.  With memb these three do nothing but
+ * the debug builds' accounting (below); they are always safe to call.
+ */
+void rp_thread_quiescent(void);
+void rp_thread_offline(void);
+void rp_thread_online(void);
+
+/*
+ * Debug builds (RP_DEBUG): quiescent states the calling thread has
+ * announced so far (its rcuproc calls, rp_thread_quiescent, going offline
+ * or online); 0 in other builds.
+ */
+unsigned long rp_thread_quiescent_count(void);
+
+/*
+ * Debug builds: the registered threads, other than the caller, that are
+ * online and have announced no quiescent state since a check at least
+ * @seconds ago; each is also named on stderr, once per stall.  The first
+ * one's name (pthread_setname_np, else its pthread id) goes to @name.
+ * Returns how many, or -ENOSYS in builds without debug checks.  Under
+ * QSBR, debug builds run this check themselves with 10 s while the backlog
+ * grows and while rp_deferred_barrier waits; every build warns on stderr
+ * when the backlog passes 131072 with no deferred free run for 65536
+ * deferrals.
+ */
+int rp_thread_stalls(double seconds, char *name, unsigned long len);
 
 /* Deferred frees queued and not yet run, process-wide (I7's backlog). */
 unsigned long rp_deferred_backlog(void);

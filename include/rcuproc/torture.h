@@ -8,6 +8,9 @@
  * between two steps far more often than it would by chance; elsewhere it is
  * nothing.  A correct update gives readers nothing to see in that window; a
  * naive one (an RP_BREAK_* build) is caught within seconds.
+ *
+ * Where chance is not enough, a test parks a thread at a race point
+ * (src/sync/racepoint.h) instead.
  */
 #ifndef RCUPROC_TORTURE_H
 #define RCUPROC_TORTURE_H

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include "pgrp.h"
+#include "../sync/racepoint.h"
 
 static struct cds_hlist_head *member_list(struct rp_pid *pid, enum rp_pid_type type)
 {
@@ -242,6 +243,38 @@ int rp_for_each_member_locked_rcu(struct rp_system *sys, enum rp_pid_type type, 
 	return walk_members(sys, type, nr, true, fn, arg);
 }
 
+/*
+ * The node after process @p (NULL: gone), which the walk reached at @pos,
+ * read under @p's siglock.  @pos may be the node of a leader that exec has
+ * since replaced by @p's (cds_list_replace_rcu): its ->next is stale, and
+ * fork links a child behind the current leader's node, so follow that one.
+ * While an exec switches leaders, the new leader's node is not linked yet
+ * (still the self-loop of a thread) and the old one still has the right
+ * successor: no fork can link behind the new one before the exec ends.
+ * RP_BREAK_WALK_STALE_NEXT follows @pos whatever it is.
+ */
+static struct cds_list_head *process_next(struct cds_list_head *pos, struct rp_task *p)
+{
+#ifndef RP_BREAK_WALK_STALE_NEXT
+	struct cds_list_head *next;
+	struct rp_task *leader;
+
+	if (p) {
+		rp_lockdep_assert_held(RP_LOCK_SIGHAND);
+		/* Pairs with the group_leader stores of exec's leader switch. */
+		leader = rcu_dereference(p->group_leader);
+		/* Pairs with fork's cds_list_add_rcu behind @leader, under the same siglock. */
+		next = rcu_dereference(leader->tasks.next);
+		if (next != &leader->tasks)
+			return next;
+	}
+#else
+	(void)p;
+#endif
+	/* Pairs with the publication in cds_list_add_rcu (fork) and replace (exec). */
+	return rcu_dereference(pos->next);
+}
+
 int rp_for_each_process_locked_rcu(struct rp_system *sys,
 				   int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
@@ -252,11 +285,11 @@ int rp_for_each_process_locked_rcu(struct rp_system *sys,
 
 	/* Pairs with the publication in cds_list_add_rcu (fork) and replace (exec). */
 	for (pos = rcu_dereference(head->next); pos != head && !ret; pos = next) {
+		RP_RACE_POINT(RP_RACE_PROCESS_WALK_NODE, caa_container_of(pos, struct rp_task, tasks));
 		p = lock_process(caa_container_of(pos, struct rp_task, tasks)->signal, &sh);
 		if (p)
 			ret = fn(p, arg);
-		/* Under @p's siglock: pairs with fork's cds_list_add_rcu behind it. */
-		next = rcu_dereference(pos->next);
+		next = process_next(pos, p);
 		if (p)
 			rp_unlock_sighand(sh);
 		/* Between two processes a fork may link a child: widen it (torture). */

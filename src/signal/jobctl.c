@@ -17,8 +17,14 @@
  * its parent a notice, which the first thread to run rp_get_signal sends:
  * the sender holds a siglock and may not take the parent's.
  *
+ * A dying group's stop is over: rp_zap_other_threads takes the other
+ * threads' STOP_PENDING away and an exiting thread of a dying group does
+ * not take part (rp_jobctl_exit), so nobody reports a stop the group will
+ * never reach (Linux's zap_other_threads and exit_signals).
+ *
  * RP_BREAK_STOP_EARLY lets the first thread to stop report the group
- * stopped while other threads still run.
+ * stopped while other threads still run.  RP_BREAK_EXIT_JOINS_STOP lets a
+ * thread that dies in a group exit complete the group stop.
  */
 #include <errno.h>
 #include "signal.h"
@@ -273,10 +279,25 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
 	notify_parent_cldstop(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
 }
 
+/*
+ * Does @t's group die (siglock held)?  Then its group stop is over, and no
+ * exiting thread completes it: Linux's exit_signals returns early.
+ */
+static bool group_exiting(struct rp_task *t)
+{
+	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
+#ifdef RP_BREAK_EXIT_JOINS_STOP
+	(void)t;
+	return false;
+#else
+	return t->signal->flags & RP_SIGNAL_GROUP_EXIT;
+#endif
+}
+
 void rp_jobctl_exit(struct rp_task *t)
 {
 	struct rp_sighand *sh;
-	bool report;
+	bool report = false;
 	int code;
 
 	/* Nobody sets it once RP_PF_EXITING is (set_stop_pending): clear stays clear. */
@@ -286,7 +307,10 @@ void rp_jobctl_exit(struct rp_task *t)
 	if (!sh)
 		return;
 	code = t->signal->group_exit_code;
-	report = (t->jobctl & RP_JOBCTL_STOP_PENDING) && participate(t);
+	if (group_exiting(t))
+		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+	else
+		report = (t->jobctl & RP_JOBCTL_STOP_PENDING) && participate(t);
 	rp_unlock_sighand(sh);
 	if (report)
 		notify_parent_cldstop(t, CLD_STOPPED, code & 0x7f);

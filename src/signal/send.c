@@ -273,18 +273,25 @@ bool rp_signal_pending_locked(struct rp_task *t)
  * As Linux: the count includes threads that are already zombies (de_thread
  * waits for each to be released); only live ones get SIGKILL.  The bit is
  * set directly: rp_send_signal_locked would drop it in an exiting group.
+ * The group stop is over: no other thread owes it any more, so none can
+ * complete it on its way out (rp_jobctl_exit).  RP_BREAK_EXIT_JOINS_STOP
+ * leaves their STOP_PENDING set.
  */
 int rp_zap_other_threads(struct rp_task *p)
 {
 	struct rp_task *t;
 	int count = 0;
 
+	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
 	p->signal->group_stop_count = 0;
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {
 		if (t == p)
 			continue;
 		count++;
+#ifndef RP_BREAK_EXIT_JOINS_STOP
+		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+#endif
 		if (uatomic_read(&t->exit_state))
 			continue;
 		rp_sigset_set_bits(&t->pending.signal,

@@ -45,6 +45,14 @@ void rp_lockdep_release(enum rp_lock_class c)
 	nheld--;
 }
 
+void rp_lockdep_assert_held(enum rp_lock_class c)
+{
+	for (int i = 0; i < nheld; i++)
+		if (held[i] == c)
+			return;
+	lockdep_fail("a lock of this class must be held", c, nheld);
+}
+
 void rp_lockdep_read_enter(void)
 {
 	if (nheld && held[nheld - 1] > RP_LOCK_UPDATE)

@@ -48,12 +48,15 @@ void rp_lockdep_release(enum rp_lock_class c);
 void rp_lockdep_read_enter(void);
 void rp_lockdep_read_exit(void);
 void rp_lockdep_assert_may_synchronize(void);
+/* A precondition: this thread holds a lock of class @c. */
+void rp_lockdep_assert_held(enum rp_lock_class c);
 #else
 static inline void rp_lockdep_acquire(enum rp_lock_class c) { (void)c; }
 static inline void rp_lockdep_release(enum rp_lock_class c) { (void)c; }
 static inline void rp_lockdep_read_enter(void) { }
 static inline void rp_lockdep_read_exit(void) { }
 static inline void rp_lockdep_assert_may_synchronize(void) { }
+static inline void rp_lockdep_assert_held(enum rp_lock_class c) { (void)c; }
 #endif
 
 #endif /* RP_SYNC_LOCKORDER_H */

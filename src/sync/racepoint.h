@@ -31,6 +31,10 @@ enum rp_race_point {
 	/* wait found candidate @t, referenced, and is about to claim it (no
 	   lock, no read section). */
 	RP_RACE_WAIT_CLAIM,
+	/* kill(-1) and setpriority(PRIO_USER)'s walk of all processes stands
+	   on the node of task @t, not yet locked (read section); an exec may
+	   have replaced that node. */
+	RP_RACE_PROCESS_WALK_NODE,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -5,8 +5,9 @@
  *
  * memb (default): cheap readers, no cooperation needed from threads.
  * qsbr (-Drcu_flavour=qsbr): free readers; a registered thread must announce
- * quiescent states (rp_sync_quiescent, run at the end of each public call)
- * and go offline before it blocks (rp_sync_block_begin/end).
+ * quiescent states (rp_sync_quiescent, run by each public call; the
+ * application's rp_thread_quiescent between calls) and go offline before it
+ * blocks (rp_sync_block_begin/end; the application's rp_thread_offline).
  */
 #ifndef RP_SYNC_RCU_H
 #define RP_SYNC_RCU_H

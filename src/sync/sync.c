@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Mode set-up, deferred release and grace periods; see sync.h. */
+/*
+ * Mode set-up, deferred release and grace periods; see sync.h.  Also the
+ * QSBR side of thread registration (rp_thread_online/offline/quiescent) and
+ * the detection of a registered thread that holds grace periods back: the
+ * stall check of debug builds (as Linux's RCU CPU stall warnings, by
+ * thread) and the backlog warning of every build.
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "sync.h"
 
 static const char *const mode_names[RP_SYNC_NONE + 1] = {
@@ -16,6 +25,22 @@ __thread struct rp_read_nest rp_read_nest;
 
 /* Deferred releases queued and not yet run (uatomic). */
 static unsigned long deferred_pending;
+
+/*
+ * Deferred releases run, as a hint of progress: written by the call_rcu
+ * workers without atomics (an increment lost to a race does not matter),
+ * read by the backlog check.
+ */
+static unsigned long deferred_runs;
+
+__thread struct rp_qs_thread rp_qs_self;
+
+/* The registered threads (debug builds): a leaf lock, nothing is taken under it. */
+static pthread_mutex_t qs_lock = PTHREAD_MUTEX_INITIALIZER;
+static CDS_LIST_HEAD(qs_threads);
+
+/* A debug build names a thread online and not quiescent for this long. */
+#define QS_STALL_SECONDS	10.0
 
 const char *rp_sync_mode_name(enum rp_sync_mode mode)
 {
@@ -42,19 +67,161 @@ const char *rp_rcu_flavour(void)
 #endif
 }
 
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Debug builds: put the calling thread on the registry, online. */
+static void qs_register(void)
+{
+#ifdef RP_DEBUG
+	rp_qs_self.thread = pthread_self();
+	rp_qs_self.tid = gettid();
+	rp_qs_self.count = 0;
+	rp_qs_self.online = true;
+	pthread_mutex_lock(&qs_lock);
+	rp_qs_self.seen = 0;
+	rp_qs_self.since = monotonic_seconds();
+	rp_qs_self.warned = false;
+	cds_list_add(&rp_qs_self.node, &qs_threads);
+	pthread_mutex_unlock(&qs_lock);
+#endif
+}
+
+static void qs_unregister(void)
+{
+#ifdef RP_DEBUG
+	pthread_mutex_lock(&qs_lock);
+	cds_list_del(&rp_qs_self.node);
+	pthread_mutex_unlock(&qs_lock);
+#endif
+}
+
 /* Registrations may nest: liburcu is told at the first and the last. */
 static __thread unsigned int registrations;
 
 void rp_thread_register(void)
 {
-	if (registrations++ == 0)
+	if (registrations++ == 0) {
 		rcu_register_thread();
+		qs_register();
+	}
 }
 
 void rp_thread_unregister(void)
 {
-	if (--registrations == 0)
+	if (--registrations == 0) {
+		qs_unregister();
 		rcu_unregister_thread();
+	}
+}
+
+void rp_thread_offline(void)
+{
+	rp_sync_block_begin();
+}
+
+void rp_thread_online(void)
+{
+	rp_sync_block_end();
+}
+
+void rp_thread_quiescent(void)
+{
+	rp_sync_quiescent();
+}
+
+unsigned long rp_thread_quiescent_count(void)
+{
+#ifdef RP_DEBUG
+	return rp_qs_self.count;
+#else
+	return 0;
+#endif
+}
+
+/* @t's name (pthread_setname_np), or its thread id if it has none. */
+static void thread_name(const struct rp_qs_thread *t, char *name, unsigned long len)
+{
+	if (len && pthread_getname_np(t->thread, name, len) != 0)
+		snprintf(name, len, "thread %#lx", (unsigned long)t->thread);
+}
+
+/*
+ * Under qs_lock, at @now: the registered threads other than the caller
+ * that are online and have not been quiescent for @limit seconds.  Each is
+ * named on stderr once per stall; the first one's name goes to @name.
+ */
+static int qs_check(double limit, double now, char *name, unsigned long len)
+{
+	struct rp_qs_thread *t;
+	char buf[64];
+	unsigned long c;
+	int n = 0;
+
+	cds_list_for_each_entry(t, &qs_threads, node) {
+		c = CMM_LOAD_SHARED(t->count);
+		if (t == &rp_qs_self || !CMM_LOAD_SHARED(t->online) || c != t->seen) {
+			t->seen = c;
+			t->since = now;
+			t->warned = false;
+			continue;
+		}
+		if (now - t->since < limit)
+			continue;
+		thread_name(t, buf, sizeof(buf));
+		if (n++ == 0 && name)
+			snprintf(name, len, "%s", buf);
+		if (t->warned)
+			continue;
+		t->warned = true;
+		fprintf(stderr, "rcuproc: registered thread %d \"%s\" has been online for %.1f s "
+			"without a quiescent state; under QSBR it holds back every deferred free: "
+			"it must call rp_thread_quiescent() now and then, or rp_thread_offline() "
+			"while it is away from rcuproc (docs/sync.md)\n", (int)t->tid, buf, now - t->since);
+	}
+	return n;
+}
+
+int rp_thread_stalls(double seconds, char *name, unsigned long len)
+{
+#ifdef RP_DEBUG
+	int n;
+
+	if (name && len)
+		name[0] = '\0';
+	pthread_mutex_lock(&qs_lock);
+	n = qs_check(seconds, monotonic_seconds(), name, len);
+	pthread_mutex_unlock(&qs_lock);
+	return n;
+#else
+	(void)seconds;
+	(void)name;
+	(void)len;
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * Debug builds under QSBR: look for stalled threads, at most once a second
+ * and never waiting for the registry (the caller may hold table locks).
+ */
+static void qs_watch(void)
+{
+#if defined(RP_DEBUG) && defined(RP_RCU_QSBR)
+	static double last;
+	double now = monotonic_seconds();
+
+	if (now - CMM_LOAD_SHARED(last) < 1.0 || pthread_mutex_trylock(&qs_lock) != 0)
+		return;
+	CMM_STORE_SHARED(last, now);
+	qs_check(QS_STALL_SECONDS, now, NULL, 0);
+	pthread_mutex_unlock(&qs_lock);
+#endif
 }
 
 unsigned long rp_deferred_backlog(void)
@@ -62,10 +229,28 @@ unsigned long rp_deferred_backlog(void)
 	return uatomic_read(&deferred_pending);
 }
 
+/*
+ * Debug builds: wait offline until the backlog drains, looking for stalled
+ * threads meanwhile, so that a barrier held back by a quiet thread names
+ * it rather than hang in silence.
+ */
+static void drain_watching(void)
+{
+#ifdef RP_DEBUG
+	struct timespec ms = { 0, 1000000 };
+
+	while (uatomic_read(&deferred_pending)) {
+		nanosleep(&ms, NULL);
+		qs_watch();
+	}
+#endif
+}
+
 void rp_deferred_barrier(void)
 {
 	rp_lockdep_assert_may_synchronize();
 	rp_sync_block_begin();
+	drain_watching();
 	/* A callback may queue another (a task's free puts its group): drain them all. */
 	do
 		rcu_barrier();
@@ -94,7 +279,34 @@ static void deferred_run(struct rcu_head *head)
 	struct rp_deferred *d = caa_container_of(head, struct rp_deferred, rcu);
 
 	uatomic_dec(&deferred_pending);
+	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
 	d->release(d);
+}
+
+/* The backlog at which the next warning is due (a power of two, doubled each time). */
+static unsigned long backlog_warn_at = 1UL << 17;
+
+/*
+ * Every build, every 65536 deferrals: a backlog past the warning mark with
+ * no free run since the last look means grace periods have stopped ending
+ * (under QSBR, most likely a registered thread that is online and never
+ * quiescent).  Warned once per doubling of the backlog.
+ */
+static void backlog_check(unsigned long backlog)
+{
+	static unsigned long runs_seen;
+	unsigned long runs = CMM_LOAD_SHARED(deferred_runs), mark;
+
+	qs_watch();
+	if (runs != uatomic_xchg(&runs_seen, runs))
+		return;
+	mark = uatomic_read(&backlog_warn_at);
+	if (backlog < mark || uatomic_cmpxchg(&backlog_warn_at, mark, mark * 2) != mark)
+		return;
+	fprintf(stderr, "rcuproc: %lu deferred frees queued and none has run since the last "
+		"65536: grace periods are not ending; under QSBR every registered thread must "
+		"call rp_thread_quiescent() now and then, or rp_thread_offline() while it is "
+		"away from rcuproc (docs/sync.md)\n", backlog);
 }
 
 /* RP_BREAK_IMMEDIATE_FREE: rcu mode frees at once, with readers still inside. */
@@ -109,7 +321,10 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 {
 	d->release = release;
 	if (s->mode == RP_SYNC_RCU && RCU_MODE_DEFERS) {
-		uatomic_inc(&deferred_pending);
+		unsigned long backlog = uatomic_add_return(&deferred_pending, 1);
+
+		if ((backlog & 0xffff) == 0)
+			backlog_check(backlog);
 		call_rcu(&d->rcu, deferred_run);
 		return;
 	}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <rcuproc/sync.h>
 #include "rcu.h"
 #include "lockorder.h"
@@ -158,12 +159,43 @@ static inline void rp_read_unlock(struct rp_sync *s)
 	}
 }
 
+/*
+ * Debug builds keep, for each registered thread, how often it announced a
+ * quiescent state (or went offline or online) and whether it is online, so
+ * that a thread holding grace periods back can be found and named
+ * (rp_thread_stalls, and the checks of rp_defer_release and
+ * rp_deferred_barrier).  Linked on a registry in sync.c.
+ */
+struct rp_qs_thread {
+	struct cds_list_head node;	/* registry: under sync.c's qs_lock */
+	pthread_t thread;		/* W: at registration */
+	pid_t tid;			/* W: at registration */
+	unsigned long count;		/* W: the thread itself; R: anyone (shared loads) */
+	bool online;			/* W: the thread itself; R: anyone (shared loads) */
+	unsigned long seen;		/* the checker's, under qs_lock: count last seen */
+	double since;			/* under qs_lock: when count last moved */
+	bool warned;			/* under qs_lock: this stall was reported */
+};
+extern __thread struct rp_qs_thread rp_qs_self;
+
+/* Debug builds: count one quiescent state of this thread, and whether it is online. */
+static inline void rp_qs_note(bool online)
+{
+#ifdef RP_DEBUG
+	CMM_STORE_SHARED(rp_qs_self.count, rp_qs_self.count + 1);
+	CMM_STORE_SHARED(rp_qs_self.online, online);
+#else
+	(void)online;
+#endif
+}
+
 /* QSBR: a registered thread must be offline while it blocks. */
 static inline void rp_sync_block_begin(void)
 {
 #ifdef RP_RCU_QSBR
 	rcu_thread_offline();
 #endif
+	rp_qs_note(false);
 }
 
 static inline void rp_sync_block_end(void)
@@ -171,14 +203,25 @@ static inline void rp_sync_block_end(void)
 #ifdef RP_RCU_QSBR
 	rcu_thread_online();
 #endif
+	rp_qs_note(true);
 }
 
-/* End of a public call: QSBR's quiescent state; nothing for memb. */
+/*
+ * Every public call announces a quiescent state, outside any read section
+ * (debug builds assert it), at its end or, for a call that returns from
+ * many places, at its start: QSBR's rcu_quiescent_state (two loads when no
+ * grace period waits), nothing else for memb.  Without it, a registered
+ * thread that keeps calling rcuproc would hold back every grace period
+ * under QSBR (docs/sync.md).  test_group_races's quiescent/ checks each
+ * call through the debug builds' count.
+ */
 static inline void rp_sync_quiescent(void)
 {
+	rp_lockdep_assert_may_synchronize();
 #ifdef RP_RCU_QSBR
 	rcu_quiescent_state();
 #endif
+	rp_qs_note(true);
 }
 
 static inline void rp_update_lock(struct rp_sync *s)

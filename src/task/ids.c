@@ -7,11 +7,13 @@
 
 pid_t rp_getpid(struct rp_task *self)
 {
+	rp_sync_quiescent();
 	return rp_task_exited(self) ? -ESRCH : rp_task_tgid(self);
 }
 
 pid_t rp_gettid(struct rp_task *self)
 {
+	rp_sync_quiescent();
 	return rp_task_exited(self) ? -ESRCH : rp_task_tid(self);
 }
 
@@ -20,6 +22,7 @@ pid_t rp_getppid(struct rp_task *self)
 	struct rp_sync *sync = &self->sys->sync;
 	pid_t ppid;
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	rp_read_lock(sync);
@@ -31,11 +34,13 @@ pid_t rp_getppid(struct rp_task *self)
 
 uid_t rp_getuid(struct rp_task *self)
 {
+	rp_sync_quiescent();
 	return self->cred->uid;
 }
 
 uid_t rp_geteuid(struct rp_task *self)
 {
+	rp_sync_quiescent();
 	return self->cred->euid;
 }
 
@@ -46,6 +51,7 @@ static bool cap_valid(int cap)
 
 int rp_cap_has(struct rp_task *self, int cap)
 {
+	rp_sync_quiescent();
 	return cap_valid(cap) ? rp_cred_capable(self->cred, cap) : -EINVAL;
 }
 
@@ -77,6 +83,7 @@ int rp_cap_drop(struct rp_task *self, int cap)
 	const struct rp_cred *c = self->cred;
 	uint64_t bit;
 
+	rp_sync_quiescent();
 	if (!cap_valid(cap))
 		return -EINVAL;
 	if (rp_task_exited(self))
@@ -115,6 +122,7 @@ int rp_setresuid(struct rp_task *self, uid_t ruid, uid_t euid, uid_t suid)
 	bool privileged = rp_cred_capable(old, RP_CAP_SETUID);
 	uint64_t caps, permitted;
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	if (!privileged && ((ruid != (uid_t)-1 && !is_one_of(ruid, old)) ||
@@ -133,6 +141,7 @@ int rp_setuid(struct rp_task *self, uid_t uid)
 {
 	const struct rp_cred *old = self->cred;
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	if (rp_cred_capable(old, RP_CAP_SETUID))
@@ -146,6 +155,7 @@ int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim)
 {
 	struct rp_sighand *sh;
 
+	rp_sync_quiescent();
 	if (resource < 0 || resource >= RLIM_NLIMITS)
 		return -EINVAL;
 	sh = rp_lock_task_sighand(self);
@@ -162,6 +172,7 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
 	struct rlimit *cur;
 	int err = 0;
 
+	rp_sync_quiescent();
 	if (resource < 0 || resource >= RLIM_NLIMITS || rlim->rlim_cur > rlim->rlim_max)
 		return -EINVAL;
 	sh = rp_lock_task_sighand(self);
@@ -223,6 +234,7 @@ static int set_dumpable(struct rp_task *self, unsigned long value)
 
 int rp_prctl(struct rp_task *self, int option, unsigned long arg2)
 {
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	switch (option) {

@@ -190,6 +190,7 @@ int rp_clock_getres(struct rp_task *self, clockid_t clock, struct timespec *tp)
 {
 	int err = clock_valid(self, clock);
 
+	rp_sync_quiescent();
 	if (!err && tp)
 		*tp = (struct timespec){ .tv_sec = 0, .tv_nsec = 1 };
 	return err;
@@ -200,6 +201,7 @@ int rp_clock_getcpuclockid(struct rp_task *self, pid_t pid, clockid_t *clock)
 {
 	clockid_t id = (clockid_t)((unsigned int)~pid << 3) | RP_CPUCLOCK_SCHED;
 
+	rp_sync_quiescent();
 	if (clock_valid(self, id))
 		return -ESRCH;
 	*clock = id;
@@ -212,6 +214,7 @@ int rp_pthread_getcpuclockid(struct rp_task *self, pid_t tid, clockid_t *clock)
 	clockid_t id = (clockid_t)((unsigned int)~tid << 3) | RP_CPUCLOCK_PERTHREAD |
 		       RP_CPUCLOCK_SCHED;
 
+	rp_sync_quiescent();
 	if (tid <= 0 || clock_valid(self, id))
 		return -ESRCH;
 	*clock = id;
@@ -249,6 +252,7 @@ long rp_times(struct rp_task *self, struct tms *buf)
 {
 	struct self_times st = { 0 };	/* gcc -O3 cannot see sample_self fill it */
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self) || sample_self(self, &st))
 		return -ESRCH;
 	if (buf) {
@@ -278,6 +282,7 @@ int rp_getrusage(struct rp_task *self, int who, struct rusage *usage)
 {
 	struct self_times st;
 
+	rp_sync_quiescent();
 	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD)
 		return -EINVAL;
 	if (rp_task_exited(self) || sample_self(self, &st))

@@ -217,6 +217,7 @@ int rp_setitimer(struct rp_task *self, int which, const struct itimerval *value,
 	static const struct itimerval zero;
 	int idx = itimer_index(which);
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	if (idx < 0)
@@ -232,6 +233,7 @@ int rp_getitimer(struct rp_task *self, int which, struct itimerval *value)
 {
 	int idx = itimer_index(which);
 
+	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
 	if (idx < 0)

@@ -593,6 +593,7 @@ int rp_timer_getoverrun(struct rp_task *self, int timerid)
 	int ret;
 	struct rp_cpu_timer *tm = timer_for_call(self, timerid, &ret);
 
+	rp_sync_quiescent();
 	if (!tm)
 		return ret;
 	ret = lock_live(tm);

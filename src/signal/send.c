@@ -11,6 +11,7 @@
 #include "signal.h"
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
+#include "../sync/racepoint.h"
 
 /* Default action "ignore" (Linux's SIG_KERNEL_IGNORE_MASK). */
 #define KERNEL_IGNORE_MASK (RP_SIGBIT(SIGCHLD) | RP_SIGBIT(SIGURG) | RP_SIGBIT(SIGWINCH) | \
@@ -320,21 +321,34 @@ static int group_send(struct rp_task *self, struct rp_task *p, int sig, const si
 /*
  * kill(@nr > 0): the thread group of the task with tid @nr.  A task found
  * but released meanwhile may have handed its pid to a new leader (a racing
- * exec): look again, and stop when the lookup finds the same dead task.
+ * exec): look again, and stop when the same dead task comes back.  Look
+ * again through the pid found at the start, as Linux keeps its struct pid,
+ * not by number: the number may name a new process by then, which the call
+ * must not signal.  The read section keeps that pid from being freed.
+ * RP_BREAK_KILL_BY_NUMBER looks the number up again.
  */
 static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *info)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *p = NULL, *prev;
+	struct rp_pid *pid;
 	int err;
 
+	rp_read_lock(sync);
+	pid = rp_pid_find(self->sys, nr);
 	do {
 		prev = p;
-		rp_read_lock(sync);
+#ifdef RP_BREAK_KILL_BY_NUMBER
+		(void)pid;
 		p = rp_find_task(self->sys, nr);
+#else
+		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+		p = pid ? rcu_dereference(pid->task) : NULL;
+#endif
+		RP_RACE_POINT(RP_RACE_KILL_FOUND, p);
 		err = p ? group_send(self, p, sig, info) : -ESRCH;
-		rp_read_unlock(sync);
 	} while (err == -ESRCH && p && p != prev);
+	rp_read_unlock(sync);
 	return err;
 }
 

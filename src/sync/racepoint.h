@@ -35,6 +35,9 @@ enum rp_race_point {
 	   on the node of task @t, not yet locked (read section); an exec may
 	   have replaced that node. */
 	RP_RACE_PROCESS_WALK_NODE,
+	/* kill(pid) found task @t (NULL: none) through the pid it looked up,
+	   not yet signalled (read section). */
+	RP_RACE_KILL_FOUND,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

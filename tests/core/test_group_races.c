@@ -40,10 +40,10 @@ static bool pending(struct rp_task *t, int sig)
 	return sigismember(&set, sig);
 }
 
-/* Wait (at most 10 s) for another OS thread to set *@flag. */
+/* Wait for another OS thread to set *@flag (a hang fails after TEST_HANG_SECONDS). */
 static void await_flag(int *flag)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	while (!uatomic_read(flag)) {
 		cr_assert_lt(now_seconds(), end, "timed out");
@@ -57,6 +57,7 @@ static void await_flag(int *flag)
  * the test lets it go.
  */
 struct park {
+	enum rp_race_point where;
 	const void *at;
 	int parked, go;
 };
@@ -67,7 +68,7 @@ static void park_hook(enum rp_race_point where, struct rp_task *t)
 {
 	struct park *pk = parking;
 
-	if (where != RP_RACE_PROCESS_WALK_NODE || t != pk->at || uatomic_read(&pk->parked))
+	if (where != pk->where || t != pk->at || uatomic_read(&pk->parked))
 		return;
 	uatomic_set(&pk->parked, 1);
 	while (!uatomic_read(&pk->go))
@@ -126,6 +127,7 @@ static bool all_after_exec_fork_round(enum rp_sync_mode mode, struct all_op *op)
 	n = spawn(leader, THREAD_FLAGS);
 	cr_assert_eq(rp_exit(leader, 0), 0);	/* a zombie leader: exec takes its place */
 	if (mode == RP_SYNC_RCU) {
+		pk.where = RP_RACE_PROCESS_WALK_NODE;
 		pk.at = leader;
 		parking = &pk;
 		rp_debug_race_hook(park_hook);
@@ -183,8 +185,75 @@ static void prio_user_after_exec_fork(enum rp_sync_mode mode)
 	all_after_exec_fork(mode, true);
 }
 
-TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork, .timeout = 60)
-TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = 60)
+TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = TEST_TIMEOUT)
+
+/*
+ * kill(pid) must not signal a process that took the pid's number during
+ * the call.  The killer is parked after its lookup found victim V; V exits
+ * and is reaped, and forks go on until a new process Q gets V's number.
+ * The killer's signal then finds V released and looks again: through the
+ * pid it found, which names no task now (ESRCH), not by number, which
+ * would find Q (RP_BREAK_KILL_BY_NUMBER).  rcu mode only: in the lock modes
+ * the lookup holds the read lock that exit and fork need, so there is no
+ * window.
+ */
+struct killer {
+	struct rp_task *self;
+	pid_t pid;
+	int ret;
+};
+
+static void *killer_main(void *arg)
+{
+	struct killer *k = arg;
+
+	rp_thread_register();
+	k->ret = rp_kill(k->self, k->pid, SIGUSR1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
+{
+	struct park pk = { .where = RP_RACE_KILL_FOUND };
+	struct killer k;
+	struct rp_task *v, *q;
+	pthread_t th;
+	int st;
+
+	start(RP_SYNC_RCU);
+	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
+	v = spawn(init, SIGCHLD);
+	k = (struct killer){ .self = init, .pid = rp_getpid(v) };
+	pk.at = v;
+	parking = &pk;
+	rp_debug_race_hook(park_hook);
+	cr_assert_eq(pthread_create(&th, NULL, killer_main, &k), 0);
+	await_flag(&pk.parked);
+	cr_assert_eq(rp_exit_group(v, 0), 0);
+	cr_assert_eq(rp_wait4(init, k.pid, &st, 0, NULL), k.pid);
+	for (;;) {
+		q = spawn(init, SIGCHLD);
+		if (rp_getpid(q) == k.pid)
+			break;
+		cr_assert_eq(rp_exit_group(q, 0), 0);
+		rp_task_put(q);
+		while (rp_wait4(init, -1, &st, WNOHANG, NULL) > 0)
+			;
+	}
+	mask_signal(q, SIG_BLOCK, SIGUSR1);
+	uatomic_set(&pk.go, 1);
+	pthread_join(th, NULL);
+	rp_debug_race_hook(NULL);
+	cr_assert_not(pending(q, SIGUSR1), "kill(%d) signalled the process that took the number "
+		      "during the call", k.pid);
+	cr_assert_eq(k.ret, -ESRCH);
+	cr_assert_eq(rp_exit_group(q, 0), 0);
+	rp_task_put(q);
+	rp_task_put(v);
+	finish();
+}
 
 /*
  * Bug 8: a group stop is pending for both threads of P; one has stopped,
@@ -239,7 +308,7 @@ static void stop_then_group_exit(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(stop_group_exit, stop_then_group_exit, .timeout = 60)
+TEST_EACH_MODE(stop_group_exit, stop_then_group_exit, .timeout = TEST_TIMEOUT)
 
 /*
  * Bug 7 (I7), the class: under QSBR a registered thread that keeps calling
@@ -381,7 +450,7 @@ static void every_call_quiescent(enum rp_sync_mode mode)
 		     missing);
 }
 
-TEST_EACH_MODE(quiescent, every_call_quiescent, .timeout = 60)
+TEST_EACH_MODE(quiescent, every_call_quiescent, .timeout = TEST_TIMEOUT)
 
 /* A registered thread that calls nothing but rp_getppid, as long as *stop is 0. */
 struct quiet_caller {
@@ -434,8 +503,8 @@ static void churn(int n)
 /*
  * Bug 7 (I7): a registered thread that only loops on rp_getppid must not
  * stop reclamation.  Under QSBR the old rp_getppid announced no quiescent
- * state: the backlog never drained (the wait below gives up after 20 s,
- * which a drain that works needs a few milliseconds of).  Then the same
+ * state: the backlog never drained (the wait below gives up after
+ * TEST_HANG_SECONDS; a drain that works needs a few milliseconds).  Then the same
  * with a thread that sleeps offline (rp_thread_offline): the barrier
  * returns.
  */
@@ -450,7 +519,7 @@ static void quiet_thread_reclaims(enum rp_sync_mode mode)
 	cr_assert_eq(pthread_create(&th, NULL, getppid_loop, &q), 0);
 	await_flag(&q.ready);
 	churn(200);
-	end = now_seconds() + 20;
+	end = now_seconds() + TEST_HANG_SECONDS;
 	while (rp_deferred_backlog() && now_seconds() < end) {
 		rp_thread_quiescent();
 		sleep_seconds(0.001);
@@ -472,7 +541,7 @@ static void quiet_thread_reclaims(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(quiet_thread, quiet_thread_reclaims, .timeout = 120)
+TEST_EACH_MODE(quiet_thread, quiet_thread_reclaims, .timeout = TEST_TIMEOUT)
 
 /* A registered thread, named "quiet-reader", that does what @step says and acknowledges it. */
 struct quiet_reader {
@@ -509,7 +578,7 @@ static void *quiet_reader_main(void *arg)
 
 static void quiet_reader_do(struct quiet_reader *r, int step)
 {
-	double end = now_seconds() + 10;
+	double end = now_seconds() + TEST_HANG_SECONDS;
 
 	uatomic_set(&r->step, step);
 	while (uatomic_read(&r->done) != step) {
@@ -547,4 +616,4 @@ static void stall_named(void)
 	rp_thread_unregister();
 }
 
-Test(quiescent, stall_named, .timeout = 60) { stall_named(); }
+Test(quiescent, stall_named, .timeout = TEST_TIMEOUT) { stall_named(); }

@@ -44,6 +44,12 @@
 #define HANDBACK_STATE RP_EXIT_TRACE
 #endif
 
+#ifdef RP_BREAK_WAIT_PID_BY_TASK
+#define WAIT_PID_BY_TASK true
+#else
+#define WAIT_PID_BY_TASK false
+#endif
+
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
 					__WCLONE | __WALL))
 #define WAITID_OPTIONS	((unsigned int)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | \
@@ -75,12 +81,22 @@ struct candidate {
 	enum report what;
 };
 
-/* Linux's eligible_pid.  p->pid: pairs with exec's store. */
-static bool eligible_pid(const struct wait_opts *wo, struct rp_task *p)
+/*
+ * Linux's eligible_pid.  A child is a process: it is named by its tgid,
+ * which an exec by another of its threads does not change, while the old
+ * leader's own pid becomes that thread's tid before the new leader
+ * replaces it on the list (a scan standing on the old node would miss the
+ * process).  A tracee is a thread, named by its tid: p->pid pairs with
+ * exec's store.  RP_BREAK_WAIT_PID_BY_TASK names children by p->pid too.
+ */
+static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task *p)
 {
 	switch (wo->type) {
 	case SEL_PID:
-		return rcu_dereference(p->pid)->nr == wo->nr;
+		if (ptrace || WAIT_PID_BY_TASK)
+			return rcu_dereference(p->pid)->nr == wo->nr;
+		/* The tgid's pid: set at fork, never changed, freed after a grace period. */
+		return rcu_dereference(p->signal->leader_pid)->nr == wo->nr;
 	case SEL_PGID:
 		return rp_task_pgrp_nr(p) == wo->nr;
 	default:
@@ -91,7 +107,7 @@ static bool eligible_pid(const struct wait_opts *wo, struct rp_task *p)
 /* Linux's eligible_child: __WCLONE selects children with another exit signal. */
 static bool eligible_child(const struct wait_opts *wo, bool ptrace, struct rp_task *p)
 {
-	if (!eligible_pid(wo, p))
+	if (!eligible_pid(wo, ptrace, p))
 		return false;
 	if (ptrace || (wo->flags & __WALL))
 		return true;

@@ -329,8 +329,11 @@ TEST_EACH_MODE(exec_publish, exec_publish)
  * (held there, inside its read section) while the exec replaces it and
  * releases it.  The node it stands on is the old leader, dead, and leads
  * nowhere new; the wait must still count the process, not answer ECHILD.
+ * A wait for the process's pid (@by_pid) must match it by its tgid: the
+ * old leader has already handed that number to the thread that execs and
+ * carries the thread's tid instead.
  */
-static void exec_old_leader(enum rp_sync_mode mode)
+static void exec_old_leader_waiting(enum rp_sync_mode mode, bool by_pid)
 {
 	struct rp_task *p, *t;
 	struct job ex = { .pid = 0 }, die = { .pid = 0 };
@@ -343,6 +346,7 @@ static void exec_old_leader(enum rp_sync_mode mode)
 	p = spawn(init, SIGCHLD);
 	t = spawn(p, THREAD_FLAGS);
 	tgid = rp_getpid(p);
+	w.pid = by_pid ? tgid : -1;
 	if (hold) {
 		arm(RP_RACE_WAIT_VISIT, p, true, false);
 		job_start(&w, wait_job, init);
@@ -365,7 +369,18 @@ static void exec_old_leader(enum rp_sync_mode mode)
 	finish_races();
 }
 
+static void exec_old_leader(enum rp_sync_mode mode)
+{
+	exec_old_leader_waiting(mode, false);
+}
+
+static void exec_old_leader_pid(enum rp_sync_mode mode)
+{
+	exec_old_leader_waiting(mode, true);
+}
+
 TEST_EACH_MODE(exec_old_leader, exec_old_leader)
+TEST_EACH_MODE(exec_old_leader_pid, exec_old_leader_pid)
 
 /* ------------------------------------------------------ exec and a traced zombie (I6, I7) */
 

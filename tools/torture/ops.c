@@ -227,23 +227,28 @@ static void op_fork(struct worker *w, struct handle *h)
 	new_process(w, h, 0);
 }
 
-/* A thread, or now and then a process sharing our handler table (exec unshares it). */
-static void op_clone(struct worker *w, struct handle *h)
+/* A new thread of @h's process; its tid, or < 0.  The handles may move. */
+pid_t new_thread(struct worker *w, struct handle *h)
 {
 	struct rp_task *child = NULL;
-	pid_t tid;
+	pid_t tid = rp_clone(h->t, THREAD_FLAGS, &child);
 
-	if (rng_below(w, 4) == 0) {
-		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
-		return;
-	}
-	tid = rp_clone(h->t, THREAD_FLAGS, &child);
 	if (tid > 0)
 		add_handle(w, child, tid, h->tgid);
 	else if (tid == -RP_ERESTARTNOINTR)
 		drain(w, h);
 	else
 		worker_drive(w, h, tid);
+	return tid;
+}
+
+/* A thread, or now and then a process sharing our handler table (exec unshares it). */
+static void op_clone(struct worker *w, struct handle *h)
+{
+	if (rng_below(w, 4) == 0)
+		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
+	else
+		new_thread(w, h);
 }
 
 static void op_exit(struct worker *w, struct handle *h, bool group)

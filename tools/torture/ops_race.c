@@ -99,7 +99,7 @@ static void await_dequeued(struct handle *h, int sig, struct stopper_run *run)
 /*
  * A group stop that a group exit cuts short: the parent, with a SIGCHLD
  * handler and no notice pending, sends SIGSTOP or SIGTSTP to a process of
- * two threads or more; a thread of our own plays thread 1, which begins
+ * two threads or more (a thread is cloned if it has one); a thread of our own plays thread 1, which begins
  * the stop and sleeps in it; thread 2 never joins but calls exit_group.
  * The group never stopped as a whole, so no stop may reach the parent
  * (bug 8): its wait(WUNTRACED) must report the death, and its drain may
@@ -108,18 +108,24 @@ static void await_dequeued(struct handle *h, int sig, struct stopper_run *run)
  */
 void op_stop(struct worker *w, struct handle *h)
 {
-	struct handle *t2 = other_thread(w, h), *pt = find_parent(w, h);
 	int sig = rng_next(w) % 2 ? SIGSTOP : SIGTSTP;
 	struct stopper_run run = { .t = h->t };
+	struct handle *t2, *pt;
 	struct rp_task *parent;
 	pthread_t thread;
 	struct event *e;
 	pid_t pid = h->tgid;
 	sigset_t rt;
 
+	if (pid == w->root || !find_parent(w, h) ||
+	    (!other_thread(w, h) && new_thread(w, h) < 0))
+		return;
+	h = handle_of(w, run.t);
+	t2 = other_thread(w, h);
+	pt = find_parent(w, h);
 	rt_set(&rt);
 	/* Thread 1 blocks the harness's signals, so that it takes only the stop. */
-	if (!t2 || !pt || pid == w->root || !worker_drive(w, t2, drain(w, t2)) ||
+	if (!pt || !worker_drive(w, t2, drain(w, t2)) ||
 	    !worker_drive(w, h, drain(w, h)) ||
 	    !worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, NULL)))
 		return;

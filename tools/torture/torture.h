@@ -98,6 +98,7 @@ void worker_teardown(struct worker *w);
 bool worker_drive(struct worker *w, struct handle *h, int ret);
 void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid);
 void drop_handle(struct worker *w, unsigned int i);
+pid_t new_thread(struct worker *w, struct handle *h);
 struct handle *find_parent(struct worker *w, struct handle *h);
 struct handle *pick_live(struct worker *w);
 pid_t pick_target(struct worker *w);

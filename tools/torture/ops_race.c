@@ -99,8 +99,9 @@ static void await_dequeued(struct handle *h, int sig, struct stopper_run *run)
 /*
  * A group stop that a group exit cuts short: the parent, with a SIGCHLD
  * handler and no notice pending, sends SIGSTOP or SIGTSTP to a process of
- * two threads or more (a thread is cloned if it has one); a thread of our own plays thread 1, which begins
- * the stop and sleeps in it; thread 2 never joins but calls exit_group.
+ * two threads or more (a second thread is cloned if it has only one); a
+ * thread of our own plays thread 1, which begins the stop and sleeps in
+ * it; thread 2 never joins but calls exit_group.
  * The group never stopped as a whole, so no stop may reach the parent
  * (bug 8): its wait(WUNTRACED) must report the death, and its drain may
  * take no CLD_STOPPED notice (the first notice stays queued: SIGCHLD is

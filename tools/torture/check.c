@@ -11,7 +11,11 @@
  *	I6  the same, for a send that overlapped an exec of its target.
  *	I3  each process is reaped once, by its group or a subreaper above it
  *	    (never another parent's child), and after teardown every forked
- *	    process has been reaped.
+ *	    process has been reaped; a wait never answers ECHILD while the
+ *	    waiter has a child it forked that no reap had begun to take; no
+ *	    wait status nor CLD_STOPPED notice reports a stop of a group whose
+ *	    stop a group exit cut short, nor a stop by a signal that does not
+ *	    stop.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
+	"echild", "stop_exit", "stopped",
 };
 
 struct merged {
@@ -35,7 +40,9 @@ struct merged {
 	size_t ndrains;
 	struct event **forks;		/* successful forks, by child */
 	size_t nforks;
+	struct event **by_parent;	/* the same, by parent */
 	unsigned int *reaps;		/* reaps of each forked child */
+	uint64_t *first_reap;		/* start of the first reap of each */
 	uint64_t seed;
 };
 
@@ -105,6 +112,13 @@ static int by_child(const void *x, const void *y)
 	return (a->b > b->b) - (a->b < b->b);
 }
 
+static int by_parent(const void *x, const void *y)
+{
+	const struct event *a = *(struct event *const *)x, *b = *(struct event *const *)y;
+
+	return (a->a > b->a) - (a->a < b->a);
+}
+
 /* Pointers to the events of @kind that succeeded, sorted with @cmp. */
 static struct event **select_events(struct merged *m, enum ev_kind kind,
 				    int (*cmp)(const void *, const void *), size_t *n)
@@ -138,10 +152,12 @@ static void merge(struct merged *m, struct worker *ws, unsigned int nw)
 	m->sends = select_events(m, EV_SEND, by_id, &m->nsends);
 	m->drains = select_events(m, EV_DRAIN, by_target_start, &m->ndrains);
 	m->forks = select_events(m, EV_FORK, by_child, &m->nforks);
+	m->by_parent = select_events(m, EV_FORK, by_parent, &m->nforks);
 	m->recvs = calloc(m->nsends + 1, sizeof(*m->recvs));
 	m->first_recv = calloc(m->nsends + 1, sizeof(*m->first_recv));
 	m->reaps = calloc(m->nforks + 1, sizeof(*m->reaps));
-	if (!m->recvs || !m->first_recv || !m->reaps)
+	m->first_reap = calloc(m->nforks + 1, sizeof(*m->first_reap));
+	if (!m->recvs || !m->first_recv || !m->reaps || !m->first_reap)
 		abort();
 }
 
@@ -339,6 +355,8 @@ static void check_reaps(struct merged *m, struct violation_report *r)
 		if (e->kind != EV_REAP)
 			continue;
 		k = find(m->forks, m->nforks, &key, by_child);
+		if (k >= 0 && !m->reaps[k])
+			m->first_reap[k] = e->start;
 		if (k >= 0 && m->reaps[k]++) {
 			report_violation(r, 3, "seed %lu: process %d reaped twice",
 					 (unsigned long)m->seed, e->b);
@@ -358,6 +376,104 @@ static void check_reaps(struct merged *m, struct violation_report *r)
 		}
 }
 
+/* The first fork by @parent in m->by_parent, or nforks. */
+static size_t first_fork_by(const struct merged *m, pid_t parent)
+{
+	size_t lo = 0, hi = m->nforks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->by_parent[mid]->a < parent)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Was @fork's child (forked before @wait) still unreaped when @wait ended? */
+static bool unreaped_child(const struct merged *m, const struct event *fork,
+			   const struct event *wait)
+{
+	long k = find(m->forks, m->nforks, fork, by_child);
+
+	if (fork->end >= wait->start || (wait->b > 0 && fork->b != wait->b))
+		return false;
+	return k >= 0 && (!m->reaps[k] || m->first_reap[k] >= wait->end);
+}
+
+/* A wait answered ECHILD while its caller had a child that no reap had begun to take. */
+static void check_echild(const struct merged *m, const struct event *e,
+			 struct violation_report *r)
+{
+	for (size_t i = first_fork_by(m, e->a); i < m->nforks && m->by_parent[i]->a == e->a; i++) {
+		const struct event *f = m->by_parent[i];
+
+		if (!unreaped_child(m, f, e))
+			continue;
+		report_violation(r, 3, "seed %lu: process %d's wait for %d over [%lu..%lu] "
+				 "answered ECHILD, but its child %d (forked at %lu) was not reaped",
+				 (unsigned long)m->seed, e->a, e->b, (unsigned long)e->start,
+				 (unsigned long)e->end, f->b, (unsigned long)f->end);
+		add_history(r, 3, m, f->b, 0);
+		return;
+	}
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * @e, a wait's report or a notice, told @e->a that @child stopped: not if
+ * a group exit cut that stop short.
+ */
+static bool stop_cut_short(const struct merged *m, const struct event *e, pid_t child,
+			   struct violation_report *r)
+{
+	for (size_t i = 0; i < m->n && m->ev[i].start < e->start; i++) {
+		const struct event *x = &m->ev[i];
+
+		if (x->kind == EV_STOP_EXIT && x->a == child) {
+			report_violation(r, 3, "seed %lu: process %d was told (%s) that process %d "
+					 "stopped, but its group exited at %lu before every "
+					 "thread had stopped", (unsigned long)m->seed, e->a,
+					 e->kind == EV_RECV ? "CLD_STOPPED" : "wait status",
+					 child, (unsigned long)x->end);
+			add_history(r, 3, m, child, 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A wait reported a stop: by a stop signal, of a group whose stop no exit cut short. */
+static void check_stopped(const struct merged *m, const struct event *e,
+			  struct violation_report *r)
+{
+	if (!stop_cut_short(m, e, e->b, r) && !is_stop_signal(e->sig)) {
+		report_violation(r, 3, "seed %lu: process %d's wait reported process %d stopped "
+				 "by signal %d, which does not stop", (unsigned long)m->seed,
+				 e->a, e->b, e->sig);
+		add_history(r, 3, m, e->b, 0);
+	}
+}
+
+static void check_waits(const struct merged *m, struct violation_report *r)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->ev[i].kind == EV_ECHILD)
+			check_echild(m, &m->ev[i], r);
+		else if (m->ev[i].kind == EV_STOPPED)
+			check_stopped(m, &m->ev[i], r);
+		else if (m->ev[i].kind == EV_RECV && m->ev[i].sig == SIGCHLD &&
+			 m->ev[i].result == CLD_STOPPED)
+			stop_cut_short(m, &m->ev[i], m->ev[i].c, r);
+	}
+}
+
 void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violation_report *r)
 {
 	struct merged m = { .seed = seed };
@@ -370,9 +486,12 @@ void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violati
 	check_unnumbered(&m, false, r);
 	check_unnumbered(&m, true, r);
 	check_reaps(&m, r);
+	check_waits(&m, r);
 	free(m.sends);
 	free(m.drains);
 	free(m.forks);
+	free(m.by_parent);
+	free(m.first_reap);
 	free(m.recvs);
 	free(m.first_recv);
 	free(m.reaps);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc torture: options, the run, the summary. */
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,47 @@ static void default_config(struct torture_config *cfg)
 
 /* ---- the run ---- */
 
+/*
+ * A thread of init on an OS thread of its own that stays registered and
+ * idle: it only reads its parent pid, once a millisecond.  Under QSBR each
+ * call announces a quiescent state, so it must not hold back the grace
+ * periods of the run nor the final rp_deferred_barrier (bug 7).
+ */
+struct quiet {
+	struct rp_task *t;
+	int stop;			/* atomic */
+	pthread_t thread;
+};
+
+static void *quiet_main(void *arg)
+{
+	struct quiet *q = arg;
+	struct timespec tick = { 0, 1000 * 1000 };
+
+	rp_thread_register();
+	while (!uatomic_read(&q->stop)) {
+		rp_getppid(q->t);
+		nanosleep(&tick, NULL);
+	}
+	rp_exit(q->t, 0);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static int start_quiet(struct quiet *q, struct rp_task *init)
+{
+	if (rp_clone(init, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &q->t) < 0)
+		return -1;
+	return pthread_create(&q->thread, NULL, quiet_main, q) ? -1 : 0;
+}
+
+static void stop_quiet(struct quiet *q)
+{
+	uatomic_set(&q->stop, 1);
+	join_offline(q->thread);
+	rp_task_put(q->t);
+}
+
 struct run {
 	struct torture_config cfg;
 	struct rp_system *sys;
@@ -181,6 +223,7 @@ struct run {
 	unsigned int paused, finished;	/* atomic: workers past each phase */
 	int stop;			/* atomic */
 	unsigned long backlog_max;
+	struct quiet quiet;
 	struct violation_report report;
 };
 
@@ -307,11 +350,21 @@ static int start_workers(struct run *run, struct rp_task *init)
 	return 0;
 }
 
-/* I7: only init is left once the roots are reaped and the deferred frees ran. */
+/*
+ * I7: the backlog comes down to 0 while the quiet thread of init is still
+ * registered; once it has exited too, only init is left.
+ */
 static void check_counts(struct run *run)
 {
 	struct rp_system_counts c;
 
+	alarm(STALL_SECONDS);	/* on_stall, if the barrier never returns */
+	rp_deferred_barrier();
+	alarm(0);
+	if (rp_deferred_backlog())
+		report_violation(&run->report, 7, "deferred backlog %lu after the barrier, "
+				 "with a thread of init registered", rp_deferred_backlog());
+	stop_quiet(&run->quiet);
 	rp_deferred_barrier();
 	rp_system_counts(run->sys, &c);
 	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.pids != 1 ||
@@ -345,7 +398,7 @@ static int run_torture(struct run *run, unsigned long live_before)
 	init = rp_system_init(run->sys);
 	install_handlers(init);
 	pthread_barrier_init(&run->resume, NULL, run->cfg.threads + 1);
-	if (start_workers(run, init))
+	if (start_quiet(&run->quiet, init) || start_workers(run, init))
 		return -1;
 	if (run->cfg.fail_rate > 0)
 		rp_debug_fail_random(run->cfg.fail_rate, run->cfg.seed);
@@ -457,7 +510,8 @@ static void free_run(struct run *run)
 
 static void on_stall(int sig)
 {
-	static const char msg[] = "VIOLATION I4 termination: init's wait for the roots never ended\n";
+	static const char msg[] = "VIOLATION I4 termination: init's wait for the roots, or "
+				  "rp_deferred_barrier, never ended\n";
 
 	(void)sig;
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)

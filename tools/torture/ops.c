@@ -17,7 +17,7 @@ const char *const op_names[OP_NR] = {
 	"fork", "clone", "exit", "exit_group", "exec", "wait4", "waitid",
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
-	"setpriority", "ioprio", "timer",
+	"setpriority", "ioprio", "timer", "stop", "trace_reap",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -73,7 +73,7 @@ static void torture_handler(int sig)
 	(void)sig;
 }
 
-static void set_handler(struct rp_task *t, int sig)
+void set_handler(struct rp_task *t, int sig)
 {
 	struct sigaction act = { .sa_handler = torture_handler, .sa_flags = SA_RESTART };
 
@@ -86,7 +86,7 @@ void install_handlers(struct rp_task *t)
 		set_handler(t, s);
 }
 
-static void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
+void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
 {
 	if (w->nh == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 16;
@@ -110,6 +110,17 @@ bool worker_drive(struct worker *w, struct handle *h, int ret)
 		return true;
 	drop_handle(w, (unsigned int)(h - w->h));
 	return false;
+}
+
+/* A handle of @h's parent process, if we drive it. */
+struct handle *find_parent(struct worker *w, struct handle *h)
+{
+	pid_t ppid = rp_getppid(h->t);
+
+	for (unsigned int i = 0; i < w->nh; i++)
+		if (w->h[i].tgid == ppid)
+			return &w->h[i];
+	return NULL;
 }
 
 struct handle *pick_live(struct worker *w)
@@ -140,7 +151,7 @@ static int16_t clip(long ret)
 	return ret < -32767 ? -32767 : ret > 0 ? 0 : (int16_t)ret;
 }
 
-static void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info)
+void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info)
 {
 	struct event *e = log_event(w, EV_RECV);
 
@@ -216,23 +227,28 @@ static void op_fork(struct worker *w, struct handle *h)
 	new_process(w, h, 0);
 }
 
-/* A thread, or now and then a process sharing our handler table (exec unshares it). */
-static void op_clone(struct worker *w, struct handle *h)
+/* A new thread of @h's process; its tid, or < 0.  The handles may move. */
+pid_t new_thread(struct worker *w, struct handle *h)
 {
 	struct rp_task *child = NULL;
-	pid_t tid;
+	pid_t tid = rp_clone(h->t, THREAD_FLAGS, &child);
 
-	if (rng_below(w, 4) == 0) {
-		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
-		return;
-	}
-	tid = rp_clone(h->t, THREAD_FLAGS, &child);
 	if (tid > 0)
 		add_handle(w, child, tid, h->tgid);
 	else if (tid == -RP_ERESTARTNOINTR)
 		drain(w, h);
 	else
 		worker_drive(w, h, tid);
+	return tid;
+}
+
+/* A thread, or now and then a process sharing our handler table (exec unshares it). */
+static void op_clone(struct worker *w, struct handle *h)
+{
+	if (rng_below(w, 4) == 0)
+		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
+	else
+		new_thread(w, h);
 }
 
 static void op_exit(struct worker *w, struct handle *h, bool group)
@@ -247,7 +263,7 @@ static void op_exit(struct worker *w, struct handle *h, bool group)
 }
 
 /* The RT signals blocked across exec, whose handlers it resets. */
-static void rt_set(sigset_t *set)
+void rt_set(sigset_t *set)
 {
 	sigemptyset(set);
 	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
@@ -258,7 +274,7 @@ static void rt_set(sigset_t *set)
  * Wait for a helper thread unregistered: a QSBR reader that blocks while
  * registered would hold up every grace period the helper may wait for.
  */
-static void join_offline(pthread_t thread)
+void join_offline(pthread_t thread)
 {
 	rp_thread_unregister();
 	pthread_join(thread, NULL);
@@ -302,6 +318,23 @@ static void run_others_to_death(struct worker *w, struct exec_run *run)
 	}
 }
 
+/*
+ * While the exec runs, the parent (@pt, if ours) polls for the process: a
+ * process changing leaders is still its child, never ECHILD.
+ */
+static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *run)
+{
+	int status;
+
+	while (pt && !uatomic_read(&run->end)) {
+		uint64_t start = clock_tick();
+
+		log_wait(w, pt, -1, start,
+			 rp_wait4(pt->t, -1, &status, WNOHANG, NULL));
+		sched_yield();
+	}
+}
+
 /* exec has killed the other threads of @keep's group: drop their handles. */
 static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgid)
 {
@@ -313,6 +346,7 @@ static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgi
 static void op_exec(struct worker *w, struct handle *h)
 {
 	struct exec_run run = { .h = h };
+	struct handle *pt = find_parent(w, h);
 	sigset_t rt, old;
 	pthread_t thread;
 	struct event *e;
@@ -323,6 +357,7 @@ static void op_exec(struct worker *w, struct handle *h)
 	if (pthread_create(&thread, NULL, exec_thread, &run))
 		abort();
 	run_others_to_death(w, &run);
+	poll_parent(w, pt, &run);
 	join_offline(thread);
 	e = log_event(w, EV_EXEC);
 	e->start = run.start;
@@ -341,28 +376,35 @@ static void op_exec(struct worker *w, struct handle *h)
 	}
 }
 
-static void log_reap(struct worker *w, pid_t reaper, pid_t pid)
+/*
+ * Log what a wait of @h for @pid that began at @start answered: a reap, or
+ * ECHILD (the checker knows which children @h had then).
+ */
+void log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret)
 {
-	struct event *e = log_event(w, EV_REAP);
+	struct event *e;
 
-	e->start = e->end = clock_tick();
-	e->a = reaper;
-	e->b = pid;
+	if (ret <= 0 && ret != -ECHILD)
+		return;
+	e = log_event(w, ret > 0 ? EV_REAP : EV_ECHILD);
+	e->start = start;
+	e->end = clock_tick();
+	e->a = h->tgid;
+	e->b = ret > 0 ? ret : pid;
 }
 
 static void op_wait(struct worker *w, struct handle *h, bool waitid)
 {
 	siginfo_t info = { 0 };
+	uint64_t start = clock_tick();
 	int status, ret;
 
 	if (waitid) {
 		ret = rp_waitid(h->t, P_ALL, 0, &info, WEXITED | WNOHANG);
-		if (ret == 0 && info.si_pid > 0)
-			log_reap(w, h->tgid, info.si_pid);
+		log_wait(w, h, -1, start, ret == 0 ? info.si_pid : ret);
 	} else {
 		ret = rp_wait4(h->t, -1, &status, WNOHANG, NULL);
-		if (ret > 0)
-			log_reap(w, h->tgid, ret);
+		log_wait(w, h, -1, start, ret);
 	}
 	worker_drive(w, h, ret);
 }
@@ -521,6 +563,8 @@ void worker_run_op(struct worker *w)
 	case OP_SIGACTION: op_sigaction(w, h); break;
 	case OP_SIGPROCMASK: op_sigprocmask(w, h); break;
 	case OP_DRAIN: op_drain(w, h); break;
+	case OP_STOP: op_stop(w, h); break;
+	case OP_TRACE_REAP: op_trace_reap(w, h); break;
 	default: run_group_op(w, k, h); break;
 	}
 	w->ops[k]++;
@@ -530,14 +574,16 @@ void worker_run_op(struct worker *w)
 /* Reap every child of @h until none is left, logging each. */
 void reap_all(struct worker *w, struct handle *h)
 {
+	uint64_t start = clock_tick();
 	int status, ret;
 
 	while ((ret = rp_wait4(h->t, -1, &status, 0, NULL)) != -ECHILD) {
-		if (ret > 0)
-			log_reap(w, h->tgid, ret);
-		else if (drain(w, h) < 0)
+		log_wait(w, h, -1, start, ret);
+		if (ret <= 0 && drain(w, h) < 0)
 			return;
+		start = clock_tick();
 	}
+	log_wait(w, h, -1, start, ret);
 }
 
 /*

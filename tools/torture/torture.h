@@ -16,7 +16,7 @@ enum op_kind {
 	OP_FORK, OP_CLONE, OP_EXIT, OP_EXIT_GROUP, OP_EXEC, OP_WAIT4, OP_WAITID,
 	OP_KILL, OP_TGKILL, OP_PTRACE, OP_SIGACTION, OP_SIGPROCMASK, OP_DRAIN,
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
-	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER,
+	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
 	OP_NR
 };
 
@@ -34,6 +34,10 @@ enum ev_kind {
 	EV_FORK,	/* a: parent tgid, b: child tgid, result */
 	EV_EXEC,	/* a: tgid, result */
 	EV_REAP,	/* a: reaper tgid, b: reaped pid */
+	EV_ECHILD,	/* a: waiter tgid, b: the pid waited for (-1: any): ECHILD */
+	EV_STOP_EXIT,	/* a: tgid: from the stop signal's send to an
+			   exit_group before every thread had stopped */
+	EV_STOPPED,	/* a: parent tgid, b: child pid, sig: a wait's stop report */
 	EV_NR
 };
 
@@ -92,12 +96,24 @@ int worker_setup(struct worker *w, struct rp_task *root);
 void worker_run_op(struct worker *w);
 void worker_teardown(struct worker *w);
 bool worker_drive(struct worker *w, struct handle *h, int ret);
+void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid);
 void drop_handle(struct worker *w, unsigned int i);
+pid_t new_thread(struct worker *w, struct handle *h);
+struct handle *find_parent(struct worker *w, struct handle *h);
 struct handle *pick_live(struct worker *w);
 pid_t pick_target(struct worker *w);
+void set_handler(struct rp_task *t, int sig);
 void install_handlers(struct rp_task *t);
 int drain(struct worker *w, struct handle *h);
+void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info);
 void reap_all(struct worker *w, struct handle *h);
+void log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret);
+void join_offline(pthread_t thread);
+void rt_set(sigset_t *set);
+
+/* ops_race.c: a group stop killed half-way, a tracer's reap raced by the parent. */
+void op_stop(struct worker *w, struct handle *h);
+void op_trace_reap(struct worker *w, struct handle *h);
 
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
 void run_group_op(struct worker *w, enum op_kind k, struct handle *h);

@@ -319,18 +319,19 @@ static void run_others_to_death(struct worker *w, struct exec_run *run)
 }
 
 /*
- * While the exec runs, the parent (@pt, if ours) polls for the process: a
- * process changing leaders is still its child, never ECHILD.
+ * While the exec runs, the parent (@pt, if ours) polls for the process, by
+ * any child and by its pid in turn: a process changing leaders is still
+ * its child, never ECHILD.
  */
 static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *run)
 {
 	int status;
 
-	while (pt && !uatomic_read(&run->end)) {
+	for (unsigned int n = 0; pt && !uatomic_read(&run->end); n++) {
+		pid_t pid = n % 2 ? run->h->tgid : -1;
 		uint64_t start = clock_tick();
 
-		log_wait(w, pt, -1, start,
-			 rp_wait4(pt->t, -1, &status, WNOHANG, NULL));
+		log_wait(w, pt, pid, start, rp_wait4(pt->t, pid, &status, WNOHANG, NULL));
 		sched_yield();
 	}
 }

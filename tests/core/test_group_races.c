@@ -5,7 +5,7 @@
  * them (exec's leader switch, fork, group exit), and between reclamation
  * and the threads that must let it happen (QSBR's quiescent states).  Each
  * test drives the racing step into its window on purpose, with a race
- * point that parks a walker (src/sync/racepoint.h), a puppet that parks a
+ * point that parks a walker (tests/core/racehold.h), a puppet that parks a
  * thread in a stop, or the debug builds' count of quiescent states, so
  * that the old code fails every round, not by chance.
  */
@@ -26,7 +26,7 @@
 #include <rcuproc/tty.h>
 #include <urcu/uatomic.h>
 #include "world.h"
-#include "sync/racepoint.h"
+#include "racehold.h"
 #include "../jobctl/puppet.h"
 
 #define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
@@ -49,30 +49,6 @@ static void await_flag(int *flag)
 		cr_assert_lt(now_seconds(), end, "timed out");
 		sched_yield();
 	}
-}
-
-/*
- * A walker parked at a race point: the hook, on the walking thread,
- * stops at the node of @at, says so and spins (in its read section) until
- * the test lets it go.
- */
-struct park {
-	enum rp_race_point where;
-	const void *at;
-	int parked, go;
-};
-
-static struct park *parking;	/* the hook's: set before the walker starts */
-
-static void park_hook(enum rp_race_point where, struct rp_task *t)
-{
-	struct park *pk = parking;
-
-	if (where != pk->where || t != pk->at || uatomic_read(&pk->parked))
-		return;
-	uatomic_set(&pk->parked, 1);
-	while (!uatomic_read(&pk->go))
-		sched_yield();
 }
 
 /* A call over every process, run by the walker: kill(-1) or setpriority(PRIO_USER). */
@@ -117,7 +93,6 @@ static bool all_op_reached(struct all_op *op, struct rp_task *t)
 static bool all_after_exec_fork_round(enum rp_sync_mode mode, struct all_op *op)
 {
 	struct rp_task *leader, *n, *c;
-	struct park pk = { 0 };
 	pthread_t walker;
 	pid_t cpid, npid;
 	bool missed;
@@ -127,17 +102,14 @@ static bool all_after_exec_fork_round(enum rp_sync_mode mode, struct all_op *op)
 	n = spawn(leader, THREAD_FLAGS);
 	cr_assert_eq(rp_exit(leader, 0), 0);	/* a zombie leader: exec takes its place */
 	if (mode == RP_SYNC_RCU) {
-		pk.where = RP_RACE_PROCESS_WALK_NODE;
-		pk.at = leader;
-		parking = &pk;
-		rp_debug_race_hook(park_hook);
+		arm(RP_RACE_PROCESS_WALK_NODE, leader, true, false);
 		cr_assert_eq(pthread_create(&walker, NULL, all_op_main, op), 0);
-		await_flag(&pk.parked);
+		cr_assert(await_reached(1), "the walk never reached the old leader");
 	}
 	cr_assert_eq(rp_execve(n, "after"), 0);
 	cr_assert_gt(rp_fork(n, &c), 0);
 	if (mode == RP_SYNC_RCU) {
-		uatomic_set(&pk.go, 1);
+		release();
 		pthread_join(walker, NULL);
 		rp_debug_race_hook(NULL);
 	} else {
@@ -216,7 +188,6 @@ static void *killer_main(void *arg)
 
 Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
 {
-	struct park pk = { .where = RP_RACE_KILL_FOUND };
 	struct killer k;
 	struct rp_task *v, *q;
 	pthread_t th;
@@ -226,11 +197,9 @@ Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
 	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
 	v = spawn(init, SIGCHLD);
 	k = (struct killer){ .self = init, .pid = rp_getpid(v) };
-	pk.at = v;
-	parking = &pk;
-	rp_debug_race_hook(park_hook);
+	arm(RP_RACE_KILL_FOUND, v, true, false);
 	cr_assert_eq(pthread_create(&th, NULL, killer_main, &k), 0);
-	await_flag(&pk.parked);
+	cr_assert(await_reached(1), "the killer never found the victim");
 	cr_assert_eq(rp_exit_group(v, 0), 0);
 	cr_assert_eq(rp_wait4(init, k.pid, &st, 0, NULL), k.pid);
 	for (;;) {
@@ -243,7 +212,7 @@ Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
 			;
 	}
 	mask_signal(q, SIG_BLOCK, SIGUSR1);
-	uatomic_set(&pk.go, 1);
+	release();
 	pthread_join(th, NULL);
 	rp_debug_race_hook(NULL);
 	cr_assert_not(pending(q, SIGUSR1), "kill(%d) signalled the process that took the number "

@@ -181,19 +181,6 @@ static int de_thread(struct rp_task *self)
 	return ret < 0 ? ret : 0;
 }
 
-/* Lock @sh as the table exec switches to (taken after the old one). */
-static void lock_new_sighand(struct rp_sighand *sh)
-{
-	rp_lockdep_acquire(RP_LOCK_SIGHAND_NEW);
-	rp_ticket_lock(&sh->siglock);
-}
-
-static void unlock_new_sighand(struct rp_sighand *sh)
-{
-	rp_ticket_unlock(&sh->siglock);
-	rp_lockdep_release(RP_LOCK_SIGHAND_NEW);
-}
-
 /*
  * Linux's unshare_sighand: a table that someone else uses too is copied
  * and the copy switched in, under the update lock, the old siglock and the
@@ -212,7 +199,7 @@ static int unshare_sighand(struct rp_task *self)
 		return -ENOMEM;
 	rp_update_lock(sync);
 	old = rp_lock_task_sighand(self);
-	lock_new_sighand(new);
+	rp_sighand_lock_new(new);
 	memcpy(new->action, old->action, sizeof(new->action));
 	/* Widen the window in which senders load the old pointer (torture). */
 	RP_TORTURE_DELAY();
@@ -222,7 +209,7 @@ static int unshare_sighand(struct rp_task *self)
 	 * once it gets it, that ->sighand moved on, and retries on the new one.
 	 */
 	rcu_assign_pointer(self->sighand, new);
-	unlock_new_sighand(new);
+	rp_sighand_unlock_new(new);
 	rp_unlock_sighand(old);
 	rp_update_unlock(sync);
 	rp_sighand_put(old);

@@ -119,7 +119,7 @@ static void cancel_record(struct rp_task *self, struct rp_fork_record *rec)
 	if (!rec)
 		return;
 	sh = rp_lock_task_sighand(self);
-	rp_fork_record_close(rec, NULL);
+	rp_fork_record_close(rec, NULL, sh);
 	rp_unlock_sighand(sh);
 }
 
@@ -194,7 +194,7 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 	int err = fork_interrupted(self) ? -RP_ERESTARTNOINTR : 0;
 
 	if (rec)
-		rp_fork_record_close(rec, err ? NULL : p);
+		rp_fork_record_close(rec, err ? NULL : p, sh);
 #ifdef RP_BREAK_CHECK_BEFORE_LINK
 	rp_unlock_sighand(sh);
 	for (int i = 0; i < 16; i++)

@@ -133,10 +133,11 @@ struct rp_fork_record {
 void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec);
 
 /*
- * Close @rec (the parent's siglock held) and give what it recorded to
- * @child, a new process not yet linked; NULL discards it.
+ * Close @rec (the parent's siglock held: @held) and give what it recorded
+ * to @child, a new process not yet linked; NULL discards it.
  */
-void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child);
+void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
+			  struct rp_sighand *held);
 
 /* A group walker sent @sig with @info to @p (@p's siglock held): record it for @p's forks. */
 void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);

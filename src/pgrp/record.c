@@ -81,16 +81,26 @@ void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info)
 		record_one(rec, sig, info);
 }
 
-void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child)
+void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
+			  struct rp_sighand *held)
 {
 	struct recorded *r, *tmp;
+	/*
+	 * @child is not linked yet: nobody else can reach it.  A table of its
+	 * own is locked all the same, as a sender must hold the siglock of the
+	 * task it queues to; a CLONE_SIGHAND child shares @held.
+	 */
+	bool own = child && !cds_list_empty(&rec->queue) && child->sighand != held;
 
 	cds_hlist_del(&rec->node);
+	if (own)
+		rp_sighand_lock_new(child->sighand);
 	cds_list_for_each_entry_safe(r, tmp, &rec->queue, list) {
-		/* @child is not linked yet: nobody else can lock or reach it. */
 		if (child)
 			rp_send_signal_locked(child, r->sig, r->has_info ? &r->info : NULL, true);
 		cds_list_del(&r->list);
 		rp_free(r);
 	}
+	if (own)
+		rp_sighand_unlock_new(child->sighand);
 }

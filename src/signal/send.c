@@ -218,6 +218,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	struct rp_sigpending *pending = group ? &t->signal->shared_pending : &t->pending;
 	int err;
 
+	rp_assert_siglock_held(t);
 	if (sig <= 0 || sig >= RP_NSIG)
 		return -EINVAL;
 	/* A dying group drops everything (Linux's prepare_signal). */

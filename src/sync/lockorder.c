@@ -8,8 +8,10 @@
 
 #define RP_LOCKDEP_DEPTH 8
 
-/* Per thread, so no locking: the classes this thread holds, in order. */
+/* Per thread, so no locking: the classes this thread holds, in order, and
+   the address of each where the taker gave one. */
 static __thread enum rp_lock_class held[RP_LOCKDEP_DEPTH];
+static __thread const void *held_obj[RP_LOCKDEP_DEPTH];
 static __thread int nheld;
 static __thread int read_depth;
 
@@ -19,7 +21,7 @@ static void lockdep_fail(const char *what, int a, int b)
 	abort();
 }
 
-void rp_lockdep_acquire(enum rp_lock_class c)
+void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 {
 	if (c == RP_LOCK_UPDATE && read_depth)
 		lockdep_fail("update lock taken inside a read-side section", c, read_depth);
@@ -28,20 +30,26 @@ void rp_lockdep_acquire(enum rp_lock_class c)
 			     held[nheld - 1]);
 	if (nheld == RP_LOCKDEP_DEPTH)
 		lockdep_fail("too many locks held", c, nheld);
+	held_obj[nheld] = lock;
 	held[nheld++] = c;
 }
 
-/* Releases need not be in reverse order: remove the latest entry of @c. */
-void rp_lockdep_release(enum rp_lock_class c)
+/*
+ * Releases need not be in reverse order: remove the latest entry of @c
+ * (and of @lock, when given).
+ */
+void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
 {
 	int i = nheld - 1;
 
-	while (i >= 0 && held[i] != c)
+	while (i >= 0 && (held[i] != c || (lock && held_obj[i] != lock)))
 		i--;
 	if (i < 0)
-		lockdep_fail("release of a lock class not held", c, nheld);
-	for (; i < nheld - 1; i++)
+		lockdep_fail("release of a lock not held", c, nheld);
+	for (; i < nheld - 1; i++) {
 		held[i] = held[i + 1];
+		held_obj[i] = held_obj[i + 1];
+	}
 	nheld--;
 }
 
@@ -51,6 +59,14 @@ void rp_lockdep_assert_held(enum rp_lock_class c)
 		if (held[i] == c)
 			return;
 	lockdep_fail("a lock of this class must be held", c, nheld);
+}
+
+void rp_lockdep_assert_held_obj(const void *lock)
+{
+	for (int i = 0; lock && i < nheld; i++)
+		if (held_obj[i] == lock)
+			return;
+	lockdep_fail("this object's lock must be held", 0, nheld);
 }
 
 void rp_lockdep_read_enter(void)

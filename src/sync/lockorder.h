@@ -21,6 +21,8 @@
 #ifndef RP_SYNC_LOCKORDER_H
 #define RP_SYNC_LOCKORDER_H
 
+#include <stddef.h>
+
 enum rp_lock_class {
 	RP_LOCK_NONE = 0,
 	/* A task's CPU tick lock (src/timers: rp_account_cpu, the exit point). */
@@ -42,21 +44,40 @@ enum rp_lock_class {
 	RP_LOCK_NR
 };
 
+/*
+ * A lock is tracked by its class and, where a precondition names one
+ * object's lock (a task's siglock), by its address: the _obj forms.
+ */
 #ifdef RP_DEBUG
-void rp_lockdep_acquire(enum rp_lock_class c);
-void rp_lockdep_release(enum rp_lock_class c);
+void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock);
+void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_read_enter(void);
 void rp_lockdep_read_exit(void);
 void rp_lockdep_assert_may_synchronize(void);
 /* A precondition: this thread holds a lock of class @c. */
 void rp_lockdep_assert_held(enum rp_lock_class c);
+/* A precondition: this thread holds the lock at @lock (of any class). */
+void rp_lockdep_assert_held_obj(const void *lock);
 #else
-static inline void rp_lockdep_acquire(enum rp_lock_class c) { (void)c; }
-static inline void rp_lockdep_release(enum rp_lock_class c) { (void)c; }
+static inline void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
+{ (void)c; (void)lock; }
+static inline void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
+{ (void)c; (void)lock; }
 static inline void rp_lockdep_read_enter(void) { }
 static inline void rp_lockdep_read_exit(void) { }
 static inline void rp_lockdep_assert_may_synchronize(void) { }
 static inline void rp_lockdep_assert_held(enum rp_lock_class c) { (void)c; }
+static inline void rp_lockdep_assert_held_obj(const void *lock) { (void)lock; }
 #endif
+
+static inline void rp_lockdep_acquire(enum rp_lock_class c)
+{
+	rp_lockdep_acquire_obj(c, NULL);
+}
+
+static inline void rp_lockdep_release(enum rp_lock_class c)
+{
+	rp_lockdep_release_obj(c, NULL);
+}
 
 #endif /* RP_SYNC_LOCKORDER_H */

@@ -38,6 +38,9 @@ enum rp_race_point {
 	/* kill(pid) found task @t (NULL: none) through the pid it looked up,
 	   not yet signalled (read section). */
 	RP_RACE_KILL_FOUND,
+	/* A sender loaded task @t's ->sighand and has not locked it yet
+	   (read section); exec may switch @t to a new table meanwhile. */
+	RP_RACE_SIGHAND_LOADED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include "task.h"
 #include "objects.h"
+#include "../sync/racepoint.h"
 
 bool rp_task_get_rcu(struct rp_task *t)
 {
@@ -100,6 +101,7 @@ struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t)
 		sh = rcu_dereference(t->sighand);
 		if (!sh)
 			return NULL;
+		RP_RACE_POINT(RP_RACE_SIGHAND_LOADED, t);
 		rp_sighand_lock(sh);
 		/* Recheck under the lock; retry if exec switched tables meanwhile. */
 		if (!SIGHAND_RECHECK || sh == CMM_LOAD_SHARED(t->sighand))
@@ -122,7 +124,7 @@ struct rp_sighand *rp_lock_task_sighand(struct rp_task *t)
 void rp_unlock_sighand(struct rp_sighand *sh)
 {
 	rp_ticket_unlock(&sh->siglock);
-	rp_lockdep_release(RP_LOCK_SIGHAND);
+	rp_lockdep_release_obj(RP_LOCK_SIGHAND, sh);
 }
 
 void rp_waitq_init(struct rp_waitq *wq)

@@ -305,8 +305,34 @@ void rp_unlock_sighand(struct rp_sighand *sh);
 
 static inline void rp_sighand_lock(struct rp_sighand *sh)
 {
-	rp_lockdep_acquire(RP_LOCK_SIGHAND);
+	rp_lockdep_acquire_obj(RP_LOCK_SIGHAND, sh);
 	rp_ticket_lock(&sh->siglock);
+}
+
+/*
+ * Lock @sh, a table nobody else can reach yet (exec's copy, a new child's),
+ * while holding another siglock: the class after it in the lock order.
+ */
+static inline void rp_sighand_lock_new(struct rp_sighand *sh)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_SIGHAND_NEW, sh);
+	rp_ticket_lock(&sh->siglock);
+}
+
+static inline void rp_sighand_unlock_new(struct rp_sighand *sh)
+{
+	rp_ticket_unlock(&sh->siglock);
+	rp_lockdep_release_obj(RP_LOCK_SIGHAND_NEW, sh);
+}
+
+/*
+ * A precondition: this thread holds @t's siglock, the lock of @t's current
+ * table (debug builds).  Holding another table's lock is not enough: exec
+ * may have switched @t away from it.
+ */
+static inline void rp_assert_siglock_held(const struct rp_task *t)
+{
+	rp_lockdep_assert_held_obj(CMM_LOAD_SHARED(t->sighand));
 }
 
 void rp_waitq_init(struct rp_waitq *wq);

@@ -19,6 +19,9 @@
  *  - exec_traced_zombie (I6, I7): exec went on while a traced zombie thread
  *    held the old handler table.  RP_BREAK_EXEC_ZOMBIE_GONE.
  *  - exec_init_thread: exec by a non-leader thread of init crashed.
+ *  - exec_switch_send (I6): a sender that loaded the target's handler
+ *    table before exec switched it must lock the new one.
+ *    RP_BREAK_SIGHAND_NO_RECHECK.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +30,7 @@
 #include <criterion/criterion.h>
 #include "world.h"
 #include "task/task.h"
+#include "task/objects.h"
 #include "racehold.h"
 
 /* ------------------------------------------------------ jobs on other threads */
@@ -398,3 +402,57 @@ static void exec_init_thread(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(exec_init_thread, exec_init_thread)
+
+/* ------------------------------------------------------ a send across exec's table switch (I6) */
+
+static long kill_job(struct job *j)
+{
+	return rp_kill(j->t, j->pid, SIGUSR1);
+}
+
+/*
+ * A sender loaded the target's handler table and is held before locking
+ * it; meanwhile the target execs and, its table being shared with another
+ * process, switches to a copy.  Released, the sender must see the switch
+ * and lock the new table: it queues the signal under the target's current
+ * siglock, which rp_send_signal_locked asserts (debug builds).  Locking
+ * the old one, as RP_BREAK_SIGHAND_NO_RECHECK does, queues under a lock
+ * the target's own dequeues no longer take.  The sharer's reference is
+ * taken by hand, as tests/core/test_exec_ptrace.c's exec_kill does.
+ */
+static void exec_switch_send(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *sender;
+	struct rp_sighand *old;
+	struct job snd = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	sigset_t set;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	sender = spawn(init, SIGCHLD);
+	mask_signal(p, SIG_BLOCK, SIGUSR1);
+	old = p->sighand;
+	uatomic_inc(&old->count);
+	snd.pid = rp_getpid(p);
+	if (hold)
+		arm(RP_RACE_SIGHAND_LOADED, p, true, false);
+	job_start(&snd, kill_job, sender);
+	if (hold)
+		cr_assert(await_reached(1), "the sender never loaded the table");
+	cr_assert_eq(rp_execve(p, "next"), 0);
+	cr_assert_neq(p->sighand, old, "the exec kept a shared table");
+	if (hold)
+		release();
+	cr_assert_eq(job_join(&snd), 0);
+	rp_sighand_put(old);
+	cr_assert_eq(rp_sigpending(p, &set), 0);
+	cr_assert(sigismember(&set, SIGUSR1), "the signal sent across the exec is not pending");
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(rp_exit_group(sender, 0), 0);
+	rp_task_put(p);
+	rp_task_put(sender);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_switch_send, exec_switch_send)

@@ -1,7 +1,8 @@
 /*
  * children_splice_wait.pml: a dying parent's children spliced onto the
- * reaper against wait walks (the article's Group 4; MISSION.md invariants
- * I3 and I4).  It models rp_hlist_splice_rcu in include/rcuproc/hlist.h.
+ * reaper against wait walks (the article's Group 4; invariants I3 and I4 of
+ * docs/verification.md).  It models rp_hlist_splice_rcu in
+ * include/rcuproc/hlist.h.
  *
  * The dying parent D's children hlist is D -> c1 -> c2 -> c3 -> NULL; the
  * reaper R's is R -> r1 -> NULL.  The exit path first points each child's

@@ -1,7 +1,7 @@
 /*
  * fork_group_signal.pml: fork against a group signal (the article's Group 5,
- * "Ordered Update With Ordered Read"; MISSION.md invariants I1 and I2), with
- * rcuproc's fork window (docs/pgrp.md).
+ * "Ordered Update With Ordered Read"; invariants I1 and I2 of
+ * docs/verification.md), with rcuproc's fork window (docs/pgrp.md).
  *
  * The process-group membership list is an hlist of proxies (NULL-terminated),
  * walked in order by a group-signal sender under RCU: for each member it

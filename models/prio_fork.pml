@@ -1,7 +1,8 @@
 /*
  * prio_fork.pml: setpriority(PRIO_PGRP) against fork (the article's
- * exercise, "left as an exercise for the reader"; MISSION.md invariant I2,
- * second half: after the call returns, no member has the old value).
+ * exercise, "left as an exercise for the reader"; invariant I2 of
+ * docs/verification.md, second half: after the call returns, no member has
+ * the old value).
  *
  * THE DESIGN (prose for docs/):
  *

@@ -1,8 +1,9 @@
 /*
  * ptrace_detach_wait.pml: ptrace detach/attach against the tracer's wait
  * walk (the article's Group 3: "Mark Obsolete Objects" and "Retry Readers";
- * MISSION.md invariants I3 and I4).  It models include/rcuproc/list.h:
- * rp_owned_del_rcu, rp_owned_add_rcu and rp_owned_next_rcu.
+ * invariants I3 and I4 of docs/verification.md).  It models
+ * include/rcuproc/list.h: rp_owned_del_rcu, rp_owned_add_rcu and
+ * rp_owned_next_rcu.
  *
  * Tracer T1's ptraced list is circular: H1 -> x -> y -> H1.  Tracer T2's is
  * H2 -> z -> H2.  Another thread detaches tracee x from T1 and attaches it

@@ -1,7 +1,7 @@
 /*
  * setpgid_proxy.pml: setpgid against group walkers (the article's Group 5,
  * "Substitute Copy For Original" with "Impose Level of Indirection";
- * MISSION.md invariants I1 and I4).
+ * invariants I1 and I4 of docs/verification.md).
  *
  * Group lists A and B are hlists (NULL-terminated) of small proxies (the
  * role of struct pid), not of tasks.  A task moves from group A to group B

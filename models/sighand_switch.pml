@@ -1,7 +1,7 @@
 /*
  * sighand_switch.pml: lock_task_sighand against exec's switch of the
- * signal-handler table (Linux commit e56d090310d7; MISSION.md invariants I5
- * and I6).  It models rp_lock_task_sighand in src/task/task.c.
+ * signal-handler table (Linux commit e56d090310d7; invariants I5 and I6 of
+ * docs/verification.md).  It models rp_lock_task_sighand in src/task/task.c.
  *
  * The target task's sighand pointer starts at table S0.  Two senders each
  * send the target one signal: under RCU, lock_task_sighand loads

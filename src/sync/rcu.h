@@ -12,7 +12,10 @@
 #ifndef RP_SYNC_RCU_H
 #define RP_SYNC_RCU_H
 
-/* Inline read-side primitives and rcu_dereference (see MISSION.md). */
+/*
+ * Inline read-side primitives and rcu_dereference, not calls into
+ * liburcu.so (docs/sync.md, "RCU flavour: memb and QSBR").
+ */
 #define _LGPL_SOURCE 1
 
 #ifdef RP_RCU_QSBR

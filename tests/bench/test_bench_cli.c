@@ -69,7 +69,7 @@ Test(bench, targets_quick)
 {
 	char *out = run_ok("bench --quick --workload targets");
 
-	cr_expect(strstr(out, "targets (MISSION.md performance contract)") != NULL);
+	cr_expect(strstr(out, "targets (performance contract: docs/performance.md)") != NULL);
 	cr_expect(strstr(out, "memory per process") != NULL);
 	cr_expect(strstr(out, " error ") == NULL, "a target could not run:\n%s", out);
 	free(out);

@@ -46,8 +46,8 @@ static void bench_help(void)
 	printf("usage: rcuproc bench [OPTIONS]\n\n"
 	       "Runs each workload against a simulated system in each mode and prints\n"
 	       "throughput, latency percentiles (log-bucket histogram), heap bytes per\n"
-	       "process and the peak deferred-free backlog; then measures MISSION.md's\n"
-	       "performance contract as a targets table (met or short).\n"
+	       "process and the peak deferred-free backlog; then measures the\n"
+	       "performance contract (docs/performance.md) as a targets table (met or short).\n"
 	       "Build with -Dbuildtype=release -Ddebug_checks=false (bench/run.sh does).\n\n"
 	       "  --workload LIST  comma-separated, 'suite' (every workload), 'targets'\n"
 	       "                   or 'all' (both; default).  Workloads:\n");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The "targets" table: each ratio of MISSION.md's performance contract,
- * measured in one run of every mode, against its goal.
+ * The "targets" table: each ratio of the performance contract
+ * (docs/performance.md, "The performance contract"), measured in one run of
+ * every mode, against its goal.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -265,7 +266,7 @@ int bench_targets(const struct target_env *env)
 	memset(rows, 0, sizeof(rows));
 	failed = measure_all(env, core_targets, n, rows);
 	if (!env->json)
-		printf("\ntargets (MISSION.md performance contract), RCU flavour %s%s\n"
+		printf("\ntargets (performance contract: docs/performance.md), RCU flavour %s%s\n"
 		       "%-40s %2s %7s %10s  %-5s  %s\n", rp_rcu_flavour(),
 		       env->quick ? ", QUICK: tiny tables, not meaningful" : "",
 		       "target", "", "goal", "measured", "", "what was compared");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The performance contract of MISSION.md, measured: each ratio against its goal. */
+/* The performance contract (docs/performance.md), measured: each ratio against its goal. */
 #ifndef RP_TOOLS_TARGETS_H
 #define RP_TOOLS_TARGETS_H
 

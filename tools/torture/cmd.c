@@ -180,6 +180,8 @@ static void default_config(struct torture_config *cfg)
 
 /* ---- the run ---- */
 
+static void on_stall(int sig);
+
 /*
  * A thread of init on an OS thread of its own that stays registered and
  * idle: it only reads its parent pid, once a millisecond.  Under QSBR each
@@ -197,6 +199,7 @@ static void *quiet_main(void *arg)
 	struct quiet *q = arg;
 	struct timespec tick = { 0, 1000 * 1000 };
 
+	pthread_setname_np(pthread_self(), "torture-quiet");
 	rp_thread_register();
 	while (!uatomic_read(&q->stop)) {
 		rp_getppid(q->t);
@@ -277,6 +280,28 @@ static double now(void)
  */
 #define STALL_SECONDS	60
 
+/*
+ * I7: a registered thread online for this long without a quiescent state
+ * (debug builds count them: rp_thread_stalls) holds back every grace
+ * period under QSBR; the thread of init that stays registered and idle
+ * must announce one with each call (bug 7).  Generous too: the harness's
+ * threads call rcuproc without pause, or wait offline.
+ */
+#define QUIET_STALL_SECONDS	10
+
+static void quiescent_stall(struct run *run)
+{
+	char name[64];
+
+	if (rp_thread_stalls(QUIET_STALL_SECONDS, name, sizeof(name)) <= 0)
+		return;
+	fprintf(stderr, "VIOLATION I7 no leaks: seed %lu: registered thread \"%s\" online "
+		"for %d s without a quiescent state: no deferred free can run\n",
+		(unsigned long)run->cfg.seed, name, QUIET_STALL_SECONDS);
+	fflush(stdout);
+	_exit(1);
+}
+
 static void stalled(struct run *run, const char *where)
 {
 	fprintf(stderr, "VIOLATION I4 termination: seed %lu: no worker progress for %d s in %s\n",
@@ -294,6 +319,7 @@ static void wait_for_workers(struct run *run, unsigned int *count, const char *w
 	while (uatomic_read(count) < run->cfg.threads) {
 		if (now() - start > STALL_SECONDS)
 			stalled(run, where);
+		quiescent_stall(run);
 		nanosleep(&tick, NULL);
 	}
 }
@@ -314,6 +340,7 @@ static void watch(struct run *run)
 			progressed = now();
 		else if (now() - progressed > STALL_SECONDS)
 			stalled(run, "the operations");
+		quiescent_stall(run);
 		last = ops;
 
 		if (backlog > run->backlog_max)
@@ -356,6 +383,40 @@ static int start_workers(struct run *run, struct rp_task *init)
 	return 0;
 }
 
+static void *barrier_main(void *arg)
+{
+	rp_thread_register();
+	rp_deferred_barrier();
+	uatomic_set((int *)arg, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * rp_deferred_barrier on a thread of its own, while this one, unregistered,
+ * watches for a registered thread that holds it back (I7) and for a barrier
+ * that never ends (I4).
+ */
+static void watched_barrier(struct run *run)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	double start = now();
+	pthread_t thread;
+	int done = 0;
+
+	rp_thread_unregister();
+	if (pthread_create(&thread, NULL, barrier_main, &done))
+		abort();
+	while (!uatomic_read(&done)) {
+		if (now() - start > STALL_SECONDS)
+			on_stall(SIGALRM);
+		quiescent_stall(run);
+		nanosleep(&tick, NULL);
+	}
+	pthread_join(thread, NULL);
+	rp_thread_register();
+}
+
 /*
  * I7: the backlog comes down to 0 while the quiet thread of init is still
  * registered; once it has exited too, only init is left.
@@ -364,9 +425,7 @@ static void check_counts(struct run *run)
 {
 	struct rp_system_counts c;
 
-	alarm(STALL_SECONDS);	/* on_stall, if the barrier never returns */
-	rp_deferred_barrier();
-	alarm(0);
+	watched_barrier(run);
 	if (rp_deferred_backlog())
 		report_violation(&run->report, 7, "deferred backlog %lu after the barrier, "
 				 "with a thread of init registered", rp_deferred_backlog());

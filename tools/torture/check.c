@@ -478,11 +478,15 @@ static void check_waits(const struct merged *m, struct violation_report *r)
 	}
 }
 
-/* Did process @e->a receive @e->sig from @e->c (a group send) by @e->end? */
-static void check_must_recv(const struct merged *m, const struct event *e,
-			    struct violation_report *r)
+/*
+ * Did process @e->a receive @e->sig from @e->c (a group send) by @e->end?
+ * @e is m->ev[@at]; the receiver was forked after @e->start.
+ */
+static void check_must_recv(const struct merged *m, size_t at, struct violation_report *r)
 {
-	for (size_t i = 0; i < m->n && m->ev[i].start <= e->end; i++) {
+	const struct event *e = &m->ev[at];
+
+	for (size_t i = at; i < m->n && m->ev[i].start <= e->end; i++) {
 		const struct event *x = &m->ev[i];
 
 		if (x->kind == EV_RECV && x->a == e->a && x->c == e->c && x->sig == e->sig &&
@@ -503,7 +507,7 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 		const struct event *e = &m->ev[i];
 
 		if (e->kind == EV_MUST_RECV) {
-			check_must_recv(m, e, r);
+			check_must_recv(m, i, r);
 		} else if (e->kind == EV_SIGHANDS && e->b) {
 			report_violation(r, 6, "seed %lu: %d thread(s) of process %d used another "
 					 "signal-handler table than its leader at %lu, in an exec "

@@ -16,6 +16,10 @@
  *	    wait status nor CLD_STOPPED notice reports a stop of a group whose
  *	    stop a group exit cut short, nor a stop by a signal that does not
  *	    stop.
+ *	I2  a child forked while a group send was held before its parent
+ *	    (exec_kill_all) received it by the end of its next drain.
+ *	I6  the threads of a group share one handler table, also in the
+ *	    middle of an exec that waits for a traced zombie (trace_exec).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -26,7 +30,7 @@
 
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
-	"echild", "stop_exit", "stopped",
+	"echild", "stop_exit", "stopped", "sighands", "must_recv",
 };
 
 struct merged {
@@ -474,6 +478,46 @@ static void check_waits(const struct merged *m, struct violation_report *r)
 	}
 }
 
+/*
+ * Did process @e->a receive @e->sig from @e->c (a group send) by @e->end?
+ * @e is m->ev[@at]; the receiver was forked after @e->start.
+ */
+static void check_must_recv(const struct merged *m, size_t at, struct violation_report *r)
+{
+	const struct event *e = &m->ev[at];
+
+	for (size_t i = at; i < m->n && m->ev[i].start <= e->end; i++) {
+		const struct event *x = &m->ev[i];
+
+		if (x->kind == EV_RECV && x->a == e->a && x->c == e->c && x->sig == e->sig &&
+		    x->result == SI_USER && !x->id)
+			return;
+	}
+	report_violation(r, 2, "seed %lu: process %d, forked before kill(-1) from %d (at %lu) "
+			 "reached its parent, never received signal %d by the end of its "
+			 "drain at %lu", (unsigned long)m->seed, e->a, e->c,
+			 (unsigned long)e->start, e->sig, (unsigned long)e->end);
+	add_history(r, 2, m, e->a, 0);
+}
+
+/* The group stays on one handler table (I6), and held group sends reach forked children (I2). */
+static void check_groups(const struct merged *m, struct violation_report *r)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct event *e = &m->ev[i];
+
+		if (e->kind == EV_MUST_RECV) {
+			check_must_recv(m, i, r);
+		} else if (e->kind == EV_SIGHANDS && e->b) {
+			report_violation(r, 6, "seed %lu: %d thread(s) of process %d used another "
+					 "signal-handler table than its leader at %lu, in an exec "
+					 "with a traced zombie thread not yet reaped",
+					 (unsigned long)m->seed, e->b, e->a, (unsigned long)e->start);
+			add_history(r, 6, m, e->a, 0);
+		}
+	}
+}
+
 void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violation_report *r)
 {
 	struct merged m = { .seed = seed };
@@ -487,6 +531,7 @@ void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violati
 	check_unnumbered(&m, true, r);
 	check_reaps(&m, r);
 	check_waits(&m, r);
+	check_groups(&m, r);
 	free(m.sends);
 	free(m.drains);
 	free(m.forks);

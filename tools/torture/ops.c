@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <urcu/uatomic.h>
+#include "../../src/sync/racepoint.h"
 #include "torture.h"
 
 #define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
@@ -18,6 +19,7 @@ const char *const op_names[OP_NR] = {
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
+	"trace_exec", "claim", "exec_kill_all",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -198,8 +200,11 @@ static void op_drain(struct worker *w, struct handle *h)
 	worker_drive(w, h, ret);
 }
 
-/* A new process; with @flags CLONE_SIGHAND | CLONE_VM it shares our handlers. */
-static void new_process(struct worker *w, struct handle *h, unsigned long flags)
+/*
+ * A new process, its handle last; with @flags CLONE_SIGHAND | CLONE_VM it
+ * shares our handlers.  Its pid, or < 0.
+ */
+pid_t fork_process(struct worker *w, struct handle *h, unsigned long flags)
 {
 	struct rp_task *child = NULL;
 	struct event *e;
@@ -220,11 +225,12 @@ static void new_process(struct worker *w, struct handle *h, unsigned long flags)
 	} else {
 		worker_drive(w, h, pid);
 	}
+	return pid;
 }
 
 static void op_fork(struct worker *w, struct handle *h)
 {
-	new_process(w, h, 0);
+	fork_process(w, h, 0);
 }
 
 /* A new thread of @h's process; its tid, or < 0.  The handles may move. */
@@ -246,7 +252,7 @@ pid_t new_thread(struct worker *w, struct handle *h)
 static void op_clone(struct worker *w, struct handle *h)
 {
 	if (rng_below(w, 4) == 0)
-		new_process(w, h, CLONE_SIGHAND | CLONE_VM);
+		fork_process(w, h, CLONE_SIGHAND | CLONE_VM);
 	else
 		new_thread(w, h);
 }
@@ -284,6 +290,7 @@ void join_offline(pthread_t thread)
 /* An exec run by a thread of our own while the worker drives the other threads. */
 struct exec_run {
 	struct handle *h;
+	struct hold *note;		/* counts the exec's sleeps, or NULL */
 	uint64_t start, end;
 	int ret;
 };
@@ -293,9 +300,12 @@ static void *exec_thread(void *arg)
 	struct exec_run *run = arg;
 
 	rp_thread_register();
+	if (run->note)
+		hold_arm(run->note);
 	run->start = clock_tick();
 	run->ret = rp_execve(run->h->t, "torture");
 	run->end = clock_tick();
+	hold_disarm();
 	rp_thread_unregister();
 	return NULL;
 }
@@ -336,6 +346,91 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
 	}
 }
 
+/*
+ * The parent's wait for the process by its pid, held (rcu mode) on the
+ * node of the old leader, which a non-leader's exec replaces and hands its
+ * own tid: released once the exec has returned, it must still count the
+ * process (bug of RP_BREAK_WAIT_PID_BY_TASK: it compared that tid).
+ * Started if @h is not its leader; false if it is not held.
+ */
+static bool start_held_poll(struct worker *w, struct handle *h, struct handle *pt,
+			    struct held_call *run)
+{
+	struct handle *leader = NULL;
+
+	for (unsigned int i = 0; i < w->nh; i++)
+		if (w->h[i].tid == h->tgid)
+			leader = &w->h[i];
+	/* The lock modes: a scan held in the read lock would keep the exec out. */
+	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !hold_available())
+		return false;
+	*run = (struct held_call){ .t = pt->t, .pid = h->tgid,
+		.hold = { .where = RP_RACE_WAIT_VISIT, .t = leader->t, .stay = true } };
+	if (start_held(run, held_wait_thread))
+		return true;
+	join_offline(run->thread);
+	return false;
+}
+
+/*
+ * A traced zombie thread for @h's exec: a new thread of its process,
+ * seized by another process of ours, exits; it stays a zombie until its
+ * tracer reaps it, and the exec must wait for that (bug 1 of issue 13).
+ * Returns the tracer (its tid in *@ztid), or NULL; *@hp follows @h's handle.
+ */
+static struct rp_task *traced_zombie(struct worker *w, struct handle **hp, pid_t *ztid)
+{
+	struct rp_task *self = (*hp)->t, *tracer = NULL, *z;
+	struct handle *tr;
+	pid_t tid;
+
+	for (int i = 0; i < 4 && !tracer; i++) {
+		tr = pick_live(w);
+		if (tr->tgid != (*hp)->tgid)
+			tracer = tr->t;
+	}
+	if (!tracer || (tid = new_thread(w, *hp)) < 0) {
+		*hp = handle_of(w, self);
+		return NULL;
+	}
+	z = w->h[w->nh - 1].t;
+	if (rp_ptrace(tracer, PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+		*hp = handle_of(w, self);
+		return NULL;	/* an ordinary thread: the exec kills it */
+	}
+	rp_exit(z, 0);
+	drop_handle(w, w->nh - 1);
+	*hp = handle_of(w, self);
+	*ztid = tid;
+	return tracer;
+}
+
+/*
+ * The exec has killed the others: until it returns, or sleeps again (the
+ * traced zombie is all it waits for), or 20 ms have passed.  Then the
+ * group's threads must still share one handler table (I6), and the
+ * tracer reaps the zombie, which lets a waiting exec go on.
+ */
+static void reap_traced_zombie(struct worker *w, struct exec_run *run, struct hold *note,
+			       struct rp_task *tracer, pid_t ztid)
+{
+	unsigned int seen = uatomic_read(&note->reached);
+	double until = hold_now() + 0.02;
+	struct event *e;
+
+	while (!uatomic_read(&run->end) && uatomic_read(&note->reached) == seen &&
+	       hold_now() < until) {
+		rp_thread_quiescent();
+		sched_yield();
+	}
+	e = log_event(w, EV_SIGHANDS);
+	e->start = clock_tick();
+	e->a = run->h->tgid;
+	e->b = (int32_t)walk_group_sighands(run->h->t);
+	e->end = clock_tick();
+	tracer_reap(w, handle_of(w, tracer), ztid);
+}
+
 /* exec has killed the other threads of @keep's group: drop their handles. */
 static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgid)
 {
@@ -344,22 +439,44 @@ static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgi
 			drop_handle(w, i);
 }
 
-static void op_exec(struct worker *w, struct handle *h)
+/*
+ * exec by @h, any thread of its process; @traced: with a traced zombie
+ * thread in its group (trace_exec).
+ */
+void op_exec(struct worker *w, struct handle *h, bool traced)
 {
+	struct hold note = { .where = RP_RACE_EXEC_WAITS };
 	struct exec_run run = { .h = h };
-	struct handle *pt = find_parent(w, h);
+	struct rp_task *tracer = NULL;
+	struct held_call hp;
+	struct handle *pt;
 	sigset_t rt, old;
 	pthread_t thread;
 	struct event *e;
+	pid_t ztid = 0;
+	bool held;
 
 	rt_set(&rt);
 	if (!worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
 		return;
+	if (traced && !(tracer = traced_zombie(w, &h, &ztid)))
+		return;
+	run.h = h;
+	note.t = h->t;
+	run.note = tracer ? &note : NULL;
+	pt = find_parent(w, h);
+	held = start_held_poll(w, h, pt, &hp);
 	if (pthread_create(&thread, NULL, exec_thread, &run))
 		abort();
 	run_others_to_death(w, &run);
+	if (tracer)
+		reap_traced_zombie(w, &run, &note, tracer, ztid);
 	poll_parent(w, pt, &run);
 	join_offline(thread);
+	if (held) {
+		end_held(&hp);
+		log_wait(w, handle_of(w, hp.t), hp.pid, hp.start, (pid_t)hp.ret);
+	}
 	e = log_event(w, EV_EXEC);
 	e->start = run.start;
 	e->end = run.end;
@@ -555,7 +672,10 @@ void worker_run_op(struct worker *w)
 	case OP_CLONE: op_clone(w, h); break;
 	case OP_EXIT: op_exit(w, h, false); break;
 	case OP_EXIT_GROUP: op_exit(w, h, true); break;
-	case OP_EXEC: op_exec(w, h); break;
+	case OP_EXEC: op_exec(w, h, false); break;
+	case OP_TRACE_EXEC: op_exec(w, h, true); break;
+	case OP_CLAIM: op_claim(w, h); break;
+	case OP_EXEC_KILL_ALL: op_exec_kill_all(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

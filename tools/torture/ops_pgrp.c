@@ -8,8 +8,8 @@
 #include "torture.h"
 
 /* A group send: its receipts carry SI_USER and the sender, no id. */
-static void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
-			   uint64_t start, int ret)
+void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
+		    uint64_t start, int ret)
 {
 	struct event *e = log_event(w, EV_GROUP);
 

@@ -13,7 +13,7 @@
 #include "torture.h"
 
 /* The handle that holds @t; the array moves when handles are dropped. */
-static struct handle *handle_of(struct worker *w, struct rp_task *t)
+struct handle *handle_of(struct worker *w, struct rp_task *t)
 {
 	for (unsigned int i = 0; i < w->nh; i++)
 		if (w->h[i].t == t)
@@ -175,7 +175,7 @@ static void *poll_thread(void *arg)
 }
 
 /* The tracer @tr waits for its tracee @pid, a zombie. */
-static void tracer_reap(struct worker *w, struct handle *tr, pid_t pid)
+void tracer_reap(struct worker *w, struct handle *tr, pid_t pid)
 {
 	int status;
 	pid_t ret;

@@ -17,6 +17,7 @@ enum op_kind {
 	OP_KILL, OP_TGKILL, OP_PTRACE, OP_SIGACTION, OP_SIGPROCMASK, OP_DRAIN,
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
+	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL,
 	OP_NR
 };
 
@@ -38,6 +39,12 @@ enum ev_kind {
 	EV_STOP_EXIT,	/* a: tgid: from the stop signal's send to an
 			   exit_group before every thread had stopped */
 	EV_STOPPED,	/* a: parent tgid, b: child pid, sig: a wait's stop report */
+	EV_SIGHANDS,	/* a: tgid, b: how many of its threads use another
+			   signal-handler table than its leader */
+	EV_MUST_RECV,	/* a: receiver tgid, c: sender tgid, sig: a group send
+			   over [start..] that reached the receiver's parent
+			   only after the receiver was forked; end: the end of
+			   the receiver's drain (nothing blocked) after it */
 	EV_NR
 };
 
@@ -114,6 +121,57 @@ void rt_set(sigset_t *set);
 /* ops_race.c: a group stop killed half-way, a tracer's reap raced by the parent. */
 void op_stop(struct worker *w, struct handle *h);
 void op_trace_reap(struct worker *w, struct handle *h);
+struct handle *handle_of(struct worker *w, struct rp_task *t);
+void tracer_reap(struct worker *w, struct handle *tr, pid_t pid);
+
+/* ops.c, for the race operations */
+pid_t fork_process(struct worker *w, struct handle *h, unsigned long flags);
+void op_exec(struct worker *w, struct handle *h, bool traced);
+
+
+/* ops_pgrp.c */
+void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
+		    uint64_t start, int ret);
+
+/*
+ * hold.c: a helper thread of ours held at a race point (src/sync/racepoint.h,
+ * debug builds): the helper arms the hold on itself; the worker awaits it,
+ * acts in the window, releases it.
+ */
+struct hold {
+	int where;			/* enum rp_race_point */
+	struct rp_task *t;		/* the task the point must name */
+	bool stay;			/* stay there until released; else count visits */
+	bool offline;			/* held outside any read section: go offline */
+	unsigned int reached;		/* atomic: visits */
+	int go;				/* atomic: released */
+};
+/* ops_hold.c: a call by a helper thread as @t, held at a race point. */
+struct held_call {
+	struct rp_task *t;
+	pid_t pid;			/* wait: the pid waited for */
+	int sig;			/* kill(-1): the signal */
+	long ret;
+	uint64_t start;
+	struct hold hold;
+	int done;			/* atomic: the call returned */
+	pthread_t thread;
+};
+void *held_wait_thread(void *arg);
+bool start_held(struct held_call *c, void *(*fn)(void *));
+void end_held(struct held_call *c);
+/* ops_hold.c: a wait's claim raced by its group, kill(-1) held across an exec and a fork. */
+void op_claim(struct worker *w, struct handle *h);
+void op_exec_kill_all(struct worker *w, struct handle *h);
+
+bool hold_install(void);
+void hold_remove(void);
+bool hold_available(void);
+void hold_arm(struct hold *h);
+void hold_disarm(void);
+bool hold_await(struct hold *h, const int *done);
+void hold_release(struct hold *h);
+double hold_now(void);
 
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
 void run_group_op(struct worker *w, enum op_kind k, struct handle *h);
@@ -130,5 +188,6 @@ void report_violation(struct violation_report *r, int inv, const char *fmt, ...)
 
 /* walk.c: the consistency walk of the whole table; violations found. */
 unsigned long walk_table(struct rp_system *sys, struct violation_report *r);
+unsigned int walk_group_sighands(struct rp_task *t);
 
 #endif /* RP_TOOLS_TORTURE_H */

@@ -74,6 +74,29 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct vio
 		walk_error(r, leader, "missing from its real_parent's children list");
 }
 
+/*
+ * I6: how many threads of @t's group use another signal-handler table than
+ * its leader (0 if @t is gone).  A worker calls it while it drives no
+ * other task, for a group in the middle of an operation (an exec).
+ */
+unsigned int walk_group_sighands(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_task *leader, *o;
+	unsigned int n = 0;
+
+	rp_update_lock(sync);
+	rp_read_lock(sync);
+	if (t->sighand) {
+		leader = t->group_leader;
+		cds_list_for_each_entry(o, &t->signal->thread_head, thread_node)
+			n += o->sighand != leader->sighand;
+	}
+	rp_read_unlock(sync);
+	rp_update_unlock(sync);
+	return n;
+}
+
 unsigned long walk_table(struct rp_system *sys, struct violation_report *r)
 {
 	unsigned long before = r->count[0];

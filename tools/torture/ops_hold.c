@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Race operations that hold a helper thread at a race point (hold.c) while
+ * the worker acts: a wait's claim while another thread of its group reaps
+ * the child and exits, and kill(-1) standing on a process's node while a
+ * thread of that process execs and forks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <urcu/uatomic.h>
+#include "../../src/sync/racepoint.h"
+#include "torture.h"
+
+/* A wait4(WNOHANG) for c->pid as c->t, held where c->hold says. */
+void *held_wait_thread(void *arg)
+{
+	struct held_call *c = arg;
+	int status;
+
+	rp_thread_register();
+	hold_arm(&c->hold);
+	c->start = clock_tick();
+	c->ret = rp_wait4(c->t, c->pid, &status, WNOHANG, NULL);
+	hold_disarm();
+	uatomic_set(&c->done, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void *kill_all_thread(void *arg)
+{
+	struct held_call *c = arg;
+
+	rp_thread_register();
+	hold_arm(&c->hold);
+	c->start = clock_tick();
+	c->ret = rp_kill(c->t, -1, c->sig);
+	hold_disarm();
+	uatomic_set(&c->done, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* Start @c on a helper thread running @fn; true once it is held. */
+bool start_held(struct held_call *c, void *(*fn)(void *))
+{
+	if (pthread_create(&c->thread, NULL, fn, c))
+		abort();
+	return hold_await(&c->hold, &c->done);
+}
+
+void end_held(struct held_call *c)
+{
+	hold_release(&c->hold);
+	join_offline(c->thread);
+}
+
+/* The handle of the last task added: a child or thread just created. */
+static struct rp_task *newest(struct worker *w)
+{
+	return w->h[w->nh - 1].t;
+}
+
+/*
+ * wait's claim (bug 6 of issue 13): thread b of @h's process forks child
+ * c, which exits; thread @h's wait for c is held just before its claim
+ * (outside any read section) while b reaps c, exits and is freed.  The
+ * claim must see that c is dead before it reads c's parent, b: a debug
+ * build stops at a freed task read as alive (rp_task_assert_not_freed),
+ * ASan at the read.  Then @h's wait answers ECHILD, as c was reaped.
+ */
+void op_claim(struct worker *w, struct handle *h)
+{
+	struct held_call c = { .t = h->t, .hold = { .where = RP_RACE_WAIT_CLAIM,
+						   .stay = true, .offline = true } };
+	struct rp_task *b, *child;
+	int status;
+	pid_t ret;
+
+	if (!hold_available() || new_thread(w, h) < 0)
+		return;
+	b = newest(w);
+	if ((c.pid = fork_process(w, &w->h[w->nh - 1], 0)) <= 0)
+		return;
+	child = newest(w);
+	rp_exit_group(child, 0);
+	drop_handle(w, w->nh - 1);
+	c.hold.t = child;
+	if (start_held(&c, held_wait_thread)) {
+		struct handle *bh = handle_of(w, b);
+		uint64_t start = clock_tick();
+
+		do
+			ret = rp_wait4(bh->t, c.pid, &status, 0, NULL);
+		while (ret < 0 && ret != -ECHILD && drain(w, bh) >= 0);
+		log_wait(w, bh, c.pid, start, ret);
+		rp_exit(bh->t, 0);
+		drop_handle(w, (unsigned int)(bh - w->h));
+		/* b's free has run: poisoned, or in ASan's quarantine. */
+		rp_deferred_barrier();
+		end_held(&c);
+	} else {
+		join_offline(c.thread);
+	}
+	h = handle_of(w, c.t);
+	if (h)
+		log_wait(w, h, c.pid, c.start, (pid_t)c.ret);
+}
+
+/*
+ * kill(-1) across an exec and a fork (bug 5 of issue 13): @h forks process
+ * p with a second thread n and its leader a zombie; @h's kill(-1) is held
+ * (rcu mode) on the leader's node of the process list while n execs,
+ * taking the leader's place on that list, and forks child c.  The walk
+ * signals p only after c was linked behind it, so c must get the signal
+ * too (I2); in the lock modes the kill simply follows the fork.
+ */
+void op_exec_kill_all(struct worker *w, struct handle *h)
+{
+	struct held_call k = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(w) % SIG_COUNT),
+			       .hold = { .where = RP_RACE_PROCESS_WALK_NODE, .stay = true } };
+	struct rp_task *leader, *n;
+	struct handle *nh, *ch, *kh;
+	sigset_t rt, old, none;
+	struct event *e;
+	bool held = false, started;
+	size_t must;
+	pid_t cpid;
+	int ret;
+
+	if (fork_process(w, h, 0) <= 0)
+		return;
+	leader = newest(w);
+	if (new_thread(w, &w->h[w->nh - 1]) < 0)
+		return;
+	n = newest(w);
+	rt_set(&rt);
+	/* Blocked across the exec, which resets their handlers. */
+	if (rp_sigprocmask(n, SIG_BLOCK, &rt, &old) < 0)
+		return;
+	rp_exit(leader, 0);	/* a zombie leader: the exec takes its place */
+	drop_handle(w, (unsigned int)(handle_of(w, leader) - w->h));
+	k.hold.t = leader;
+	started = w->cfg->mode == RP_SYNC_RCU && hold_available();
+	if (started)
+		held = start_held(&k, kill_all_thread);
+	nh = handle_of(w, n);
+	e = log_event(w, EV_EXEC);
+	e->start = clock_tick();
+	ret = rp_execve(n, "torture");
+	e->end = clock_tick();
+	e->a = nh->tgid;
+	e->result = (int16_t)(ret < 0 ? ret : 0);
+	if (ret == 0) {
+		nh->tid = nh->tgid;
+		install_handlers(n);
+		rp_sigprocmask(n, SIG_SETMASK, &old, NULL);
+	}
+	cpid = ret == 0 ? fork_process(w, nh, 0) : -1;
+	if (held) {
+		end_held(&k);
+	} else if (started) {
+		join_offline(k.thread);	/* it went past the node: no window */
+	} else {
+		k.start = clock_tick();	/* the lock modes: after the fork */
+		k.ret = rp_kill(k.t, -1, k.sig);
+	}
+	kh = handle_of(w, k.t);
+	if (kh)
+		log_group_send(w, kh, 1, k.sig, k.start, (int)k.ret);
+	if (cpid <= 0 || k.ret < 0 || !kh || (started && !held))
+		return;
+	/* c was forked before the send reached its parent: it must have it. */
+	ch = &w->h[w->nh - 1];
+	sigemptyset(&none);
+	if (rp_sigprocmask(ch->t, SIG_SETMASK, &none, NULL) < 0)
+		return;
+	must = w->nev;
+	e = log_event(w, EV_MUST_RECV);
+	e->start = k.start;
+	e->a = cpid;
+	e->c = kh->tgid;
+	e->sig = (int16_t)k.sig;
+	worker_drive(w, ch, drain(w, ch));
+	w->ev[must].end = clock_tick();	/* the log may have moved */
+}

@@ -15,7 +15,7 @@
  */
 #include <errno.h>
 #include "pgrp.h"
-#include "../sync/racepoint.h"
+#include "../debug/racepoint.h"
 
 static struct cds_hlist_head *member_list(struct rp_pid *pid, enum rp_pid_type type)
 {

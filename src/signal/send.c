@@ -11,7 +11,7 @@
 #include "signal.h"
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
-#include "../sync/racepoint.h"
+#include "../debug/racepoint.h"
 
 /* Default action "ignore" (Linux's SIG_KERNEL_IGNORE_MASK). */
 #define KERNEL_IGNORE_MASK (RP_SIGBIT(SIGCHLD) | RP_SIGBIT(SIGURG) | RP_SIGBIT(SIGWINCH) | \

@@ -18,13 +18,13 @@
  *	(U)  under sys->users_lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
- * The lock order is in src/sync/lockorder.h: update lock, then a siglock,
+ * The lock order is in src/debug/lockorder.h: update lock, then a siglock,
  * then a wait-queue mutex or the users lock.
  */
 #ifndef RP_TASK_TASK_H
 #define RP_TASK_TASK_H
 
-#include "../sync/alloc.h"
+#include "../debug/alloc.h"
 #include "../sync/sync.h"
 #include "../timers/cputimers.h"
 #include <stdbool.h>

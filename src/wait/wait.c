@@ -24,7 +24,7 @@
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
 #include "../pgrp/pgrp.h"
-#include "../sync/racepoint.h"
+#include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK
 #define WAIT_RECHECK false

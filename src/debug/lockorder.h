@@ -18,8 +18,8 @@
  * never held across another acquisition (the qrwlock's wait queue) are leaves
  * and are not tracked.
  */
-#ifndef RP_SYNC_LOCKORDER_H
-#define RP_SYNC_LOCKORDER_H
+#ifndef RP_DEBUG_LOCKORDER_H
+#define RP_DEBUG_LOCKORDER_H
 
 enum rp_lock_class {
 	RP_LOCK_NONE = 0,
@@ -59,4 +59,4 @@ static inline void rp_lockdep_assert_may_synchronize(void) { }
 static inline void rp_lockdep_assert_held(enum rp_lock_class c) { (void)c; }
 #endif
 
-#endif /* RP_SYNC_LOCKORDER_H */
+#endif /* RP_DEBUG_LOCKORDER_H */

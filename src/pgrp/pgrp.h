@@ -6,58 +6,7 @@
 #ifndef RP_PGRP_PGRP_H
 #define RP_PGRP_PGRP_H
 
-#include "../task/task.h"
-
-/*
- * A process's entry on the member list of its process group or session
- * (the article's Group 5: the role of Linux's struct pid links).  A move
- * publishes a new proxy and retires the old one: a proxy is linked once,
- * marked obsolete when its process leaves, unlinked, and freed after a
- * grace period, so a walker standing on it walks on along the list it was
- * on.
- */
-struct rp_proxy {
-	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
-	struct rp_signal *signal;	/* (c) the member process */
-	bool obsolete;			/* (r, u) left the list: walkers skip it; set
-					   under the process's siglock too while
-					   it lives (a move) */
-	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
-};
-
-/* The process-group and session ids of @p's process, under rp_read_lock. */
-pid_t rp_task_pgrp_nr(struct rp_task *p);
-pid_t rp_task_session_nr(struct rp_task *p);
-
-/*
- * Call @fn(@p, @arg) under rp_read_lock for every process (group leader)
- * whose process group (@type RP_PIDTYPE_PGID) or session (RP_PIDTYPE_SID)
- * is @nr, skipping members that moved away; stops early when @fn returns
- * non-zero and returns that value, 0 otherwise.  Caller holds rp_read_lock.
- */
-int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
-			   int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/*
- * The exactly-once walk: as rp_for_each_member_rcu, but @fn runs with the
- * member's siglock held, and the member's successor is read under that same
- * lock, after @fn (fork links a child behind its parent under the parent's
- * siglock: see docs/pgrp.md).  Members already released are skipped.
- * -ESRCH if @nr names no pid; else 0 or @fn's non-zero value.
- */
-int rp_for_each_member_locked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
-				  int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/*
- * The exactly-once walk of every process (sys->tasks, for kill(-1) and
- * PRIO_USER), with the same locking as rp_for_each_member_locked_rcu.
- */
-int rp_for_each_process_locked_rcu(struct rp_system *sys,
-				   int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/* Does a process group numbered @pgrp exist in session @sid?  rp_read_lock held. */
-bool rp_pgrp_in_session_rcu(struct rp_system *sys, pid_t pgrp, pid_t sid);
+#include "../task/relations.h"
 
 /*
  * Send @sig with @info to every process of group @pgrp as the kernel does
@@ -96,9 +45,6 @@ void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid,
  */
 void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *to,
 		  struct rp_proxy *px);
-
-/* Is @sig's process a session leader?  (update lock or rp_read_lock) */
-bool rp_session_leader(struct rp_signal *sig);
 
 /*
  * Fork: put new process @child in @self's group and session, its proxies

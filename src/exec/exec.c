@@ -19,6 +19,7 @@
 #include "../task/objects.h"
 #include "../signal/signal.h"
 #include "../exit/exit.h"
+#include "../timers/hooks.h"
 #include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_EXEC_ZOMBIE_GONE

@@ -18,6 +18,7 @@
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
 #include "../tty/ctty.h"
+#include "../timers/hooks.h"
 
 /* The CLD_* code and si_status of wait status @status (Linux's do_notify_parent). */
 void rp_status_to_cld(int status, int *code, int *cld_status)

@@ -26,7 +26,7 @@
 
 #include "../debug/alloc.h"
 #include "../sync/sync.h"
-#include "../timers/cputimers.h"
+#include "cputimers.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

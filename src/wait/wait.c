@@ -24,6 +24,7 @@
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
 #include "../pgrp/pgrp.h"
+#include "../timers/hooks.h"
 #include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK

@@ -23,7 +23,7 @@
 #include "../signal/signal.h"
 #include "../ptrace/ptrace.h"
 #include "../exit/exit.h"
-#include "../pgrp/pgrp.h"
+#include "../task/relations.h"
 #include "../timers/hooks.h"
 #include "../debug/racepoint.h"
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include "../task/task.h"
 #include "../signal/signal.h"
-#include "../ptrace/ptrace.h"
-#include "../exit/exit.h"
+#include "ptrace.h"
+#include "exit.h"
 #include "../task/relations.h"
 #include "../timers/hooks.h"
 #include "../debug/racepoint.h"

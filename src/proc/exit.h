@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Exit, reparenting and release: the calls other subsystems make. */
-#ifndef RP_EXIT_EXIT_H
-#define RP_EXIT_EXIT_H
+#ifndef RP_PROC_EXIT_H
+#define RP_PROC_EXIT_H
 
 #include "../task/task.h"
 
@@ -18,4 +18,4 @@ void rp_do_group_exit(struct rp_task *t, int code);
 /* Unlink dead @t from every list, drop its tid and sighand (update lock held). */
 void rp_release_task(struct rp_task *t);
 
-#endif /* RP_EXIT_EXIT_H */
+#endif /* RP_PROC_EXIT_H */

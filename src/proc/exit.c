@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include "exit.h"
 #include "../signal/signal.h"
-#include "../ptrace/ptrace.h"
+#include "ptrace.h"
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
 #include "../tty/ctty.h"

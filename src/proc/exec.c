@@ -18,7 +18,7 @@
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../signal/signal.h"
-#include "../exit/exit.h"
+#include "exit.h"
 #include "../timers/hooks.h"
 #include "../debug/racepoint.h"
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <rcuproc/snapshot.h>
-#include "relations.h"
+#include "../task/relations.h"
 
 /* ps's state letter of leader @p, read without the siglock as /proc does. */
 static char task_state(const struct rp_task *p)

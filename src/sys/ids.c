@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
-#include "task.h"
+#include "../task/task.h"
 
 pid_t rp_getpid(struct rp_task *self)
 {

@@ -18,10 +18,10 @@ are written down:
     are allowed; sideways arrows (same floor) are, as long as they make no
     circle.
 
-A quoted include that resolves nowhere is an error too: it would hide an
-arrow.  A .c file that includes another folder's header calls into that folder, so
-the include arrows are the call arrows, provided each header declares only
-what its own folder defines.
+A quoted include that resolves nowhere is an error too, and so is a header
+of src/ that declares a function another folder defines: either would hide
+an arrow.  A .c file that includes another folder's header calls into that
+folder, so the include arrows are the call arrows.
 
 Exit status 0 when the graph is clean (one summary line); 1 with every
 offending edge otherwise.  --arrows prints the folder arrows with the files
@@ -46,6 +46,9 @@ FLOORS = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+# A function declared or defined at the start of a line (not static).
+FUNCTION = re.compile(r'^(?!static\b|typedef\b|extern\b|return\b)[A-Za-z_][\w \t*]*?\b(rp_\w+)\(',
+                      re.M)
 SCANNED = ['src', 'include']
 
 
@@ -88,6 +91,28 @@ def file_edges(root):
             elif kind == '"':
                 unresolved.append((path, name))
     return edges, unresolved
+
+
+def misplaced_declarations(root):
+    """Functions a header of src/ declares that another folder defines.
+
+    Such a header would hide an arrow: its includers call into a folder
+    they do not include.  Public headers (include/) are exempt.
+    """
+    defined, declared = {}, []
+    for path in sources(root):
+        if not path.startswith('src' + os.sep):
+            continue
+        with open(os.path.join(root, path), encoding='utf-8') as f:
+            names = FUNCTION.findall(f.read())
+        if path.endswith('.c'):
+            for name in names:
+                defined.setdefault(name, set()).add(os.path.dirname(path))
+        else:
+            declared += [(path, name) for name in names]
+    return ['declared: %s declares %s, defined in %s' % (path, name, ' '.join(sorted(
+        defined[name]))) for path, name in declared
+        if name in defined and os.path.dirname(path) not in defined[name]]
 
 
 def sccs(nodes, succ):
@@ -175,6 +200,7 @@ def main():
 
     problems = ['unresolved: %s includes "%s", found in neither its folder, src/ nor '
                 'include/' % (path, name) for path, name in unresolved]
+    problems += misplaced_declarations(args.root)
     for folder in sorted(folders - set(floors)):
         problems.append('%s: no floor; add it to FLOORS in scripts/include-graph.py' % folder)
     for (fa, fb), files in sorted(arrows.items()):
@@ -201,8 +227,8 @@ def main():
               'see docs/architecture.md' % len(problems), file=sys.stderr)
         return 1
     print('include-graph: %d files, %d includes, %d folder arrows: all point down or '
-          'sideways, no circle across folders' % (len(set(p for e in edges for p in e) | set(
-              sources(args.root))), len(edges), len(arrows)))
+          'sideways, no circle across folders' % (len(list(sources(args.root))), len(edges),
+                                                  len(arrows)))
     return 0
 
 

@@ -155,7 +155,7 @@ def sccs(nodes, succ):
     return out
 
 
-def dot(folders, arrows, floors):
+def dot(folders, arrows):
     lines = ['digraph floors {', '\trankdir=BT;', '\tnode [shape=box];']
     for number, name, members in sorted(FLOORS, reverse=True):
         lines.append('\tsubgraph cluster_%d {' % number)
@@ -189,7 +189,7 @@ def main():
             arrows.setdefault((fa, fb), []).append((a, b))
 
     if args.dot:
-        print(dot(folders, arrows, floors))
+        print(dot(folders, arrows))
         return 0
     if args.arrows:
         for (fa, fb), files in sorted(arrows.items()):

@@ -10,7 +10,7 @@
  * naive one (an RP_BREAK_* build) is caught within seconds.
  *
  * Where chance is not enough, a test parks a thread at a race point
- * (src/sync/racepoint.h) instead.
+ * (src/debug/racepoint.h) instead.
  */
 #ifndef RCUPROC_TORTURE_H
 #define RCUPROC_TORTURE_H

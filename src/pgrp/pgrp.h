@@ -1,79 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Process groups and sessions: the calls other subsystems (signal, exit,
- * tty) make.  Membership is kept with proxies: see docs/pgrp.md.
+ * Process groups and sessions: the membership changes the life cycle and
+ * the entry points make (fork, exit, init).  Membership is kept with
+ * proxies, which src/task/relations.h declares and walks: see docs/pgrp.md.
  */
 #ifndef RP_PGRP_PGRP_H
 #define RP_PGRP_PGRP_H
 
-#include "../task/task.h"
-
-/*
- * A process's entry on the member list of its process group or session
- * (the article's Group 5: the role of Linux's struct pid links).  A move
- * publishes a new proxy and retires the old one: a proxy is linked once,
- * marked obsolete when its process leaves, unlinked, and freed after a
- * grace period, so a walker standing on it walks on along the list it was
- * on.
- */
-struct rp_proxy {
-	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
-	struct rp_signal *signal;	/* (c) the member process */
-	bool obsolete;			/* (r, u) left the list: walkers skip it; set
-					   under the process's siglock too while
-					   it lives (a move) */
-	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
-};
-
-/* The process-group and session ids of @p's process, under rp_read_lock. */
-pid_t rp_task_pgrp_nr(struct rp_task *p);
-pid_t rp_task_session_nr(struct rp_task *p);
-
-/*
- * Call @fn(@p, @arg) under rp_read_lock for every process (group leader)
- * whose process group (@type RP_PIDTYPE_PGID) or session (RP_PIDTYPE_SID)
- * is @nr, skipping members that moved away; stops early when @fn returns
- * non-zero and returns that value, 0 otherwise.  Caller holds rp_read_lock.
- */
-int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
-			   int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/*
- * The exactly-once walk: as rp_for_each_member_rcu, but @fn runs with the
- * member's siglock held, and the member's successor is read under that same
- * lock, after @fn (fork links a child behind its parent under the parent's
- * siglock: see docs/pgrp.md).  Members already released are skipped.
- * -ESRCH if @nr names no pid; else 0 or @fn's non-zero value.
- */
-int rp_for_each_member_locked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
-				  int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/*
- * The exactly-once walk of every process (sys->tasks, for kill(-1) and
- * PRIO_USER), with the same locking as rp_for_each_member_locked_rcu.
- */
-int rp_for_each_process_locked_rcu(struct rp_system *sys,
-				   int (*fn)(struct rp_task *p, void *arg), void *arg);
-
-/* Does a process group numbered @pgrp exist in session @sid?  rp_read_lock held. */
-bool rp_pgrp_in_session_rcu(struct rp_system *sys, pid_t pgrp, pid_t sid);
-
-/*
- * Send @sig with @info to every process of group @pgrp as the kernel does
- * (no permission check), with the exactly-once guarantees of a group kill.
- * 0, or -ESRCH for an empty group.  Caller holds rp_read_lock.
- */
-int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const siginfo_t *info);
-
-/* The same for every process of session @sid. */
-int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info);
-
-/*
- * kill(2) for @pid <= 0 (0: the caller's group; -1: everyone the caller
- * may signal but init and itself; < -1: group -@pid) with @info.
- */
-int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info);
+#include "../task/relations.h"
 
 /* ---- membership changes (update lock held) ---- */
 
@@ -97,9 +31,6 @@ void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid,
 void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *to,
 		  struct rp_proxy *px);
 
-/* Is @sig's process a session leader?  (update lock or rp_read_lock) */
-bool rp_session_leader(struct rp_signal *sig);
-
 /*
  * Fork: put new process @child in @self's group and session, its proxies
  * @px right behind @self's process on each member list and its sys->tasks
@@ -115,32 +46,6 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
  * ids.  Before the tgid is dropped: a walker reaches the leader through it.
  */
 void rp_pgrp_exit(struct rp_signal *sig);
-
-/* ---- the fork window (src/pgrp/record.c) ---- */
-
-/*
- * Signals sent to many processes (group kills, kill(-1), session kills)
- * while a fork is in progress, recorded for the child (Linux's
- * multiprocess_signals).  Lives on the forking thread's stack.
- */
-struct rp_fork_record {
-	struct cds_hlist_node node;	/* (s) on signal->multiprocess */
-	uint64_t signals;		/* (s) signals recorded, bit sig - 1 */
-	struct cds_list_head queue;	/* (s) what was recorded (record.c), in order */
-};
-
-/* Open @rec on @self's process (siglock held). */
-void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec);
-
-/*
- * Close @rec (the parent's siglock held: @held) and give what it recorded
- * to @child, a new process not yet linked; NULL discards it.
- */
-void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
-			  struct rp_sighand *held);
-
-/* A group walker sent @sig with @info to @p (@p's siglock held): record it for @p's forks. */
-void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
 
 /* ---- priorities (src/pgrp/prio.c) ---- */
 

@@ -6,7 +6,7 @@
  * reach every thread of every process they cover.  Each value is written
  * under its thread group's siglock.
  *
- * A group change walks the group as a group kill does (proxy.c), setting
+ * A group change walks the group as a group kill does (src/task/relations.c), setting
  * each member's threads under the member's siglock and reading its
  * successor under that lock; fork copies the caller's values when it starts
  * and again after linking the child, under the caller's siglock (the

@@ -3,7 +3,7 @@
  * setpgid(2), setsid(2) and the id queries, with Linux's errnos.  A move
  * runs under the update lock and the moving process's siglock (so that a
  * group signal reaches a process either before it left or not at all) and
- * publishes new proxies (proxy.c).  Queries read under rp_read_lock only.
+ * publishes new proxies (membership.c).  Queries read under rp_read_lock only.
  */
 #include <errno.h>
 #include "pgrp.h"

@@ -8,7 +8,7 @@
  * docs/jobctl.md, "Orphaned process groups".
  */
 #include "signal.h"
-#include "../pgrp/pgrp.h"
+#include "../task/relations.h"
 
 /* RP_BREAK_ORPHAN_REPARENT checks only the exiting process's own group. */
 #ifdef RP_BREAK_ORPHAN_REPARENT

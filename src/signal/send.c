@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <string.h>
 #include "signal.h"
-#include "../pgrp/pgrp.h"
+#include "../task/relations.h"
 #include "../task/objects.h"
-#include "../sync/racepoint.h"
+#include "../debug/racepoint.h"
 
 /* Default action "ignore" (Linux's SIG_KERNEL_IGNORE_MASK). */
 #define KERNEL_IGNORE_MASK (RP_SIGBIT(SIGCHLD) | RP_SIGBIT(SIGURG) | RP_SIGBIT(SIGWINCH) | \
@@ -363,7 +363,7 @@ int rp_kill(struct rp_task *self, pid_t pid, int sig)
 	rp_siginfo_init(&info, sig, SI_USER, rp_task_tgid(self), self->cred->uid);
 	if (pid > 0)
 		ret = kill_pid(self, pid, sig, &info);
-	else	/* kill(0), kill(-1), kill(-pgrp): src/pgrp/kill.c */
+	else	/* kill(0), kill(-1), kill(-pgrp): kill.c */
 		ret = rp_kill_group_info(self, pid, sig, &info);
 	rp_sync_quiescent();
 	return ret;

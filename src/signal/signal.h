@@ -116,4 +116,60 @@ void rp_kill_pgrp_priv(struct rp_system *sys, pid_t pgrp, int sig);
  */
 void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent);
 
+/* ---- signals to many processes (kill.c) ---- */
+
+/*
+ * Send @sig with @info to every process of group @pgrp as the kernel does
+ * (no permission check), with the exactly-once guarantees of a group kill.
+ * 0, or -ESRCH for an empty group.  Caller holds rp_read_lock.
+ */
+int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const siginfo_t *info);
+
+/* The same for every process of session @sid. */
+int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info);
+
+/*
+ * kill(2) for @pid <= 0 (0: the caller's group; -1: everyone the caller
+ * may signal but init and itself; < -1: group -@pid) with @info.
+ */
+int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info);
+
+/* ---- the fork window (record.c) ---- */
+
+/*
+ * Signals sent to many processes (group kills, kill(-1), session kills)
+ * while a fork is in progress, recorded for the child (Linux's
+ * multiprocess_signals).  Lives on the forking thread's stack.
+ */
+struct rp_fork_record {
+	struct cds_hlist_node node;	/* (s) on signal->multiprocess */
+	uint64_t signals;		/* (s) signals recorded, bit sig - 1 */
+	struct cds_list_head queue;	/* (s) what was recorded (record.c), in order */
+};
+
+/* Open @rec on @self's process (siglock held). */
+void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec);
+
+/*
+ * Close @rec (the parent's siglock held: @held) and give what it recorded
+ * to @child, a new process not yet linked; NULL discards it.
+ */
+void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
+			  struct rp_sighand *held);
+
+/* A group walker sent @sig with @info to @p (@p's siglock held): record it for @p's forks. */
+void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
+
+/* ---- the parent's death notice (notify.c) ---- */
+
+/*
+ * Tell @t's parent that @t died (update lock held): queue @sig (if any) and
+ * wake its waiters.  True if the parent ignores SIGCHLD or has SA_NOCLDWAIT,
+ * so that @t is to be released at once (autoreap).
+ */
+bool rp_do_notify_parent(struct rp_task *t, int sig);
+
+/* The CLD_* code and si_status of wait status @status. */
+void rp_status_to_cld(int status, int *code, int *cld_status);
+
 #endif /* RP_SIGNAL_SIGNAL_H */

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <rcuproc/sync.h>
 #include "rcu.h"
-#include "lockorder.h"
+#include "../debug/lockorder.h"
 #include "qrwlock.h"
 
 struct rp_sync {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Thread-group and signal-handler objects, and queued signals. */
+/* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
 #include "task.h"
 #include "objects.h"
 
@@ -32,6 +32,17 @@ void rp_sighand_put(struct rp_sighand *sh)
 		rp_defer_release(&sh->sys->sync, &sh->rcu, sighand_free);
 }
 
+void rp_cputimers_task_init(struct rp_task *t)
+{
+	CDS_INIT_LIST_HEAD(&t->cputimers.armed);
+}
+
+void rp_cputimers_group_init(struct rp_signal *sig)
+{
+	CDS_INIT_LIST_HEAD(&sig->cputimers.armed);
+	CDS_INIT_LIST_HEAD(&sig->cputimers.owned);
+}
+
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
 	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
@@ -52,12 +63,21 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	return sig;
 }
 
+/* Teardown: the timers never deleted; the tasks they name are being freed too. */
+static void cputimers_group_free(struct rp_signal *sig)
+{
+	struct rp_cpu_timer *tm, *next;
+
+	cds_list_for_each_entry_safe(tm, next, &sig->cputimers.owned, owner_node)
+		rp_free(tm);
+}
+
 static void signal_free(struct rp_deferred *d)
 {
 	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
 
 	rp_waitq_destroy(&sig->wait_chldexit);
-	rp_cputimers_group_free(sig);
+	cputimers_group_free(sig);
 	rp_count_dec(sig->sys, signals);
 	rp_free(sig);
 }

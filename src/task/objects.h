@@ -3,6 +3,7 @@
 #ifndef RP_TASK_OBJECTS_H
 #define RP_TASK_OBJECTS_H
 
+#include <time.h>
 #include "task.h"
 
 /* A table with every action SIG_DFL, count 1; NULL on ENOMEM. */
@@ -19,5 +20,46 @@ struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *use
 void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q);
 /* Free every entry of @p and clear its set (siglock held, or no sharers left). */
 void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p);
+
+/*
+ * The POSIX CPU timers a thread group owns (src/timers creates, arms and
+ * fires them; the group frees those never deleted, at teardown).
+ */
+
+/* A decoded CPU clock id. */
+struct rp_cpu_clock {
+	pid_t pid;		/* 0: the caller (its thread or its process) */
+	int which;		/* RP_CPUCLOCK_PROF, _VIRT or _SCHED */
+	bool thread;		/* a thread's clock, not a process's */
+};
+
+/* A POSIX CPU timer (Linux's struct k_itimer with its cpu_timer). */
+struct rp_cpu_timer {
+	unsigned long magic;		/* first: free() overwrites it; see rp_cpu_timer_check_held */
+	struct rp_ticketlock lock;	/* the timer's own lock (Linux's it_lock) */
+	unsigned long refs;		/* (a) the owner's list, each caller holding it */
+	int id;				/* (c) */
+	struct rp_cpu_clock clock;	/* (c) */
+	struct rp_task *target;		/* (c) whose clock it runs on (a reference) */
+	struct rp_signal *owner;	/* (c) the process that created it */
+	struct rp_task *notify_thread;	/* (c) SIGEV_THREAD_ID's thread (a reference) */
+	int notify;			/* (c) SIGEV_NONE or SIGEV_SIGNAL */
+	bool deleted;			/* (lock) timer_delete ran */
+	uint64_t incr;			/* (lock) the interval, ns */
+	int overrun_last;		/* (lock) timer_getoverrun's answer */
+	uint64_t expires;		/* (target's s) 0: disarmed */
+	/*
+	 * (target's s to set, lock to clear) 1: a tick collected it and will
+	 * fire it; -1: settime or delete cancelled that firing; 0: no tick
+	 * holds it.  While it is not 0, ->node belongs to that tick.
+	 */
+	int firing;
+	struct cds_list_head node;	/* (target's s) on the target's armed list;
+					   or on a tick's firing list (see ->firing) */
+	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.owned */
+	struct rp_sigqueue sigq;	/* (owner's s) preallocated: firing never allocates */
+};
+
+#define RP_CPU_TIMER_MAGIC	0x74696d6572UL	/* "timer" */
 
 #endif /* RP_TASK_OBJECTS_H */

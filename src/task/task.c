@@ -3,7 +3,7 @@
 #include <errno.h>
 #include "task.h"
 #include "objects.h"
-#include "../sync/racepoint.h"
+#include "../debug/racepoint.h"
 
 bool rp_task_get_rcu(struct rp_task *t)
 {

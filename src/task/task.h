@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The object model of the process table, and the internal calls between its
- * subsystems (src/pid, fork, exit, wait, signal, exec, ptrace).
+ * The object model of the process table, the floor every subsystem stands
+ * on (docs/architecture.md): the objects, who may touch each field, and
+ * the calls on them (tasks, credentials, wait queues, sighand locking,
+ * pids).  The relations between processes are in relations.h.
  *
  * Every shared field says who may read it and who may write it, in the
  * manner of FreeBSD's sys/proc.h:
@@ -18,15 +20,15 @@
  *	(U)  under sys->users_lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
- * The lock order is in src/sync/lockorder.h: update lock, then a siglock,
+ * The lock order is in src/debug/lockorder.h: update lock, then a siglock,
  * then a wait-queue mutex or the users lock.
  */
 #ifndef RP_TASK_TASK_H
 #define RP_TASK_TASK_H
 
-#include "../sync/alloc.h"
+#include "../debug/alloc.h"
 #include "../sync/sync.h"
-#include "../timers/cputimers.h"
+#include "cputimers.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -212,7 +214,7 @@ struct rp_system {
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
-					   exits a live thread of init (exit.c) */
+					   exits a live thread of init (proc/exit.c) */
 	struct rp_signal *init_signal;	/* (c) init's thread group (exec keeps it):
 					   what rp_is_global_init compares */
 	pthread_mutex_t users_lock;	/* the lock of (U) fields */
@@ -373,7 +375,7 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 #define rp_count_inc(sys, what) uatomic_inc(&(sys)->counts.what)
 #define rp_count_dec(sys, what) uatomic_dec(&(sys)->counts.what)
 
-/* ---- src/pid ---- */
+/* ---- pids (pid.c) ---- */
 
 /* Allocate a pid number under the update lock: the pid, or NULL (EAGAIN/ENOMEM in *err). */
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);

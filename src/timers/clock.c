@@ -23,17 +23,6 @@
 #define SAMPLE_LOCKED true
 #endif
 
-void rp_cputimers_task_init(struct rp_task *t)
-{
-	CDS_INIT_LIST_HEAD(&t->cputimers.armed);
-}
-
-void rp_cputimers_group_init(struct rp_signal *sig)
-{
-	CDS_INIT_LIST_HEAD(&sig->cputimers.armed);
-	CDS_INIT_LIST_HEAD(&sig->cputimers.owned);
-}
-
 struct timespec rp_ns_to_timespec(uint64_t ns)
 {
 	return (struct timespec){ .tv_sec = (time_t)(ns / RP_NSEC_PER_SEC),

@@ -386,15 +386,6 @@ void rp_cputimers_release(struct rp_task *t)
 	rp_unlock_sighand(sh);
 }
 
-/* Teardown: the timers never deleted; the tasks they name are being freed too. */
-void rp_cputimers_group_free(struct rp_signal *sig)
-{
-	struct rp_cpu_timer *tm, *next;
-
-	cds_list_for_each_entry_safe(tm, next, &sig->cputimers.owned, owner_node)
-		rp_free(tm);
-}
-
 /* Linux's good_sigevent: SIGEV_THREAD_ID's thread in *@thread (a reference); -EINVAL if bad. */
 static int check_sigevent(struct rp_task *self, const struct sigevent *sev,
 			  struct rp_task **thread)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * CPU clocks and POSIX CPU timers inside src/timers: the timer object,
- * clock-id decoding, sampling and the locks, shared by clock.c, timer.c
- * and tick.c.
+ * CPU clocks and POSIX CPU timers inside src/timers: clock-id decoding,
+ * sampling and the locks, shared by clock.c, timer.c and tick.c.  The
+ * timer object and the decoded clock id are src/task/objects.h's.
  *
  * Locking, as Linux after commit e73d84e33f15: a timer is armed, sampled,
  * set, read and re-armed under the siglock of the task whose clock it runs
@@ -16,7 +16,8 @@
 
 #include <time.h>
 #include <rcuproc/timers.h>
-#include "../task/task.h"
+#include "../task/objects.h"
+#include "hooks.h"
 
 /* Linux's CPU clock id encoding: ((~pid) << 3) | per-thread bit | which. */
 #define RP_CPUCLOCK_PROF	0
@@ -27,13 +28,6 @@
 #define RP_CPUCLOCK_WHICH_MASK	3
 
 #define RP_NSEC_PER_SEC		1000000000ULL
-
-/* A decoded CPU clock id. */
-struct rp_cpu_clock {
-	pid_t pid;		/* 0: the caller (its thread or its process) */
-	int which;		/* RP_CPUCLOCK_PROF, _VIRT or _SCHED */
-	bool thread;		/* a thread's clock, not a process's */
-};
 
 /* Decode @id for @self: 0, -EINVAL for an id that is no CPU clock, -ESRCH if @self exited. */
 int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock *c);
@@ -58,35 +52,6 @@ uint64_t rp_thread_sample(const struct rp_task *t, int which);
 uint64_t rp_group_sample(struct rp_signal *sig, int which);
 /* Both parts of the group's clock (live threads + exited ones), siglock held. */
 struct rp_cputime rp_group_cputime(struct rp_signal *sig);
-
-/* A POSIX CPU timer (Linux's struct k_itimer with its cpu_timer). */
-struct rp_cpu_timer {
-	unsigned long magic;		/* first: free() overwrites it; see rp_cpu_timer_check_held */
-	struct rp_ticketlock lock;	/* the timer's own lock (Linux's it_lock) */
-	unsigned long refs;		/* (a) the owner's list, each caller holding it */
-	int id;				/* (c) */
-	struct rp_cpu_clock clock;	/* (c) */
-	struct rp_task *target;		/* (c) whose clock it runs on (a reference) */
-	struct rp_signal *owner;	/* (c) the process that created it */
-	struct rp_task *notify_thread;	/* (c) SIGEV_THREAD_ID's thread (a reference) */
-	int notify;			/* (c) SIGEV_NONE or SIGEV_SIGNAL */
-	bool deleted;			/* (lock) timer_delete ran */
-	uint64_t incr;			/* (lock) the interval, ns */
-	int overrun_last;		/* (lock) timer_getoverrun's answer */
-	uint64_t expires;		/* (target's s) 0: disarmed */
-	/*
-	 * (target's s to set, lock to clear) 1: a tick collected it and will
-	 * fire it; -1: settime or delete cancelled that firing; 0: no tick
-	 * holds it.  While it is not 0, ->node belongs to that tick.
-	 */
-	int firing;
-	struct cds_list_head node;	/* (target's s) on the target's armed list;
-					   or on a tick's firing list (see ->firing) */
-	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.owned */
-	struct rp_sigqueue sigq;	/* (owner's s) preallocated: firing never allocates */
-};
-
-#define RP_CPU_TIMER_MAGIC	0x74696d6572UL	/* "timer" */
 
 /*
  * Debug builds stop at a timer met on a tick's firing list that was freed

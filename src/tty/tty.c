@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <rcuproc/tty.h>
 #include "ctty.h"
-#include "../pgrp/pgrp.h"
+#include "../task/relations.h"
 #include "../signal/signal.h"
 
 struct rp_tty {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Holding a thread at a race point (src/sync/racepoint.h, debug builds), so
+ * Holding a thread at a race point (src/debug/racepoint.h, debug builds), so
  * that another thread acts inside a race window on purpose: arm(), then
  * await_reached(), act, release().  Include it in one test file.
  */
@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <urcu/system.h>
-#include "sync/racepoint.h"
+#include "debug/racepoint.h"
 #include "sync/sync.h"
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Races between exec, wait and ptrace that a review found, each made
- * deterministic: a race point (src/sync/racepoint.h, debug builds) holds one
+ * deterministic: a race point (src/debug/racepoint.h, debug builds) holds one
  * thread inside the window while the test acts, so that the old code fails
  * on every run, not now and then.  A hold that would keep the global lock
  * (the lock modes, where the window does not exist) is armed in rcu mode

@@ -27,7 +27,7 @@
 #include <criterion/criterion.h>
 #include "expect.h"
 #include "task/task.h"
-#include "exit/exit.h"
+#include "proc/exit.h"
 
 
 static struct rp_system *sys;

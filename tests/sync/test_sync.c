@@ -196,7 +196,7 @@ Test(readers, nest_inside_update)
 }
 
 #ifdef RP_DEBUG
-/* The lock-order assertions of src/sync/lockorder.h abort the process. */
+/* The lock-order assertions of src/debug/lockorder.h abort the process. */
 static struct rp_sync order_sync;
 
 static void order_setup(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Holding a helper thread of the harness at a race point
- * (src/sync/racepoint.h, debug builds), so that the worker acts inside a
+ * (src/debug/racepoint.h, debug builds), so that the worker acts inside a
  * window on purpose: the helper arms a hold on itself, the worker awaits
  * it, acts, and releases it.  One hook serves the whole run; it is
  * installed before the workers start and removed after they end, and each
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <urcu/uatomic.h>
 #include <rcuproc/sync.h>
-#include "../../src/sync/racepoint.h"
+#include "../../src/debug/racepoint.h"
 #include "torture.h"
 
 static __thread struct hold *armed;	/* the calling helper's hold */

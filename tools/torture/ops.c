@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <urcu/uatomic.h>
-#include "../../src/sync/racepoint.h"
+#include "../../src/debug/racepoint.h"
 #include "torture.h"
 
 #define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <urcu/uatomic.h>
-#include "../../src/sync/racepoint.h"
+#include "../../src/debug/racepoint.h"
 #include "torture.h"
 
 /* A wait4(WNOHANG) for c->pid as c->t, held where c->hold says. */

@@ -134,7 +134,7 @@ void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
 		    uint64_t start, int ret);
 
 /*
- * hold.c: a helper thread of ours held at a race point (src/sync/racepoint.h,
+ * hold.c: a helper thread of ours held at a race point (src/debug/racepoint.h,
  * debug builds): the helper arms the hold on itself; the worker awaits it,
  * acts in the window, releases it.
  */

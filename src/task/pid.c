@@ -5,7 +5,7 @@
  * that readers search under rp_read_lock with no lock of their own.
  */
 #include <errno.h>
-#include "../task/task.h"
+#include "task.h"
 
 /* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
 #define RESERVED_PIDS	300

@@ -38,7 +38,7 @@ static bool poison = true;
 static bool poison;
 #endif
 
-/* "../src/fork/fork.c" as "src/fork/fork.c". */
+/* "../src/proc/fork.c" as "src/proc/fork.c". */
 static const char *short_file(const char *file)
 {
 	while (!strncmp(file, "../", 3))

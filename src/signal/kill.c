@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Signals to many processes: kill(0), kill(-pgrp), killpg, kill(-1) and the
- * session kill.  Each walks its list under rp_read_lock only (proxy.c's
- * exactly-once walks): every member is checked, sent to and recorded for
- * its forks in progress under its own siglock, under which its successor is
- * read.  Return values as Linux's __kill_pgrp_info and kill_something_info.
+ * session kill.  Each walks its list under rp_read_lock only (the
+ * exactly-once walks of src/task/relations.c): every member is checked,
+ * sent to and recorded for its forks in progress under its own siglock,
+ * under which its successor is read.  Return values as Linux's __kill_pgrp_info and kill_something_info.
  */
 #include <errno.h>
 #include <limits.h>
 #include <rcuproc/pgrp.h>
-#include "pgrp.h"
-#include "../signal/signal.h"
+#include "signal.h"
+#include "../task/relations.h"
 
 struct group_kill {
 	struct rp_task *self;		/* the sender; NULL: the table (no permission check) */

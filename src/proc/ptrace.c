@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/ptrace.h>
 #include "ptrace.h"
-#include "../exit/exit.h"
+#include "exit.h"
 #include "../signal/signal.h"
 
 /* The status of PTRACE_INTERRUPT's trap, as Linux reports it to wait. */

@@ -21,10 +21,11 @@
 #include <string.h>
 #include "../task/task.h"
 #include "../signal/signal.h"
-#include "../ptrace/ptrace.h"
-#include "../exit/exit.h"
-#include "../pgrp/pgrp.h"
-#include "../sync/racepoint.h"
+#include "ptrace.h"
+#include "exit.h"
+#include "../task/relations.h"
+#include "../timers/hooks.h"
+#include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_WAIT_NO_RECHECK
 #define WAIT_RECHECK false

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <rcuproc/snapshot.h>
-#include "task.h"
+#include "../task/relations.h"
 
 /* ps's state letter of leader @p, read without the siglock as /proc does. */
 static char task_state(const struct rp_task *p)
@@ -27,9 +27,9 @@ static void fill_entry(struct rp_ps_entry *e, struct rp_task *p)
 
 	e->pid = rp_task_tgid(p);
 	e->ppid = parent && parent != p ? rp_task_tgid(parent) : 0;
-	/* Both pair with the publication of a new pgrp or session in setpgid/setsid. */
-	e->pgid = rcu_dereference(p->signal->pgrp)->nr;
-	e->sid = rcu_dereference(p->signal->session)->nr;
+	/* The accessors pair with the publication of a new pgrp or session (setpgid/setsid). */
+	e->pgid = rp_task_pgrp_nr(p);
+	e->sid = rp_task_session_nr(p);
 	e->state = task_state(p);
 	/* The leader's nice (s): setpriority stores it with CMM_STORE_SHARED. */
 	e->nice = CMM_LOAD_SHARED(p->nice);

@@ -12,8 +12,8 @@
  * (each point below says what), so it must not call back into the table
  * in a way that needs those locks.
  */
-#ifndef RP_SYNC_RACEPOINT_H
-#define RP_SYNC_RACEPOINT_H
+#ifndef RP_DEBUG_RACEPOINT_H
+#define RP_DEBUG_RACEPOINT_H
 
 struct rp_task;
 
@@ -54,4 +54,4 @@ void rp_race_point(enum rp_race_point where, struct rp_task *t);
 #define RP_RACE_POINT(where, t) do { (void)(t); } while (0)
 #endif
 
-#endif /* RP_SYNC_RACEPOINT_H */
+#endif /* RP_DEBUG_RACEPOINT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Exit, reparenting and release: the calls other subsystems make. */
-#ifndef RP_EXIT_EXIT_H
-#define RP_EXIT_EXIT_H
+#ifndef RP_PROC_EXIT_H
+#define RP_PROC_EXIT_H
 
 #include "../task/task.h"
 
@@ -15,17 +15,7 @@ void rp_do_exit(struct rp_task *t, int code);
 /* Kill the whole thread group of @t with @code (exit_group, fatal signals). */
 void rp_do_group_exit(struct rp_task *t, int code);
 
-/*
- * Tell @t's parent that @t died (update lock held): queue @sig (if any) and
- * wake its waiters.  True if the parent ignores SIGCHLD or has SA_NOCLDWAIT,
- * so that @t is to be released at once (autoreap).
- */
-bool rp_do_notify_parent(struct rp_task *t, int sig);
-
-/* The CLD_* code and si_status of wait status @status. */
-void rp_status_to_cld(int status, int *code, int *cld_status);
-
 /* Unlink dead @t from every list, drop its tid and sighand (update lock held). */
 void rp_release_task(struct rp_task *t);
 
-#endif /* RP_EXIT_EXIT_H */
+#endif /* RP_PROC_EXIT_H */

@@ -21,7 +21,7 @@
 #include <string.h>
 #include "../task/task.h"
 #include "../task/objects.h"
-#include "../ptrace/ptrace.h"
+#include "ptrace.h"
 #include "../pgrp/pgrp.h"
 #include "../signal/signal.h"
 

@@ -14,56 +14,16 @@
 #include <stdlib.h>
 #include "exit.h"
 #include "../signal/signal.h"
-#include "../ptrace/ptrace.h"
+#include "ptrace.h"
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
 #include "../tty/ctty.h"
-
-/* The CLD_* code and si_status of wait status @status (Linux's do_notify_parent). */
-void rp_status_to_cld(int status, int *code, int *cld_status)
-{
-	if (status & 0x7f) {
-		*code = (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
-		*cld_status = status & 0x7f;
-	} else {
-		*code = CLD_EXITED;
-		*cld_status = (status >> 8) & 0xff;
-	}
-}
+#include "../timers/hooks.h"
 
 /* Is @t's group down to @t alone on its thread list?  (update lock held) */
 static bool alone_in_group(const struct rp_task *t)
 {
 	return t->signal->nr_threads == 1;
-}
-
-bool rp_do_notify_parent(struct rp_task *t, int sig)
-{
-	struct rp_task *parent = t->parent;
-	struct rp_sighand *psh;
-	bool autoreap = false;
-	siginfo_t info;
-	int code, status;
-
-	rp_status_to_cld(t->exit_code, &code, &status);
-	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred(t)->uid);
-	info.si_status = status;
-	psh = rp_lock_task_sighand(parent);
-	if (!psh)
-		return false;	/* a parent is never released before its children leave */
-	if (!t->ptrace && sig == SIGCHLD) {
-		const struct sigaction *ka = &psh->action[SIGCHLD];
-
-		/* POSIX: nobody will wait for it; SIG_IGN also means no signal. */
-		autoreap = ka->sa_handler == SIG_IGN || (ka->sa_flags & SA_NOCLDWAIT);
-		if (ka->sa_handler == SIG_IGN)
-			sig = 0;
-	}
-	if (sig > 0)
-		rp_send_signal_locked(parent, sig, &info, true);
-	rp_wake_up_parent(parent);
-	rp_unlock_sighand(psh);
-	return autoreap;
 }
 
 /* Debug builds stop at a second release: the symptom of a double reap. */

@@ -2,8 +2,8 @@
 /* A system: its pid space, its task lists, and init. */
 #include <errno.h>
 #include <stdio.h>
-#include "task.h"
-#include "objects.h"
+#include "../task/task.h"
+#include "../task/objects.h"
 #include "../pgrp/pgrp.h"
 
 #define PIDMAP_WORDS (RP_PID_MAX_LIMIT / (8 * sizeof(unsigned long)))

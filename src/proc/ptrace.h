@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ptrace links: the calls other subsystems make. */
-#ifndef RP_PTRACE_PTRACE_H
-#define RP_PTRACE_PTRACE_H
+#ifndef RP_PROC_PTRACE_H
+#define RP_PROC_PTRACE_H
 
 #include "../task/task.h"
 
@@ -23,4 +23,4 @@ void rp_ptrace_unlink(struct rp_task *t);
 /* Detach every tracee of exiting @tracer (update lock held). */
 void rp_exit_ptrace(struct rp_task *tracer);
 
-#endif /* RP_PTRACE_PTRACE_H */
+#endif /* RP_PROC_PTRACE_H */

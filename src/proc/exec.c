@@ -18,8 +18,9 @@
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../signal/signal.h"
-#include "../exit/exit.h"
-#include "../sync/racepoint.h"
+#include "exit.h"
+#include "../timers/hooks.h"
+#include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_EXEC_ZOMBIE_GONE
 #define EXEC_ZOMBIE_GONE true

@@ -5,8 +5,8 @@
  * allocation failures (per call site) and poison freed memory; the controls
  * are in rcuproc/debug.h.
  */
-#ifndef RP_SYNC_ALLOC_H
-#define RP_SYNC_ALLOC_H
+#ifndef RP_DEBUG_ALLOC_H
+#define RP_DEBUG_ALLOC_H
 
 #include <stddef.h>
 
@@ -27,4 +27,4 @@ struct rp_alloc_site {
 void *rp_zalloc_at(struct rp_alloc_site *site, size_t size);
 void rp_free(void *p);
 
-#endif /* RP_SYNC_ALLOC_H */
+#endif /* RP_DEBUG_ALLOC_H */

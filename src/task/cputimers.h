@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * CPU-time accounting and CPU timers: the state embedded in each task and
- * in each thread group (task.h includes this header), and the hooks the
- * other subsystems call.  Lock letters as in task.h; "(s)" is the siglock
- * of the group the struct is embedded in.
+ * in each thread group (task.h includes this header) and its set-up; the
+ * timer object is in objects.h, the calls into src/timers in
+ * src/timers/hooks.h.  Lock letters as in task.h; "(s)" is the siglock of
+ * the group the struct is embedded in.
  */
-#ifndef RP_TIMERS_CPUTIMERS_H
-#define RP_TIMERS_CPUTIMERS_H
+#ifndef RP_TASK_CPUTIMERS_H
+#define RP_TASK_CPUTIMERS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +16,6 @@
 
 struct rp_task;
 struct rp_signal;
-struct rusage;
 
 /* User and system CPU time in nanoseconds (sum_exec is their sum here). */
 struct rp_cputime {
@@ -56,26 +56,8 @@ struct rp_group_cputimers {
 	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
 };
 
-/* Set up a new task's and a new group's parts (the objects are zeroed). */
+/* Set up a new task's and a new group's parts (the objects are zeroed; objects.c). */
 void rp_cputimers_task_init(struct rp_task *t);
 void rp_cputimers_group_init(struct rp_signal *sig);
-/* The group is being freed: free the timers it still owns (teardown only). */
-void rp_cputimers_group_free(struct rp_signal *sig);
 
-/*
- * @t's exit point (RP_PF_EXITING set, no lock held): wait for a tick on @t,
- * fold its times into the group's, and delete the group's POSIX timers if
- * every thread is past its exit point (Linux's exit_itimers).
- */
-void rp_cputimers_exit(struct rp_task *t);
-/* @t is being released (update lock held): disarm the timers on its clocks. */
-void rp_cputimers_release(struct rp_task *t);
-/* exec: delete the caller's process's POSIX timers; itimers stay. */
-void rp_cputimers_exec(struct rp_task *self);
-
-/* wait: @p's and its children's times into @ru (may be NULL; update lock held). */
-void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru);
-/* wait reaps zombie @p: its times go to its parent's children totals. */
-void rp_cputimers_reap(struct rp_task *p);
-
-#endif /* RP_TIMERS_CPUTIMERS_H */
+#endif /* RP_TASK_CPUTIMERS_H */

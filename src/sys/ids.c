@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
-#include "task.h"
+#include "../task/task.h"
 
 /*
  * Bug 7 of issue 13: these calls announced no quiescent state, so under

@@ -11,8 +11,7 @@
  * walker meets the child.  Either way the child gets it once, and only a
  * fatal signal restarts the fork.  See docs/pgrp.md.
  */
-#include "pgrp.h"
-#include "../signal/signal.h"
+#include "signal.h"
 
 
 /* One recorded signal, in sending order. */

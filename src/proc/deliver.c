@@ -5,9 +5,9 @@
  * action, or hands it to the caller when a handler is installed.
  */
 #include <errno.h>
-#include "signal.h"
-#include "../exit/exit.h"
-#include "../ptrace/ptrace.h"
+#include "../signal/signal.h"
+#include "exit.h"
+#include "ptrace.h"
 #include "../task/objects.h"
 
 

@@ -18,8 +18,8 @@
  * never held across another acquisition (the qrwlock's wait queue) are leaves
  * and are not tracked.
  */
-#ifndef RP_SYNC_LOCKORDER_H
-#define RP_SYNC_LOCKORDER_H
+#ifndef RP_DEBUG_LOCKORDER_H
+#define RP_DEBUG_LOCKORDER_H
 
 #include <stddef.h>
 
@@ -80,4 +80,4 @@ static inline void rp_lockdep_release(enum rp_lock_class c)
 	rp_lockdep_release_obj(c, NULL);
 }
 
-#endif /* RP_SYNC_LOCKORDER_H */
+#endif /* RP_DEBUG_LOCKORDER_H */

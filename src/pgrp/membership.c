@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Membership of process groups and sessions through proxies (the article's
+ * Group 5, "Impose Level of Indirection" and "Substitute Copy For
+ * Original"): linking, moving and retiring a process's entries on the
+ * member lists that src/task/relations.c walks.
+ *
+ * A move publishes a new proxy at the head of the new list, marks the old
+ * one obsolete and unlinks it; the old one keeps its ->next (a walker
+ * standing on it walks on along the old list) and is freed after a grace
+ * period.  A proxy is never linked twice.  Fork links the child's proxies
+ * right behind the parent's: see docs/pgrp.md.
+ */
+#include "pgrp.h"
+
+/* The id field of @sig for list @type: its pgrp or its session. */
+static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
+{
+	return type == RP_PIDTYPE_PGID ? &sig->pgrp : &sig->session;
+}
+
+struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
+{
+	struct rp_proxy *px = rp_zalloc(sizeof(*px));
+
+	if (!px)
+		return NULL;
+	px->sys = sys;
+	rp_hlist_node_init(&px->node);
+	rp_count_inc(sys, proxies);
+	return px;
+}
+
+static void proxy_free(struct rp_deferred *d)
+{
+	struct rp_proxy *px = caa_container_of(d, struct rp_proxy, rcu);
+
+	rp_count_dec(px->sys, proxies);
+	rp_free(px);
+}
+
+void rp_proxy_free_unlinked(struct rp_proxy *px)
+{
+	if (px)
+		proxy_free(&px->rcu);
+}
+
+/* Link @px for @sig at the head of list @type of @pid (complete, then published). */
+static void proxy_link_head(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *pid,
+			    struct rp_proxy *px)
+{
+	px->signal = sig;
+	CMM_STORE_SHARED(sig->proxy[type - RP_PIDTYPE_PGID], px);
+	/* Publishes @px: pairs with rcu_dereference(->next) in the walkers. */
+	cds_hlist_add_head_rcu(&px->node, rp_member_list(pid, type));
+}
+
+/* Walkers skip @px from now on; off its list; freed after a grace period. */
+static void proxy_retire(struct rp_proxy *px)
+{
+	CMM_STORE_SHARED(px->obsolete, true);
+	RP_TORTURE_DELAY();
+	/* ->next stays for walkers standing on @px. */
+	rp_hlist_del_init_rcu(&px->node);
+	rp_defer_release(&px->sys->sync, &px->rcu, proxy_free);
+}
+
+void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid,
+			 struct rp_proxy *px[RP_MEMBER_LISTS])
+{
+	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
+		rp_pid_attach(pid);
+		*member_id(sig, type) = pid;
+		proxy_link_head(sig, type, pid, px[type - RP_PIDTYPE_PGID]);
+	}
+}
+
+void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
+		       struct rp_proxy *px[RP_MEMBER_LISTS])
+{
+	struct rp_signal *psig = self->signal, *sig = child->signal;
+
+	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
+		int i = type - RP_PIDTYPE_PGID;
+		struct rp_pid *id = *member_id(psig, type);
+
+		rp_pid_attach(id);
+		*member_id(sig, type) = id;
+#ifdef RP_BREAK_CHILD_AT_HEAD
+		proxy_link_head(sig, type, id, px[i]);
+#else
+		px[i]->signal = sig;
+		sig->proxy[i] = px[i];
+		/* Right behind the parent: a walker reaching it has passed the parent. */
+		rp_hlist_add_behind_rcu(&px[i]->node, &psig->proxy[i]->node);
+#endif
+	}
+#ifdef RP_BREAK_CHILD_AT_HEAD
+	cds_list_add_tail_rcu(&child->tasks, &self->sys->tasks);
+#else
+	/* The same for kill(-1): pairs with rcu_dereference(->next) under our siglock. */
+	cds_list_add_rcu(&child->tasks, &self->group_leader->tasks);
+#endif
+}
+
+void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *to,
+		  struct rp_proxy *px)
+{
+	struct rp_pid **id = member_id(sig, type), *from = *id;
+	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
+
+#ifdef RP_BREAK_RELINK_PROXY
+	/* Linux's change_pid: the same node, off one list and onto the other. */
+	cds_hlist_del_rcu(&old->node);
+	RP_TORTURE_DELAY();
+	/* A walker standing on @old now follows it into @to's list. */
+	cds_hlist_add_head_rcu(&old->node, rp_member_list(to, type));
+	rp_proxy_free_unlinked(px);
+#else
+	proxy_link_head(sig, type, to, px);
+	proxy_retire(old);
+#endif
+	rp_pid_attach(to);
+	/* Pairs with rcu_dereference in getpgid, getsid, kill(0), wait and SIGCONT's check. */
+	rcu_assign_pointer(*id, to);
+	rp_pid_detach(from);
+}
+
+void rp_pgrp_exit(struct rp_signal *sig)
+{
+	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
+		proxy_retire(sig->proxy[type - RP_PIDTYPE_PGID]);
+		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;
+		rp_pid_detach(*member_id(sig, type));
+	}
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calls the process life cycle (src/proc: exit, exec, wait) makes into
+ * CPU-time accounting and CPU timers.  The state they work on is embedded
+ * in the task and the thread group: src/task/cputimers.h.
+ */
+#ifndef RP_TIMERS_HOOKS_H
+#define RP_TIMERS_HOOKS_H
+
+#include "../task/task.h"
+
+struct rusage;
+
+/*
+ * @t's exit point (RP_PF_EXITING set, no lock held): wait for a tick on @t,
+ * fold its times into the group's, and delete the group's POSIX timers if
+ * every thread is past its exit point (Linux's exit_itimers).
+ */
+void rp_cputimers_exit(struct rp_task *t);
+/* @t is being released (update lock held): disarm the timers on its clocks. */
+void rp_cputimers_release(struct rp_task *t);
+/* exec: delete the caller's process's POSIX timers; itimers stay. */
+void rp_cputimers_exec(struct rp_task *self);
+
+/* wait: @p's and its children's times into @ru (may be NULL; update lock held). */
+void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru);
+/* wait reaps zombie @p: its times go to its parent's children totals. */
+void rp_cputimers_reap(struct rp_task *p);
+
+#endif /* RP_TIMERS_HOOKS_H */

@@ -41,6 +41,12 @@ enum rp_race_point {
 	/* A sender loaded task @t's ->sighand and has not locked it yet
 	   (read section); exec may switch @t to a new table meanwhile. */
 	RP_RACE_SIGHAND_LOADED,
+	/* A CPU tick of task @t stands on a timer it collected, not yet
+	   locked or fired (read section and @t's tick lock held, no siglock). */
+	RP_RACE_TIMER_FIRING,
+	/* timer_delete or settime found a tick firing the timer of target
+	   @t, cancelled it and waits for the tick (no lock held). */
+	RP_RACE_TIMER_CANCEL_WAITS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

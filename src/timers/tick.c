@@ -18,6 +18,7 @@
 #include <errno.h>
 #include "timers.h"
 #include "../signal/signal.h"
+#include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_TIMER_NO_EXIT_CHECK
 #define EXIT_CHECK false
@@ -88,17 +89,18 @@ static void check_timers(struct rp_task *t, struct cds_list_head *firing)
 }
 
 /*
- * Fire what the tick collected (read section held, no siglock).  Nobody
+ * Fire what the tick of @t collected (read section held, no siglock).  Nobody
  * else touches a timer's ->node while ->firing is set; settime and delete
  * wait for us to clear it.
  */
-static void fire_collected(struct cds_list_head *firing)
+static void fire_collected(struct rp_task *t, struct cds_list_head *firing)
 {
 	struct rp_cpu_timer *tm, *next;
 	int state;
 
 	cds_list_for_each_entry_safe(tm, next, firing, node) {
-		/* Widen the window in which a delete could free it (torture). */
+		/* Widen the window in which a delete could free it (torture, tests). */
+		RP_RACE_POINT(RP_RACE_TIMER_FIRING, t);
 		RP_TORTURE_DELAY();
 		rp_cpu_timer_check_held(tm);
 		RP_TORTURE_DELAY();
@@ -143,7 +145,7 @@ int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns)
 	rp_read_lock(sync);
 	err = charge(t, user_ns, system_ns, &firing);
 	if (!err)
-		fire_collected(&firing);
+		fire_collected(t, &firing);
 	rp_read_unlock(sync);
 	rp_cpu_tick_unlock(t);
 	rp_sync_quiescent();

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include "timers.h"
 #include "../signal/signal.h"
+#include "../debug/racepoint.h"
 
 #ifdef RP_BREAK_TIMER_EARLY_FREE
 #define WAIT_FOR_FIRING false
@@ -269,6 +270,7 @@ static int lock_idle(struct rp_cpu_timer *tm, struct rp_sighand **sh)
 		tm->firing = -1;	/* the tick will not fire it: TIMER_RETRY */
 		rp_unlock_sighand(*sh);
 		unlock_timer(tm);
+		RP_RACE_POINT(RP_RACE_TIMER_CANCEL_WAITS, tm->target);
 		sched_yield();
 	}
 	return err;

@@ -152,7 +152,7 @@ Test(timer, one_shot_relative)
 	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
 	cr_expect_eq(id, 0, "ids start at 0");
 	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
-	arm(p, id, 10 * MS, 0);
+	arm_timer(p, id, 10 * MS, 0);
 	cr_assert_eq(rp_account_cpu(p, 4 * MS, 1 * MS), 0);
 	cr_expect_eq(next_signal(p, &info), 0);
 	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
@@ -179,7 +179,7 @@ Test(timer, interval_and_overruns)
 
 	start(RP_SYNC_RCU);
 	p = spawn_with_timer(CLOCK_THREAD_CPUTIME_ID, RT(1), &id);
-	arm(p, id, MS, MS);
+	arm_timer(p, id, MS, MS);
 	cr_assert_eq(rp_account_cpu(p, 3500 * US, 0), 0);	/* 1, 2, 3 ms */
 	cr_assert_eq(rp_timer_getoverrun(p, id), 2);
 	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);		/* 4 ms: still pending */
@@ -221,7 +221,7 @@ Test(timer, absolute_old_values_and_none)
 	cr_assert_eq(rp_account_cpu(p, 10 * MS, 0), 0);
 	cr_expect_eq(next_signal(p, &info), 0, "disarmed by a zero value");
 	cr_assert_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &none, &quiet), 0);
-	arm(p, quiet, MS, 0);
+	arm_timer(p, quiet, MS, 0);
 	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
 	cr_expect_eq(next_signal(p, &info), 0, "SIGEV_NONE sends nothing");
 	cr_assert_eq(rp_timer_gettime(p, quiet, &its), 0);
@@ -247,7 +247,7 @@ Test(timer, thread_id_and_errnos)
 	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), -EINVAL);
 	sev._sigev_un._tid = rp_gettid(t);
 	cr_assert_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &sev, &id), 0);
-	arm(p, id, MS, 0);
+	arm_timer(p, id, MS, 0);
 	cr_assert_eq(rp_account_cpu(q, 5 * MS, 0), 0);
 	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
 	cr_expect_eq(next_signal(p, &info), 0, "for the thread only");
@@ -282,7 +282,7 @@ Test(timer, delete_ids_and_pending)
 	c = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
 	cr_expect_eq(b, 1);
 	cr_expect_eq(c, 2, "ids are not reused");
-	arm(p, b, MS, 0);
+	arm_timer(p, b, MS, 0);
 	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
 	cr_assert_eq(rp_timer_delete(p, b), 0);
 	cr_expect_eq(next_signal(p, &info), 0, "a deleted timer's signal goes with it");
@@ -304,7 +304,7 @@ Test(timer, exec_deletes_timers_keeps_itimers)
 	start(RP_SYNC_RCU);
 	p = spawn(init, SIGCHLD);
 	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
-	arm(p, id, 10 * MS, 0);
+	arm_timer(p, id, 10 * MS, 0);
 	cr_assert_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), 0);
 	cr_assert_eq(rp_execve(p, "new"), 0);
 	cr_expect_eq(rp_timer_gettime(p, id, &its), -EINVAL);

@@ -47,7 +47,7 @@ static inline uint64_t clock_ns(struct rp_task *self, clockid_t clock)
 }
 
 /* Arm @id to @value ns, then every @interval ns (relative). */
-static inline void arm(struct rp_task *self, int id, uint64_t value, uint64_t interval)
+static inline void arm_timer(struct rp_task *self, int id, uint64_t value, uint64_t interval)
 {
 	struct itimerspec its = { ns_ts(interval), ns_ts(value) };
 

@@ -2,7 +2,7 @@
 /* rcuproc: the command-line tool around the library. */
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "common/cli.h"
 
 struct subcommand {
 	const char *name;

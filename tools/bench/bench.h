@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <rcuproc/rcuproc.h>
-#include "hist.h"
+#include "common/hist.h"
 
 #define BENCH_MAX_KINDS		3
 #define BENCH_MAX_THREADS	64

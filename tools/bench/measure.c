@@ -8,7 +8,7 @@
 #include <string.h>
 #include <urcu/uatomic.h>
 #include "bench.h"
-#include "progress.h"
+#include "common/progress.h"
 
 /* Backlog samples and the progress bar are redrawn this often. */
 #define TICK_NS		10000000ULL

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rcuproc/rcuproc.h>
-#include "../bench/hist.h"
+#include "common/hist.h"
 
 enum demo_kind {
 	K_FORK,			/* the build farm's forks */

@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "common/cli.h"
 #include "replay.h"
 
 static void replay_help(void)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <urcu/uatomic.h>
 #include <rcuproc/debug.h>
-#include "../cli.h"
-#include "progress.h"
+#include "common/cli.h"
+#include "common/progress.h"
 #include "torture.h"
 
 static const char *const inv_names[8] = {

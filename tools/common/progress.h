@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A one-line progress bar on stderr, drawn only when stderr is a terminal. */
-#ifndef RP_TOOLS_PROGRESS_H
-#define RP_TOOLS_PROGRESS_H
+#ifndef RP_TOOLS_COMMON_PROGRESS_H
+#define RP_TOOLS_COMMON_PROGRESS_H
 
 #include <stdbool.h>
 
@@ -14,4 +14,4 @@ void progress_draw(const char *label, double done);
 /* Erase the bar. */
 void progress_clear(void);
 
-#endif /* RP_TOOLS_PROGRESS_H */
+#endif /* RP_TOOLS_COMMON_PROGRESS_H */

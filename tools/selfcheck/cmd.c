@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <rcuproc/selfcheck.h>
-#include "cli.h"
+#include "common/cli.h"
 
 static void selfcheck_help(void)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rcuproc/rcuproc.h>
-#include "../cli.h"
+#include "common/cli.h"
 #include "scene.h"
 
 static void ps_help(void)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <urcu/uatomic.h>
 #include "../bench/bench.h"
-#include "progress.h"
-#include "../cli.h"
+#include "common/progress.h"
+#include "common/cli.h"
 #include "demo.h"
 
 const char *const demo_kind_names[K_NR] = {

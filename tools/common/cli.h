@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared helpers of the rcuproc command's subcommands. */
-#ifndef RP_TOOLS_CLI_H
-#define RP_TOOLS_CLI_H
+#ifndef RP_TOOLS_COMMON_CLI_H
+#define RP_TOOLS_COMMON_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,4 +23,4 @@ int cmd_bench(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 
-#endif /* RP_TOOLS_CLI_H */
+#endif /* RP_TOOLS_COMMON_CLI_H */

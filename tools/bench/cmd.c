@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../cli.h"
-#include "progress.h"
+#include "common/cli.h"
+#include "common/progress.h"
 #include "report.h"
 #include "targets.h"
 #include "workloads.h"

@@ -4,8 +4,8 @@
  * most 1/16 around a bucket's midpoint), exact below 16 ns.  Written here:
  * Debian ships no C HdrHistogram.
  */
-#ifndef RP_TOOLS_HIST_H
-#define RP_TOOLS_HIST_H
+#ifndef RP_TOOLS_COMMON_HIST_H
+#define RP_TOOLS_COMMON_HIST_H
 
 #include <stdint.h>
 
@@ -50,4 +50,4 @@ uint64_t hist_percentile(const struct hist *h, double q);
 uint64_t hist_bucket_low(unsigned int b);
 uint64_t hist_bucket_width(unsigned int b);
 
-#endif /* RP_TOOLS_HIST_H */
+#endif /* RP_TOOLS_COMMON_HIST_H */

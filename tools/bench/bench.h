@@ -17,6 +17,7 @@
 #include <time.h>
 #include <rcuproc/rcuproc.h>
 #include "common/hist.h"
+#include "common/rng.h"
 
 #define BENCH_MAX_KINDS		3
 #define BENCH_MAX_THREADS	64
@@ -33,7 +34,7 @@ struct bench_thread {
 	struct bench_run *run;
 	unsigned int index;
 	struct rp_task *self;
-	uint64_t rng;
+	uint64_t rng;			/* common/rng.h */
 	uint64_t iter;			/* operations started */
 	void *priv;			/* the workload's per-thread state */
 	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
@@ -106,19 +107,10 @@ static inline bool bench_sampled(const struct bench_thread *t)
 	return t->iter % BENCH_SAMPLE == 0;
 }
 
-/* xorshift64*: a per-thread pseudo-random number. */
-static inline uint64_t bench_random(struct bench_thread *t)
-{
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return t->rng * 0x2545F4914F6CDD1DULL;
-}
-
 /* A random process of the table. */
 static inline pid_t bench_random_pid(struct bench_thread *t)
 {
-	return t->run->table_pids[bench_random(t) % t->run->nr_table];
+	return t->run->table_pids[rng_next(&t->rng) % t->run->nr_table];
 }
 
 /* Fork @n processes as children of @parent into run->table_pids. */

@@ -140,7 +140,7 @@ static int fork_thread_tasks(struct measure *m)
 			return pid;
 		t->run = r;
 		t->index = i;
-		t->rng = 0x9E3779B97F4A7C15ULL * (i + 1);
+		t->rng = rng_seed(1, i);
 	}
 	return 0;
 }

@@ -55,7 +55,7 @@ static void op_kill0_hot(struct bench_thread *t)
 {
 	struct bench_run *r = t->run;
 	unsigned long stride = r->nr_table > HOT_SET ? r->nr_table / HOT_SET : 1;
-	pid_t pid = r->table_pids[(bench_random(t) % HOT_SET * stride) % r->nr_table];
+	pid_t pid = r->table_pids[(rng_next(&t->rng) % HOT_SET * stride) % r->nr_table];
 
 	TIMED_SAMPLE(t, 0, rp_kill(t->self, pid, 0));
 }

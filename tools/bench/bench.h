@@ -125,6 +125,5 @@ int bench_measure(const struct bench_config *cfg, struct bench_result *res);
 
 /* The workloads, in the order `rcuproc bench` runs them. */
 extern const struct bench_workload *const bench_workloads[];
-const struct bench_workload *bench_workload_find(const char *name);
 
 #endif /* RP_TOOLS_BENCH_H */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc bench: every workload in every mode, then the targets table. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,219 +16,130 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, NULL,
 };
 
-const struct bench_workload *bench_workload_find(const char *name)
-{
-	for (const struct bench_workload *const *w = bench_workloads; *w; w++)
-		if (!strcmp((*w)->name, name))
-			return *w;
-	return NULL;
-}
-
 #define MAX_LIST	16
 
 struct bench_args {
 	const struct bench_workload *chosen[MAX_LIST + 1];	/* NULL-terminated */
 	bool all, targets;
+	int picks[MAX_LIST];		/* --workload: see workload_names */
+	unsigned int nr_picks;
 	unsigned int threads[MAX_LIST], nr_threads;
-	unsigned long sizes[MAX_LIST];
-	unsigned int nr_sizes;
-	enum rp_sync_mode modes[RP_SYNC_NONE + 1];
+	unsigned int sizes[MAX_LIST], nr_sizes;
+	int modes[RP_SYNC_NONE + 1];	/* enum rp_sync_mode */
 	unsigned int nr_modes;
 	double seconds;
 	uint64_t ops;
 	unsigned int repeat;
 	bool json, quick;
+	bool sized, timed, repeated;	/* given explicitly: not --quick's */
 };
 
-static void bench_help(void)
-{
-	printf("usage: rcuproc bench [OPTIONS]\n\n"
-	       "Runs each workload against a simulated system in each mode and prints\n"
-	       "throughput, latency percentiles (log-bucket histogram), heap bytes per\n"
-	       "process and the peak deferred-free backlog; then measures the\n"
-	       "performance contract (docs/performance.md) as a targets table (met or short).\n"
-	       "Build with -Dbuildtype=release -Ddebug_checks=false (bench/run.sh does).\n\n"
-	       "  --workload LIST  comma-separated, 'suite' (every workload), 'targets'\n"
-	       "                   or 'all' (both; default).  Workloads:\n");
-	for (const struct bench_workload *const *w = bench_workloads; *w; w++)
-		printf("                     %-13s %s\n", (*w)->name, (*w)->summary);
-	printf("  --threads LIST   thread counts, 1 to %d (default 1,2); a mix runs with\n"
-	       "                   at least 2; more than the CPUs is allowed and marked '*'\n"
-	       "  --size LIST      processes in the table, 1 to 4194304 (default 1000,100000)\n"
-	       "  --mode LIST      rcu, rwlock, qrwlock, none (unsynchronized, 1 thread)\n"
-	       "                   or all (default)\n"
-	       "  --seconds S      length of each measurement (default 0.3)\n"
-	       "  --ops N          each thread runs exactly N operations instead (callgrind)\n"
-	       "  --repeat N       measure each N times and keep the best, the least disturbed\n"
-	       "                   by other load; a target alternates its two sides (default 3)\n"
-	       "  --quick          tiny tables and runs: checks that everything works\n"
-	       "  --json           one JSON object per line\n"
-	       "  --help           this text\n", BENCH_MAX_THREADS);
-}
+/* The choices of --workload: each workload, then these three. */
+enum { PICK_SUITE, PICK_TARGETS, PICK_ALL, NR_GROUP_PICKS };
 
-static bool add_workloads(struct bench_args *a, char *list)
+static unsigned int nr_workloads(void)
 {
 	unsigned int n = 0;
 
-	for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-		if (!strcmp(name, "all")) {
-			a->all = a->targets = true;
-		} else if (!strcmp(name, "suite")) {
-			a->all = true;
-		} else if (!strcmp(name, "targets")) {
-			a->targets = true;
-		} else if (n < MAX_LIST && bench_workload_find(name)) {
-			a->chosen[n++] = bench_workload_find(name);
-		} else {
-			cli_usage_error("bench", "unknown workload '%s'", name);
-			return false;
-		}
+	while (bench_workloads[n])
+		n++;
+	return n;
+}
+
+static const char *const *workload_names(void)
+{
+	static const char *names[sizeof(bench_workloads) / sizeof(bench_workloads[0]) +
+				  NR_GROUP_PICKS];
+	unsigned int n = nr_workloads();
+
+	for (unsigned int i = 0; i < n; i++)
+		names[i] = bench_workloads[i]->name;
+	names[n + PICK_SUITE] = "suite";
+	names[n + PICK_TARGETS] = "targets";
+	names[n + PICK_ALL] = "all";
+	return names;
+}
+
+static void list_workloads(void)
+{
+	printf("\nworkloads:\n");
+	for (const struct bench_workload *const *w = bench_workloads; *w; w++)
+		printf("  %-13s %s\n", (*w)->name, (*w)->summary);
+}
+
+/* --workload's picks into chosen[], all (the suite) and targets. */
+static void apply_picks(struct bench_args *a)
+{
+	unsigned int n = 0, nr = nr_workloads();
+
+	for (unsigned int i = 0; i < a->nr_picks; i++) {
+		int p = a->picks[i] - (int)nr;
+
+		if (p < 0)
+			a->chosen[n++] = bench_workloads[a->picks[i]];
+		a->all |= p == PICK_SUITE || p == PICK_ALL;
+		a->targets |= p == PICK_TARGETS || p == PICK_ALL;
 	}
 	a->chosen[n] = NULL;
-	return true;
-}
-
-/* A comma-separated list of numbers in [min, max]. */
-static bool parse_list(char *list, uint64_t min, uint64_t max, unsigned long *out,
-		       unsigned int *n)
-{
-	*n = 0;
-	for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
-		uint64_t v;
-
-		if (*n == MAX_LIST || !cli_parse_u64(s, min, max, &v))
-			return false;
-		out[(*n)++] = v;
-	}
-	return *n > 0;
-}
-
-static bool parse_threads(struct bench_args *a, char *list)
-{
-	unsigned long v[MAX_LIST];
-
-	if (!parse_list(list, 1, BENCH_MAX_THREADS, v, &a->nr_threads))
-		return false;
-	for (unsigned int i = 0; i < a->nr_threads; i++)
-		a->threads[i] = v[i];
-	return true;
-}
-
-static bool parse_modes(struct bench_args *a, char *list)
-{
-	a->nr_modes = 0;
-	for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
-		enum rp_sync_mode m;
-
-		if (!strcmp(s, "all")) {
-			for (m = 0; m <= RP_SYNC_NONE; m++)
-				a->modes[m] = m;
-			a->nr_modes = RP_SYNC_NONE + 1;
-			continue;
-		}
-		if (strcmp(s, "none") == 0)
-			m = RP_SYNC_NONE;
-		else if (rp_sync_mode_parse(s, &m))
-			return false;
-		if (a->nr_modes <= RP_SYNC_NONE)
-			a->modes[a->nr_modes++] = m;
-	}
-	return a->nr_modes > 0;
 }
 
 static void apply_quick(struct bench_args *a)
 {
-	a->seconds = 0.05;
-	a->sizes[0] = 100;
-	a->nr_sizes = 1;
+	if (!a->sized) {
+		a->sizes[0] = 100;
+		a->nr_sizes = 1;
+	}
+	if (!a->timed)
+		a->seconds = 0.05;
+	if (!a->repeated)
+		a->repeat = 1;
 }
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-	static const struct option longopts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 'n' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cli_opt opts[] = {
+		{ "workload", 'w', CLI_ENUM, "LIST", "workloads, 'suite' (every workload),\n"
+		  "'targets' or 'all' (both)", "all", .range = "the names below",
+		  .names = workload_names(), .list = MAX_LIST, .count = &a->nr_picks,
+		  .to = a->picks },
+		{ "threads", 't', CLI_UINT, "LIST", "thread counts; a mix runs with at least 2;\n"
+		  "more than the CPUs is allowed and marked '*'", "1,2", .min = 1,
+		  .max = BENCH_MAX_THREADS, .list = MAX_LIST, .count = &a->nr_threads,
+		  .to = a->threads },
+		{ "size", 'n', CLI_UINT, "LIST", "processes in the table", "1000,100000",
+		  .min = 1, .max = RP_PID_MAX_LIMIT, .list = MAX_LIST, .count = &a->nr_sizes,
+		  .to = a->sizes, .given = &a->sized },
+		{ "mode", 'm', CLI_ENUM, "LIST", "modes; none is unsynchronized, 1 thread", "all",
+		  .names = cli_mode_names(true), .all = true, .list = RP_SYNC_NONE + 1,
+		  .count = &a->nr_modes, .to = a->modes },
+		{ "seconds", 's', CLI_REAL, "S", "length of each measurement", "0.3",
+		  .limit = 86400, .to = &a->seconds, .given = &a->timed },
+		{ "ops", 'o', CLI_U64, "N", "each thread runs exactly N operations instead\n"
+		  "(callgrind)", .min = 1, .max = UINT64_MAX, .to = &a->ops },
+		{ "repeat", 'r', CLI_UINT, "N", "measure each N times and keep the best, the least\n"
+		  "disturbed by other load; a target alternates its two sides", "3",
+		  .min = 1, .max = 100, .to = &a->repeat, .given = &a->repeated },
+		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything works",
+		  .to = &a->quick },
+		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per line", .to = &a->json },
 		{ 0 },
 	};
-	bool sized = false, timed = false, repeated = false;
-	uint64_t v;
-	int c;
+	const struct cli_command cmd = {
+		.name = "bench", .opts = opts, .notes = list_workloads,
+		.about = "Runs each workload against a simulated system in each mode and prints\n"
+			 "throughput, latency percentiles (log-bucket histogram), heap bytes per\n"
+			 "process and the peak deferred-free backlog; then measures the\n"
+			 "performance contract (docs/performance.md) as a targets table (met or\n"
+			 "short).  Build with -Dbuildtype=release -Ddebug_checks=false\n"
+			 "(bench/run.sh does).",
+	};
+	int first, ret = cli_parse(&cmd, argc, argv, &first);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (!add_workloads(a, optarg))
-				return 2;
-			break;
-		case 't':
-			if (!parse_threads(a, optarg))
-				return cli_usage_error("bench", "bad --threads '%s'", optarg);
-			break;
-		case 'n':
-			if (!parse_list(optarg, 1, RP_PID_MAX_LIMIT, a->sizes, &a->nr_sizes))
-				return cli_usage_error("bench", "bad --size '%s'", optarg);
-			sized = true;
-			break;
-		case 'm':
-			if (!parse_modes(a, optarg))
-				return cli_usage_error("bench", "bad --mode '%s'", optarg);
-			break;
-		case 's':
-			if (!cli_parse_seconds(optarg, &a->seconds))
-				return cli_usage_error("bench", "bad --seconds '%s'", optarg);
-			timed = true;
-			break;
-		case 'o':
-			if (!cli_parse_u64(optarg, 1, UINT64_MAX, &a->ops))
-				return cli_usage_error("bench", "bad --ops '%s'", optarg);
-			break;
-		case 'r':
-			if (!cli_parse_u64(optarg, 1, 100, &v))
-				return cli_usage_error("bench", "bad --repeat '%s'", optarg);
-			a->repeat = v;
-			repeated = true;
-			break;
-		case 'q':
-			a->quick = true;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			bench_help();
-			return 0;
-		default:
-			return cli_usage_error("bench", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-	if (a->quick) {
-		unsigned long sizes[MAX_LIST];
-		unsigned int n = a->nr_sizes;
-		double s = a->seconds;
-
-		memcpy(sizes, a->sizes, sizeof(sizes));
+	if (ret >= 0)
+		return ret;
+	apply_picks(a);
+	if (a->quick)
 		apply_quick(a);
-		if (sized) {	/* explicit values win over --quick's */
-			memcpy(a->sizes, sizes, sizeof(sizes));
-			a->nr_sizes = n;
-		}
-		if (timed)
-			a->seconds = s;
-		if (!repeated)
-			a->repeat = 1;
-	}
 	return -1;
 }
 
@@ -308,7 +218,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (!a.chosen[0] && !a.all && !a.targets)
+	if (!a.nr_picks)
 		a.all = a.targets = true;
 	if (a.all)
 		memcpy(a.chosen, bench_workloads, sizeof(bench_workloads));

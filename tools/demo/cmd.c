@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc demo: run the simulated system in each mode, side by side. */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,96 +24,44 @@ const char *const demo_check_names[C_NR] = {
 };
 
 struct demo_args {
-	enum rp_sync_mode modes[RP_SYNC_NR_MODES];
+	int modes[RP_SYNC_NR_MODES];	/* enum rp_sync_mode */
 	unsigned int nr_modes;
 	double seconds;
 	uint64_t idle;			/* sleeping processes the monitor scans */
 	const char *out;
-	bool plot, json;
+	bool no_plot, json;
 };
-
-static void demo_help(void)
-{
-	printf("usage: rcuproc demo [OPTIONS]\n\n"
-	       "Runs a lively simulated system for a few seconds in each mode: a build\n"
-	       "farm forking and reaping compilers, a shell running pipelines under job\n"
-	       "control on its terminal and interrupting them with ^C, a supervisor\n"
-	       "queueing numbered real-time signals to a worker, a monitor scanning the\n"
-	       "table, a process whose CPU-time timer fires on each tick.  Prints\n"
-	       "operations per second and latency percentiles by kind, side by side,\n"
-	       "and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
-	       "Exits 1 if an invariant broke (or was never checked).\n\n"
-	       "  --seconds S   run time in each mode (default 3)\n"
-	       "  --procs N     sleeping processes in the table besides the roles'\n"
-	       "                (default 5000): what the monitor scans\n"
-	       "  --mode LIST   rcu, rwlock, qrwlock, comma-separated (default all three)\n"
-	       "  --out DIR     where the plot goes (default ./demo-out)\n"
-	       "  --no-plot     no plot\n"
-	       "  --json        one JSON object per mode and kind instead of tables\n"
-	       "  --help        this text\n");
-}
-
-static bool parse_modes(struct demo_args *a, char *list)
-{
-	a->nr_modes = 0;
-	for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
-		if (a->nr_modes == RP_SYNC_NR_MODES ||
-		    rp_sync_mode_parse(s, &a->modes[a->nr_modes]))
-			return false;
-		a->nr_modes++;
-	}
-	return a->nr_modes > 0;
-}
 
 static int parse_args(int argc, char **argv, struct demo_args *a)
 {
-	static const struct option longopts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "procs", required_argument, NULL, 'p' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "no-plot", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cli_opt opts[] = {
+		{ "seconds", 's', CLI_REAL, "S", "run time in each mode", "3",
+		  .limit = 86400, .to = &a->seconds },
+		{ "procs", 'p', CLI_U64, "N", "sleeping processes in the table besides the\n"
+		  "roles': what the monitor scans", "5000", .min = 0, .max = 1000000,
+		  .to = &a->idle },
+		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "all", .names = cli_mode_names(false),
+		  .all = true, .list = RP_SYNC_NR_MODES, .count = &a->nr_modes, .to = a->modes },
+		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out", .to = &a->out },
+		{ "no-plot", 0, CLI_FLAG, NULL, "no plot", .to = &a->no_plot },
+		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per mode and kind instead of tables",
+		  .to = &a->json },
 		{ 0 },
 	};
-	int c;
+	const struct cli_command cmd = {
+		.name = "demo", .opts = opts,
+		.about = "Runs a lively simulated system for a few seconds in each mode: a build\n"
+			 "farm forking and reaping compilers, a shell running pipelines under job\n"
+			 "control on its terminal and interrupting them with ^C, a supervisor\n"
+			 "queueing numbered real-time signals to a worker, a monitor scanning the\n"
+			 "table, a process whose CPU-time timer fires on each tick.  Prints\n"
+			 "operations per second and latency percentiles by kind, side by side,\n"
+			 "and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
+			 "Exits 1 if an invariant broke (or was never checked).",
+	};
+	int first;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!cli_parse_seconds(optarg, &a->seconds))
-				return cli_usage_error("demo", "bad --seconds '%s'", optarg);
-			break;
-		case 'p':
-			if (!cli_parse_u64(optarg, 0, 1000000, &a->idle))
-				return cli_usage_error("demo", "bad --procs '%s'", optarg);
-			break;
-		case 'm':
-			if (!parse_modes(a, optarg))
-				return cli_usage_error("demo", "bad --mode '%s'", optarg);
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'n':
-			a->plot = false;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			demo_help();
-			return 0;
-		default:
-			return cli_usage_error("demo", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return cli_parse(&cmd, argc, argv, &first);
 }
 
 struct role_thread {
@@ -378,7 +325,7 @@ int cmd_demo(int argc, char **argv)
 {
 	struct demo_args a = {
 		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK },
-		.nr_modes = RP_SYNC_NR_MODES, .seconds = 3, .idle = 5000, .out = "demo-out", .plot = true,
+		.nr_modes = RP_SYNC_NR_MODES, .seconds = 3, .idle = 5000, .out = "demo-out",
 	};
 	static struct demo_stats st[RP_SYNC_NR_MODES];	/* large: off the stack */
 	int ret = parse_args(argc, argv, &a);
@@ -402,7 +349,7 @@ int cmd_demo(int argc, char **argv)
 		print_json(&a, st);
 	else
 		print_tables(&a, st);
-	if (a.plot && demo_plot(a.out, a.modes, a.nr_modes, a.seconds, st) == 0 && !a.json)
+	if (!a.no_plot && demo_plot(a.out, a.modes, a.nr_modes, a.seconds, st) == 0 && !a.json)
 		printf("plot: %s/demo.png and %s/demo.svg\n", a.out, a.out);
 	if (any_violation(&a, st)) {
 		fprintf(stderr, "rcuproc demo: an invariant was broken (or never checked)\n");

@@ -78,10 +78,11 @@ static inline void demo_check(struct demo_stats *st, enum demo_check c, bool ok)
 
 /*
  * Write the data (demo.dat) and a gnuplot script (demo.gp) to @dir and render
- * demo.png and demo.svg: p99 latency and throughput by kind, one bar per mode.
+ * demo.png and demo.svg: p99 latency and throughput by kind, one bar per mode
+ * (@modes: enum rp_sync_mode values).
  * 0, or -1 (said on stderr) if the directory or gnuplot failed.
  */
-int demo_plot(const char *dir, const enum rp_sync_mode *modes, unsigned int nr_modes,
+int demo_plot(const char *dir, const int *modes, unsigned int nr_modes,
 	      double seconds, const struct demo_stats *by_mode);
 
 #endif /* RP_TOOLS_DEMO_H */

@@ -26,7 +26,7 @@ static int write_data(const char *path, unsigned int nr_modes, double seconds,
 }
 
 /* Both panels for one terminal; the bars of mode m are columns 2m+2 and 2m+3. */
-static void write_panels(FILE *f, const enum rp_sync_mode *modes, unsigned int nr_modes)
+static void write_panels(FILE *f, const int *modes, unsigned int nr_modes)
 {
 	static const char *const panel[2][2] = {
 		{ "throughput (operations per second)", "2" },
@@ -45,7 +45,7 @@ static void write_panels(FILE *f, const enum rp_sync_mode *modes, unsigned int n
 	fprintf(f, "unset multiplot\n");
 }
 
-static int write_script(const char *path, const enum rp_sync_mode *modes,
+static int write_script(const char *path, const int *modes,
 			unsigned int nr_modes)
 {
 	static const char *const terminals[2][2] = {
@@ -68,7 +68,7 @@ static int write_script(const char *path, const enum rp_sync_mode *modes,
 	return fclose(f);
 }
 
-int demo_plot(const char *dir, const enum rp_sync_mode *modes, unsigned int nr_modes,
+int demo_plot(const char *dir, const int *modes, unsigned int nr_modes,
 	      double seconds, const struct demo_stats *by_mode)
 {
 	char path[4096], cmd[4200];

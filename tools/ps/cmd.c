@@ -3,7 +3,6 @@
  * rcuproc ps: build a small simulated system and list it as
  * `ps -eo pid,ppid,pgid,sid,stat,ni,comm` would.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,62 +10,33 @@
 #include "common/cli.h"
 #include "scene.h"
 
-static void ps_help(void)
-{
-	printf("usage: rcuproc ps [OPTIONS]\n\n"
-	       "Builds a small simulated system (a daemon with threads, a login session\n"
-	       "running a build, a zombie, ...) and prints its process table like\n"
-	       "'ps -eo pid,ppid,pgid,sid,stat,ni,comm'.  STAT: S sleeping, T stopped,\n"
-	       "t traced, Z zombie; then s session leader, < high or N low priority,\n"
-	       "l multi-threaded.\n\n"
-	       "  --procs N   add N worker processes under the build (default 0)\n"
-	       "  --mode M    rcu, rwlock or qrwlock (default rcu)\n"
-	       "  --json      one JSON object per process\n"
-	       "  --help      this text\n");
-}
-
 struct ps_args {
 	uint64_t procs;
-	enum rp_sync_mode mode;
+	int mode;			/* enum rp_sync_mode */
 	bool json;
 };
 
 static int parse_args(int argc, char **argv, struct ps_args *a)
 {
-	static const struct option longopts[] = {
-		{ "procs", required_argument, NULL, 'n' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cli_opt opts[] = {
+		{ "procs", 'p', CLI_U64, "N", "add N worker processes under the build", "0",
+		  .min = 0, .max = RP_PID_MAX_LIMIT / 2, .to = &a->procs },
+		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
+		  .names = cli_mode_names(false), .to = &a->mode },
+		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per process", .to = &a->json },
 		{ 0 },
 	};
-	int c;
+	const struct cli_command cmd = {
+		.name = "ps", .opts = opts,
+		.about = "Builds a small simulated system (a daemon with threads, a login session\n"
+			 "running a build, a zombie, ...) and prints its process table like\n"
+			 "'ps -eo pid,ppid,pgid,sid,stat,ni,comm'.  STAT: S sleeping, T stopped,\n"
+			 "t traced, Z zombie; then s session leader, < high or N low priority,\n"
+			 "l multi-threaded.",
+	};
+	int first;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!cli_parse_u64(optarg, 0, RP_PID_MAX_LIMIT / 2, &a->procs))
-				return cli_usage_error("ps", "bad --procs '%s'", optarg);
-			break;
-		case 'm':
-			if (rp_sync_mode_parse(optarg, &a->mode))
-				return cli_usage_error("ps", "unknown mode '%s'", optarg);
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			ps_help();
-			return 0;
-		default:
-			return cli_usage_error("ps", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("ps", "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return cli_parse(&cmd, argc, argv, &first);
 }
 
 static void print_entry(const struct rp_ps_entry *e, bool json)

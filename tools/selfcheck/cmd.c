@@ -1,27 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc selfcheck: run the list toolkit's concurrent self-checks. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <rcuproc/selfcheck.h>
 #include "common/cli.h"
-
-static void selfcheck_help(void)
-{
-	printf("usage: rcuproc selfcheck [OPTIONS]\n\n"
-	       "Runs reader threads against an updater for each check of the RCU list\n"
-	       "toolkit, in each synchronization mode, and counts broken promises.\n"
-	       "Exits 1 if any check saw a violation or leaked a node.\n\n"
-	       "  --check NAME    one check (default: all):");
-	for (int k = 0; k < RP_CHECK_NR; k++)
-		printf(" %s", rp_check_name(k));
-	printf("\n  --mode MODE     rcu, rwlock, qrwlock or all (default: all)\n"
-	       "  --seconds S     run time of each check in each mode (default: 1)\n"
-	       "  --readers N     reader threads, 1 to 64 (default: 2)\n"
-	       "  --seed N        seed of the random choices (default: 1)\n"
-	       "  --json          one JSON object per line instead of a table\n"
-	       "  --help          this text\n");
-}
 
 struct selfcheck_args {
 	int check;			/* -1: all */
@@ -30,61 +12,42 @@ struct selfcheck_args {
 	bool json;
 };
 
+/* The checks' names, for the option table. */
+static const char *const *check_names(void)
+{
+	static const char *names[RP_CHECK_NR + 1];
+
+	for (int k = 0; k < RP_CHECK_NR; k++)
+		names[k] = rp_check_name(k);
+	return names;
+}
+
 static int parse_args(int argc, char **argv, struct selfcheck_args *a)
 {
-	static const struct option longopts[] = {
-		{ "check", required_argument, NULL, 'c' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "readers", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	const struct cli_opt opts[] = {
+		{ "check", 'c', CLI_ENUM, "NAME", "one check", "all",
+		  .names = check_names(), .all = true, .to = &a->check },
+		{ "mode", 'm', CLI_ENUM, "MODE", "one synchronization mode", "all",
+		  .names = cli_mode_names(false), .all = true, .to = &a->mode },
+		{ "seconds", 's', CLI_REAL, "S", "run time of each check in each mode", "1",
+		  .limit = 86400, .to = &a->opts.seconds },
+		{ "readers", 'r', CLI_UINT, "N", "reader threads", "2",
+		  .min = 1, .max = 64, .to = &a->opts.readers },
+		{ "seed", 0, CLI_U64, "N", "seed of the random choices", "1",
+		  .min = 0, .max = UINT64_MAX, .to = &a->opts.seed },
+		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per line instead of a table",
+		  .to = &a->json },
 		{ 0 },
 	};
-	uint64_t v;
-	int c;
+	const struct cli_command cmd = {
+		.name = "selfcheck", .opts = opts,
+		.about = "Runs reader threads against an updater for each check of the RCU list\n"
+			 "toolkit, in each synchronization mode, and counts broken promises.\n"
+			 "Exits 1 if any check saw a violation or leaked a node.",
+	};
+	int first;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (strcmp(optarg, "all") &&
-			    rp_check_parse(optarg, (enum rp_check_kind *)&a->check))
-				return cli_usage_error("selfcheck", "unknown check '%s'", optarg);
-			break;
-		case 'm':
-			if (strcmp(optarg, "all") &&
-			    rp_sync_mode_parse(optarg, (enum rp_sync_mode *)&a->mode))
-				return cli_usage_error("selfcheck", "unknown mode '%s'", optarg);
-			break;
-		case 's':
-			if (!cli_parse_seconds(optarg, &a->opts.seconds))
-				return cli_usage_error("selfcheck", "bad --seconds '%s'", optarg);
-			break;
-		case 'r':
-			if (!cli_parse_u64(optarg, 1, 64, &v))
-				return cli_usage_error("selfcheck", "bad --readers '%s'", optarg);
-			a->opts.readers = v;
-			break;
-		case 'S':
-			if (!cli_parse_u64(optarg, 0, UINT64_MAX, &a->opts.seed))
-				return cli_usage_error("selfcheck", "bad --seed '%s'", optarg);
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			selfcheck_help();
-			return 0;
-		default:
-			return cli_usage_error("selfcheck", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("selfcheck", "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return cli_parse(&cmd, argc, argv, &first);
 }
 
 static void print_result(const struct selfcheck_args *a, int check, int mode,

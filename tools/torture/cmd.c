@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc torture: options, the run, the summary. */
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,149 +18,100 @@ static const char *const inv_names[8] = {
 	"I4 termination", "I5 existence", "I6 sighand", "I7 no leaks",
 };
 
-static void torture_help(void)
+static void list_op_kinds(void)
 {
-	printf("usage: rcuproc torture [OPTIONS]\n\n"
-	       "OS threads drive simulated processes through a random mix of operations,\n"
-	       "log every send, receipt, fork, exec and reap, then check the invariants\n"
-	       "(docs/verification.md) and walk the table.  Exits 1 on any violation.\n\n"
-	       "  --threads N      OS threads, 1 to 64 (default: 2)\n"
-	       "  --procs N        target number of tasks, 2 to 100000 (default: 32)\n"
-	       "  --seed S         seed of the random choices (default: 1)\n"
-	       "  --seconds T      run time (default: 1)\n"
-	       "  --ops N          stop after N operations instead\n"
-	       "  --until-caught B repeat runs (seed 1 more each time) until one finds a\n"
-	       "                   violation or B seconds have passed; exits 1 if caught\n"
-	       "  --mode MODE      rcu, rwlock or qrwlock (default: rcu)\n"
-	       "  --weights K=W,.. weight of each operation kind (default: 1 each, 3 for drain,\n"
-	       "                   0 for claim, which waits for a grace period)\n"
-	       "  --fail-rate R    fail table allocations at random with rate R in (0, 1]\n"
-	       "  --no-poison      do not poison freed objects (on in debug builds)\n"
-	       "  --json           the summary as one JSON object\n"
-	       "  --help           this text\n\noperation kinds:");
+	printf("\noperation kinds:");
 	for (int k = 0; k < OP_NR; k++)
 		printf(" %s", op_names[k]);
 	printf("\n");
 }
 
+/* --weights KIND=W,...: 0, or 2 said on stderr. */
 static int parse_weights(char *spec, struct torture_config *cfg)
 {
 	for (char *save, *item = strtok_r(spec, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
+		char *eq = strchr(item, '='), what[64];
 		uint64_t w;
 		int k;
 
 		if (!eq)
-			return cli_usage_error("torture", "weight '%s' is not KIND=W", item);
+			return cli_usage_error("torture", "--weights: '%s' is not KIND=W", item);
 		*eq = 0;
 		for (k = 0; k < OP_NR && strcmp(op_names[k], item); k++)
 			;
 		if (k == OP_NR)
-			return cli_usage_error("torture", "unknown operation kind '%s'", item);
-		if (!cli_parse_u64(eq + 1, 0, 1000, &w))
-			return cli_usage_error("torture", "weight of %s must be 0 to 1000", item);
+			return cli_usage_error("torture", "--weights: unknown operation kind '%s'",
+					       item);
+		snprintf(what, sizeof(what), "--weights: %s", item);
+		if (cli_number("torture", what, eq + 1, 0, 1000, &w))
+			return 2;
 		cfg->weights[k] = (unsigned int)w;
 	}
 	return 0;
 }
 
-static int parse_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
-			uint64_t *out)
+/* What the table cannot say: the weights, and options that exclude each other. */
+static int check_config(struct torture_config *cfg, char *weights)
 {
-	if (!cli_parse_u64(arg, min, max, out))
-		return cli_usage_error("torture", "--%s wants a number from %lu to %lu, not '%s'",
-				       opt, (unsigned long)min, (unsigned long)max, arg);
-	return 0;
-}
+	int k;
 
-static int parse_option(int c, char *arg, struct torture_config *cfg)
-{
-	uint64_t v = 0;
-	int err = 0;
-
-	switch (c) {
-	case 't':
-		err = parse_number("threads", arg, 1, 64, &v);
-		cfg->threads = (unsigned int)v;
-		return err;
-	case 'p':
-		err = parse_number("procs", arg, 2, 100000, &v);
-		cfg->procs = (unsigned int)v;
-		return err;
-	case 'S':
-		return parse_number("seed", arg, 0, UINT64_MAX, &cfg->seed);
-	case 'o':
-		return parse_number("ops", arg, 1, UINT64_MAX, &cfg->ops);
-	case 's':
-		if (!cli_parse_seconds(arg, &cfg->seconds))
-			return cli_usage_error("torture", "--seconds wants a positive number, not '%s'", arg);
-		return 0;
-	case 'm':
-		if (rp_sync_mode_parse(arg, &cfg->mode))
-			return cli_usage_error("torture", "unknown mode '%s'", arg);
-		return 0;
-	case 'w':
-		return parse_weights(arg, cfg);
-	case 'f':
-		if (!cli_parse_seconds(arg, &cfg->fail_rate) || cfg->fail_rate > 1)
-			return cli_usage_error("torture", "--fail-rate wants a rate in (0, 1], not '%s'", arg);
-		return 0;
-	case 'u':
-		if (!cli_parse_seconds(arg, &cfg->until_caught))
-			return cli_usage_error("torture", "--until-caught wants a positive number of seconds, not '%s'", arg);
-		return 0;
-	case 'j':
-		cfg->json = true;
-		return 0;
-	case 'P':
-		rp_debug_set_poison(false);
-		return 0;
-	default:
-		return cli_usage_error("torture", "unknown option '%s'", arg ? arg : "?");
-	}
-}
-
-static int parse_args(int argc, char **argv, struct torture_config *cfg)
-{
-	static const struct option longopts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "procs", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "weights", required_argument, NULL, 'w' },
-		{ "fail-rate", required_argument, NULL, 'f' },
-		{ "until-caught", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-poison", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, err;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			torture_help();
-			return -1;
-		}
-		if (c == ':')
-			return cli_usage_error("torture", "option '%s' needs a value", argv[optind - 1]);
-		err = parse_option(c, c == '?' ? argv[optind - 1] : optarg, cfg);
-		if (err)
-			return err;
-	}
-	if (optind < argc)
-		return cli_usage_error("torture", "unexpected argument '%s'", argv[optind]);
-	for (c = 0; c < OP_NR && !cfg->weights[c]; c++)
+	if (weights && parse_weights(weights, cfg))
+		return 2;
+	for (k = 0; k < OP_NR && !cfg->weights[k]; k++)
 		;
-	if (c == OP_NR)
-		return cli_usage_error("torture", "every operation has weight 0");
+	if (k == OP_NR)
+		return cli_usage_error("torture", "--weights: every operation has weight 0");
 	if (cfg->until_caught > 0 && cfg->ops)
 		return cli_usage_error("torture", "--until-caught repeats timed runs: not with --ops");
-	return 0;
+	return -1;
+}
+
+/* -1: run; otherwise the exit status (0 after --help, 2 on a usage error). */
+static int parse_args(int argc, char **argv, struct torture_config *cfg)
+{
+	int mode = cfg->mode, first, ret;
+	const char *weights = NULL;
+	bool no_poison = false;
+	const struct cli_opt opts[] = {
+		{ "threads", 't', CLI_UINT, "N", "OS threads", "2", .min = 1, .max = 64,
+		  .to = &cfg->threads },
+		{ "procs", 'p', CLI_UINT, "N", "target number of tasks", "32", .min = 2,
+		  .max = 100000, .to = &cfg->procs },
+		{ "seed", 0, CLI_U64, "S", "seed of the random choices", "1", .min = 0,
+		  .max = UINT64_MAX, .to = &cfg->seed },
+		{ "seconds", 's', CLI_REAL, "T", "run time", "1", .limit = 86400,
+		  .to = &cfg->seconds },
+		{ "ops", 'o', CLI_U64, "N", "stop after N operations instead", .min = 1,
+		  .max = UINT64_MAX, .to = &cfg->ops },
+		{ "until-caught", 0, CLI_REAL, "B", "repeat runs (seed 1 more each time) until one\n"
+		  "finds a violation or B seconds have passed;\nexits 1 if caught",
+		  .limit = 86400, .to = &cfg->until_caught },
+		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
+		  .names = cli_mode_names(false), .to = &mode },
+		{ "weights", 'w', CLI_STRING, "K=W,..", "weight of each operation kind, 0..1000;\n"
+		  "claim waits for a grace period", "1 each, 3 drain, 0 claim", .to = &weights },
+		{ "fail-rate", 'f', CLI_REAL, "R", "fail table allocations at random with rate R",
+		  .limit = 1, .to = &cfg->fail_rate },
+		{ "no-poison", 0, CLI_FLAG, NULL, "do not poison freed objects (on in debug builds)",
+		  .to = &no_poison },
+		{ "json", 'j', CLI_FLAG, NULL, "the summary as one JSON object", .to = &cfg->json },
+		{ 0 },
+	};
+	const struct cli_command cmd = {
+		.name = "torture", .opts = opts, .notes = list_op_kinds,
+		.about = "OS threads drive simulated processes through a random mix of operations,\n"
+			 "log every send, receipt, fork, exec and reap, then check the invariants\n"
+			 "(docs/verification.md) and walk the table.  Exits 1 on any violation.",
+	};
+
+	ret = cli_parse(&cmd, argc, argv, &first);
+	if (ret >= 0)
+		return ret;
+	cfg->mode = mode;
+	if (no_poison)
+		rp_debug_set_poison(false);
+	return check_config(cfg, (char *)weights);	/* argv's own text: ours to cut */
 }
 
 static void default_config(struct torture_config *cfg)
@@ -657,8 +607,8 @@ int cmd_torture(int argc, char **argv)
 
 	default_config(&cfg);
 	err = parse_args(argc, argv, &cfg);
-	if (err)
-		return err < 0 ? 0 : err;
+	if (err >= 0)
+		return err;
 	signal(SIGSEGV, on_fault);
 	signal(SIGBUS, on_fault);
 	signal(SIGABRT, on_fault);

@@ -2,6 +2,8 @@
 /*
  * `rcuproc bench`, `demo` and `ps` work: short runs exit 0 and print
  * well-formed output.  No timing is asserted: these machines are shared.
+ * Every subcommand answers --help and says what is wrong with a bad
+ * number the same way (tools/common/cli.c).
  * RCUPROC names the built command (tests/bench/meson.build sets it).
  */
 #include <stdio.h>
@@ -11,15 +13,18 @@
 #include <unistd.h>
 #include "../common.h"
 
-/* Run `rcuproc @args`; its output in a malloc'd *@out, its exit code back. */
-static int run_rcuproc(const char *args, char **out)
+/*
+ * Run `rcuproc @args @redirect`; what reaches the pipe in a malloc'd *@out,
+ * the exit code back.
+ */
+static int run_redirected(const char *args, const char *redirect, char **out)
 {
 	char cmd[1024];
 	size_t len = 0, cap = 1 << 16;
 	FILE *p;
 	int status;
 
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", getenv("RCUPROC"), args);
+	snprintf(cmd, sizeof(cmd), "'%s' %s %s", getenv("RCUPROC"), args, redirect);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	*out = malloc(cap);
@@ -31,6 +36,12 @@ static int run_rcuproc(const char *args, char **out)
 	(*out)[len] = '\0';
 	status = pclose(p);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run `rcuproc @args`; its output in a malloc'd *@out, its exit code back. */
+static int run_rcuproc(const char *args, char **out)
+{
+	return run_redirected(args, "2>/dev/null", out);
 }
 
 /* Run `rcuproc @args`, which must exit 0; its output (malloc'd). */
@@ -127,4 +138,81 @@ Test(ps, lists_the_table)
 	cr_expect(strstr(out, " init\n") != NULL && strstr(out, " Z ") != NULL, "%s", out);
 	cr_expect(strstr(out, " SsN ") != NULL && strstr(out, " Ssl ") != NULL, "%s", out);
 	free(out);
+}
+
+static const char *const subcommands[] = {
+	"selfcheck", "torture", "replay", "bench", "demo", "ps",
+};
+
+Test(cli, help_on_every_subcommand)
+{
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		char args[64], usage[64], *out;
+
+		snprintf(usage, sizeof(usage), "usage: rcuproc %s [OPTIONS]", subcommands[i]);
+		for (int longer = 0; longer < 2; longer++) {
+			snprintf(args, sizeof(args), "%s %s", subcommands[i],
+				 longer ? "--help" : "-h");
+			out = run_ok(args);
+			cr_expect(strstr(out, usage) != NULL, "rcuproc %s:\n%s", args, out);
+			cr_expect(strstr(out, "-h, --help") != NULL, "rcuproc %s:\n%s", args, out);
+			free(out);
+		}
+	}
+}
+
+/* `rcuproc @args` exits 2 and says @message on stderr. */
+static void expect_usage_error(const char *args, const char *message)
+{
+	char *err;
+	int rc = run_redirected(args, "2>&1 >/dev/null", &err);
+
+	cr_expect_eq(rc, 2, "rcuproc %s: exit %d", args, rc);
+	cr_expect(strstr(err, message) != NULL, "rcuproc %s said:\n%s\nnot: %s", args, err,
+		  message);
+	free(err);
+}
+
+Test(cli, number_out_of_range)
+{
+	expect_usage_error("selfcheck --readers 65", "selfcheck: --readers: 65 is out of range 1..64");
+	expect_usage_error("torture --threads 0", "torture: --threads: 0 is out of range 1..64");
+	expect_usage_error("torture --seed 18446744073709551616", "torture: --seed: "
+			   "18446744073709551616 is out of range 0..18446744073709551615");
+	expect_usage_error("bench --threads 0", "bench: --threads: 0 is out of range 1..64");
+	expect_usage_error("bench --size 1,4194305",
+			   "bench: --size: 4194305 is out of range 1..4194304");
+	expect_usage_error("demo --procs 1000001", "demo: --procs: 1000001 is out of range "
+			   "0..1000000");
+	expect_usage_error("demo --seconds 0", "demo: --seconds: 0 is out of range (0, 86400]");
+	expect_usage_error("ps --procs 2097153", "ps: --procs: 2097153 is out of range 0..2097152");
+	expect_usage_error("torture --weights fork=1001",
+			   "torture: --weights: fork: 1001 is out of range 0..1000");
+}
+
+Test(cli, number_not_decimal)
+{
+	expect_usage_error("selfcheck --readers 0x10",
+			   "selfcheck: --readers: '0x10' is not a decimal number in 1..64");
+	expect_usage_error("torture --procs 12abc",
+			   "torture: --procs: '12abc' is not a decimal number in 2..100000");
+	expect_usage_error("bench --repeat ''", "bench: --repeat: '' is not a decimal number "
+			   "in 1..100");
+	expect_usage_error("bench --seconds 1e3", "bench: --seconds: '1e3' is not a decimal "
+			   "number in (0, 86400]");
+	expect_usage_error("demo --procs -1", "demo: --procs: '-1' is not a decimal number in "
+			   "0..1000000");
+	expect_usage_error("ps --procs 010x", "ps: --procs: '010x' is not a decimal number in "
+			   "0..2097152");
+}
+
+Test(cli, names_and_options)
+{
+	expect_usage_error("replay --mode fast x",
+			   "replay: --mode: 'fast' is not one of rcu, rwlock or qrwlock");
+	expect_usage_error("demo --mode rcu,none",
+			   "demo: --mode: 'none' is not one of rcu, rwlock, qrwlock or all");
+	expect_usage_error("torture --nosuch", "torture: unknown option '--nosuch'");
+	expect_usage_error("ps --procs", "ps: --procs: needs a value");
+	expect_usage_error("selfcheck extra", "selfcheck: unexpected argument 'extra'");
 }

@@ -116,11 +116,11 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  .limit = 86400, .to = &a->seconds, .given = &a->timed },
 		{ "ops", 'o', CLI_U64, "N", "each thread runs exactly N operations instead\n"
 		  "(callgrind)", .min = 1, .max = UINT64_MAX, .to = &a->ops },
-		{ "repeat", 'r', CLI_UINT, "N", "measure each N times and keep the best, the least\n"
-		  "disturbed by other load; a target alternates its two sides", "3",
+		{ "repeat", 'r', CLI_UINT, "N", "measure each N times and keep the best, the\n"
+		  "least disturbed by other load; a target alternates\nits two sides", "3",
 		  .min = 1, .max = 100, .to = &a->repeat, .given = &a->repeated },
-		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything works",
-		  .to = &a->quick },
+		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything\n"
+		  "works", .to = &a->quick },
 		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per line", .to = &a->json },
 		{ 0 },
 	};
@@ -175,10 +175,10 @@ static int run_one(const struct bench_args *a, const struct bench_workload *w,
 				w->name, rp_sync_mode_name(mode), threads, size, strerror(-err));
 			return 1;
 		}
-		if (r == 0 || result_rate(&res, 0) > result_rate(&best, 0))
+		if (r == 0 || bench_result_rate(&res, 0) > bench_result_rate(&best, 0))
 			best = res;
 	}
-	report_result(&best, a->json);
+	bench_report_result(&best, a->json);
 	return 0;
 }
 
@@ -222,7 +222,7 @@ int cmd_bench(int argc, char **argv)
 		a.all = a.targets = true;
 	if (a.all)
 		memcpy(a.chosen, bench_workloads, sizeof(bench_workloads));
-	report_header(a.json);
+	bench_report_header(a.json);
 	failed = run_suite(&a);
 	if (a.targets) {
 		struct target_env env = {

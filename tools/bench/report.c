@@ -10,20 +10,20 @@ static unsigned int online_cpus(void)
 	return n > 0 ? n : 1;
 }
 
-double result_rate(const struct bench_result *res, unsigned int kind)
+double bench_result_rate(const struct bench_result *res, unsigned int kind)
 {
 	return res->seconds > 0 ? res->kinds[kind].ops / res->seconds : 0;
 }
 
 /* Wall time per operation of one thread doing it. */
-double result_mean_ns(const struct bench_result *res, unsigned int kind)
+double bench_result_mean_ns(const struct bench_result *res, unsigned int kind)
 {
-	double rate = result_rate(res, kind);
+	double rate = bench_result_rate(res, kind);
 
 	return rate > 0 ? 1e9 / rate : 0;
 }
 
-void report_header(bool json)
+void bench_report_header(bool json)
 {
 	if (json)
 		return;
@@ -43,7 +43,7 @@ static void print_row(const struct bench_result *res, unsigned int k)
 	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %9llu %9llu %9llu %7.0f %8lu\n",
 	       rp_sync_mode_name(c->mode), c->w->name, c->threads,
 	       c->threads > online_cpus() ? '*' : ' ', c->size, c->w->kinds[k],
-	       result_rate(res, k), (unsigned long long)hist_percentile(h, 0.50),
+	       bench_result_rate(res, k), (unsigned long long)hist_percentile(h, 0.50),
 	       (unsigned long long)hist_percentile(h, 0.99),
 	       (unsigned long long)hist_percentile(h, 0.999), res->bytes_per_process,
 	       res->backlog_max);
@@ -68,7 +68,7 @@ static void print_json(const struct bench_result *res, unsigned int k)
 	       "\"seconds\":%.4f,\"ops_per_sec\":%.1f,\"samples\":%llu,",
 	       rp_sync_mode_name(c->mode), rp_rcu_flavour(), c->w->name, c->threads,
 	       c->threads > online_cpus() ? "true" : "false", c->size, c->w->kinds[k],
-	       (unsigned long long)res->kinds[k].ops, res->seconds, result_rate(res, k),
+	       (unsigned long long)res->kinds[k].ops, res->seconds, bench_result_rate(res, k),
 	       (unsigned long long)h->count);
 	for (size_t i = 0; i < sizeof(json_percentiles) / sizeof(json_percentiles[0]); i++)
 		printf("\"%s_ns\":%llu,", json_percentiles[i].key,
@@ -78,7 +78,7 @@ static void print_json(const struct bench_result *res, unsigned int k)
 	       res->bytes_per_process, res->backlog_max, res->backlog_end);
 }
 
-void report_result(const struct bench_result *res, bool json)
+void bench_report_result(const struct bench_result *res, bool json)
 {
 	for (unsigned int k = 0; k < BENCH_MAX_KINDS && res->cfg.w->kinds[k]; k++) {
 		if (json)

@@ -6,12 +6,12 @@
 #include <stdbool.h>
 #include "bench.h"
 
-void report_header(bool json);
+void bench_report_header(bool json);
 /* One row (or JSON object) per kind the result counted. */
-void report_result(const struct bench_result *res, bool json);
+void bench_report_result(const struct bench_result *res, bool json);
 
 /* Operations of @kind per second, and the mean cost of one in ns. */
-double result_rate(const struct bench_result *res, unsigned int kind);
-double result_mean_ns(const struct bench_result *res, unsigned int kind);
+double bench_result_rate(const struct bench_result *res, unsigned int kind);
+double bench_result_mean_ns(const struct bench_result *res, unsigned int kind);
 
 #endif /* RP_TOOLS_REPORT_H */

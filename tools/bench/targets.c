@@ -41,7 +41,7 @@ static bool better(const struct bench_result *x, const struct bench_result *best
 		   enum pick pick, unsigned int kind)
 {
 	if (pick == FASTEST)
-		return result_rate(x, kind) > result_rate(best, kind);
+		return bench_result_rate(x, kind) > bench_result_rate(best, kind);
 	return hist_percentile(&x->kinds[kind].hist, 0.99) <
 	       hist_percentile(&best->kinds[kind].hist, 0.99);
 }
@@ -71,8 +71,8 @@ static int measure_pair(const struct target_env *env, const struct bench_workloa
 		}
 	}
 	if (!env->json) {
-		report_result(a, false);
-		report_result(b, false);
+		bench_report_result(a, false);
+		bench_report_result(b, false);
 	}
 	return 0;
 }
@@ -89,7 +89,7 @@ static double lookup_vs_none(const struct target_env *env, char *note, size_t le
 
 	snprintf(note, len, "%s ops/s, rcu (%s) / none, 1 thread, %lu procs", w->kinds[0],
 		 rp_rcu_flavour(), size);
-	return err ? err : result_rate(&ra, 0) / result_rate(&rb, 0);
+	return err ? err : bench_result_rate(&ra, 0) / bench_result_rate(&rb, 0);
 }
 
 static double kill0_vs_none(const struct target_env *env, char *note, size_t len)
@@ -111,9 +111,9 @@ static double reads_under_storm(const struct target_env *env, char *note, size_t
 			       FASTEST, 0, &ra, &rb);
 
 	snprintf(note, len, "kill(pid,0) ops/s of 1 reader, rcu / %s; the storm's forks/s "
-		 "rcu %.0f, %s %.0f", rp_sync_mode_name(lock_mode), result_rate(&ra, 1),
-		 rp_sync_mode_name(lock_mode), result_rate(&rb, 1));
-	return err ? err : result_rate(&ra, 0) / result_rate(&rb, 0);
+		 "rcu %.0f, %s %.0f", rp_sync_mode_name(lock_mode), bench_result_rate(&ra, 1),
+		 rp_sync_mode_name(lock_mode), bench_result_rate(&rb, 1));
+	return err ? err : bench_result_rate(&ra, 0) / bench_result_rate(&rb, 0);
 }
 
 static double storm_vs_rwlock(const struct target_env *env, char *note, size_t len)
@@ -157,8 +157,8 @@ static double fork_exit_cost(const struct target_env *env, char *note, size_t le
 			       (struct side){ RP_SYNC_RWLOCK, 0 }, FASTEST, 1, &ra, &rb);
 
 	snprintf(note, len, "fork+exit+wait ns, rcu %.0f / rwlock %.0f, 1 thread",
-		 result_mean_ns(&ra, 1), result_mean_ns(&rb, 1));
-	return err ? err : result_mean_ns(&ra, 1) / result_mean_ns(&rb, 1);
+		 bench_result_mean_ns(&ra, 1), bench_result_mean_ns(&rb, 1));
+	return err ? err : bench_result_mean_ns(&ra, 1) / bench_result_mean_ns(&rb, 1);
 }
 
 /*
@@ -175,8 +175,8 @@ static double kill_pid_flat(const struct target_env *env, char *note, size_t len
 			       (struct side){ RP_SYNC_RCU, small }, FASTEST, 0, &ra, &rb);
 
 	snprintf(note, len, "kill(pid,0) of a hot set ns, rcu, %lu procs %.0f / %lu procs %.0f",
-		 big, result_mean_ns(&ra, 0), small, result_mean_ns(&rb, 0));
-	return err ? err : result_mean_ns(&ra, 0) / result_mean_ns(&rb, 0);
+		 big, bench_result_mean_ns(&ra, 0), small, bench_result_mean_ns(&rb, 0));
+	return err ? err : bench_result_mean_ns(&ra, 0) / bench_result_mean_ns(&rb, 0);
 }
 
 /*
@@ -190,8 +190,8 @@ static double killpg_linear(const struct target_env *env, char *note, size_t len
 			       (struct side){ RP_SYNC_RCU, small }, FASTEST, 0, &ra, &rb);
 	double per_small, per_big;
 
-	per_small = result_mean_ns(&rb, 0) / small;
-	per_big = result_mean_ns(&ra, 0) / big;
+	per_small = bench_result_mean_ns(&rb, 0) / small;
+	per_big = bench_result_mean_ns(&ra, 0) / big;
 	snprintf(note, len, "killpg ns per member, rcu, group of %lu %.1f / of %lu %.1f",
 		 big, per_big, small, per_small);
 	return err ? err : per_big / per_small;

@@ -90,14 +90,14 @@ int cmd_ps(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	rp_thread_register();
-	ret = scene_build(&scene, a.mode, a.procs);
+	ret = ps_scene_build(&scene, a.mode, a.procs);
 	if (ret) {
 		fprintf(stderr, "rcuproc ps: could not build the system: %s\n", strerror(-ret));
 		rp_thread_unregister();
 		return 1;
 	}
 	ret = list_table(scene.init, a.json);
-	scene_destroy(&scene);
+	ps_scene_destroy(&scene);
 	rp_thread_unregister();
 	return ret;
 }

@@ -79,7 +79,7 @@ static int build_session(struct scene *s, struct rp_task *shell, unsigned long w
 	return err ? err : rp_exit(ld, 0);
 }
 
-int scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers)
+int ps_scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers)
 {
 	struct rp_system_opts opts = { .mode = mode, .pid_max = RP_PID_MAX_LIMIT };
 	struct rp_task *shell = NULL;
@@ -94,11 +94,11 @@ int scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers)
 	if (!err)
 		err = build_session(s, shell, workers + 2);
 	if (err)
-		scene_destroy(s);
+		ps_scene_destroy(s);
 	return err;
 }
 
-void scene_destroy(struct scene *s)
+void ps_scene_destroy(struct scene *s)
 {
 	for (unsigned int i = 0; i < s->nr_held; i++)
 		rp_task_put(s->held[i]);

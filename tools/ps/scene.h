@@ -13,7 +13,7 @@ struct scene {
 };
 
 /* Build it in @mode with @workers extra processes: 0 or -errno. */
-int scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers);
-void scene_destroy(struct scene *s);
+int ps_scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers);
+void ps_scene_destroy(struct scene *s);
 
 #endif /* RP_TOOLS_SCENE_H */

@@ -175,7 +175,8 @@ static void expect_usage_error(const char *args, const char *message)
 
 Test(cli, number_out_of_range)
 {
-	expect_usage_error("selfcheck --readers 65", "selfcheck: --readers: 65 is out of range 1..64");
+	expect_usage_error("selfcheck --readers 65",
+			   "selfcheck: --readers: 65 is out of range 1..64");
 	expect_usage_error("torture --threads 0", "torture: --threads: 0 is out of range 1..64");
 	expect_usage_error("torture --seed 18446744073709551616", "torture: --seed: "
 			   "18446744073709551616 is out of range 0..18446744073709551615");

@@ -42,10 +42,11 @@ static int parse_args(int argc, char **argv, struct demo_args *a)
 		  .to = &a->idle },
 		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "all", .names = cli_mode_names(false),
 		  .all = true, .list = RP_SYNC_NR_MODES, .count = &a->nr_modes, .to = a->modes },
-		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out", .to = &a->out },
+		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out",
+		  .to = &a->out },
 		{ "no-plot", 0, CLI_FLAG, NULL, "no plot", .to = &a->no_plot },
-		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per mode and kind instead of tables",
-		  .to = &a->json },
+		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per mode and kind instead of\n"
+		  "tables", .to = &a->json },
 		{ 0 },
 	};
 	const struct cli_command cmd = {

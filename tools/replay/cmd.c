@@ -22,11 +22,12 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 	};
 	const struct cli_command cmd = {
 		.name = "replay", .operands = "FILE...", .opts = opts,
-		.about = "Replays each recording (scripts/record.sh: strace -f of real programs)\n"
-			 "into rcuproc, as the recorded tasks with their pids mapped, and compares\n"
-			 "every result, errno, wait status, delivered signal and exit status with\n"
-			 "what the real kernel answered.  Prints one MISMATCH line per difference,\n"
-			 "naming the recording's line, then a summary per recording.\n"
+		.about = "Replays each recording (scripts/record.sh: strace -f of real\n"
+			 "programs) into rcuproc, as the recorded tasks with their pids mapped,\n"
+			 "and compares every result, errno, wait status, delivered signal and\n"
+			 "exit status with what the real kernel answered.  Prints one MISMATCH\n"
+			 "line per difference, naming the recording's line, then a summary per\n"
+			 "recording.\n"
 			 "Exits 1 if anything differs, 2 on a usage or format error.",
 	};
 	int ret = cli_parse(&cmd, argc, argv, first);

@@ -63,7 +63,8 @@ static int check_config(struct torture_config *cfg, char *weights)
 	if (k == OP_NR)
 		return cli_usage_error("torture", "--weights: every operation has weight 0");
 	if (cfg->until_caught > 0 && cfg->ops)
-		return cli_usage_error("torture", "--until-caught repeats timed runs: not with --ops");
+		return cli_usage_error("torture",
+				       "--until-caught repeats timed runs: not with --ops");
 	return -1;
 }
 
@@ -84,8 +85,8 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		  .to = &cfg->seconds },
 		{ "ops", 'o', CLI_U64, "N", "stop after N operations instead", .min = 1,
 		  .max = UINT64_MAX, .to = &cfg->ops },
-		{ "until-caught", 0, CLI_REAL, "B", "repeat runs (seed 1 more each time) until one\n"
-		  "finds a violation or B seconds have passed;\nexits 1 if caught",
+		{ "until-caught", 0, CLI_REAL, "B", "repeat runs (seed 1 more each time) until\n"
+		  "one finds a violation or B seconds have passed;\nexits 1 if caught",
 		  .limit = 86400, .to = &cfg->until_caught },
 		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
 		  .names = cli_mode_names(false), .to = &mode },
@@ -93,16 +94,17 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		  "claim waits for a grace period", "1 each, 3 drain, 0 claim", .to = &weights },
 		{ "fail-rate", 'f', CLI_REAL, "R", "fail table allocations at random with rate R",
 		  .limit = 1, .to = &cfg->fail_rate },
-		{ "no-poison", 0, CLI_FLAG, NULL, "do not poison freed objects (on in debug builds)",
-		  .to = &no_poison },
+		{ "no-poison", 0, CLI_FLAG, NULL, "do not poison freed objects (they are in debug\n"
+		  "builds)", .to = &no_poison },
 		{ "json", 'j', CLI_FLAG, NULL, "the summary as one JSON object", .to = &cfg->json },
 		{ 0 },
 	};
 	const struct cli_command cmd = {
 		.name = "torture", .opts = opts, .notes = list_op_kinds,
-		.about = "OS threads drive simulated processes through a random mix of operations,\n"
-			 "log every send, receipt, fork, exec and reap, then check the invariants\n"
-			 "(docs/verification.md) and walk the table.  Exits 1 on any violation.",
+		.about = "OS threads drive simulated processes through a random mix of\n"
+			 "operations, log every send, receipt, fork, exec and reap, then check\n"
+			 "the invariants (docs/verification.md) and walk the table.  Exits 1 on\n"
+			 "any violation.",
 	};
 
 	ret = cli_parse(&cmd, argc, argv, &first);

@@ -55,16 +55,7 @@ int rp_zap_other_threads(struct rp_task *t);
  * CLD_STOPPED/CLD_CONTINUED notices, orphaned process groups.
  */
 
-/* rp_signal.flags (s), besides task.h's: a notice the group owes its parent. */
-#define RP_SIGNAL_CLD_STOPPED	0x100	/* SIGCONT cut a group stop short */
-#define RP_SIGNAL_CLD_CONTINUED	0x200	/* SIGCONT resumed a stopped group */
-#define RP_SIGNAL_CLD_MASK	(RP_SIGNAL_CLD_STOPPED | RP_SIGNAL_CLD_CONTINUED)
-#define RP_SIGNAL_STOP_MASK	(RP_SIGNAL_CLD_MASK | RP_SIGNAL_STOP_STOPPED | \
-				 RP_SIGNAL_STOP_CONTINUED)
-
-/* rp_task.jobctl (s), besides task.h's. */
-#define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
-#define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
+/* The flag words rp_signal.flags and rp_task.jobctl are defined in task.h. */
 
 /*
  * Discard the signals of @mask (bit sig - 1), queued entries too, from @p's

@@ -95,6 +95,12 @@ struct rp_sighand {
 #define RP_SIGNAL_GROUP_EXIT	0x1	/* exit_group or a fatal signal began */
 #define RP_SIGNAL_STOP_STOPPED	0x2	/* the group is stopped */
 #define RP_SIGNAL_STOP_CONTINUED 0x4	/* continued, not yet reported */
+/* A notice the group owes its parent (src/signal/jobctl.c). */
+#define RP_SIGNAL_CLD_STOPPED	0x100	/* SIGCONT cut a group stop short */
+#define RP_SIGNAL_CLD_CONTINUED	0x200	/* SIGCONT resumed a stopped group */
+#define RP_SIGNAL_CLD_MASK	(RP_SIGNAL_CLD_STOPPED | RP_SIGNAL_CLD_CONTINUED)
+#define RP_SIGNAL_STOP_MASK	(RP_SIGNAL_CLD_MASK | RP_SIGNAL_STOP_STOPPED | \
+				 RP_SIGNAL_STOP_CONTINUED)
 
 /* Member lists of a pid (src/pgrp): index RP_PIDTYPE_PGID or _SID minus RP_PIDTYPE_PGID. */
 #define RP_MEMBER_LISTS		2
@@ -149,6 +155,8 @@ struct rp_signal {
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
 #define RP_JOBCTL_STOPPED	0x2	/* stopped by a group stop */
 #define RP_JOBCTL_TRAP_STOP	0x4	/* PTRACE_INTERRUPT asked a seized tracee to trap */
+#define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
+#define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
 
 /* rp_task.ptrace */
 #define RP_PT_PTRACED		0x1

@@ -327,7 +327,7 @@ static int start_workers(struct run *run, struct rp_task *init)
 		w->paused = &run->paused;
 		w->finished = &run->finished;
 		w->resume = &run->resume;
-		w->rng = run->cfg.seed * 0x9e3779b97f4a7c15ULL + i + 1;
+		w->rng = rng_seed(run->cfg.seed, i);
 	}
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
 		if (pthread_create(&run->ws[i].thread, NULL, worker_main, &run->ws[i]))

@@ -55,18 +55,9 @@ struct event *log_event(struct worker *w, enum ev_kind kind)
 	return e;
 }
 
-/* xorshift64*: each worker's own stream. */
-uint64_t rng_next(struct worker *w)
-{
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return w->rng * 0x2545f4914f6cdd1dULL;
-}
-
 static unsigned int rng_below(struct worker *w, unsigned int n)
 {
-	return (unsigned int)(rng_next(w) % n);
+	return (unsigned int)(rng_next(&w->rng) % n);
 }
 
 /* A handler the harness never runs: rp_get_signal hands the signal back. */

@@ -118,7 +118,7 @@ void op_claim(struct worker *w, struct handle *h)
  */
 void op_exec_kill_all(struct worker *w, struct handle *h)
 {
-	struct held_call k = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(w) % SIG_COUNT),
+	struct held_call k = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT),
 			       .hold = { .where = RP_RACE_PROCESS_WALK_NODE, .stay = true } };
 	struct rp_task *leader, *n;
 	struct handle *nh, *ch, *kh;

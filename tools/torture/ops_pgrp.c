@@ -23,7 +23,7 @@ void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
 
 static void group_send(struct worker *w, enum op_kind k, struct handle *h)
 {
-	int sig = SIG_FIRST + (int)(rng_next(w) % SIG_COUNT);
+	int sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT);
 	uint64_t start = clock_tick();
 	pid_t target;
 	int ret;
@@ -49,10 +49,10 @@ static void op_timer(struct worker *w, struct handle *h)
 	struct itimerspec its = { .it_value = { 0, 500000 }, .it_interval = { 0, 500000 } };
 	int id;
 
-	if (rng_next(w) % 8 == 0 &&
+	if (rng_next(&w->rng) % 8 == 0 &&
 	    rp_timer_create(h->t, CLOCK_PROCESS_CPUTIME_ID, &sev, &id) == 0)
 		rp_timer_settime(h->t, id, 0, &its, NULL);
-	worker_drive(w, h, rp_account_cpu(h->t, rng_next(w) % 1000000, 0));
+	worker_drive(w, h, rp_account_cpu(h->t, rng_next(&w->rng) % 1000000, 0));
 }
 
 void run_group_op(struct worker *w, enum op_kind k, struct handle *h)
@@ -66,18 +66,18 @@ void run_group_op(struct worker *w, enum op_kind k, struct handle *h)
 		group_send(w, k, h);
 		break;
 	case OP_SETPGID:
-		worker_drive(w, h, rp_setpgid(h->t, 0, rng_next(w) % 2 ? 0 : pick_target(w)));
+		worker_drive(w, h, rp_setpgid(h->t, 0, rng_next(&w->rng) % 2 ? 0 : pick_target(w)));
 		break;
 	case OP_SETSID:
 		worker_drive(w, h, rp_setsid(h->t));
 		break;
 	case OP_SETPRIORITY:
-		nice = rng_next(w) % 40;
+		nice = rng_next(&w->rng) % 40;
 		worker_drive(w, h, rp_setpriority(h->t, PRIO_PGRP, 0, (int)nice - 20));
 		break;
 	case OP_IOPRIO:
 		worker_drive(w, h, rp_ioprio_set(h->t, RP_IOPRIO_WHO_PGRP, 0,
-			RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, (int)(rng_next(w) % 8))));
+			RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, (int)(rng_next(&w->rng) % 8))));
 		break;
 	default:
 		op_timer(w, h);

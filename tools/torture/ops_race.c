@@ -109,7 +109,7 @@ static void await_dequeued(struct handle *h, int sig, struct stopper_run *run)
  */
 void op_stop(struct worker *w, struct handle *h)
 {
-	int sig = rng_next(w) % 2 ? SIGSTOP : SIGTSTP;
+	int sig = rng_next(&w->rng) % 2 ? SIGSTOP : SIGTSTP;
 	struct stopper_run run = { .t = h->t };
 	struct handle *t2, *pt;
 	struct rp_task *parent;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rcuproc/proc.h>
+#include "../common/rng.h"	/* relative: tests build check.c and walk.c too */
 
 /* The operations, in the order of the summary. */
 enum op_kind {
@@ -76,7 +77,7 @@ struct torture_config {
 
 struct worker {
 	struct torture_config *cfg;
-	uint64_t rng;
+	uint64_t rng;			/* common/rng.h: its own stream */
 	struct handle *h;		/* the tasks it drives */
 	unsigned int nh, cap;
 	pid_t root;			/* its subreaper: never ends before teardown */
@@ -98,7 +99,6 @@ struct worker {
 uint64_t clock_tick(void);
 void ops_forget_recent(void);
 struct event *log_event(struct worker *w, enum ev_kind kind);
-uint64_t rng_next(struct worker *w);
 int worker_setup(struct worker *w, struct rp_task *root);
 void worker_run_op(struct worker *w);
 void worker_teardown(struct worker *w);

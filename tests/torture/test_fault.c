@@ -91,7 +91,7 @@ static void expect_consistent(struct rp_system *sys)
 	struct violation_report *r = calloc(1, sizeof(*r));
 
 	cr_assert(r);
-	cr_assert_eq(walk_table(sys, r), 0, "table walk: %s", r->first[0]);
+	cr_assert_eq(tt_walk_table(sys, r), 0, "table walk: %s", r->first[0]);
 	free(r);
 }
 

@@ -50,7 +50,7 @@ struct merged {
 	uint64_t seed;
 };
 
-void report_violation(struct violation_report *r, int inv, const char *fmt, ...)
+void tt_report_violation(struct violation_report *r, int inv, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -190,7 +190,7 @@ static void check_receipt(struct merged *m, const struct event *e, struct violat
 	const struct event *send;
 
 	if (k < 0) {
-		report_violation(r, 1, "seed %lu: process %d received send id %lu, which no successful send has",
+		tt_report_violation(r, 1, "seed %lu: process %d received send id %lu, which no successful send has",
 				 (unsigned long)m->seed, e->a, (unsigned long)e->id);
 		add_history(r, 1, m, e->a, 0);
 		return;
@@ -199,7 +199,7 @@ static void check_receipt(struct merged *m, const struct event *e, struct violat
 	if (send->b != e->a) {
 		int inv = send_invariant(m, send);
 
-		report_violation(r, inv, "seed %lu: send %lu to process %d was received by process %d",
+		tt_report_violation(r, inv, "seed %lu: send %lu to process %d was received by process %d",
 				 (unsigned long)m->seed, (unsigned long)e->id, send->b, e->a);
 		add_history(r, inv, m, e->a, send->start);
 	}
@@ -208,7 +208,7 @@ static void check_receipt(struct merged *m, const struct event *e, struct violat
 	} else {
 		int inv = send_invariant(m, send);
 
-		report_violation(r, inv, "seed %lu: send %lu (signal %d) received twice by process %d",
+		tt_report_violation(r, inv, "seed %lu: send %lu (signal %d) received twice by process %d",
 				 (unsigned long)m->seed, (unsigned long)e->id, e->sig, e->a);
 		add_history(r, inv, m, e->a, send->start);
 	}
@@ -240,7 +240,7 @@ static void check_lost(struct merged *m, struct violation_report *r)
 		if (!d || (m->recvs[k] && m->first_recv[k] <= d->end))
 			continue;
 		inv = send_invariant(m, s);
-		report_violation(r, inv, "seed %lu: send %lu (signal %d) from %d to process %d "
+		tt_report_violation(r, inv, "seed %lu: send %lu (signal %d) from %d to process %d "
 				 "ended at %lu, but a drain of %d over [%lu..%lu] did not receive it",
 				 (unsigned long)m->seed, (unsigned long)s->id, s->sig, s->a, s->b,
 				 (unsigned long)s->end, d->a, (unsigned long)d->start,
@@ -320,7 +320,7 @@ static void check_unnumbered(struct merged *m, bool group, struct violation_repo
 		uint64_t from = group ? tgkill_key(sender, 0, sig) : got[g];
 
 		if (n > count_equal(sent, ns, from)) {
-			report_violation(r, 1, "seed %lu: process %d received signal %d from %d "
+			tt_report_violation(r, 1, "seed %lu: process %d received signal %d from %d "
 					 "%zu times, more than the %s sent", (unsigned long)m->seed,
 					 target, sig, sender, n,
 					 group ? "group sends" : "tgkills");
@@ -362,19 +362,19 @@ static void check_reaps(struct merged *m, struct violation_report *r)
 		if (k >= 0 && !m->reaps[k])
 			m->first_reap[k] = e->start;
 		if (k >= 0 && m->reaps[k]++) {
-			report_violation(r, 3, "seed %lu: process %d reaped twice",
+			tt_report_violation(r, 3, "seed %lu: process %d reaped twice",
 					 (unsigned long)m->seed, e->b);
 			add_history(r, 3, m, e->b, 0);
 		}
 		if (!reaper_above(m, e->a, e->b)) {
-			report_violation(r, 3, "seed %lu: process %d reaped %d, not its child",
+			tt_report_violation(r, 3, "seed %lu: process %d reaped %d, not its child",
 					 (unsigned long)m->seed, e->a, e->b);
 			add_history(r, 3, m, e->b, 0);
 		}
 	}
 	for (size_t k = 0; k < m->nforks; k++)
 		if (!m->reaps[k]) {
-			report_violation(r, 3, "seed %lu: process %d never reaped after teardown",
+			tt_report_violation(r, 3, "seed %lu: process %d never reaped after teardown",
 					 (unsigned long)m->seed, m->forks[k]->b);
 			add_history(r, 3, m, m->forks[k]->b, 0);
 		}
@@ -416,7 +416,7 @@ static void check_echild(const struct merged *m, const struct event *e,
 
 		if (!unreaped_child(m, f, e))
 			continue;
-		report_violation(r, 3, "seed %lu: process %d's wait for %d over [%lu..%lu] "
+		tt_report_violation(r, 3, "seed %lu: process %d's wait for %d over [%lu..%lu] "
 				 "answered ECHILD, but its child %d (forked at %lu) was not reaped",
 				 (unsigned long)m->seed, e->a, e->b, (unsigned long)e->start,
 				 (unsigned long)e->end, f->b, (unsigned long)f->end);
@@ -441,7 +441,7 @@ static bool stop_cut_short(const struct merged *m, const struct event *e, pid_t 
 		const struct event *x = &m->ev[i];
 
 		if (x->kind == EV_STOP_EXIT && x->a == child) {
-			report_violation(r, 3, "seed %lu: process %d was told (%s) that process %d "
+			tt_report_violation(r, 3, "seed %lu: process %d was told (%s) that process %d "
 					 "stopped, but its group exited at %lu before every "
 					 "thread had stopped", (unsigned long)m->seed, e->a,
 					 e->kind == EV_RECV ? "CLD_STOPPED" : "wait status",
@@ -458,7 +458,7 @@ static void check_stopped(const struct merged *m, const struct event *e,
 			  struct violation_report *r)
 {
 	if (!stop_cut_short(m, e, e->b, r) && !is_stop_signal(e->sig)) {
-		report_violation(r, 3, "seed %lu: process %d's wait reported process %d stopped "
+		tt_report_violation(r, 3, "seed %lu: process %d's wait reported process %d stopped "
 				 "by signal %d, which does not stop", (unsigned long)m->seed,
 				 e->a, e->b, e->sig);
 		add_history(r, 3, m, e->b, 0);
@@ -493,7 +493,7 @@ static void check_must_recv(const struct merged *m, size_t at, struct violation_
 		    x->result == SI_USER && !x->id)
 			return;
 	}
-	report_violation(r, 2, "seed %lu: process %d, forked before kill(-1) from %d (at %lu) "
+	tt_report_violation(r, 2, "seed %lu: process %d, forked before kill(-1) from %d (at %lu) "
 			 "reached its parent, never received signal %d by the end of its "
 			 "drain at %lu", (unsigned long)m->seed, e->a, e->c,
 			 (unsigned long)e->start, e->sig, (unsigned long)e->end);
@@ -509,7 +509,7 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 		if (e->kind == EV_MUST_RECV) {
 			check_must_recv(m, i, r);
 		} else if (e->kind == EV_SIGHANDS && e->b) {
-			report_violation(r, 6, "seed %lu: %d thread(s) of process %d used another "
+			tt_report_violation(r, 6, "seed %lu: %d thread(s) of process %d used another "
 					 "signal-handler table than its leader at %lu, in an exec "
 					 "with a traced zombie thread not yet reaped",
 					 (unsigned long)m->seed, e->b, e->a, (unsigned long)e->start);
@@ -518,7 +518,7 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 	}
 }
 
-void check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violation_report *r)
+void tt_check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct violation_report *r)
 {
 	struct merged m = { .seed = seed };
 

@@ -22,7 +22,7 @@ static void list_op_kinds(void)
 {
 	printf("\noperation kinds:");
 	for (int k = 0; k < OP_NR; k++)
-		printf(" %s", op_names[k]);
+		printf(" %s", tt_op_names[k]);
 	printf("\n");
 }
 
@@ -38,7 +38,7 @@ static int parse_weights(char *spec, struct torture_config *cfg)
 		if (!eq)
 			return cli_usage_error("torture", "--weights: '%s' is not KIND=W", item);
 		*eq = 0;
-		for (k = 0; k < OP_NR && strcmp(op_names[k], item); k++)
+		for (k = 0; k < OP_NR && strcmp(tt_op_names[k], item); k++)
 			;
 		if (k == OP_NR)
 			return cli_usage_error("torture", "--weights: unknown operation kind '%s'",
@@ -172,7 +172,7 @@ static int start_quiet(struct quiet *q, struct rp_task *init)
 static void stop_quiet(struct quiet *q)
 {
 	uatomic_set(&q->stop, 1);
-	join_offline(q->thread);
+	tt_join_offline(q->thread);
 	rp_task_put(q->t);
 }
 
@@ -196,13 +196,13 @@ static void *worker_main(void *arg)
 	rp_thread_register();
 	/* nh 0: a failed exec (--fail-rate) killed the root; nothing left to drive. */
 	while (!uatomic_read(w->stop) && w->done_ops < quota && w->nh)
-		worker_run_op(w);
+		tt_worker_run_op(w);
 	/* Unregistered while paused: QSBR grace periods must not wait for us. */
 	rp_thread_unregister();
 	uatomic_inc(w->paused);		/* the walk runs now */
 	pthread_barrier_wait(w->resume);
 	rp_thread_register();
-	worker_teardown(w);
+	tt_worker_teardown(w);
 	rp_thread_unregister();
 	uatomic_inc(w->finished);
 	return NULL;
@@ -316,11 +316,11 @@ static int start_workers(struct run *run, struct rp_task *init)
 		struct event *e;
 		pid_t pid = rp_fork(init, &root);
 
-		e = log_event(&run->ws[run->cfg.threads], EV_FORK);
-		e->start = e->end = clock_tick();
+		e = tt_log_event(&run->ws[run->cfg.threads], EV_FORK);
+		e->start = e->end = tt_clock_tick();
 		e->a = 1;
 		e->b = pid;
-		if (pid < 0 || worker_setup(w, root))
+		if (pid < 0 || tt_worker_setup(w, root))
 			return -1;
 		w->cfg = &run->cfg;
 		w->stop = &run->stop;
@@ -379,19 +379,19 @@ static void check_counts(struct run *run)
 
 	watched_barrier(run);
 	if (rp_deferred_backlog())
-		report_violation(&run->report, 7, "deferred backlog %lu after the barrier, "
+		tt_report_violation(&run->report, 7, "deferred backlog %lu after the barrier, "
 				 "with a thread of init registered", rp_deferred_backlog());
 	stop_quiet(&run->quiet);
 	rp_deferred_barrier();
 	rp_system_counts(run->sys, &c);
 	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.pids != 1 ||
 	    c.creds != 1 || c.sigqueues != 0)
-		report_violation(&run->report, 7, "seed %lu: after teardown: tasks %lu signals %lu "
+		tt_report_violation(&run->report, 7, "seed %lu: after teardown: tasks %lu signals %lu "
 				 "sighands %lu pids %lu creds %lu sigqueues %lu (want 1 1 1 1 1 0)",
 				 (unsigned long)run->cfg.seed, c.tasks, c.signals, c.sighands,
 				 c.pids, c.creds, c.sigqueues);
 	if (rp_deferred_backlog())
-		report_violation(&run->report, 7, "deferred backlog %lu after the barrier",
+		tt_report_violation(&run->report, 7, "deferred backlog %lu after the barrier",
 				 rp_deferred_backlog());
 }
 
@@ -400,8 +400,8 @@ static void reap_roots(struct run *run, struct rp_task *init)
 {
 	struct handle ih = { .t = init, .tid = 1, .tgid = 1 };
 
-	reap_all(&run->ws[run->cfg.threads], &ih);
-	drain(&run->ws[run->cfg.threads], &ih);
+	tt_reap_all(&run->ws[run->cfg.threads], &ih);
+	tt_drain(&run->ws[run->cfg.threads], &ih);
 }
 
 static int run_torture(struct run *run, unsigned long live_before)
@@ -411,11 +411,11 @@ static int run_torture(struct run *run, unsigned long live_before)
 
 	if (rp_system_create(&opts, &run->sys))
 		return -1;
-	ops_forget_recent();
+	tt_ops_forget_recent();
 	init = rp_system_init(run->sys);
-	install_handlers(init);
+	tt_install_handlers(init);
 	pthread_barrier_init(&run->resume, NULL, run->cfg.threads + 1);
-	hold_install();
+	tt_hold_install();
 	if (start_quiet(&run->quiet, init) || start_workers(run, init))
 		return -1;
 	if (run->cfg.fail_rate > 0)
@@ -426,14 +426,14 @@ static int run_torture(struct run *run, unsigned long live_before)
 	wait_for_workers(run, &run->paused, "their last operation");
 	rp_thread_register();
 	rp_debug_fail_none();
-	walk_table(run->sys, &run->report);
+	tt_walk_table(run->sys, &run->report);
 	rp_thread_unregister();
 	pthread_barrier_wait(&run->resume);
 	wait_for_workers(run, &run->finished, "teardown");
 	rp_thread_register();
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
 		pthread_join(run->ws[i].thread, NULL);
-	hold_remove();
+	tt_hold_remove();
 	alarm(STALL_SECONDS);	/* on_stall, if init's wait never ends */
 	reap_roots(run, init);
 	alarm(0);
@@ -441,7 +441,7 @@ static int run_torture(struct run *run, unsigned long live_before)
 	rp_task_put(init);
 	rp_system_destroy(run->sys);
 	if (rp_debug_live_objects() != live_before)
-		report_violation(&run->report, 7, "%lu table objects still allocated after "
+		tt_report_violation(&run->report, 7, "%lu table objects still allocated after "
 				 "rp_system_destroy (%lu before)", rp_debug_live_objects(), live_before);
 	return 0;
 }
@@ -478,7 +478,7 @@ static void summary_json(struct run *run, const uint64_t *ops)
 	       (unsigned long)run->cfg.seed, rp_sync_mode_name(run->cfg.mode), run->cfg.threads,
 	       run->cfg.procs, run->backlog_max, rp_debug_alloc_failures());
 	for (int k = 0; k < OP_NR; k++)
-		printf("%s\"%s\": %lu", k ? ", " : "", op_names[k], (unsigned long)ops[k]);
+		printf("%s\"%s\": %lu", k ? ", " : "", tt_op_names[k], (unsigned long)ops[k]);
 	printf("}, \"violations\": {");
 	for (int i = 0; i < 8; i++) {
 		printf("%s\"%s\": {\"count\": %lu, \"first\": ", i ? ", " : "", inv_names[i],
@@ -497,7 +497,7 @@ static void summary_text(struct run *run, const uint64_t *ops)
 	       run->cfg.procs, run->backlog_max, rp_debug_alloc_failures());
 	for (int k = 0; k < OP_NR; k++)
 		if (ops[k])
-			printf("  %-14s %12lu\n", op_names[k], (unsigned long)ops[k]);
+			printf("  %-14s %12lu\n", tt_op_names[k], (unsigned long)ops[k]);
 	for (int i = 0; i < 8; i++)
 		if (run->report.count[i])
 			printf("VIOLATION %s: %lu, first:\n  %s\n", inv_names[i],
@@ -561,7 +561,7 @@ static int torture_round(const struct torture_config *cfg, unsigned long *violat
 		return -1;
 	}
 	rp_thread_unregister();
-	check_logs(run->ws, run->cfg.threads + 1, run->cfg.seed, &run->report);
+	tt_check_logs(run->ws, run->cfg.threads + 1, run->cfg.seed, &run->report);
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
 		for (int k = 0; k < OP_NR; k++)
 			ops[k] += run->ws[i].ops[k];

@@ -38,7 +38,7 @@ static void hold_hook(enum rp_race_point where, struct rp_task *t)
 }
 #endif
 
-bool hold_install(void)
+bool tt_hold_install(void)
 {
 #ifdef RP_DEBUG
 	rp_debug_race_hook(hold_hook);
@@ -48,12 +48,12 @@ bool hold_install(void)
 }
 
 /* Can a helper be held (a debug build, the hook installed)? */
-bool hold_available(void)
+bool tt_hold_available(void)
 {
 	return installed;
 }
 
-void hold_remove(void)
+void tt_hold_remove(void)
 {
 #ifdef RP_DEBUG
 	rp_debug_race_hook(NULL);
@@ -61,12 +61,12 @@ void hold_remove(void)
 	installed = false;
 }
 
-void hold_arm(struct hold *h)
+void tt_hold_arm(struct hold *h)
 {
 	armed = h;
 }
 
-void hold_disarm(void)
+void tt_hold_disarm(void)
 {
 	armed = NULL;
 }
@@ -76,7 +76,7 @@ void hold_disarm(void)
  * past without reaching it); true if reached.  The worker announces
  * quiescent states meanwhile (QSBR).
  */
-bool hold_await(struct hold *h, const int *done)
+bool tt_hold_await(struct hold *h, const int *done)
 {
 	while (!uatomic_read(&h->reached)) {
 		if (uatomic_read(done))
@@ -87,13 +87,13 @@ bool hold_await(struct hold *h, const int *done)
 	return true;
 }
 
-void hold_release(struct hold *h)
+void tt_hold_release(struct hold *h)
 {
 	uatomic_set(&h->go, 1);
 }
 
 /* Monotonic seconds, for the bounded waits of the race operations. */
-double hold_now(void)
+double tt_hold_now(void)
 {
 	struct timespec ts;
 

@@ -14,7 +14,7 @@
 #define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 #define RECENT		1024
 
-const char *const op_names[OP_NR] = {
+const char *const tt_op_names[OP_NR] = {
 	"fork", "clone", "exit", "exit_group", "exec", "wait4", "waitid",
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
@@ -27,19 +27,19 @@ static pid_t recent[RECENT];		/* atomic slots: tgids forked lately */
 static unsigned long nr_recent;		/* atomic */
 
 /* A new run on a new system: the pids forked lately named another system's processes. */
-void ops_forget_recent(void)
+void tt_ops_forget_recent(void)
 {
 	for (unsigned int i = 0; i < RECENT; i++)
 		uatomic_set(&recent[i], 0);
 	uatomic_set(&nr_recent, 0);
 }
 
-uint64_t clock_tick(void)
+uint64_t tt_clock_tick(void)
 {
 	return uatomic_add_return(&clock_now, 1);
 }
 
-struct event *log_event(struct worker *w, enum ev_kind kind)
+struct event *tt_log_event(struct worker *w, enum ev_kind kind)
 {
 	struct event *e;
 
@@ -66,20 +66,20 @@ static void torture_handler(int sig)
 	(void)sig;
 }
 
-void set_handler(struct rp_task *t, int sig)
+void tt_set_handler(struct rp_task *t, int sig)
 {
 	struct sigaction act = { .sa_handler = torture_handler, .sa_flags = SA_RESTART };
 
 	rp_sigaction(t, sig, &act, NULL);
 }
 
-void install_handlers(struct rp_task *t)
+void tt_install_handlers(struct rp_task *t)
 {
 	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
-		set_handler(t, s);
+		tt_set_handler(t, s);
 }
 
-void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
+void tt_add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
 {
 	if (w->nh == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 16;
@@ -90,23 +90,23 @@ void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid)
 	w->h[w->nh++] = (struct handle){ .t = t, .tid = tid, .tgid = tgid };
 }
 
-void drop_handle(struct worker *w, unsigned int i)
+void tt_drop_handle(struct worker *w, unsigned int i)
 {
 	rp_task_put(w->h[i].t);
 	w->h[i] = w->h[--w->nh];
 }
 
 /* After a call returned @ret as @h: drop @h if it has exited; false then. */
-bool worker_drive(struct worker *w, struct handle *h, int ret)
+bool tt_worker_drive(struct worker *w, struct handle *h, int ret)
 {
 	if (ret != -ESRCH || rp_gettid(h->t) != -ESRCH)
 		return true;
-	drop_handle(w, (unsigned int)(h - w->h));
+	tt_drop_handle(w, (unsigned int)(h - w->h));
 	return false;
 }
 
 /* A handle of @h's parent process, if we drive it. */
-struct handle *find_parent(struct worker *w, struct handle *h)
+struct handle *tt_find_parent(struct worker *w, struct handle *h)
 {
 	pid_t ppid = rp_getppid(h->t);
 
@@ -116,13 +116,13 @@ struct handle *find_parent(struct worker *w, struct handle *h)
 	return NULL;
 }
 
-struct handle *pick_live(struct worker *w)
+struct handle *tt_pick_live(struct worker *w)
 {
 	return &w->h[rng_below(w, w->nh)];
 }
 
 /* A process to signal: one of ours, one forked lately by anyone, or none. */
-pid_t pick_target(struct worker *w)
+pid_t tt_pick_target(struct worker *w)
 {
 	unsigned int r = rng_below(w, 16);
 	unsigned long n = uatomic_read(&nr_recent);
@@ -130,7 +130,7 @@ pid_t pick_target(struct worker *w)
 	if (r == 0)
 		return 1 << 21;		/* most likely no such process: ESRCH */
 	if (r < 8 || n == 0)
-		return pick_live(w)->tgid;
+		return tt_pick_live(w)->tgid;
 	return uatomic_read(&recent[rng_below(w, n < RECENT ? (unsigned int)n : RECENT)]);
 }
 
@@ -144,11 +144,11 @@ static int16_t clip(long ret)
 	return ret < -32767 ? -32767 : ret > 0 ? 0 : (int16_t)ret;
 }
 
-void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info)
+void tt_log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info)
 {
-	struct event *e = log_event(w, EV_RECV);
+	struct event *e = tt_log_event(w, EV_RECV);
 
-	e->start = e->end = clock_tick();
+	e->start = e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = h->tid;
 	e->sig = (int16_t)sig;
@@ -158,13 +158,13 @@ void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info
 }
 
 /* Dequeue until nothing is left, logging each receipt. */
-int drain(struct worker *w, struct handle *h)
+int tt_drain(struct worker *w, struct handle *h)
 {
 	siginfo_t info;
 	int sig;
 
 	while ((sig = rp_get_signal(h->t, &info)) > 0)
-		log_recv(w, h, sig, &info);
+		tt_log_recv(w, h, sig, &info);
 	return sig;
 }
 
@@ -178,64 +178,64 @@ static void op_drain(struct worker *w, struct handle *h)
 	sigemptyset(&none);
 	if (unblock && rp_sigprocmask(h->t, SIG_SETMASK, &none, NULL) < 0)
 		unblock = false;
-	start = clock_tick();
-	ret = drain(w, h);
+	start = tt_clock_tick();
+	ret = tt_drain(w, h);
 	if (ret == 0 && unblock) {
-		struct event *e = log_event(w, EV_DRAIN);
+		struct event *e = tt_log_event(w, EV_DRAIN);
 
 		e->start = start;
-		e->end = clock_tick();
+		e->end = tt_clock_tick();
 		e->a = h->tgid;
 		e->b = h->tid;
 	}
-	worker_drive(w, h, ret);
+	tt_worker_drive(w, h, ret);
 }
 
 /*
  * A new process, its handle last; with @flags CLONE_SIGHAND | CLONE_VM it
  * shares our handlers.  Its pid, or < 0.
  */
-pid_t fork_process(struct worker *w, struct handle *h, unsigned long flags)
+pid_t tt_fork_process(struct worker *w, struct handle *h, unsigned long flags)
 {
 	struct rp_task *child = NULL;
 	struct event *e;
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	pid_t pid = rp_clone(h->t, flags | SIGCHLD, &child);
 
-	e = log_event(w, EV_FORK);
+	e = tt_log_event(w, EV_FORK);
 	e->start = start;
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = pid > 0 ? pid : 0;
 	e->result = clip(pid);
 	if (pid > 0) {
-		add_handle(w, child, pid, pid);
+		tt_add_handle(w, child, pid, pid);
 		uatomic_set(&recent[uatomic_add_return(&nr_recent, 1) % RECENT], pid);
 	} else if (pid == -RP_ERESTARTNOINTR) {
-		drain(w, h);
+		tt_drain(w, h);
 	} else {
-		worker_drive(w, h, pid);
+		tt_worker_drive(w, h, pid);
 	}
 	return pid;
 }
 
 static void op_fork(struct worker *w, struct handle *h)
 {
-	fork_process(w, h, 0);
+	tt_fork_process(w, h, 0);
 }
 
 /* A new thread of @h's process; its tid, or < 0.  The handles may move. */
-pid_t new_thread(struct worker *w, struct handle *h)
+pid_t tt_new_thread(struct worker *w, struct handle *h)
 {
 	struct rp_task *child = NULL;
 	pid_t tid = rp_clone(h->t, THREAD_FLAGS, &child);
 
 	if (tid > 0)
-		add_handle(w, child, tid, h->tgid);
+		tt_add_handle(w, child, tid, h->tgid);
 	else if (tid == -RP_ERESTARTNOINTR)
-		drain(w, h);
+		tt_drain(w, h);
 	else
-		worker_drive(w, h, tid);
+		tt_worker_drive(w, h, tid);
 	return tid;
 }
 
@@ -243,9 +243,9 @@ pid_t new_thread(struct worker *w, struct handle *h)
 static void op_clone(struct worker *w, struct handle *h)
 {
 	if (rng_below(w, 4) == 0)
-		fork_process(w, h, CLONE_SIGHAND | CLONE_VM);
+		tt_fork_process(w, h, CLONE_SIGHAND | CLONE_VM);
 	else
-		new_thread(w, h);
+		tt_new_thread(w, h);
 }
 
 static void op_exit(struct worker *w, struct handle *h, bool group)
@@ -256,11 +256,11 @@ static void op_exit(struct worker *w, struct handle *h, bool group)
 		rp_exit_group(h->t, 0);
 	else
 		rp_exit(h->t, 0);
-	drop_handle(w, (unsigned int)(h - w->h));
+	tt_drop_handle(w, (unsigned int)(h - w->h));
 }
 
 /* The RT signals blocked across exec, whose handlers it resets. */
-void rt_set(sigset_t *set)
+void tt_rt_set(sigset_t *set)
 {
 	sigemptyset(set);
 	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
@@ -271,7 +271,7 @@ void rt_set(sigset_t *set)
  * Wait for a helper thread unregistered: a QSBR reader that blocks while
  * registered would hold up every grace period the helper may wait for.
  */
-void join_offline(pthread_t thread)
+void tt_join_offline(pthread_t thread)
 {
 	rp_thread_unregister();
 	pthread_join(thread, NULL);
@@ -292,11 +292,11 @@ static void *exec_thread(void *arg)
 
 	rp_thread_register();
 	if (run->note)
-		hold_arm(run->note);
-	run->start = clock_tick();
+		tt_hold_arm(run->note);
+	run->start = tt_clock_tick();
 	run->ret = rp_execve(run->h->t, "torture");
-	run->end = clock_tick();
-	hold_disarm();
+	run->end = tt_clock_tick();
+	tt_hold_disarm();
 	rp_thread_unregister();
 	return NULL;
 }
@@ -314,7 +314,7 @@ static void run_others_to_death(struct worker *w, struct exec_run *run)
 
 		if (o->tgid != tgid || o->tid == tid)
 			continue;
-		while (drain(w, o) == 0 && !uatomic_read(&run->end))
+		while (tt_drain(w, o) == 0 && !uatomic_read(&run->end))
 			sched_yield();
 	}
 }
@@ -330,9 +330,9 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
 
 	for (unsigned int n = 0; pt && !uatomic_read(&run->end); n++) {
 		pid_t pid = n % 2 ? run->h->tgid : -1;
-		uint64_t start = clock_tick();
+		uint64_t start = tt_clock_tick();
 
-		log_wait(w, pt, pid, start, rp_wait4(pt->t, pid, &status, WNOHANG, NULL));
+		tt_log_wait(w, pt, pid, start, rp_wait4(pt->t, pid, &status, WNOHANG, NULL));
 		sched_yield();
 	}
 }
@@ -353,13 +353,13 @@ static bool start_held_poll(struct worker *w, struct handle *h, struct handle *p
 		if (w->h[i].tid == h->tgid)
 			leader = &w->h[i];
 	/* The lock modes: a scan held in the read lock would keep the exec out. */
-	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !hold_available())
+	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
 		return false;
 	*run = (struct held_call){ .t = pt->t, .pid = h->tgid,
 		.hold = { .where = RP_RACE_WAIT_VISIT, .t = leader->t, .stay = true } };
-	if (start_held(run, held_wait_thread))
+	if (tt_start_held(run, tt_held_wait_thread))
 		return true;
-	join_offline(run->thread);
+	tt_join_offline(run->thread);
 	return false;
 }
 
@@ -376,22 +376,22 @@ static struct rp_task *traced_zombie(struct worker *w, struct handle **hp, pid_t
 	pid_t tid;
 
 	for (int i = 0; i < 4 && !tracer; i++) {
-		tr = pick_live(w);
+		tr = tt_pick_live(w);
 		if (tr->tgid != (*hp)->tgid)
 			tracer = tr->t;
 	}
-	if (!tracer || (tid = new_thread(w, *hp)) < 0) {
-		*hp = handle_of(w, self);
+	if (!tracer || (tid = tt_new_thread(w, *hp)) < 0) {
+		*hp = tt_handle_of(w, self);
 		return NULL;
 	}
 	z = w->h[w->nh - 1].t;
 	if (rp_ptrace(tracer, PTRACE_SEIZE, tid, NULL, NULL) != 0) {
-		*hp = handle_of(w, self);
+		*hp = tt_handle_of(w, self);
 		return NULL;	/* an ordinary thread: the exec kills it */
 	}
 	rp_exit(z, 0);
-	drop_handle(w, w->nh - 1);
-	*hp = handle_of(w, self);
+	tt_drop_handle(w, w->nh - 1);
+	*hp = tt_handle_of(w, self);
 	*ztid = tid;
 	return tracer;
 }
@@ -406,20 +406,20 @@ static void reap_traced_zombie(struct worker *w, struct exec_run *run, struct ho
 			       struct rp_task *tracer, pid_t ztid)
 {
 	unsigned int seen = uatomic_read(&note->reached);
-	double until = hold_now() + 0.02;
+	double until = tt_hold_now() + 0.02;
 	struct event *e;
 
 	while (!uatomic_read(&run->end) && uatomic_read(&note->reached) == seen &&
-	       hold_now() < until) {
+	       tt_hold_now() < until) {
 		rp_thread_quiescent();
 		sched_yield();
 	}
-	e = log_event(w, EV_SIGHANDS);
-	e->start = clock_tick();
+	e = tt_log_event(w, EV_SIGHANDS);
+	e->start = tt_clock_tick();
 	e->a = run->h->tgid;
-	e->b = (int32_t)walk_group_sighands(run->h->t);
-	e->end = clock_tick();
-	tracer_reap(w, handle_of(w, tracer), ztid);
+	e->b = (int32_t)tt_walk_group_sighands(run->h->t);
+	e->end = tt_clock_tick();
+	tt_tracer_reap(w, tt_handle_of(w, tracer), ztid);
 }
 
 /* exec has killed the other threads of @keep's group: drop their handles. */
@@ -427,14 +427,14 @@ static void drop_other_threads(struct worker *w, struct rp_task *keep, pid_t tgi
 {
 	for (unsigned int i = w->nh; i-- > 0;)
 		if (w->h[i].tgid == tgid && w->h[i].t != keep)
-			drop_handle(w, i);
+			tt_drop_handle(w, i);
 }
 
 /*
  * exec by @h, any thread of its process; @traced: with a traced zombie
  * thread in its group (trace_exec).
  */
-void op_exec(struct worker *w, struct handle *h, bool traced)
+void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 {
 	struct hold note = { .where = RP_RACE_EXEC_WAITS };
 	struct exec_run run = { .h = h };
@@ -447,15 +447,15 @@ void op_exec(struct worker *w, struct handle *h, bool traced)
 	pid_t ztid = 0;
 	bool held;
 
-	rt_set(&rt);
-	if (!worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
+	tt_rt_set(&rt);
+	if (!tt_worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
 		return;
 	if (traced && !(tracer = traced_zombie(w, &h, &ztid)))
 		return;
 	run.h = h;
 	note.t = h->t;
 	run.note = tracer ? &note : NULL;
-	pt = find_parent(w, h);
+	pt = tt_find_parent(w, h);
 	held = start_held_poll(w, h, pt, &hp);
 	if (pthread_create(&thread, NULL, exec_thread, &run))
 		abort();
@@ -463,12 +463,12 @@ void op_exec(struct worker *w, struct handle *h, bool traced)
 	if (tracer)
 		reap_traced_zombie(w, &run, &note, tracer, ztid);
 	poll_parent(w, pt, &run);
-	join_offline(thread);
+	tt_join_offline(thread);
 	if (held) {
-		end_held(&hp);
-		log_wait(w, handle_of(w, hp.t), hp.pid, hp.start, (pid_t)hp.ret);
+		tt_end_held(&hp);
+		tt_log_wait(w, tt_handle_of(w, hp.t), hp.pid, hp.start, (pid_t)hp.ret);
 	}
-	e = log_event(w, EV_EXEC);
+	e = tt_log_event(w, EV_EXEC);
 	e->start = run.start;
 	e->end = run.end;
 	e->a = h->tgid;
@@ -477,10 +477,10 @@ void op_exec(struct worker *w, struct handle *h, bool traced)
 		struct rp_task *t = h->t;
 
 		h->tid = h->tgid;	/* exec takes over the leader's pid */
-		install_handlers(t);
+		tt_install_handlers(t);
 		drop_other_threads(w, t, h->tgid);
 		rp_sigprocmask(t, SIG_SETMASK, &old, NULL);
-	} else if (worker_drive(w, h, run.ret)) {
+	} else if (tt_worker_drive(w, h, run.ret)) {
 		rp_sigprocmask(h->t, SIG_SETMASK, &old, NULL);
 	}
 }
@@ -489,15 +489,15 @@ void op_exec(struct worker *w, struct handle *h, bool traced)
  * Log what a wait of @h for @pid that began at @start answered: a reap, or
  * ECHILD (the checker knows which children @h had then).
  */
-void log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret)
+void tt_log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret)
 {
 	struct event *e;
 
 	if (ret <= 0 && ret != -ECHILD)
 		return;
-	e = log_event(w, ret > 0 ? EV_REAP : EV_ECHILD);
+	e = tt_log_event(w, ret > 0 ? EV_REAP : EV_ECHILD);
 	e->start = start;
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = ret > 0 ? ret : pid;
 }
@@ -505,17 +505,17 @@ void log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid
 static void op_wait(struct worker *w, struct handle *h, bool waitid)
 {
 	siginfo_t info = { 0 };
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	int status, ret;
 
 	if (waitid) {
 		ret = rp_waitid(h->t, P_ALL, 0, &info, WEXITED | WNOHANG);
-		log_wait(w, h, -1, start, ret == 0 ? info.si_pid : ret);
+		tt_log_wait(w, h, -1, start, ret == 0 ? info.si_pid : ret);
 	} else {
 		ret = rp_wait4(h->t, -1, &status, WNOHANG, NULL);
-		log_wait(w, h, -1, start, ret);
+		tt_log_wait(w, h, -1, start, ret);
 	}
-	worker_drive(w, h, ret);
+	tt_worker_drive(w, h, ret);
 }
 
 static int random_sig(struct worker *w)
@@ -527,46 +527,46 @@ static int random_sig(struct worker *w)
 static void op_kill(struct worker *w, struct handle *h)
 {
 	siginfo_t info = { .si_code = SI_QUEUE };
-	pid_t target = pick_target(w);
+	pid_t target = tt_pick_target(w);
 	int sig = random_sig(w);
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	struct event *e;
 	int ret;
 
 	info.si_pid = h->tgid;
 	info.si_value.sival_ptr = (void *)(uintptr_t)start;
 	ret = rp_rt_sigqueueinfo(h->t, target, sig, &info);
-	e = log_event(w, EV_SEND);
+	e = tt_log_event(w, EV_SEND);
 	e->start = e->id = start;
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = target;
 	e->sig = (int16_t)sig;
 	e->result = clip(ret);
-	worker_drive(w, h, ret);
+	tt_worker_drive(w, h, ret);
 }
 
 static void op_tgkill(struct worker *w, struct handle *h)
 {
-	struct handle *to = pick_live(w);
+	struct handle *to = tt_pick_live(w);
 	int sig = random_sig(w);
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	int ret = rp_tgkill(h->t, to->tgid, to->tid, sig);
-	struct event *e = log_event(w, EV_TGKILL);
+	struct event *e = tt_log_event(w, EV_TGKILL);
 
 	e->start = start;
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = to->tid;
 	e->c = to->tgid;
 	e->sig = (int16_t)sig;
 	e->result = clip(ret);
-	worker_drive(w, h, ret);
+	tt_worker_drive(w, h, ret);
 }
 
 static void op_sigaction(struct worker *w, struct handle *h)
 {
-	set_handler(h->t, random_sig(w));
+	tt_set_handler(h->t, random_sig(w));
 }
 
 static void op_sigprocmask(struct worker *w, struct handle *h)
@@ -575,7 +575,7 @@ static void op_sigprocmask(struct worker *w, struct handle *h)
 
 	sigemptyset(&set);
 	sigaddset(&set, random_sig(w));
-	worker_drive(w, h, rp_sigprocmask(h->t, rng_below(w, 2) ? SIG_BLOCK : SIG_UNBLOCK,
+	tt_worker_drive(w, h, rp_sigprocmask(h->t, rng_below(w, 2) ? SIG_BLOCK : SIG_UNBLOCK,
 					  &set, NULL));
 }
 
@@ -602,13 +602,13 @@ static void *tracee_thread(void *arg)
  */
 static void op_ptrace(struct worker *w, struct handle *h)
 {
-	struct handle *to = pick_live(w);
+	struct handle *to = tt_pick_live(w);
 	struct tracee_run run = { .h = to };
 	pthread_t thread;
 	int status, ret;
 
 	/* A thread an exit_group or exec has killed dies here, not as a tracee. */
-	if (to->tgid == h->tgid || !worker_drive(w, to, drain(w, to)) ||
+	if (to->tgid == h->tgid || !tt_worker_drive(w, to, tt_drain(w, to)) ||
 	    rp_ptrace(h->t, PTRACE_SEIZE, to->tid, NULL, NULL) != 0)
 		return;
 	rp_ptrace(h->t, PTRACE_INTERRUPT, to->tid, NULL, NULL);
@@ -617,21 +617,21 @@ static void op_ptrace(struct worker *w, struct handle *h)
 	/* A signal to the tracer may cut the wait short: take it and wait again. */
 	do
 		ret = rp_wait4(h->t, to->tid, &status, __WALL, NULL);
-	while (ret < 0 && ret != -ECHILD && drain(w, h) >= 0);
+	while (ret < 0 && ret != -ECHILD && tt_drain(w, h) >= 0);
 	rp_ptrace(h->t, PTRACE_DETACH, to->tid, NULL, NULL);
-	join_offline(thread);
+	tt_join_offline(thread);
 	if (run.sig > 0)
-		log_recv(w, to, run.sig, &run.info);
-	worker_drive(w, to, run.sig);
+		tt_log_recv(w, to, run.sig, &run.info);
+	tt_worker_drive(w, to, run.sig);
 }
 
-int worker_setup(struct worker *w, struct rp_task *root)
+int tt_worker_setup(struct worker *w, struct rp_task *root)
 {
 	int ret = rp_prctl(root, PR_SET_CHILD_SUBREAPER, 1);
 
 	if (ret == 0) {
 		w->root = rp_getpid(root);
-		add_handle(w, root, w->root, w->root);
+		tt_add_handle(w, root, w->root, w->root);
 	}
 	return ret;
 }
@@ -650,10 +650,10 @@ static enum op_kind pick_op(struct worker *w)
 	return (enum op_kind)k;
 }
 
-void worker_run_op(struct worker *w)
+void tt_worker_run_op(struct worker *w)
 {
 	enum op_kind k = pick_op(w);
-	struct handle *h = pick_live(w);
+	struct handle *h = tt_pick_live(w);
 	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
 
 	if (full && (k == OP_FORK || k == OP_CLONE))
@@ -663,10 +663,10 @@ void worker_run_op(struct worker *w)
 	case OP_CLONE: op_clone(w, h); break;
 	case OP_EXIT: op_exit(w, h, false); break;
 	case OP_EXIT_GROUP: op_exit(w, h, true); break;
-	case OP_EXEC: op_exec(w, h, false); break;
-	case OP_TRACE_EXEC: op_exec(w, h, true); break;
-	case OP_CLAIM: op_claim(w, h); break;
-	case OP_EXEC_KILL_ALL: op_exec_kill_all(w, h); break;
+	case OP_EXEC: tt_op_exec(w, h, false); break;
+	case OP_TRACE_EXEC: tt_op_exec(w, h, true); break;
+	case OP_CLAIM: tt_op_claim(w, h); break;
+	case OP_EXEC_KILL_ALL: tt_op_exec_kill_all(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;
@@ -675,34 +675,34 @@ void worker_run_op(struct worker *w)
 	case OP_SIGACTION: op_sigaction(w, h); break;
 	case OP_SIGPROCMASK: op_sigprocmask(w, h); break;
 	case OP_DRAIN: op_drain(w, h); break;
-	case OP_STOP: op_stop(w, h); break;
-	case OP_TRACE_REAP: op_trace_reap(w, h); break;
-	default: run_group_op(w, k, h); break;
+	case OP_STOP: tt_op_stop(w, h); break;
+	case OP_TRACE_REAP: tt_op_trace_reap(w, h); break;
+	default: tt_run_group_op(w, k, h); break;
 	}
 	w->ops[k]++;
 	uatomic_inc(&w->done_ops);
 }
 
 /* Reap every child of @h until none is left, logging each. */
-void reap_all(struct worker *w, struct handle *h)
+void tt_reap_all(struct worker *w, struct handle *h)
 {
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	int status, ret;
 
 	while ((ret = rp_wait4(h->t, -1, &status, 0, NULL)) != -ECHILD) {
-		log_wait(w, h, -1, start, ret);
-		if (ret <= 0 && drain(w, h) < 0)
+		tt_log_wait(w, h, -1, start, ret);
+		if (ret <= 0 && tt_drain(w, h) < 0)
 			return;
-		start = clock_tick();
+		start = tt_clock_tick();
 	}
-	log_wait(w, h, -1, start, ret);
+	tt_log_wait(w, h, -1, start, ret);
 }
 
 /*
  * End every process but the root, let the root (their subreaper) reap them
  * all, then end the root; its parent reaps it.
  */
-void worker_teardown(struct worker *w)
+void tt_worker_teardown(struct worker *w)
 {
 	for (unsigned int i = w->nh; i-- > 0;) {
 		if (is_root_leader(w, &w->h[i]))
@@ -711,11 +711,11 @@ void worker_teardown(struct worker *w)
 			rp_exit_group(w->h[i].t, 0);
 		else
 			rp_exit(w->h[i].t, 0);
-		drop_handle(w, i);
+		tt_drop_handle(w, i);
 	}
 	if (!w->nh)
 		return;		/* the root died: init reaps what it leaves */
-	reap_all(w, &w->h[0]);
+	tt_reap_all(w, &w->h[0]);
 	rp_exit_group(w->h[0].t, 0);
-	drop_handle(w, 0);
+	tt_drop_handle(w, 0);
 }

@@ -13,16 +13,16 @@
 #include "torture.h"
 
 /* A wait4(WNOHANG) for c->pid as c->t, held where c->hold says. */
-void *held_wait_thread(void *arg)
+void *tt_held_wait_thread(void *arg)
 {
 	struct held_call *c = arg;
 	int status;
 
 	rp_thread_register();
-	hold_arm(&c->hold);
-	c->start = clock_tick();
+	tt_hold_arm(&c->hold);
+	c->start = tt_clock_tick();
 	c->ret = rp_wait4(c->t, c->pid, &status, WNOHANG, NULL);
-	hold_disarm();
+	tt_hold_disarm();
 	uatomic_set(&c->done, 1);
 	rp_thread_unregister();
 	return NULL;
@@ -33,27 +33,27 @@ static void *kill_all_thread(void *arg)
 	struct held_call *c = arg;
 
 	rp_thread_register();
-	hold_arm(&c->hold);
-	c->start = clock_tick();
+	tt_hold_arm(&c->hold);
+	c->start = tt_clock_tick();
 	c->ret = rp_kill(c->t, -1, c->sig);
-	hold_disarm();
+	tt_hold_disarm();
 	uatomic_set(&c->done, 1);
 	rp_thread_unregister();
 	return NULL;
 }
 
 /* Start @c on a helper thread running @fn; true once it is held. */
-bool start_held(struct held_call *c, void *(*fn)(void *))
+bool tt_start_held(struct held_call *c, void *(*fn)(void *))
 {
 	if (pthread_create(&c->thread, NULL, fn, c))
 		abort();
-	return hold_await(&c->hold, &c->done);
+	return tt_hold_await(&c->hold, &c->done);
 }
 
-void end_held(struct held_call *c)
+void tt_end_held(struct held_call *c)
 {
-	hold_release(&c->hold);
-	join_offline(c->thread);
+	tt_hold_release(&c->hold);
+	tt_join_offline(c->thread);
 }
 
 /* The handle of the last task added: a child or thread just created. */
@@ -70,7 +70,7 @@ static struct rp_task *newest(struct worker *w)
  * build stops at a freed task read as alive (rp_task_assert_not_freed),
  * ASan at the read.  Then @h's wait answers ECHILD, as c was reaped.
  */
-void op_claim(struct worker *w, struct handle *h)
+void tt_op_claim(struct worker *w, struct handle *h)
 {
 	struct held_call c = { .t = h->t, .hold = { .where = RP_RACE_WAIT_CLAIM,
 						   .stay = true, .offline = true } };
@@ -78,34 +78,34 @@ void op_claim(struct worker *w, struct handle *h)
 	int status;
 	pid_t ret;
 
-	if (!hold_available() || new_thread(w, h) < 0)
+	if (!tt_hold_available() || tt_new_thread(w, h) < 0)
 		return;
 	b = newest(w);
-	if ((c.pid = fork_process(w, &w->h[w->nh - 1], 0)) <= 0)
+	if ((c.pid = tt_fork_process(w, &w->h[w->nh - 1], 0)) <= 0)
 		return;
 	child = newest(w);
 	rp_exit_group(child, 0);
-	drop_handle(w, w->nh - 1);
+	tt_drop_handle(w, w->nh - 1);
 	c.hold.t = child;
-	if (start_held(&c, held_wait_thread)) {
-		struct handle *bh = handle_of(w, b);
-		uint64_t start = clock_tick();
+	if (tt_start_held(&c, tt_held_wait_thread)) {
+		struct handle *bh = tt_handle_of(w, b);
+		uint64_t start = tt_clock_tick();
 
 		do
 			ret = rp_wait4(bh->t, c.pid, &status, 0, NULL);
-		while (ret < 0 && ret != -ECHILD && drain(w, bh) >= 0);
-		log_wait(w, bh, c.pid, start, ret);
+		while (ret < 0 && ret != -ECHILD && tt_drain(w, bh) >= 0);
+		tt_log_wait(w, bh, c.pid, start, ret);
 		rp_exit(bh->t, 0);
-		drop_handle(w, (unsigned int)(bh - w->h));
+		tt_drop_handle(w, (unsigned int)(bh - w->h));
 		/* b's free has run: poisoned, or in ASan's quarantine. */
 		rp_deferred_barrier();
-		end_held(&c);
+		tt_end_held(&c);
 	} else {
-		join_offline(c.thread);
+		tt_join_offline(c.thread);
 	}
-	h = handle_of(w, c.t);
+	h = tt_handle_of(w, c.t);
 	if (h)
-		log_wait(w, h, c.pid, c.start, (pid_t)c.ret);
+		tt_log_wait(w, h, c.pid, c.start, (pid_t)c.ret);
 }
 
 /*
@@ -116,7 +116,7 @@ void op_claim(struct worker *w, struct handle *h)
  * signals p only after c was linked behind it, so c must get the signal
  * too (I2); in the lock modes the kill simply follows the fork.
  */
-void op_exec_kill_all(struct worker *w, struct handle *h)
+void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 {
 	struct held_call k = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT),
 			       .hold = { .where = RP_RACE_PROCESS_WALK_NODE, .stay = true } };
@@ -129,46 +129,46 @@ void op_exec_kill_all(struct worker *w, struct handle *h)
 	pid_t cpid;
 	int ret;
 
-	if (fork_process(w, h, 0) <= 0)
+	if (tt_fork_process(w, h, 0) <= 0)
 		return;
 	leader = newest(w);
-	if (new_thread(w, &w->h[w->nh - 1]) < 0)
+	if (tt_new_thread(w, &w->h[w->nh - 1]) < 0)
 		return;
 	n = newest(w);
-	rt_set(&rt);
+	tt_rt_set(&rt);
 	/* Blocked across the exec, which resets their handlers. */
 	if (rp_sigprocmask(n, SIG_BLOCK, &rt, &old) < 0)
 		return;
 	rp_exit(leader, 0);	/* a zombie leader: the exec takes its place */
-	drop_handle(w, (unsigned int)(handle_of(w, leader) - w->h));
+	tt_drop_handle(w, (unsigned int)(tt_handle_of(w, leader) - w->h));
 	k.hold.t = leader;
-	started = w->cfg->mode == RP_SYNC_RCU && hold_available();
+	started = w->cfg->mode == RP_SYNC_RCU && tt_hold_available();
 	if (started)
-		held = start_held(&k, kill_all_thread);
-	nh = handle_of(w, n);
-	e = log_event(w, EV_EXEC);
-	e->start = clock_tick();
+		held = tt_start_held(&k, kill_all_thread);
+	nh = tt_handle_of(w, n);
+	e = tt_log_event(w, EV_EXEC);
+	e->start = tt_clock_tick();
 	ret = rp_execve(n, "torture");
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = nh->tgid;
 	e->result = (int16_t)(ret < 0 ? ret : 0);
 	if (ret == 0) {
 		nh->tid = nh->tgid;
-		install_handlers(n);
+		tt_install_handlers(n);
 		rp_sigprocmask(n, SIG_SETMASK, &old, NULL);
 	}
-	cpid = ret == 0 ? fork_process(w, nh, 0) : -1;
+	cpid = ret == 0 ? tt_fork_process(w, nh, 0) : -1;
 	if (held) {
-		end_held(&k);
+		tt_end_held(&k);
 	} else if (started) {
-		join_offline(k.thread);	/* it went past the node: no window */
+		tt_join_offline(k.thread);	/* it went past the node: no window */
 	} else {
-		k.start = clock_tick();	/* the lock modes: after the fork */
+		k.start = tt_clock_tick();	/* the lock modes: after the fork */
 		k.ret = rp_kill(k.t, -1, k.sig);
 	}
-	kh = handle_of(w, k.t);
+	kh = tt_handle_of(w, k.t);
 	if (kh)
-		log_group_send(w, kh, 1, k.sig, k.start, (int)k.ret);
+		tt_log_group_send(w, kh, 1, k.sig, k.start, (int)k.ret);
 	if (cpid <= 0 || k.ret < 0 || !kh || (started && !held))
 		return;
 	/* c was forked before the send reached its parent: it must have it. */
@@ -177,11 +177,11 @@ void op_exec_kill_all(struct worker *w, struct handle *h)
 	if (rp_sigprocmask(ch->t, SIG_SETMASK, &none, NULL) < 0)
 		return;
 	must = w->nev;
-	e = log_event(w, EV_MUST_RECV);
+	e = tt_log_event(w, EV_MUST_RECV);
 	e->start = k.start;
 	e->a = cpid;
 	e->c = kh->tgid;
 	e->sig = (int16_t)k.sig;
-	worker_drive(w, ch, drain(w, ch));
-	w->ev[must].end = clock_tick();	/* the log may have moved */
+	tt_worker_drive(w, ch, tt_drain(w, ch));
+	w->ev[must].end = tt_clock_tick();	/* the log may have moved */
 }

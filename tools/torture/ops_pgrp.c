@@ -8,13 +8,13 @@
 #include "torture.h"
 
 /* A group send: its receipts carry SI_USER and the sender, no id. */
-void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
+void tt_log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
 		    uint64_t start, int ret)
 {
-	struct event *e = log_event(w, EV_GROUP);
+	struct event *e = tt_log_event(w, EV_GROUP);
 
 	e->start = start;
-	e->end = clock_tick();
+	e->end = tt_clock_tick();
 	e->a = h->tgid;
 	e->b = -target;
 	e->sig = (int16_t)sig;
@@ -24,7 +24,7 @@ void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
 static void group_send(struct worker *w, enum op_kind k, struct handle *h)
 {
 	int sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT);
-	uint64_t start = clock_tick();
+	uint64_t start = tt_clock_tick();
 	pid_t target;
 	int ret;
 
@@ -38,8 +38,8 @@ static void group_send(struct worker *w, enum op_kind k, struct handle *h)
 		target = 1;
 		ret = rp_kill(h->t, -1, sig);
 	}
-	log_group_send(w, h, target, sig, start, ret);
-	worker_drive(w, h, ret);
+	tt_log_group_send(w, h, target, sig, start, ret);
+	tt_worker_drive(w, h, ret);
 }
 
 /* Now and then a CPU timer signalling the process; then charge CPU time to fire it. */
@@ -52,10 +52,10 @@ static void op_timer(struct worker *w, struct handle *h)
 	if (rng_next(&w->rng) % 8 == 0 &&
 	    rp_timer_create(h->t, CLOCK_PROCESS_CPUTIME_ID, &sev, &id) == 0)
 		rp_timer_settime(h->t, id, 0, &its, NULL);
-	worker_drive(w, h, rp_account_cpu(h->t, rng_next(&w->rng) % 1000000, 0));
+	tt_worker_drive(w, h, rp_account_cpu(h->t, rng_next(&w->rng) % 1000000, 0));
 }
 
-void run_group_op(struct worker *w, enum op_kind k, struct handle *h)
+void tt_run_group_op(struct worker *w, enum op_kind k, struct handle *h)
 {
 	uint64_t nice;
 
@@ -66,17 +66,17 @@ void run_group_op(struct worker *w, enum op_kind k, struct handle *h)
 		group_send(w, k, h);
 		break;
 	case OP_SETPGID:
-		worker_drive(w, h, rp_setpgid(h->t, 0, rng_next(&w->rng) % 2 ? 0 : pick_target(w)));
+		tt_worker_drive(w, h, rp_setpgid(h->t, 0, rng_next(&w->rng) % 2 ? 0 : tt_pick_target(w)));
 		break;
 	case OP_SETSID:
-		worker_drive(w, h, rp_setsid(h->t));
+		tt_worker_drive(w, h, rp_setsid(h->t));
 		break;
 	case OP_SETPRIORITY:
 		nice = rng_next(&w->rng) % 40;
-		worker_drive(w, h, rp_setpriority(h->t, PRIO_PGRP, 0, (int)nice - 20));
+		tt_worker_drive(w, h, rp_setpriority(h->t, PRIO_PGRP, 0, (int)nice - 20));
 		break;
 	case OP_IOPRIO:
-		worker_drive(w, h, rp_ioprio_set(h->t, RP_IOPRIO_WHO_PGRP, 0,
+		tt_worker_drive(w, h, rp_ioprio_set(h->t, RP_IOPRIO_WHO_PGRP, 0,
 			RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, (int)(rng_next(&w->rng) % 8))));
 		break;
 	default:

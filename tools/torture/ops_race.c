@@ -13,7 +13,7 @@
 #include "torture.h"
 
 /* The handle that holds @t; the array moves when handles are dropped. */
-struct handle *handle_of(struct worker *w, struct rp_task *t)
+struct handle *tt_handle_of(struct worker *w, struct rp_task *t)
 {
 	for (unsigned int i = 0; i < w->nh; i++)
 		if (w->h[i].t == t)
@@ -35,7 +35,7 @@ static void run_group_to_death(struct worker *w, pid_t tgid)
 {
 	for (unsigned int i = w->nh; i-- > 0;)
 		if (w->h[i].tgid == tgid)
-			while (worker_drive(w, &w->h[i], drain(w, &w->h[i])))
+			while (tt_worker_drive(w, &w->h[i], tt_drain(w, &w->h[i])))
 				sched_yield();
 }
 
@@ -50,21 +50,21 @@ static void reap_dead_child(struct worker *w, struct handle *pt, pid_t pid)
 	pid_t ret;
 
 	do {
-		uint64_t start = clock_tick();
+		uint64_t start = tt_clock_tick();
 
 		ret = rp_wait4(pt->t, pid, &status, WUNTRACED, NULL);
 		if (ret == pid && WIFSTOPPED(status)) {
-			struct event *e = log_event(w, EV_STOPPED);
+			struct event *e = tt_log_event(w, EV_STOPPED);
 
 			e->start = start;
-			e->end = clock_tick();
+			e->end = tt_clock_tick();
 			e->a = pt->tgid;
 			e->b = pid;
 			e->sig = (int16_t)WSTOPSIG(status);
 		} else {
-			log_wait(w, pt, pid, start, ret);
+			tt_log_wait(w, pt, pid, start, ret);
 		}
-	} while (ret == pid ? WIFSTOPPED(status) : ret != -ECHILD && drain(w, pt) >= 0);
+	} while (ret == pid ? WIFSTOPPED(status) : ret != -ECHILD && tt_drain(w, pt) >= 0);
 }
 
 /* The thread that begins the group stop and sleeps in it until killed. */
@@ -107,7 +107,7 @@ static void await_dequeued(struct handle *h, int sig, struct stopper_run *run)
  * take no CLD_STOPPED notice (the first notice stays queued: SIGCHLD is
  * not real-time).
  */
-void op_stop(struct worker *w, struct handle *h)
+void tt_op_stop(struct worker *w, struct handle *h)
 {
 	int sig = rng_next(&w->rng) % 2 ? SIGSTOP : SIGTSTP;
 	struct stopper_run run = { .t = h->t };
@@ -118,37 +118,37 @@ void op_stop(struct worker *w, struct handle *h)
 	pid_t pid = h->tgid;
 	sigset_t rt;
 
-	if (pid == w->root || !find_parent(w, h) ||
-	    (!other_thread(w, h) && new_thread(w, h) < 0))
+	if (pid == w->root || !tt_find_parent(w, h) ||
+	    (!other_thread(w, h) && tt_new_thread(w, h) < 0))
 		return;
-	h = handle_of(w, run.t);
+	h = tt_handle_of(w, run.t);
 	t2 = other_thread(w, h);
-	pt = find_parent(w, h);
-	rt_set(&rt);
+	pt = tt_find_parent(w, h);
+	tt_rt_set(&rt);
 	/* Thread 1 blocks the harness's signals, so that it takes only the stop. */
-	if (!pt || !worker_drive(w, t2, drain(w, t2)) ||
-	    !worker_drive(w, h, drain(w, h)) ||
-	    !worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, NULL)))
+	if (!pt || !tt_worker_drive(w, t2, tt_drain(w, t2)) ||
+	    !tt_worker_drive(w, h, tt_drain(w, h)) ||
+	    !tt_worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, NULL)))
 		return;
 	parent = pt->t;
-	set_handler(parent, SIGCHLD);
-	drain(w, pt);
-	e = log_event(w, EV_STOP_EXIT);
-	e->start = clock_tick();
+	tt_set_handler(parent, SIGCHLD);
+	tt_drain(w, pt);
+	e = tt_log_event(w, EV_STOP_EXIT);
+	e->start = tt_clock_tick();
 	e->a = pid;
 	rp_kill(parent, pid, sig);
 	if (pthread_create(&thread, NULL, stopper_thread, &run))
 		abort();
 	await_dequeued(t2, sig, &run);
 	rp_exit_group(t2->t, 0);
-	e->end = clock_tick();
-	join_offline(thread);
+	e->end = tt_clock_tick();
+	tt_join_offline(thread);
 	if (run.sig > 0)
-		log_recv(w, h, run.sig, &run.info);
+		tt_log_recv(w, h, run.sig, &run.info);
 	run_group_to_death(w, pid);
-	pt = handle_of(w, parent);
+	pt = tt_handle_of(w, parent);
 	reap_dead_child(w, pt, pid);
-	drain(w, pt);
+	tt_drain(w, pt);
 }
 
 /* The real parent's polls for its traced child while the tracer reaps it. */
@@ -167,7 +167,7 @@ static void *poll_thread(void *arg)
 	rp_thread_register();
 	do {
 		last = uatomic_read(&run->reaped);
-		run->start = clock_tick();
+		run->start = tt_clock_tick();
 		run->ret = rp_wait4(run->parent, run->pid, &status, WNOHANG, NULL);
 	} while (run->ret == 0 && !last);
 	rp_thread_unregister();
@@ -175,14 +175,14 @@ static void *poll_thread(void *arg)
 }
 
 /* The tracer @tr waits for its tracee @pid, a zombie. */
-void tracer_reap(struct worker *w, struct handle *tr, pid_t pid)
+void tt_tracer_reap(struct worker *w, struct handle *tr, pid_t pid)
 {
 	int status;
 	pid_t ret;
 
 	do
 		ret = rp_wait4(tr->t, pid, &status, __WALL, NULL);
-	while (ret < 0 && ret != -ECHILD && drain(w, tr) >= 0);
+	while (ret < 0 && ret != -ECHILD && tt_drain(w, tr) >= 0);
 }
 
 /*
@@ -192,15 +192,15 @@ void tracer_reap(struct worker *w, struct handle *tr, pid_t pid)
  * the real parent with WNOHANG.  The child is the parent's all along, so
  * no poll may answer ECHILD; once handed back, the parent reaps it.
  */
-void op_trace_reap(struct worker *w, struct handle *h)
+void tt_op_trace_reap(struct worker *w, struct handle *h)
 {
-	struct handle *tr = pick_live(w), *pt = find_parent(w, h);
+	struct handle *tr = tt_pick_live(w), *pt = tt_find_parent(w, h);
 	struct poll_run run = { .pid = h->tgid };
 	struct rp_task *tracer;
 	pthread_t thread;
 
 	if (!pt || run.pid == w->root || tr->tgid == run.pid || tr->tgid == pt->tgid ||
-	    !worker_drive(w, h, drain(w, h)) ||
+	    !tt_worker_drive(w, h, tt_drain(w, h)) ||
 	    rp_ptrace(tr->t, PTRACE_SEIZE, run.pid, NULL, NULL) != 0)
 		return;
 	run.parent = pt->t;
@@ -209,11 +209,11 @@ void op_trace_reap(struct worker *w, struct handle *h)
 	run_group_to_death(w, run.pid);
 	if (pthread_create(&thread, NULL, poll_thread, &run))
 		abort();
-	tracer_reap(w, handle_of(w, tracer), run.pid);
+	tt_tracer_reap(w, tt_handle_of(w, tracer), run.pid);
 	uatomic_set(&run.reaped, 1);
-	join_offline(thread);
-	pt = handle_of(w, run.parent);
-	log_wait(w, pt, run.pid, run.start, run.ret);
+	tt_join_offline(thread);
+	pt = tt_handle_of(w, run.parent);
+	tt_log_wait(w, pt, run.pid, run.start, run.ret);
 	if (run.ret != run.pid)
 		reap_dead_child(w, pt, run.pid);
 }

@@ -22,7 +22,7 @@ enum op_kind {
 	OP_NR
 };
 
-extern const char *const op_names[OP_NR];
+extern const char *const tt_op_names[OP_NR];
 
 /* Events of the log; the clock is one global sequence number. */
 enum ev_kind {
@@ -96,41 +96,41 @@ struct worker {
 #define SIG_COUNT	8
 
 /* ops.c */
-uint64_t clock_tick(void);
-void ops_forget_recent(void);
-struct event *log_event(struct worker *w, enum ev_kind kind);
-int worker_setup(struct worker *w, struct rp_task *root);
-void worker_run_op(struct worker *w);
-void worker_teardown(struct worker *w);
-bool worker_drive(struct worker *w, struct handle *h, int ret);
-void add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid);
-void drop_handle(struct worker *w, unsigned int i);
-pid_t new_thread(struct worker *w, struct handle *h);
-struct handle *find_parent(struct worker *w, struct handle *h);
-struct handle *pick_live(struct worker *w);
-pid_t pick_target(struct worker *w);
-void set_handler(struct rp_task *t, int sig);
-void install_handlers(struct rp_task *t);
-int drain(struct worker *w, struct handle *h);
-void log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info);
-void reap_all(struct worker *w, struct handle *h);
-void log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret);
-void join_offline(pthread_t thread);
-void rt_set(sigset_t *set);
+uint64_t tt_clock_tick(void);
+void tt_ops_forget_recent(void);
+struct event *tt_log_event(struct worker *w, enum ev_kind kind);
+int tt_worker_setup(struct worker *w, struct rp_task *root);
+void tt_worker_run_op(struct worker *w);
+void tt_worker_teardown(struct worker *w);
+bool tt_worker_drive(struct worker *w, struct handle *h, int ret);
+void tt_add_handle(struct worker *w, struct rp_task *t, pid_t tid, pid_t tgid);
+void tt_drop_handle(struct worker *w, unsigned int i);
+pid_t tt_new_thread(struct worker *w, struct handle *h);
+struct handle *tt_find_parent(struct worker *w, struct handle *h);
+struct handle *tt_pick_live(struct worker *w);
+pid_t tt_pick_target(struct worker *w);
+void tt_set_handler(struct rp_task *t, int sig);
+void tt_install_handlers(struct rp_task *t);
+int tt_drain(struct worker *w, struct handle *h);
+void tt_log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info);
+void tt_reap_all(struct worker *w, struct handle *h);
+void tt_log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret);
+void tt_join_offline(pthread_t thread);
+void tt_rt_set(sigset_t *set);
 
 /* ops_race.c: a group stop killed half-way, a tracer's reap raced by the parent. */
-void op_stop(struct worker *w, struct handle *h);
-void op_trace_reap(struct worker *w, struct handle *h);
-struct handle *handle_of(struct worker *w, struct rp_task *t);
-void tracer_reap(struct worker *w, struct handle *tr, pid_t pid);
+void tt_op_stop(struct worker *w, struct handle *h);
+void tt_op_trace_reap(struct worker *w, struct handle *h);
+struct handle *tt_handle_of(struct worker *w, struct rp_task *t);
+void tt_tracer_reap(struct worker *w, struct handle *tr, pid_t pid);
 
 /* ops.c, for the race operations */
-pid_t fork_process(struct worker *w, struct handle *h, unsigned long flags);
-void op_exec(struct worker *w, struct handle *h, bool traced);
+pid_t tt_fork_process(struct worker *w, struct handle *h, unsigned long flags);
+void tt_op_exec(struct worker *w, struct handle *h, bool traced);
 
 
 /* ops_pgrp.c */
-void log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
+void tt_log_group_send(struct worker *w, struct handle *h, pid_t target, int sig,
 		    uint64_t start, int ret);
 
 /*
@@ -157,37 +157,37 @@ struct held_call {
 	int done;			/* atomic: the call returned */
 	pthread_t thread;
 };
-void *held_wait_thread(void *arg);
-bool start_held(struct held_call *c, void *(*fn)(void *));
-void end_held(struct held_call *c);
+void *tt_held_wait_thread(void *arg);
+bool tt_start_held(struct held_call *c, void *(*fn)(void *));
+void tt_end_held(struct held_call *c);
 /* ops_hold.c: a wait's claim raced by its group, kill(-1) held across an exec and a fork. */
-void op_claim(struct worker *w, struct handle *h);
-void op_exec_kill_all(struct worker *w, struct handle *h);
+void tt_op_claim(struct worker *w, struct handle *h);
+void tt_op_exec_kill_all(struct worker *w, struct handle *h);
 
-bool hold_install(void);
-void hold_remove(void);
-bool hold_available(void);
-void hold_arm(struct hold *h);
-void hold_disarm(void);
-bool hold_await(struct hold *h, const int *done);
-void hold_release(struct hold *h);
-double hold_now(void);
+bool tt_hold_install(void);
+void tt_hold_remove(void);
+bool tt_hold_available(void);
+void tt_hold_arm(struct hold *h);
+void tt_hold_disarm(void);
+bool tt_hold_await(struct hold *h, const int *done);
+void tt_hold_release(struct hold *h);
+double tt_hold_now(void);
 
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
-void run_group_op(struct worker *w, enum op_kind k, struct handle *h);
+void tt_run_group_op(struct worker *w, enum op_kind k, struct handle *h);
 
 /* check.c */
 struct violation_report {
 	unsigned long count[8];		/* [0] the table walk, [1..7] I1..I7 */
 	char first[8][8192];		/* the first example of each */
 };
-void check_logs(struct worker *ws, unsigned int n, uint64_t seed,
+void tt_check_logs(struct worker *ws, unsigned int n, uint64_t seed,
 		struct violation_report *r);
-void report_violation(struct violation_report *r, int inv, const char *fmt, ...)
+void tt_report_violation(struct violation_report *r, int inv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* walk.c: the consistency walk of the whole table; violations found. */
-unsigned long walk_table(struct rp_system *sys, struct violation_report *r);
-unsigned int walk_group_sighands(struct rp_task *t);
+unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r);
+unsigned int tt_walk_group_sighands(struct rp_task *t);
 
 #endif /* RP_TOOLS_TORTURE_H */

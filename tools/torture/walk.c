@@ -12,7 +12,7 @@
 
 static void walk_error(struct violation_report *r, struct rp_task *t, const char *what)
 {
-	report_violation(r, 0, "task %d (process %d): %s", t->pid ? t->pid->nr : -1,
+	tt_report_violation(r, 0, "task %d (process %d): %s", t->pid ? t->pid->nr : -1,
 			 rp_task_tgid(t), what);
 }
 
@@ -79,7 +79,7 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct vio
  * its leader (0 if @t is gone).  A worker calls it while it drives no
  * other task, for a group in the middle of an operation (an exec).
  */
-unsigned int walk_group_sighands(struct rp_task *t)
+unsigned int tt_walk_group_sighands(struct rp_task *t)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_task *leader, *o;
@@ -97,7 +97,7 @@ unsigned int walk_group_sighands(struct rp_task *t)
 	return n;
 }
 
-unsigned long walk_table(struct rp_system *sys, struct violation_report *r)
+unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r)
 {
 	unsigned long before = r->count[0];
 	struct rp_task *leader;

@@ -16,6 +16,13 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, NULL,
 };
 
+static const char about[] =
+	"Runs each workload against a simulated system in each mode and prints\n"
+	"throughput, latency percentiles (log-bucket histogram), heap bytes per\n"
+	"process and the peak deferred-free backlog; then measures the\n"
+	"performance contract (docs/performance.md) as a targets table (met or short).\n"
+	"Build with -Dbuildtype=release -Ddebug_checks=false (bench/run.sh does).";
+
 #define MAX_LIST	16
 
 struct bench_args {
@@ -97,7 +104,7 @@ static void apply_quick(struct bench_args *a)
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-	const struct cli_opt opts[] = {
+	const struct cli_command cmd = { "bench", NULL, about, list_workloads, {
 		{ "workload", 'w', CLI_ENUM, "LIST", "workloads, 'suite' (every workload),\n"
 		  "'targets' or 'all' (both)", "all", .range = "the names below",
 		  .names = workload_names(), .list = MAX_LIST, .count = &a->nr_picks,
@@ -121,19 +128,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  .min = 1, .max = 100, .to = &a->repeat, .given = &a->repeated },
 		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything\n"
 		  "works", .to = &a->quick },
-		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per line", .to = &a->json },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "bench", .opts = opts, .notes = list_workloads,
-		.about = "Runs each workload against a simulated system in each mode and prints\n"
-			 "throughput, latency percentiles (log-bucket histogram), heap bytes per\n"
-			 "process and the peak deferred-free backlog; then measures the\n"
-			 "performance contract (docs/performance.md) as a targets table (met or\n"
-			 "short).  Build with -Dbuildtype=release -Ddebug_checks=false\n"
-			 "(bench/run.sh does).",
-	};
-	int first, ret = cli_parse(&cmd, argc, argv, &first);
+		CLI_JSON(&a->json, "one JSON object per line"),
+	} };
+	int ret = cli_parse(&cmd, argc, argv, NULL);
 
 	if (ret >= 0)
 		return ret;

@@ -9,7 +9,6 @@
 #include <rcuproc/rcuproc.h>
 #include "cli.h"
 
-#define MAX_OPTS	32
 #define LONG_ONLY	0x100		/* getopt_long's value of option i: LONG_ONLY + i */
 #define HELP_COLUMN	24
 #define USAGE_WIDTH	80
@@ -288,7 +287,7 @@ static void build_getopt(const struct cli_command *cmd, struct option *longopts,
 	unsigned int i, s = 0;
 
 	shorts[s++] = ':';	/* a missing value returns ':' */
-	for (i = 0; cmd->opts[i].name && i < MAX_OPTS; i++) {
+	for (i = 0; cmd->opts[i].name && i < CLI_MAX_OPTS; i++) {
 		const struct cli_opt *o = &cmd->opts[i];
 
 		longopts[i] = (struct option){ o->name, o->kind == CLI_FLAG ? no_argument :
@@ -328,8 +327,8 @@ static const char *offender(char **argv)
 
 int cli_parse(const struct cli_command *cmd, int argc, char **argv, int *first)
 {
-	struct option longopts[MAX_OPTS + 2];
-	char shorts[3 * MAX_OPTS + 3];
+	struct option longopts[CLI_MAX_OPTS + 2];
+	char shorts[3 * CLI_MAX_OPTS + 3];
 	int c, err;
 
 	build_getopt(cmd, longopts, shorts);
@@ -351,6 +350,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, int *first)
 	}
 	if (!cmd->operands && optind < argc)
 		return cli_usage_error(cmd->name, "unexpected argument '%s'", argv[optind]);
-	*first = optind;
+	if (first)
+		*first = optind;
 	return -1;
 }

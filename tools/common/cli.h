@@ -41,19 +41,27 @@ struct cli_opt {
 	bool *given;			/* optional: set when the option is given */
 };
 
+#define CLI_MAX_OPTS	16
+
 struct cli_command {
 	const char *name;		/* the subcommand */
 	const char *operands;		/* the usage's words after [OPTIONS];
 					   NULL: no operand is taken */
 	const char *about;		/* the paragraph after the usage line */
-	const struct cli_opt *opts;	/* the table */
 	void (*notes)(void);		/* optional: more text after the options */
+	struct cli_opt opts[CLI_MAX_OPTS + 1];	/* the table; the rest stays 0 */
 };
+
+/* The options every subcommand that has them spells the same way. */
+#define CLI_JSON(to_, help_) { "json", 'j', CLI_FLAG, NULL, help_, .to = to_ }
+#define CLI_MODE(to_) { "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu", \
+			.names = cli_mode_names(false), .to = to_ }
 
 /*
  * Read @argv against @cmd's table into the options' places.  -1: go on,
- * with the operands from argv[*@first]; otherwise the exit status: 0 after
- * the usage (-h, --help), 2 after a usage error said on stderr.
+ * with the operands from argv[*@first] (@first may be NULL where no operand
+ * is taken); otherwise the exit status: 0 after the usage (-h, --help), 2
+ * after a usage error said on stderr.
  */
 int cli_parse(const struct cli_command *cmd, int argc, char **argv, int *first);
 

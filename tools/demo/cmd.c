@@ -23,6 +23,16 @@ const char *const demo_check_names[C_NR] = {
 	[C_COUNTS_ZERO] = "object counts back to 0",
 };
 
+static const char about[] =
+	"Runs a lively simulated system for a few seconds in each mode: a build\n"
+	"farm forking and reaping compilers, a shell running pipelines under job\n"
+	"control on its terminal and interrupting them with ^C, a supervisor\n"
+	"queueing numbered real-time signals to a worker, a monitor scanning the\n"
+	"table, a process whose CPU-time timer fires on each tick.  Prints\n"
+	"operations per second and latency percentiles by kind, side by side,\n"
+	"and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
+	"Exits 1 if an invariant broke (or was never checked).";
+
 struct demo_args {
 	int modes[RP_SYNC_NR_MODES];	/* enum rp_sync_mode */
 	unsigned int nr_modes;
@@ -34,7 +44,7 @@ struct demo_args {
 
 static int parse_args(int argc, char **argv, struct demo_args *a)
 {
-	const struct cli_opt opts[] = {
+	const struct cli_command cmd = { "demo", NULL, about, NULL, {
 		{ "seconds", 's', CLI_REAL, "S", "run time in each mode", "3",
 		  .limit = 86400, .to = &a->seconds },
 		{ "procs", 'p', CLI_U64, "N", "sleeping processes in the table besides the\n"
@@ -45,24 +55,10 @@ static int parse_args(int argc, char **argv, struct demo_args *a)
 		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out",
 		  .to = &a->out },
 		{ "no-plot", 0, CLI_FLAG, NULL, "no plot", .to = &a->no_plot },
-		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per mode and kind instead of\n"
-		  "tables", .to = &a->json },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "demo", .opts = opts,
-		.about = "Runs a lively simulated system for a few seconds in each mode: a build\n"
-			 "farm forking and reaping compilers, a shell running pipelines under job\n"
-			 "control on its terminal and interrupting them with ^C, a supervisor\n"
-			 "queueing numbered real-time signals to a worker, a monitor scanning the\n"
-			 "table, a process whose CPU-time timer fires on each tick.  Prints\n"
-			 "operations per second and latency percentiles by kind, side by side,\n"
-			 "and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
-			 "Exits 1 if an invariant broke (or was never checked).",
-	};
-	int first;
+		CLI_JSON(&a->json, "one JSON object per mode and kind instead of tables"),
+	} };
 
-	return cli_parse(&cmd, argc, argv, &first);
+	return cli_parse(&cmd, argc, argv, NULL);
 }
 
 struct role_thread {

@@ -10,6 +10,13 @@
 #include "common/cli.h"
 #include "scene.h"
 
+static const char about[] =
+	"Builds a small simulated system (a daemon with threads, a login session\n"
+	"running a build, a zombie, ...) and prints its process table like\n"
+	"'ps -eo pid,ppid,pgid,sid,stat,ni,comm'.  STAT: S sleeping, T stopped,\n"
+	"t traced, Z zombie; then s session leader, < high or N low priority,\n"
+	"l multi-threaded.";
+
 struct ps_args {
 	uint64_t procs;
 	int mode;			/* enum rp_sync_mode */
@@ -18,25 +25,14 @@ struct ps_args {
 
 static int parse_args(int argc, char **argv, struct ps_args *a)
 {
-	const struct cli_opt opts[] = {
+	const struct cli_command cmd = { "ps", NULL, about, NULL, {
 		{ "procs", 'p', CLI_U64, "N", "add N worker processes under the build", "0",
 		  .min = 0, .max = RP_PID_MAX_LIMIT / 2, .to = &a->procs },
-		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
-		  .names = cli_mode_names(false), .to = &a->mode },
-		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per process", .to = &a->json },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "ps", .opts = opts,
-		.about = "Builds a small simulated system (a daemon with threads, a login session\n"
-			 "running a build, a zombie, ...) and prints its process table like\n"
-			 "'ps -eo pid,ppid,pgid,sid,stat,ni,comm'.  STAT: S sleeping, T stopped,\n"
-			 "t traced, Z zombie; then s session leader, < high or N low priority,\n"
-			 "l multi-threaded.",
-	};
-	int first;
+		CLI_MODE(&a->mode),
+		CLI_JSON(&a->json, "one JSON object per process"),
+	} };
 
-	return cli_parse(&cmd, argc, argv, &first);
+	return cli_parse(&cmd, argc, argv, NULL);
 }
 
 static void print_entry(const struct rp_ps_entry *e, bool json)

@@ -5,6 +5,14 @@
 #include "common/cli.h"
 #include "replay.h"
 
+static const char about[] =
+	"Replays each recording (scripts/record.sh: strace -f of real programs)\n"
+	"into rcuproc, as the recorded tasks with their pids mapped, and compares\n"
+	"every result, errno, wait status, delivered signal and exit status with\n"
+	"what the real kernel answered.  Prints one MISMATCH line per difference,\n"
+	"naming the recording's line, then a summary per recording.\n"
+	"Exits 1 if anything differs, 2 on a usage or format error.";
+
 struct replay_args {
 	int mode;			/* enum rp_sync_mode */
 	bool verbose;
@@ -13,23 +21,11 @@ struct replay_args {
 /* -1 and the first recording's index in *@first, or the exit status. */
 static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 {
-	const struct cli_opt opts[] = {
-		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
-		  .names = cli_mode_names(false), .to = &a->mode },
+	const struct cli_command cmd = { "replay", "FILE...", about, NULL, {
+		CLI_MODE(&a->mode),
 		{ "verbose", 'v', CLI_FLAG, NULL, "every task's summary and every skipped call",
 		  .to = &a->verbose },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "replay", .operands = "FILE...", .opts = opts,
-		.about = "Replays each recording (scripts/record.sh: strace -f of real\n"
-			 "programs) into rcuproc, as the recorded tasks with their pids mapped,\n"
-			 "and compares every result, errno, wait status, delivered signal and\n"
-			 "exit status with what the real kernel answered.  Prints one MISMATCH\n"
-			 "line per difference, naming the recording's line, then a summary per\n"
-			 "recording.\n"
-			 "Exits 1 if anything differs, 2 on a usage or format error.",
-	};
+	} };
 	int ret = cli_parse(&cmd, argc, argv, first);
 
 	if (ret < 0 && *first == argc)

@@ -5,6 +5,11 @@
 #include <rcuproc/selfcheck.h>
 #include "common/cli.h"
 
+static const char about[] =
+	"Runs reader threads against an updater for each check of the RCU list\n"
+	"toolkit, in each synchronization mode, and counts broken promises.\n"
+	"Exits 1 if any check saw a violation or leaked a node.";
+
 struct selfcheck_args {
 	int check;			/* -1: all */
 	int mode;			/* -1: all */
@@ -24,7 +29,7 @@ static const char *const *check_names(void)
 
 static int parse_args(int argc, char **argv, struct selfcheck_args *a)
 {
-	const struct cli_opt opts[] = {
+	const struct cli_command cmd = { "selfcheck", NULL, about, NULL, {
 		{ "check", 'c', CLI_ENUM, "NAME", "one check", "all",
 		  .names = check_names(), .all = true, .to = &a->check },
 		{ "mode", 'm', CLI_ENUM, "MODE", "one synchronization mode", "all",
@@ -35,19 +40,10 @@ static int parse_args(int argc, char **argv, struct selfcheck_args *a)
 		  .min = 1, .max = 64, .to = &a->opts.readers },
 		{ "seed", 0, CLI_U64, "N", "seed of the random choices", "1",
 		  .min = 0, .max = UINT64_MAX, .to = &a->opts.seed },
-		{ "json", 'j', CLI_FLAG, NULL, "one JSON object per line instead of a table",
-		  .to = &a->json },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "selfcheck", .opts = opts,
-		.about = "Runs reader threads against an updater for each check of the RCU list\n"
-			 "toolkit, in each synchronization mode, and counts broken promises.\n"
-			 "Exits 1 if any check saw a violation or leaked a node.",
-	};
-	int first;
+		CLI_JSON(&a->json, "one JSON object per line instead of a table"),
+	} };
 
-	return cli_parse(&cmd, argc, argv, &first);
+	return cli_parse(&cmd, argc, argv, NULL);
 }
 
 static void print_result(const struct selfcheck_args *a, int check, int mode,

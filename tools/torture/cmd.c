@@ -18,6 +18,11 @@ static const char *const inv_names[8] = {
 	"I4 termination", "I5 existence", "I6 sighand", "I7 no leaks",
 };
 
+static const char about[] =
+	"OS threads drive simulated processes through a random mix of operations,\n"
+	"log every send, receipt, fork, exec and reap, then check the invariants\n"
+	"(docs/verification.md) and walk the table.  Exits 1 on any violation.";
+
 static void list_op_kinds(void)
 {
 	printf("\noperation kinds:");
@@ -71,10 +76,10 @@ static int check_config(struct torture_config *cfg, char *weights)
 /* -1: run; otherwise the exit status (0 after --help, 2 on a usage error). */
 static int parse_args(int argc, char **argv, struct torture_config *cfg)
 {
-	int mode = cfg->mode, first, ret;
+	int mode = cfg->mode, ret;
 	const char *weights = NULL;
 	bool no_poison = false;
-	const struct cli_opt opts[] = {
+	const struct cli_command cmd = { "torture", NULL, about, list_op_kinds, {
 		{ "threads", 't', CLI_UINT, "N", "OS threads", "2", .min = 1, .max = 64,
 		  .to = &cfg->threads },
 		{ "procs", 'p', CLI_UINT, "N", "target number of tasks", "32", .min = 2,
@@ -88,26 +93,17 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		{ "until-caught", 0, CLI_REAL, "B", "repeat runs (seed 1 more each time) until\n"
 		  "one finds a violation or B seconds have passed;\nexits 1 if caught",
 		  .limit = 86400, .to = &cfg->until_caught },
-		{ "mode", 'm', CLI_ENUM, "MODE", "synchronization mode", "rcu",
-		  .names = cli_mode_names(false), .to = &mode },
+		CLI_MODE(&mode),
 		{ "weights", 'w', CLI_STRING, "K=W,..", "weight of each operation kind, 0..1000;\n"
 		  "claim waits for a grace period", "1 each, 3 drain, 0 claim", .to = &weights },
 		{ "fail-rate", 'f', CLI_REAL, "R", "fail table allocations at random with rate R",
 		  .limit = 1, .to = &cfg->fail_rate },
 		{ "no-poison", 0, CLI_FLAG, NULL, "do not poison freed objects (they are in debug\n"
 		  "builds)", .to = &no_poison },
-		{ "json", 'j', CLI_FLAG, NULL, "the summary as one JSON object", .to = &cfg->json },
-		{ 0 },
-	};
-	const struct cli_command cmd = {
-		.name = "torture", .opts = opts, .notes = list_op_kinds,
-		.about = "OS threads drive simulated processes through a random mix of\n"
-			 "operations, log every send, receipt, fork, exec and reap, then check\n"
-			 "the invariants (docs/verification.md) and walk the table.  Exits 1 on\n"
-			 "any violation.",
-	};
+		CLI_JSON(&cfg->json, "the summary as one JSON object"),
+	} };
 
-	ret = cli_parse(&cmd, argc, argv, &first);
+	ret = cli_parse(&cmd, argc, argv, NULL);
 	if (ret >= 0)
 		return ret;
 	cfg->mode = mode;

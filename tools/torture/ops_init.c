@@ -46,13 +46,13 @@ static void *quiet_main(void *arg)
 	while (!uatomic_read(&ip->stop)) {
 		int state = uatomic_read(&ip->exec);
 
-		cmm_smp_rmb();		/* ip->quiet after the state: pairs with end_init_exec */
+		cmm_smp_rmb();		/* ip->quiet after the state: pairs with op_init_exec */
 		if (state == INIT_EXEC_ASKED)
 			quiet_exec(ip);
 		else if (state == INIT_IDLE)
 			rp_getppid(ip->quiet);
 		else
-			rp_thread_quiescent();
+			rp_thread_quiescent();	/* exec'd: waits for a new task */
 		nanosleep(&tick, NULL);
 	}
 	rp_exit(ip->quiet, 0);

@@ -20,6 +20,12 @@
 #include "../tty/ctty.h"
 #include "../timers/hooks.h"
 
+#ifdef RP_BREAK_EXEC_INIT_REAPER
+#define KEEP_REAPER true
+#else
+#define KEEP_REAPER false
+#endif
+
 /* Is @t's group down to @t alone on its thread list?  (update lock held) */
 static bool alone_in_group(const struct rp_task *t)
 {
@@ -124,6 +130,9 @@ static struct rp_task *find_alive_thread(struct rp_task *p)
  * reference that sys->child_reaper holds.  An exec by a thread of init
  * thus finds the role already its own when it takes the old leader's
  * place.  Init's last thread keeps it (init's death is not modelled).
+ * RP_BREAK_EXEC_INIT_REAPER never passes it, as before: after such an exec
+ * sys->child_reaper names the released old leader (its reference keeps
+ * the struct), and orphans go to that dead task, where no wait finds them.
  */
 static void pass_child_reaper(struct rp_task *father)
 {
@@ -131,7 +140,7 @@ static void pass_child_reaper(struct rp_task *father)
 	struct rp_task *t;
 
 	rp_assert_update_held(&sys->sync);
-	if (father != sys->child_reaper)
+	if (father != sys->child_reaper || KEEP_REAPER)
 		return;
 	t = find_alive_thread(father);
 	if (!t)

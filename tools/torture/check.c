@@ -20,6 +20,8 @@
  *	    (exec_kill_all) received it by the end of its next drain.
  *	I6  the threads of a group share one handler table, also in the
  *	    middle of an exec that waits for a traced zombie (trace_exec).
+ *	I3  after an exec by a thread of init, sys->child_reaper is init's
+ *	    live leader, and an orphan goes to it (init_exec).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -30,7 +32,12 @@
 
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
-	"echild", "stop_exit", "stopped", "sighands", "must_recv",
+	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper",
+};
+
+static const char *const reaper_faults[REAPER_NR] = {
+	"", "names a released or exiting task", "is not init's leader",
+	"is not the orphan's parent",
 };
 
 struct merged {
@@ -500,7 +507,24 @@ static void check_must_recv(const struct merged *m, size_t at, struct violation_
 	add_history(r, 2, m, e->a, 0);
 }
 
-/* The group stays on one handler table (I6), and held group sends reach forked children (I2). */
+/* @e, an EV_REAPER: init's reaper was wrong after its exec (I3). */
+static void check_reaper(const struct merged *m, const struct event *e,
+			 struct violation_report *r)
+{
+	if (e->c <= REAPER_OK || e->c >= REAPER_NR)
+		return;
+	tt_report_violation(r, 3, "seed %lu: at %lu, after an exec by a thread of init, "
+			 "sys->child_reaper %s%s", (unsigned long)m->seed,
+			 (unsigned long)e->start, reaper_faults[e->c],
+			 e->b ? " (an orphan's check: its history follows)" : "");
+	if (e->b)
+		add_history(r, 3, m, e->b, 0);
+}
+
+/*
+ * The group stays on one handler table (I6), held group sends reach
+ * forked children (I2), init's reaper survives its exec (I3).
+ */
 static void check_groups(const struct merged *m, struct violation_report *r)
 {
 	for (size_t i = 0; i < m->n; i++) {
@@ -514,6 +538,8 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 					 "with a traced zombie thread not yet reaped",
 					 (unsigned long)m->seed, e->b, e->a, (unsigned long)e->start);
 			add_history(r, 6, m, e->a, 0);
+		} else if (e->kind == EV_REAPER) {
+			check_reaper(m, e, r);
 		}
 	}
 }
@@ -529,9 +555,10 @@ void tt_check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct viol
 	check_lost(&m, r);
 	check_unnumbered(&m, false, r);
 	check_unnumbered(&m, true, r);
+	/* Before the reaps: a wrong reaper (I3) is the cause of the reaps it loses. */
+	check_groups(&m, r);
 	check_reaps(&m, r);
 	check_waits(&m, r);
-	check_groups(&m, r);
 	free(m.sends);
 	free(m.drains);
 	free(m.forks);

@@ -130,48 +130,6 @@ static void default_config(struct torture_config *cfg)
 
 static void on_stall(int sig);
 
-/*
- * A thread of init on an OS thread of its own that stays registered and
- * idle: it only reads its parent pid, once a millisecond.  Under QSBR each
- * call announces a quiescent state, so it must not hold back the grace
- * periods of the run nor the final rp_deferred_barrier (bug 7).
- */
-struct quiet {
-	struct rp_task *t;
-	int stop;			/* atomic */
-	pthread_t thread;
-};
-
-static void *quiet_main(void *arg)
-{
-	struct quiet *q = arg;
-	struct timespec tick = { 0, 1000 * 1000 };
-
-	pthread_setname_np(pthread_self(), "torture-quiet");
-	rp_thread_register();
-	while (!uatomic_read(&q->stop)) {
-		rp_getppid(q->t);
-		nanosleep(&tick, NULL);
-	}
-	rp_exit(q->t, 0);
-	rp_thread_unregister();
-	return NULL;
-}
-
-static int start_quiet(struct quiet *q, struct rp_task *init)
-{
-	if (rp_clone(init, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &q->t) < 0)
-		return -1;
-	return pthread_create(&q->thread, NULL, quiet_main, q) ? -1 : 0;
-}
-
-static void stop_quiet(struct quiet *q)
-{
-	uatomic_set(&q->stop, 1);
-	tt_join_offline(q->thread);
-	rp_task_put(q->t);
-}
-
 struct run {
 	struct torture_config cfg;
 	struct rp_system *sys;
@@ -180,7 +138,7 @@ struct run {
 	unsigned int paused, finished;	/* atomic: workers past each phase */
 	int stop;			/* atomic */
 	unsigned long backlog_max;
-	struct quiet quiet;
+	struct init_proc init;		/* its leader changes with init_exec */
 	struct violation_report report;
 };
 
@@ -323,6 +281,7 @@ static int start_workers(struct run *run, struct rp_task *init)
 		w->paused = &run->paused;
 		w->finished = &run->finished;
 		w->resume = &run->resume;
+		w->init = &run->init;
 		w->rng = rng_seed(run->cfg.seed, i);
 	}
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
@@ -377,7 +336,7 @@ static void check_counts(struct run *run)
 	if (rp_deferred_backlog())
 		tt_report_violation(&run->report, 7, "deferred backlog %lu after the barrier, "
 				 "with a thread of init registered", rp_deferred_backlog());
-	stop_quiet(&run->quiet);
+	tt_init_stop(&run->init);
 	rp_deferred_barrier();
 	rp_system_counts(run->sys, &c);
 	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.pids != 1 ||
@@ -392,9 +351,9 @@ static void check_counts(struct run *run)
 }
 
 /* init reaps the roots; group sends to its group and session reach it too. */
-static void reap_roots(struct run *run, struct rp_task *init)
+static void reap_roots(struct run *run)
 {
-	struct handle ih = { .t = init, .tid = 1, .tgid = 1 };
+	struct handle ih = { .t = run->init.leader, .tid = 1, .tgid = 1 };
 
 	tt_reap_all(&run->ws[run->cfg.threads], &ih);
 	tt_drain(&run->ws[run->cfg.threads], &ih);
@@ -412,7 +371,7 @@ static int run_torture(struct run *run, unsigned long live_before)
 	tt_install_handlers(init);
 	pthread_barrier_init(&run->resume, NULL, run->cfg.threads + 1);
 	tt_hold_install();
-	if (start_quiet(&run->quiet, init) || start_workers(run, init))
+	if (tt_init_start(&run->init, init) || start_workers(run, init))
 		return -1;
 	if (run->cfg.fail_rate > 0)
 		rp_debug_fail_random(run->cfg.fail_rate, run->cfg.seed);
@@ -431,10 +390,10 @@ static int run_torture(struct run *run, unsigned long live_before)
 		pthread_join(run->ws[i].thread, NULL);
 	tt_hold_remove();
 	alarm(STALL_SECONDS);	/* on_stall, if init's wait never ends */
-	reap_roots(run, init);
+	reap_roots(run);
 	alarm(0);
 	check_counts(run);
-	rp_task_put(init);
+	rp_task_put(run->init.leader);
 	rp_system_destroy(run->sys);
 	if (rp_debug_live_objects() != live_before)
 		tt_report_violation(&run->report, 7, "%lu table objects still allocated after "

@@ -11,7 +11,6 @@
 #include "../../src/debug/racepoint.h"
 #include "torture.h"
 
-#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 #define RECENT		1024
 
 const char *const tt_op_names[OP_NR] = {
@@ -19,7 +18,7 @@ const char *const tt_op_names[OP_NR] = {
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
-	"trace_exec", "claim", "exec_kill_all",
+	"trace_exec", "claim", "exec_kill_all", "init_exec",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -667,6 +666,7 @@ void tt_worker_run_op(struct worker *w)
 	case OP_TRACE_EXEC: tt_op_exec(w, h, true); break;
 	case OP_CLAIM: tt_op_claim(w, h); break;
 	case OP_EXEC_KILL_ALL: tt_op_exec_kill_all(w, h); break;
+	case OP_INIT_EXEC: tt_op_init_exec(w); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

@@ -18,7 +18,7 @@ enum op_kind {
 	OP_KILL, OP_TGKILL, OP_PTRACE, OP_SIGACTION, OP_SIGPROCMASK, OP_DRAIN,
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
-	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL,
+	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC,
 	OP_NR
 };
 
@@ -46,6 +46,8 @@ enum ev_kind {
 			   over [start..] that reached the receiver's parent
 			   only after the receiver was forked; end: the end of
 			   the receiver's drain (nothing blocked) after it */
+	EV_REAPER,	/* a: 1, b: an orphan's pid (0: none), c: enum reaper_fault:
+			   sys->child_reaper after an exec by a thread of init */
 	EV_NR
 };
 
@@ -62,6 +64,15 @@ struct event {
 struct handle {
 	struct rp_task *t;
 	pid_t tid, tgid;
+};
+
+/* What walk_init_reaper found wrong with init's child reaper. */
+enum reaper_fault {
+	REAPER_OK,
+	REAPER_RELEASED,	/* it names a released or exiting task */
+	REAPER_NOT_LEADER,	/* a live thread, but not init's leader */
+	REAPER_ORPHAN_ELSEWHERE, /* an orphan's parent is another task */
+	REAPER_NR
 };
 
 struct torture_config {
@@ -88,8 +99,11 @@ struct worker {
 	const int *stop;		/* atomic: the run is over */
 	unsigned int *paused, *finished; /* atomic: count of workers past each phase */
 	pthread_barrier_t *resume;	/* the consistency walk is done */
+	struct init_proc *init;		/* init, for init_exec */
 	pthread_t thread;
 };
+
+#define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 
 /* Signals the harness sends: real-time, with handlers in every process. */
 #define SIG_FIRST	34
@@ -173,6 +187,25 @@ bool tt_hold_await(struct hold *h, const int *done);
 void tt_hold_release(struct hold *h);
 double tt_hold_now(void);
 
+/*
+ * ops_init.c: init, shared by the run.  A thread of init that is not its
+ * leader stays registered and idle on an OS thread of its own (the quiet
+ * thread); init_exec has it exec, and it becomes init's leader.
+ */
+struct init_proc {
+	struct rp_task *leader;		/* init's leader, with the run's reference */
+	struct rp_task *quiet;		/* the quiet thread's task */
+	pthread_mutex_t lock;		/* one init_exec at a time */
+	int exec;			/* atomic: what init_exec asks of the quiet thread */
+	uint64_t start, end;		/* its exec on the log's clock */
+	int ret;			/* and what it returned */
+	int stop;			/* atomic: the quiet thread exits */
+	pthread_t thread;
+};
+int tt_init_start(struct init_proc *ip, struct rp_task *init);
+void tt_init_stop(struct init_proc *ip);
+void tt_op_init_exec(struct worker *w);
+
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
 void tt_run_group_op(struct worker *w, enum op_kind k, struct handle *h);
 
@@ -189,5 +222,6 @@ void tt_report_violation(struct violation_report *r, int inv, const char *fmt, .
 /* walk.c: the consistency walk of the whole table; violations found. */
 unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r);
 unsigned int tt_walk_group_sighands(struct rp_task *t);
+enum reaper_fault tt_walk_init_reaper(struct rp_task *init, struct rp_task *orphan);
 
 #endif /* RP_TOOLS_TORTURE_H */

@@ -70,7 +70,8 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct vio
 	}
 	if (threads != sig->nr_threads)
 		walk_error(r, leader, "nr_threads disagrees with the thread list");
-	if (leader != sys->child_reaper && !on_parents_list(leader))
+	/* Init's leader is its own parent, on no list (walk_init_reaper checks the reaper). */
+	if (leader->real_parent != leader && !on_parents_list(leader))
 		walk_error(r, leader, "missing from its real_parent's children list");
 }
 
@@ -95,6 +96,30 @@ unsigned int tt_walk_group_sighands(struct rp_task *t)
 	rp_read_unlock(sync);
 	rp_update_unlock(sync);
 	return n;
+}
+
+/*
+ * I3: after an exec by a thread of init, sys->child_reaper must be @init,
+ * the leader that exec made, alive; and @orphan (if not NULL), whose
+ * parent has exited, must have gone to it.  The fields read are written
+ * under the update lock.
+ */
+enum reaper_fault tt_walk_init_reaper(struct rp_task *init, struct rp_task *orphan)
+{
+	struct rp_sync *sync = &init->sys->sync;
+	enum reaper_fault f = REAPER_OK;
+	struct rp_task *reaper;
+
+	rp_update_lock(sync);
+	reaper = init->sys->child_reaper;
+	if (!reaper->sighand || rp_task_exited(reaper))
+		f = REAPER_RELEASED;
+	else if (reaper != init || !rp_thread_group_leader(reaper))
+		f = REAPER_NOT_LEADER;
+	else if (orphan && orphan->real_parent != reaper)
+		f = REAPER_ORPHAN_ELSEWHERE;
+	rp_update_unlock(sync);
+	return f;
 }
 
 unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r)

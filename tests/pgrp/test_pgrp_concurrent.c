@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "helpers.h"
+#include "../fixture/pgrp.h"
 #include "signal/signal.h"
 
 #define SIG		RT(1)

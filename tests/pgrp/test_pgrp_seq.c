@@ -9,7 +9,7 @@
  */
 #include <limits.h>
 #include <sys/resource.h>
-#include "helpers.h"
+#include "../fixture/pgrp.h"
 
 static struct pgrp_env env;
 

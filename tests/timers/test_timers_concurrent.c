@@ -33,8 +33,8 @@
  */
 #include <pthread.h>
 #include <sched.h>
-#include "timers_test.h"
-#include "../core/racehold.h"
+#include "../fixture/timers.h"
+#include "../fixture/racehold.h"
 
 #define SLOTS	4
 

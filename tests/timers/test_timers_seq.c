@@ -6,7 +6,7 @@
  */
 #include <sys/times.h>
 #include <unistd.h>
-#include "timers_test.h"
+#include "../fixture/timers.h"
 
 /* Linux's encoding of a thread's and a process's CPU clocks. */
 #define PROCESS_CLOCK(pid, which)	((clockid_t)((unsigned int)~(pid) << 3) | (which))

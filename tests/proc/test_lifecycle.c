@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/expect.h"
 #include "task/task.h"
 #include "proc/exit.h"
 

@@ -28,10 +28,10 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
-#include "world.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
 #include "task/objects.h"
-#include "racehold.h"
+#include "../fixture/racehold.h"
 
 /* ------------------------------------------------------ jobs on other threads */
 
@@ -418,7 +418,7 @@ static long kill_job(struct job *j)
  * siglock, which rp_send_signal_locked asserts (debug builds).  Locking
  * the old one, as RP_BREAK_SIGHAND_NO_RECHECK does, queues under a lock
  * the target's own dequeues no longer take.  The sharer's reference is
- * taken by hand, as tests/core/test_exec_ptrace.c's exec_kill does.
+ * taken by hand, as tests/proc/test_exec_ptrace.c's exec_kill does.
  */
 static void exec_switch_send(enum rp_sync_mode mode)
 {

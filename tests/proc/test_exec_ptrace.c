@@ -31,7 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
-#include "world.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
 #include "task/objects.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/expect.h"
 #include "task/task.h"
 
 static struct rp_system *sys;

@@ -5,7 +5,7 @@
  * them (exec's leader switch, fork, group exit), and between reclamation
  * and the threads that must let it happen (QSBR's quiescent states).  Each
  * test drives the racing step into its window on purpose, with a race
- * point that parks a walker (tests/core/racehold.h), a puppet that parks a
+ * point that parks a walker (tests/fixture/racehold.h), a puppet that parks a
  * thread in a stop, or the debug builds' count of quiescent states, so
  * that the old code fails every round, not by chance.
  */
@@ -25,9 +25,9 @@
 #include <rcuproc/timers.h>
 #include <rcuproc/tty.h>
 #include <urcu/uatomic.h>
-#include "world.h"
-#include "racehold.h"
-#include "../jobctl/puppet.h"
+#include "../fixture/fixture.h"
+#include "../fixture/racehold.h"
+#include "../fixture/puppet.h"
 
 #define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
 

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/tty.h>
-#include "puppet.h"
-#include "../core/world.h"
+#include "../fixture/puppet.h"
+#include "../fixture/fixture.h"
 
 #define EXITED(code)	((code) << 8)		/* wait status of _exit(@code) */
 #define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */

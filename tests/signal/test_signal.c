@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/expect.h"
 #include "task/task.h"
 #include "signal/signal.h"
 

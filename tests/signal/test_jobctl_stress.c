@@ -19,7 +19,7 @@
  */
 #include <errno.h>
 #include <rcuproc/pgrp.h>
-#include "puppet.h"
+#include "../fixture/puppet.h"
 #include "signal/signal.h"
 
 #define MEMBERS		3

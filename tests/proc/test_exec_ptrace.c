@@ -93,17 +93,6 @@ static int drive_stop(struct driver *d)
 	return d->ret;
 }
 
-/* Wait until @cond(@t) holds (another OS thread makes it so). */
-static void await(bool (*cond)(struct rp_task *), struct rp_task *t)
-{
-	double end = now_seconds() + TEST_HANG_SECONDS;
-
-	while (!cond(t)) {
-		cr_assert_lt(now_seconds(), end, "timed out");
-		sched_yield();
-	}
-}
-
 static bool ptrace_stopped(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
@@ -118,9 +107,6 @@ static bool running(struct rp_task *t)
 {
 	return !ptrace_stopped(t);
 }
-
-#define FOR_EACH_MODE(m) \
-	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
 
 /* ---------------------------------------------------------------- exec */
 
@@ -408,7 +394,7 @@ static void ptrace_attach_cont_detach(enum rp_sync_mode mode)
 	cr_assert_eq(ptrace_at(tracer, PTRACE_DETACH, c, 0), 0);
 	cr_assert_eq(c->ptrace, 0u);
 	cr_assert_eq(c->parent, init);
-	await(running, c);
+	await_task(running, c);
 	cr_assert_eq(rp_wait4(tracer, -1, &status, WNOHANG | __WALL, NULL), -ECHILD);
 	cr_assert_eq(rp_kill(init, pid, SIGUSR1), 0);
 	while (uatomic_read(&d.handled[SIGUSR1]) != 2)
@@ -456,7 +442,7 @@ static void ptrace_tracer_exit(enum rp_sync_mode mode)
 	cr_assert_eq(c2->ptrace, 0u);
 	cr_assert_eq(c1->parent, init);
 	cr_assert_eq(c2->parent, init);
-	await(running, c1);
+	await_task(running, c1);
 	cr_assert_eq(rp_wait4(init, tpid, &status, 0, NULL), tpid);
 	cr_assert_eq(drive_stop(&d1), 0);
 	cr_assert_eq(drive_stop(&d2), 0);
@@ -685,7 +671,7 @@ static void move_all(struct ptrace_wait *pw, struct tracer_side *from, struct tr
 static void attach_stopped(struct tracer_side *side, struct rp_task *t)
 {
 	cr_assert_eq(ptrace_at(side->mover, PTRACE_ATTACH, t, 0), 0);
-	await(ptrace_stopped, t);
+	await_task(ptrace_stopped, t);
 }
 
 static void ptrace_wait(enum rp_sync_mode mode)

@@ -29,7 +29,6 @@
 #include "../fixture/racehold.h"
 #include "../fixture/puppet.h"
 
-#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
 
 /* Is @sig (blocked by @t) pending for thread @t, its own or its group's? */
 static bool pending(struct rp_task *t, int sig)

@@ -254,8 +254,8 @@ static void exit_sample(enum rp_sync_mode mode)
 	charger_stop();
 	cr_assert_eq(clock_ns(p, CLOCK_PROCESS_CPUTIME_ID), uatomic_read(&ch.charged));
 	cr_assert_gt(churn.rounds, 0);
-	end(churn.self);
-	end(p);
+	end_task(churn.self);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(exit_sample, exit_sample, .timeout = TEST_TIMEOUT)
@@ -294,8 +294,8 @@ static void fire_count(enum rp_sync_mode mode)
 	count_expiries_while(p, &churn);
 	cr_assert_eq(expiries, clock_ns(p, CLOCK_PROCESS_CPUTIME_ID) / INTERVAL,
 		     "expiries %lu", expiries);
-	end(churn.self);
-	end(p);
+	end_task(churn.self);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
@@ -343,8 +343,8 @@ static void exec_fire(enum rp_sync_mode mode)
 	count_expiries_while(q, &execer);
 	cr_assert_eq(expiries, clock_ns(q, clock) / INTERVAL, "expiries %lu", expiries);
 	cr_assert_gt(execer.rounds, 0);
-	end(execer.self);
-	end(q);
+	end_task(execer.self);
+	end_task(q);
 	finish();
 }
 TEST_EACH_MODE(exec_fire, exec_fire, .timeout = TEST_TIMEOUT)
@@ -390,8 +390,8 @@ static void reset_delete(enum rp_sync_mode mode)
 		drain_after_delete(p, id);
 	}
 	charger_stop();
-	end(t);
-	end(p);
+	end_task(t);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)
@@ -481,7 +481,7 @@ static void delete_while_firing(enum rp_sync_mode mode)
 	cr_assert_eq(tick.ret, 0);
 	cr_assert_eq(del.ret, 0);
 	drain_after_delete(p, id);
-	end(p);
+	end_task(p);
 	rp_debug_race_hook(NULL);
 	finish();
 }

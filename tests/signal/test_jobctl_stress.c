@@ -96,12 +96,7 @@ static struct member *member_of(struct member *mb, pid_t pid)
 /* Is thread @t stopped or about to stop? */
 static bool stop_state(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	bool stopping = sh && (t->jobctl & (RP_JOBCTL_STOPPED | RP_JOBCTL_STOP_PENDING));
-
-	if (sh)
-		rp_unlock_sighand(sh);
-	return stopping;
+	return task_jobctl_any(t, RP_JOBCTL_STOPPED | RP_JOBCTL_STOP_PENDING);
 }
 
 /* Blocking waits: every member reports @status exactly once. */

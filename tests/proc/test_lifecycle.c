@@ -316,7 +316,7 @@ static void pdeathsig_body(void)
 	struct rp_task *p = fork_of(init), *c = fork_of(p);
 	siginfo_t si;
 
-	set_action_flags(c, SIGUSR1, user_handler, 0);
+	handle(c, SIGUSR1);
 	cr_assert_eq(rp_prctl(c, PR_SET_PDEATHSIG, SIGUSR1), 0);
 	cr_assert_eq(rp_get_signal(c, &si), 0);
 	rp_exit_group(p, 0);
@@ -383,45 +383,28 @@ Test(lifecycle, rlimit_nproc) { EACH_MODE(nproc_body()) }
 
 /* ---- blocking waits ---- */
 
-struct blocked {
-	struct rp_task *self;
-	long ret;
-	int status;
-};
-
-static void *blocked_wait(void *arg)
-{
-	struct blocked *b = arg;
-
-	rp_thread_register();
-	b->ret = rp_wait4(b->self, -1, &b->status, 0, NULL);
-	rp_thread_unregister();
-	return NULL;
-}
-
 static void blocking_body(void)
 {
 	struct rp_task *p = fork_of(init), *c = fork_of(p);
-	struct blocked b = { .self = p };
+	struct job b = { .pid = -1 };
 	pid_t cpid = rp_task_tgid(c);
-	pthread_t th;
 	siginfo_t si;
 
 	/* Woken by the child's exit. */
-	pthread_create(&th, NULL, blocked_wait, &b);
+	job_start(&b, wait_job, p);
 	usleep(20000);
 	rp_exit_group(c, 8);
-	pthread_join(th, NULL);
+	job_join(&b);
 	cr_assert_eq(b.ret, cpid, "ret %ld", b.ret);
 	cr_assert_eq(WEXITSTATUS(b.status), 8);
 	rp_task_put(c);
 	/* Woken by a signal: EINTR. */
 	c = fork_of(p);
-	set_action_flags(p, SIGUSR1, user_handler, 0);
-	pthread_create(&th, NULL, blocked_wait, &b);
+	handle(p, SIGUSR1);
+	job_start(&b, wait_job, p);
 	usleep(20000);
 	cr_assert_eq(rp_kill(init, rp_task_tgid(p), SIGUSR1), 0);
-	pthread_join(th, NULL);
+	job_join(&b);
 	cr_assert_eq(b.ret, -EINTR);
 	cr_assert_eq(rp_get_signal(p, &si), SIGUSR1);
 	rp_exit_group(c, 0);

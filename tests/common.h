@@ -61,4 +61,8 @@ static inline void sleep_seconds(double s)
 	Test(suite, rwlock, ##__VA_ARGS__) { fn(RP_SYNC_RWLOCK); }		\
 	Test(suite, qrwlock, ##__VA_ARGS__) { fn(RP_SYNC_QRWLOCK); }
 
+/* A loop over the three modes: @m is each in turn. */
+#define FOR_EACH_MODE(m) \
+	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
+
 #endif /* RP_TESTS_COMMON_H */

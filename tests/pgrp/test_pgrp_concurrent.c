@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "helpers.h"
+#include "../fixture/pgrp.h"
 #include "signal/signal.h"
 
 #define SIG		RT(1)
@@ -70,7 +70,6 @@ struct send {
 	unsigned long s0, s1;
 };
 
-static struct pgrp_env env;
 static unsigned long ticks;
 static struct proc procs[MAX_PROCS];
 static unsigned long nprocs;
@@ -235,9 +234,9 @@ static void send_one(struct rp_task *s, enum kind k, int n)
 	rp_siginfo_init(&info, SIG, SI_QUEUE, rp_getpid(s), 0);
 	info.si_value.sival_int = n;
 	if (k == TO_SESSION) {
-		rp_read_lock(&env.sys->sync);
-		cr_assert_eq(rp_kill_session_info_rcu(env.sys, sid, SIG, &info), 0);
-		rp_read_unlock(&env.sys->sync);
+		rp_read_lock(&sys->sync);
+		cr_assert_eq(rp_kill_session_info_rcu(sys, sid, SIG, &info), 0);
+		rp_read_unlock(&sys->sync);
 		return;
 	}
 	cr_assert_eq(rp_kill_group_info(s, k == TO_G ? -gid : k == TO_H ? -hid : -1, SIG, &info), 0);
@@ -335,7 +334,7 @@ static void check_all(void)
 
 static struct rp_task *member_of(struct rp_task *leader, pid_t pgid)
 {
-	struct rp_task *t = child_of(leader);
+	struct rp_task *t = fork_of(leader);
 
 	cr_assert_eq(rp_setpgid(leader, rp_getpid(t), pgid), 0);
 	handle(t, SIG);
@@ -374,7 +373,7 @@ static void build(struct world *w)
 	struct rp_task *f0, *t;
 	struct proc *fp;
 
-	w->leader = child_of(env.init);
+	w->leader = fork_of(init);
 	sid = rp_setsid(w->leader);
 	handle(w->leader, SIG);
 	w->stable[w->nstable++] = new_proc(w->leader, 1, 0, 0, ELSEWHERE, true);
@@ -399,7 +398,7 @@ static void build(struct world *w)
 /* A sender: root, in a session of its own, ignoring what it sends. */
 static struct rp_task *make_sender(void)
 {
-	struct rp_task *s = child_of(env.init);
+	struct rp_task *s = fork_of(init);
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 
 	cr_assert_gt(rp_setsid(s), 1);
@@ -430,7 +429,7 @@ static unsigned int start_round(enum rp_sync_mode mode, struct world *w, pthread
 	unsigned int n = 0;
 
 	reset();
-	env_start(&env, mode);
+	start(mode);
 	build(w);
 	for (unsigned int i = 0; i < w->nforkers; i++)
 		pthread_create(&th[n++], NULL,
@@ -476,7 +475,7 @@ static void group_signal_round(enum rp_sync_mode mode, double seconds)
 	cr_log_info("group_signal: %lu sends, %lu processes", nsends, nprocs);
 	check_all();
 	release_all();
-	env_stop(&env);
+	stop_system();
 }
 
 /* Rounds of at most a second (each on a fresh system) for RP_TEST_SECONDS. */
@@ -523,9 +522,9 @@ static void *setter_main(void *arg)
 		want[1] = RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, k % 8);
 		cr_assert_eq(rp_setpriority(z, PRIO_PGRP, gid, want[0]), 0);
 		cr_assert_eq(rp_ioprio_set(z, RP_IOPRIO_WHO_PGRP, gid, want[1]), 0);
-		rp_read_lock(&env.sys->sync);
-		rp_for_each_member_locked_rcu(env.sys, RP_PIDTYPE_PGID, gid, check_member, want);
-		rp_read_unlock(&env.sys->sync);
+		rp_read_lock(&sys->sync);
+		rp_for_each_member_locked_rcu(sys, RP_PIDTYPE_PGID, gid, check_member, want);
+		rp_read_unlock(&sys->sync);
 		uatomic_inc(&prio_calls);
 	}
 	rp_thread_unregister();
@@ -538,13 +537,13 @@ static void prio_fork_round(enum rp_sync_mode mode, double seconds)
 	pthread_t th[32];
 	unsigned int n = start_round(mode, &w, th, false);
 
-	pthread_create(&th[n++], NULL, setter_main, child_of(env.init));
+	pthread_create(&th[n++], NULL, setter_main, fork_of(init));
 	stop_and_join(th, n, seconds);
 	cr_log_info("prio_fork: %lu calls, %lu processes", prio_calls, nprocs);
 	cr_assert_gt(prio_calls, 0);
 	cr_assert_eq(prio_bad, 0, "I2: %lu threads kept an old value", prio_bad);
 	release_all();
-	env_stop(&env);
+	stop_system();
 }
 
 static void prio_fork(enum rp_sync_mode mode)

@@ -9,32 +9,7 @@
  */
 #include <limits.h>
 #include <sys/resource.h>
-#include "helpers.h"
-
-static struct pgrp_env env;
-
-static void setup(void)
-{
-	env_start(&env, RP_SYNC_RCU);
-}
-
-static void teardown(void)
-{
-	env_stop(&env);
-}
-
-/* Is @sig pending for @t's process or thread?  (sigpending reports blocked ones) */
-static bool got(struct rp_task *t, int sig)
-{
-	sigset_t all, old, set;
-
-	sigfillset(&all);
-	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &all, &old), 0);
-	sigemptyset(&set);
-	cr_assert_eq(rp_sigpending(t, &set), 0);
-	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &old, NULL), 0);
-	return sigismember(&set, sig);
-}
+#include "../fixture/pgrp.h"
 
 /* Drain @t, returning how many instances of @sig it took (handled). */
 static int take_all(struct rp_task *t, int sig, siginfo_t *last)
@@ -53,28 +28,28 @@ static int take_all(struct rp_task *t, int sig, siginfo_t *last)
 
 /* ---- ids ---- */
 
-Test(ids, inherited_and_queried, .init = setup, .fini = teardown)
+Test(ids, inherited_and_queried, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *a = child_of(env.init), *t = thread_of(a);
+	struct rp_task *a = fork_of(init), *t = thread_of(a);
 
-	cr_assert_eq(rp_getpgrp(env.init), 1);
-	cr_assert_eq(rp_getsid(env.init, 0), 1);
+	cr_assert_eq(rp_getpgrp(init), 1);
+	cr_assert_eq(rp_getsid(init, 0), 1);
 	cr_assert_eq(rp_getpgid(a, 0), 1);
-	cr_assert_eq(rp_getpgid(env.init, rp_gettid(t)), 1, "a thread's tid names its process");
+	cr_assert_eq(rp_getpgid(init, rp_gettid(t)), 1, "a thread's tid names its process");
 	cr_assert_eq(rp_getsid(a, rp_getpid(a)), 1);
 	cr_assert_eq(rp_getpgid(a, 99999), -ESRCH);
 	cr_assert_eq(rp_getsid(a, 99999), -ESRCH);
 	cr_assert_eq(rp_setpgid(a, 0, 0), 0);
-	cr_assert_eq(rp_getpgid(env.init, rp_getpid(a)), rp_getpid(a));
+	cr_assert_eq(rp_getpgid(init, rp_getpid(a)), rp_getpid(a));
 	cr_assert_eq(rp_getpgrp(t), rp_getpid(a), "threads share the group");
 }
 
 /* ---- setpgid ---- */
 
-Test(setpgid, errnos, .init = setup, .fini = teardown)
+Test(setpgid, errnos, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c = child_of(p), *other = child_of(env.init);
-	struct rp_task *pt = thread_of(p), *leader = child_of(p);
+	struct rp_task *p = fork_of(init), *c = fork_of(p), *other = fork_of(init);
+	struct rp_task *pt = thread_of(p), *leader = fork_of(p);
 	pid_t cpid = rp_getpid(c);
 
 	cr_assert_eq(rp_setpgid(p, cpid, -1), -EINVAL);
@@ -92,9 +67,9 @@ Test(setpgid, errnos, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_getpgid(c, 0), 1, "nothing changed");
 }
 
-Test(setpgid, moves, .init = setup, .fini = teardown)
+Test(setpgid, moves, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c = child_of(p), *c2 = child_of(p);
+	struct rp_task *p = fork_of(init), *c = fork_of(p), *c2 = fork_of(p);
 	struct rp_task *pt = thread_of(p);
 	pid_t ppid = rp_getpid(p), cpid = rp_getpid(c);
 
@@ -109,17 +84,17 @@ Test(setpgid, moves, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_getpgrp(c), ppid);
 	cr_assert_eq(rp_getpgrp(c2), cpid, "the group outlives its leader's move");
 	cr_assert_eq(rp_setpgid(c, 0, ppid), 0, "no move: already there");
-	cr_assert_eq(rp_kill(env.init, -cpid, 0), 0, "c2 is still in group cpid");
+	cr_assert_eq(rp_kill(init, -cpid, 0), 0, "c2 is still in group cpid");
 }
 
 /* ---- setsid ---- */
 
-Test(setsid, rules, .init = setup, .fini = teardown)
+Test(setsid, rules, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c = child_of(p);
+	struct rp_task *p = fork_of(init), *c = fork_of(p);
 	pid_t ppid = rp_getpid(p), cpid = rp_getpid(c);
 
-	cr_assert_eq(rp_setsid(env.init), -EPERM, "init leads its session");
+	cr_assert_eq(rp_setsid(init), -EPERM, "init leads its session");
 	cr_assert_eq(rp_setpgid(p, 0, 0), 0);
 	cr_assert_eq(rp_setsid(p), -EPERM, "a group leader");
 	cr_assert_eq(rp_setpgid(p, cpid, ppid), 0);
@@ -130,15 +105,15 @@ Test(setsid, rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_getpgid(p, cpid), cpid);
 	cr_assert_eq(rp_setsid(c), -EPERM, "already a session leader");
 	cr_assert_eq(rp_setsid(p), ppid, "group ppid emptied");
-	cr_assert_eq(rp_getsid(env.init, ppid), ppid);
+	cr_assert_eq(rp_getsid(init, ppid), ppid);
 }
 
 /* ---- group signals ---- */
 
-Test(kill, pgrp_answers, .init = setup, .fini = teardown)
+Test(kill, pgrp_answers, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *a = child_of(p), *b = child_of(p);
-	struct rp_task *out = child_of(p);
+	struct rp_task *p = fork_of(init), *a = fork_of(p), *b = fork_of(p);
+	struct rp_task *out = fork_of(p);
 	pid_t ppid = rp_getpid(p);
 
 	cr_assert_eq(rp_setpgid(p, 0, 0), 0);
@@ -147,8 +122,8 @@ Test(kill, pgrp_answers, .init = setup, .fini = teardown)
 	for (struct rp_task **t = (struct rp_task *[]){ p, a, b, out, NULL }; *t; t++)
 		handle(*t, SIGUSR1);
 	cr_assert_eq(rp_kill(a, 0, SIGUSR1), 0);
-	cr_assert(got(p, SIGUSR1) && got(a, SIGUSR1) && got(b, SIGUSR1));
-	cr_assert_not(got(out, SIGUSR1), "not in the group");
+	cr_assert(is_pending(p, SIGUSR1) && is_pending(a, SIGUSR1) && is_pending(b, SIGUSR1));
+	cr_assert_not(is_pending(out, SIGUSR1), "not in the group");
 	cr_assert_eq(rp_killpg(out, ppid, SIGUSR1), 0);
 	cr_assert_eq(rp_killpg(out, -ppid, SIGUSR1), -EINVAL);
 	cr_assert_eq(rp_kill(out, -99999, SIGUSR1), -ESRCH);
@@ -162,9 +137,9 @@ Test(kill, pgrp_answers, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_kill(out, -ppid, 0), 0);
 }
 
-Test(kill, everyone, .init = setup, .fini = teardown)
+Test(kill, everyone, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *a = child_of(env.init), *b = child_of(env.init), *bt = thread_of(b);
+	struct rp_task *a = fork_of(init), *b = fork_of(init), *bt = thread_of(b);
 	pid_t bpid = rp_getpid(b);
 	siginfo_t info;
 
@@ -179,18 +154,18 @@ Test(kill, everyone, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_kill(a, -1, RT(1)), 0, "refusals (b) do not change the answer");
 	cr_assert_eq(rp_exit_group(b, 0), 0);
 	cr_assert_eq(rp_get_signal(bt, NULL), -ESRCH, "the group exit's SIGKILL");
-	cr_assert_eq(rp_wait4(env.init, bpid, NULL, 0, NULL), bpid);
+	cr_assert_eq(rp_wait4(init, bpid, NULL, 0, NULL), bpid);
 	cr_assert_eq(rp_kill(a, -1, RT(1)), -ESRCH, "nobody but init and us");
 }
 
-Test(kill, session, .init = setup, .fini = teardown)
+Test(kill, session, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *s = child_of(env.init), *m, *o = child_of(env.init);
+	struct rp_task *s = fork_of(init), *m, *o = fork_of(init);
 	pid_t sid = rp_getpid(s);
 	siginfo_t info;
 
 	cr_assert_eq(rp_setsid(s), sid);
-	m = child_of(s);
+	m = fork_of(s);
 	for (struct rp_task **t = (struct rp_task *[]){ s, m, o, NULL }; *t; t++)
 		handle(*t, RT(2));
 	cr_assert_eq(rp_setpgid(s, rp_getpid(m), 0), 0, "another group, same session");
@@ -206,33 +181,33 @@ Test(kill, session, .init = setup, .fini = teardown)
 
 /* ---- the fork restart rule ---- */
 
-Test(fork, restart_rule, .init = setup, .fini = teardown)
+Test(fork, restart_rule, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c;
+	struct rp_task *p = fork_of(init), *c;
 	sigset_t set;
 
 	handle(p, SIGUSR1);
-	cr_assert_eq(rp_kill(env.init, rp_getpid(p), SIGUSR1), 0);
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGUSR1), 0);
 	cr_assert_eq(rp_fork(p, &c), -RP_ERESTARTNOINTR, "a signal pending when the fork starts");
 	cr_assert_eq(rp_get_signal(p, NULL), SIGUSR1);
-	c = child_of(p);
-	cr_assert_not(got(c, SIGUSR1));
+	c = fork_of(p);
+	cr_assert_not(is_pending(c, SIGUSR1));
 	/* Blocked, it waits in the parent; the child does not inherit it. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR2);
 	cr_assert_eq(rp_sigprocmask(p, SIG_BLOCK, &set, NULL), 0);
-	cr_assert_eq(rp_kill(env.init, rp_getpid(p), SIGUSR2), 0);
-	c = child_of(p);
-	cr_assert(got(p, SIGUSR2));
-	cr_assert_not(got(c, SIGUSR2));
+	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGUSR2), 0);
+	c = fork_of(p);
+	cr_assert(is_pending(p, SIGUSR2));
+	cr_assert_not(is_pending(c, SIGUSR2));
 }
 
 /* ---- priorities ---- */
 
-Test(prio, setpriority_rules, .init = setup, .fini = teardown)
+Test(prio, setpriority_rules, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *t = thread_of(p), *c = child_of(p);
-	struct rp_task *u = child_of(env.init), *v = child_of(env.init);
+	struct rp_task *p = fork_of(init), *t = thread_of(p), *c = fork_of(p);
+	struct rp_task *u = fork_of(init), *v = fork_of(init);
 	pid_t ppid = rp_getpid(p);
 
 	cr_assert_eq(rp_setpriority(p, 7, 0, 0), -EINVAL);
@@ -253,7 +228,7 @@ Test(prio, setpriority_rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_getpriority(u, PRIO_PROCESS, rp_gettid(t)), 15);
 	cr_assert_eq(rp_getpriority(u, PRIO_PROCESS, rp_getpid(c)), 15);
 	cr_assert_eq(rp_getpriority(u, PRIO_PGRP, ppid), 15);
-	cr_assert_eq(rp_getpriority(child_of(p), PRIO_PROCESS, 0), 15, "fork copies nice");
+	cr_assert_eq(rp_getpriority(fork_of(p), PRIO_PROCESS, 0), 15, "fork copies nice");
 	/* Permission: uid 1000 without CAP_SYS_NICE. */
 	cr_assert_eq(rp_setresuid(u, 1000, 1000, 1000), 0);
 	cr_assert_eq(rp_setpriority(u, PRIO_PROCESS, ppid, 6), -EPERM, "another uid");
@@ -261,17 +236,17 @@ Test(prio, setpriority_rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_setpriority(u, PRIO_PROCESS, 0, 2), -EACCES, "lowering needs CAP_SYS_NICE");
 	cr_assert_eq(rp_setpriority(u, PRIO_PROCESS, 0, 3), 0);
 	cr_assert_eq(rp_setresuid(v, 1000, 1000, 1000), 0);
-	cr_assert_eq(rp_setpriority(env.init, PRIO_USER, 1000, 8), 0);
-	cr_assert_eq(rp_getpriority(env.init, PRIO_PROCESS, rp_getpid(u)), 12);
-	cr_assert_eq(rp_getpriority(env.init, PRIO_USER, 1000), 12);
+	cr_assert_eq(rp_setpriority(init, PRIO_USER, 1000, 8), 0);
+	cr_assert_eq(rp_getpriority(init, PRIO_PROCESS, rp_getpid(u)), 12);
+	cr_assert_eq(rp_getpriority(init, PRIO_USER, 1000), 12);
 	cr_assert_eq(rp_getpriority(u, PRIO_USER, 0), 12, "who 0: the caller's uid");
-	cr_assert_eq(rp_getpriority(env.init, PRIO_USER, 4242), -ESRCH);
+	cr_assert_eq(rp_getpriority(init, PRIO_USER, 4242), -ESRCH);
 	cr_assert_eq(rp_setpriority(u, PRIO_PGRP, ppid, 9), -EPERM, "nobody of the group is ours");
 }
 
-Test(prio, ioprio_rules, .init = setup, .fini = teardown)
+Test(prio, ioprio_rules, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c = child_of(p), *u = child_of(env.init);
+	struct rp_task *p = fork_of(init), *c = fork_of(p), *u = fork_of(init);
 	int be6 = RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, 6);
 	int be4 = RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, 4);
 	int rt0 = RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_RT, 0);
@@ -288,9 +263,9 @@ Test(prio, ioprio_rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_ioprio_set(p, RP_IOPRIO_WHO_PROCESS, 0, be6), 0);
 	cr_assert_eq(rp_ioprio_get(p, RP_IOPRIO_WHO_PROCESS, 0), be6);
 	cr_assert_eq(rp_ioprio_get(p, RP_IOPRIO_WHO_PGRP, ppid), be4, "the best of the group");
-	cr_assert_eq(rp_ioprio_set(env.init, RP_IOPRIO_WHO_PGRP, ppid, rt0), 0);
-	cr_assert_eq(rp_ioprio_get(env.init, RP_IOPRIO_WHO_PROCESS, rp_getpid(c)), rt0);
-	cr_assert_eq(rp_ioprio_get(env.init, RP_IOPRIO_WHO_PROCESS, rp_getpid(child_of(c))), rt0,
+	cr_assert_eq(rp_ioprio_set(init, RP_IOPRIO_WHO_PGRP, ppid, rt0), 0);
+	cr_assert_eq(rp_ioprio_get(init, RP_IOPRIO_WHO_PROCESS, rp_getpid(c)), rt0);
+	cr_assert_eq(rp_ioprio_get(init, RP_IOPRIO_WHO_PROCESS, rp_getpid(fork_of(c))), rt0,
 		     "fork copies it");
 	cr_assert_eq(rp_ioprio_set(p, RP_IOPRIO_WHO_PGRP, 99999, be6), -ESRCH);
 	cr_assert_eq(rp_ioprio_get(p, RP_IOPRIO_WHO_USER, -1), -ESRCH);
@@ -298,14 +273,14 @@ Test(prio, ioprio_rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_ioprio_set(u, RP_IOPRIO_WHO_PROCESS, 0, rt0), -EPERM, "RT needs a capability");
 	cr_assert_eq(rp_ioprio_set(u, RP_IOPRIO_WHO_PROCESS, ppid, be6), -EPERM, "another uid");
 	cr_assert_eq(rp_ioprio_set(u, RP_IOPRIO_WHO_USER, 0, be6), 0);
-	cr_assert_eq(rp_ioprio_get(env.init, RP_IOPRIO_WHO_USER, 1000), be6);
+	cr_assert_eq(rp_ioprio_get(init, RP_IOPRIO_WHO_USER, 1000), be6);
 }
 
 /* ---- leaks (I7) ---- */
 
-Test(leaks, proxies_released, .init = setup, .fini = teardown)
+Test(leaks, proxies_released, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *p = child_of(env.init), *c = child_of(p), *t = thread_of(p);
+	struct rp_task *p = fork_of(init), *c = fork_of(p), *t = thread_of(p);
 	pid_t ppid = rp_getpid(p);
 
 	cr_assert_eq(rp_setpgid(p, 0, 0), 0);
@@ -314,7 +289,7 @@ Test(leaks, proxies_released, .init = setup, .fini = teardown)
 	end_child(p, c);
 	cr_assert_eq(rp_exit(t, 0), 0);
 	rp_task_put(t);
-	end_child(env.init, p);
-	cr_assert_eq(rp_kill(env.init, -ppid, 0), -ESRCH, "the group is gone with its last member");
-	expect_only_init(env.sys);
+	end_child(init, p);
+	cr_assert_eq(rp_kill(init, -ppid, 0), -ESRCH, "the group is gone with its last member");
+	expect_only_init_with_proxies();
 }

@@ -33,8 +33,8 @@
  */
 #include <pthread.h>
 #include <sched.h>
-#include "timers_test.h"
-#include "../core/racehold.h"
+#include "../fixture/timers.h"
+#include "../fixture/racehold.h"
 
 #define SLOTS	4
 
@@ -254,8 +254,8 @@ static void exit_sample(enum rp_sync_mode mode)
 	charger_stop();
 	cr_assert_eq(clock_ns(p, CLOCK_PROCESS_CPUTIME_ID), uatomic_read(&ch.charged));
 	cr_assert_gt(churn.rounds, 0);
-	end(churn.self);
-	end(p);
+	end_task(churn.self);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(exit_sample, exit_sample, .timeout = TEST_TIMEOUT)
@@ -294,8 +294,8 @@ static void fire_count(enum rp_sync_mode mode)
 	count_expiries_while(p, &churn);
 	cr_assert_eq(expiries, clock_ns(p, CLOCK_PROCESS_CPUTIME_ID) / INTERVAL,
 		     "expiries %lu", expiries);
-	end(churn.self);
-	end(p);
+	end_task(churn.self);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
@@ -343,8 +343,8 @@ static void exec_fire(enum rp_sync_mode mode)
 	count_expiries_while(q, &execer);
 	cr_assert_eq(expiries, clock_ns(q, clock) / INTERVAL, "expiries %lu", expiries);
 	cr_assert_gt(execer.rounds, 0);
-	end(execer.self);
-	end(q);
+	end_task(execer.self);
+	end_task(q);
 	finish();
 }
 TEST_EACH_MODE(exec_fire, exec_fire, .timeout = TEST_TIMEOUT)
@@ -390,51 +390,24 @@ static void reset_delete(enum rp_sync_mode mode)
 		drain_after_delete(p, id);
 	}
 	charger_stop();
-	end(t);
-	end(p);
+	end_task(t);
+	end_task(p);
 	finish();
 }
 TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)
 
 /* ------------------------------------------------- delete_while_firing */
 
-struct tick_job {
-	pthread_t thread;
-	struct rp_task *t;	/* the tick: charge @t; the delete: @t's timer @id */
-	int id;
-	int ret;
-	bool done;		/* CMM_LOAD/STORE_SHARED */
-};
-
-static void job_finished(struct tick_job *j)
+/* The tick: charge the job's task. */
+static long tick_job(struct job *j)
 {
-	CMM_STORE_SHARED(j->done, true);
-	pthread_mutex_lock(&race.lock);
-	race.done++;
-	pthread_cond_broadcast(&race.cond);
-	pthread_mutex_unlock(&race.lock);
+	return rp_account_cpu(j->t, 10 * US, 0);
 }
 
-static void *tick_once(void *arg)
+/* The delete: the job's task deletes its timer @arg. */
+static long delete_job(struct job *j)
 {
-	struct tick_job *j = arg;
-
-	rp_thread_register();
-	j->ret = rp_account_cpu(j->t, 10 * US, 0);
-	rp_thread_unregister();
-	job_finished(j);
-	return NULL;
-}
-
-static void *delete_once(void *arg)
-{
-	struct tick_job *j = arg;
-
-	rp_thread_register();
-	j->ret = rp_timer_delete(j->t, j->id);
-	rp_thread_unregister();
-	job_finished(j);
-	return NULL;
+	return rp_timer_delete(j->t, (int)j->arg);
 }
 
 /*
@@ -445,43 +418,41 @@ static void *delete_once(void *arg)
 static void delete_while_firing(enum rp_sync_mode mode)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 1000 } };
-	struct tick_job tick = { .ret = -1 }, del = { .ret = -1 };
+	struct job tick = { .ret = -1 }, del = { .ret = -1 };
 	bool hold = mode == RP_SYNC_RCU;
 	struct rp_task *p;
 	bool waited;
 	int id;
 
 	start(mode);
-	race.done = 0;
+	race_count_jobs();
 	p = spawn(init, SIGCHLD);
 	handle(p, RT(1));
 	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
 	cr_assert_eq(rp_timer_settime(p, id, 0, &its, NULL), 0);
-	tick.t = p;
-	del.t = p;
-	del.id = id;
+	del.arg = id;
 	if (hold)
 		arm(RP_RACE_TIMER_FIRING, p, true, false);
-	cr_assert_eq(pthread_create(&tick.thread, NULL, tick_once, &tick), 0);
+	job_start(&tick, tick_job, p);
 	if (hold)
 		cr_assert(await_reached(1), "the tick never collected the timer");
 	else
-		pthread_join(tick.thread, NULL);
+		job_join(&tick);
 	if (hold)
 		arm(RP_RACE_TIMER_CANCEL_WAITS, p, false, false);	/* the tick stays held */
-	cr_assert_eq(pthread_create(&del.thread, NULL, delete_once, &del), 0);
+	job_start(&del, delete_job, p);
 	if (hold) {
 		/* Until the delete waits for the tick, or returns (1 job done). */
 		waited = await_reached(1);
 		cr_assert(waited, "timer_delete returned while a tick was firing the timer");
 		release();
-		pthread_join(tick.thread, NULL);
+		job_join(&tick);
 	}
-	pthread_join(del.thread, NULL);
+	job_join(&del);
 	cr_assert_eq(tick.ret, 0);
 	cr_assert_eq(del.ret, 0);
 	drain_after_delete(p, id);
-	end(p);
+	end_task(p);
 	rp_debug_race_hook(NULL);
 	finish();
 }

@@ -6,7 +6,7 @@
  */
 #include <sys/times.h>
 #include <unistd.h>
-#include "timers_test.h"
+#include "../fixture/timers.h"
 
 /* Linux's encoding of a thread's and a process's CPU clocks. */
 #define PROCESS_CLOCK(pid, which)	((clockid_t)((unsigned int)~(pid) << 3) | (which))
@@ -62,8 +62,8 @@ Test(clock, thread_process_and_encoded)
 	cr_expect_eq(ts_ns(&ts), 11 * MS);
 	cr_expect_eq(rp_clock_getcpuclockid(init, rp_gettid(t), &pc), -ESRCH);
 	cr_expect_eq(rp_pthread_getcpuclockid(init, rp_gettid(t), &tc), -ESRCH);
-	end(t);
-	end(p);
+	end_task(t);
+	end_task(p);
 	finish();
 }
 
@@ -166,7 +166,7 @@ Test(timer, one_shot_relative)
 	cr_expect_eq(ts_ns(&its.it_value), 0, "one-shot: disarmed");
 	cr_assert_eq(rp_account_cpu(p, 50 * MS, 0), 0);
 	cr_expect_eq(next_signal(p, &info), 0);
-	end(p);
+	end_task(p);
 	finish();
 }
 
@@ -193,7 +193,7 @@ Test(timer, interval_and_overruns)
 	cr_assert_eq(next_signal(p, &info), RT(1));
 	cr_expect_eq(info.si_overrun, 0);
 	cr_expect_eq(rp_timer_getoverrun(p, id), 0);
-	end(p);
+	end_task(p);
 	finish();
 }
 
@@ -226,7 +226,7 @@ Test(timer, absolute_old_values_and_none)
 	cr_expect_eq(next_signal(p, &info), 0, "SIGEV_NONE sends nothing");
 	cr_assert_eq(rp_timer_gettime(p, quiet, &its), 0);
 	cr_expect_eq(ts_ns(&its.it_value), 0);
-	end(p);
+	end_task(p);
 	finish();
 }
 
@@ -262,9 +262,9 @@ Test(timer, thread_id_and_errnos)
 	/* Another process's thread clock: EINVAL; its process clock: allowed. */
 	cr_expect_eq(rp_timer_create(p, THREAD_CLOCK(rp_gettid(q), 2), NULL, &id), -EINVAL);
 	cr_assert_eq(rp_timer_create(p, PROCESS_CLOCK(rp_getpid(q), 2), NULL, &id), 0);
-	end(q);
-	end(t);
-	end(p);
+	end_task(q);
+	end_task(t);
+	end_task(p);
 	finish();
 }
 
@@ -289,7 +289,7 @@ Test(timer, delete_ids_and_pending)
 	cr_expect_eq(rp_timer_delete(p, b), -EINVAL);
 	cr_expect_eq(rp_timer_gettime(p, b, &its), -EINVAL);
 	cr_expect_eq(rp_timer_getoverrun(p, b), -EINVAL);
-	end(p);
+	end_task(p);
 	finish();
 }
 
@@ -312,7 +312,7 @@ Test(timer, exec_deletes_timers_keeps_itimers)
 	cr_assert_eq(rp_account_cpu(p, 6 * US, 0), 0);
 	cr_expect_eq(next_signal(p, &info), SIGPROF);
 	cr_expect_eq(timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1)), id + 1);
-	end(p);
+	end_task(p);
 	finish();
 }
 
@@ -373,7 +373,7 @@ Test(itimer, prof_virt_and_errnos)
 	cr_expect_eq(rp_setitimer(p, 5, &iv, NULL), -EINVAL);
 	iv.it_value.tv_usec = 2000000;
 	cr_expect_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), -EINVAL);
-	end(p);
+	end_task(p);
 	finish();
 }
 

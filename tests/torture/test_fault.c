@@ -14,7 +14,7 @@
 #include <rcuproc/debug.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/timers.h>
-#include "../core/expect.h"
+#include "../fixture/expect.h"
 #include "../../tools/torture/torture.h"
 
 #define MAX_SITES 256

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <urcu/uatomic.h>
-#include "../core/expect.h"
+#include "../fixture/expect.h"
 
 #define STORM_BOUND	(1UL << 20)
 #define STORMERS	2

@@ -28,55 +28,12 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
-#include "world.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
 #include "task/objects.h"
-#include "racehold.h"
+#include "../fixture/racehold.h"
 
 /* ------------------------------------------------------ jobs on other threads */
-
-/* One call made by another OS thread, as task @t. */
-struct job {
-	pthread_t thread;
-	long (*fn)(struct job *);
-	struct rp_task *t;
-	pid_t pid;
-	int options;
-	int status;
-	long ret;
-};
-
-static void *run_job(void *arg)
-{
-	struct job *j = arg;
-
-	rp_thread_register();
-	j->ret = j->fn(j);
-	rp_thread_unregister();
-	pthread_mutex_lock(&race.lock);
-	race.done++;
-	pthread_cond_broadcast(&race.cond);
-	pthread_mutex_unlock(&race.lock);
-	return NULL;
-}
-
-static void job_start(struct job *j, long (*fn)(struct job *), struct rp_task *t)
-{
-	j->fn = fn;
-	j->t = t;
-	cr_assert_eq(pthread_create(&j->thread, NULL, run_job, j), 0);
-}
-
-static long job_join(struct job *j)
-{
-	pthread_join(j->thread, NULL);
-	return j->ret;
-}
-
-static long wait_job(struct job *j)
-{
-	return rp_wait4(j->t, j->pid, &j->status, j->options, NULL);
-}
 
 static long exec_job(struct job *j)
 {
@@ -103,7 +60,7 @@ static long die_job(struct job *j)
 static void start_races(enum rp_sync_mode mode)
 {
 	start(mode);
-	race.done = 0;
+	race_count_jobs();
 }
 
 static void finish_races(void)
@@ -405,11 +362,6 @@ TEST_EACH_MODE(exec_init_thread, exec_init_thread)
 
 /* ------------------------------------------------------ a send across exec's table switch (I6) */
 
-static long kill_job(struct job *j)
-{
-	return rp_kill(j->t, j->pid, SIGUSR1);
-}
-
 /*
  * A sender loaded the target's handler table and is held before locking
  * it; meanwhile the target execs and, its table being shared with another
@@ -418,13 +370,13 @@ static long kill_job(struct job *j)
  * siglock, which rp_send_signal_locked asserts (debug builds).  Locking
  * the old one, as RP_BREAK_SIGHAND_NO_RECHECK does, queues under a lock
  * the target's own dequeues no longer take.  The sharer's reference is
- * taken by hand, as tests/core/test_exec_ptrace.c's exec_kill does.
+ * taken by hand, as tests/proc/test_exec_ptrace.c's exec_kill does.
  */
 static void exec_switch_send(enum rp_sync_mode mode)
 {
 	struct rp_task *p, *sender;
 	struct rp_sighand *old;
-	struct job snd = { .pid = 0 };
+	struct job snd = { .sig = SIGUSR1 };
 	bool hold = mode == RP_SYNC_RCU;
 	sigset_t set;
 

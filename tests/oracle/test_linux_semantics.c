@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 #include "rcuproc/proc.h"
-#include "../oracle/oracle.h"
+#include "oracle.h"
 
 /* The oracle is compiled into this test (tests/meson.build names one source). */
 

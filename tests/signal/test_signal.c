@@ -16,44 +16,22 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
 #include "signal/signal.h"
 
-#define RT(n)	(34 + (n))	/* real-time signals that glibc's sigaddset accepts */
-#define EXITED(code)	((code) << 8)	/* wait status of _exit(@code) */
-#define KILLED_BY(sig)	(sig)		/* wait status of a death by @sig (no core) */
-
-static struct rp_system *sys;
-static struct rp_task *init;
 static const enum rp_sync_mode modes[] = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK };
 
 /* Handles of the threads made by make_thread, put when their process ends. */
 #define MAX_THREADS 4
 static struct rp_task *threads[MAX_THREADS];
 
-static void start(enum rp_sync_mode mode)
+/* Every process ended and reaped, every thread handle put; then finish. */
+static void finish_all_ended(void)
 {
-	rp_thread_register();
-	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode }, &sys), 0);
-	init = rp_system_init(sys);
-}
-
-/* I7: with every process reaped, only init's objects are left. */
-static void finish(void)
-{
-
 	for (int i = 0; i < MAX_THREADS; i++)
 		cr_assert_null(threads[i], "a thread whose process was not ended");
-	rp_task_put(init);
-	expect_only_init_left(sys);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
-}
-
-static void setup(void)
-{
-	start(RP_SYNC_RCU);
+	finish_all_reaped();
 }
 
 /*
@@ -76,9 +54,8 @@ static void drop_caps(struct rp_task *t, uint64_t caps)
  */
 static struct rp_task *make_process_cred(uid_t uid, uid_t euid, uid_t suid, uint64_t caps)
 {
-	struct rp_task *t;
+	struct rp_task *t = fork_of(init);
 
-	cr_assert_gt(rp_fork(init, &t), 1);
 	cr_assert_eq(rp_setresuid(t, uid, euid, suid), 0);
 	drop_caps(t, caps);
 	cr_assert_eq(t->cred->uid, uid);
@@ -103,7 +80,7 @@ static struct rp_task *make_thread(struct rp_task *leader)
 	while (i < MAX_THREADS && threads[i])
 		i++;
 	cr_assert_lt(i, MAX_THREADS);
-	cr_assert_gt(rp_clone(leader, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &t), 1);
+	t = thread_of(leader);
 	cr_assert_eq(t->group_leader, leader);
 	threads[i] = t;
 	return t;
@@ -140,47 +117,6 @@ static void end_process(struct rp_task *p)
 	reap(p, EXITED(0));
 }
 
-/* A handler "in user space": never called, its address says "handled". */
-static void user_handler(int sig)
-{
-	(void)sig;
-}
-
-static void handle(struct rp_task *t, int sig, int flags)
-{
-	struct sigaction sa = { .sa_handler = user_handler, .sa_flags = flags };
-
-	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
-}
-
-static void set_handler(struct rp_task *t, int sig, void (*h)(int))
-{
-	struct sigaction sa = { .sa_handler = h };
-
-	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
-}
-
-static void block(struct rp_task *t, int sig)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	cr_assert_eq(rp_sigprocmask(t, SIG_BLOCK, &set, NULL), 0);
-}
-
-static bool is_pending(struct rp_task *t, int sig)
-{
-	sigset_t set, all;
-
-	sigfillset(&all);
-	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &all, &set), 0);
-	sigemptyset(&all);
-	cr_assert_eq(rp_sigpending(t, &all), 0);
-	cr_assert_eq(rp_sigprocmask(t, SIG_SETMASK, &set, NULL), 0);
-	return sigismember(&all, sig);
-}
-
 static int queue(struct rp_task *self, pid_t pid, int sig, int value)
 {
 	siginfo_t info = { .si_code = SI_QUEUE, .si_pid = rp_getpid(self) };
@@ -191,7 +127,7 @@ static int queue(struct rp_task *self, pid_t pid, int sig, int value)
 
 /* ---- permission (check_kill_permission) ---- */
 
-Test(permission, uids_and_cap_kill, .init = setup, .fini = finish)
+Test(permission, uids_and_cap_kill, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1001);
 	struct rp_task *setuid_sender = make_process_cred(1000, 1001, 1000, 0);
@@ -216,7 +152,7 @@ Test(permission, uids_and_cap_kill, .init = setup, .fini = finish)
 	end_process(root_nocap);
 }
 
-Test(permission, sigcont_within_the_session, .init = setup, .fini = finish)
+Test(permission, sigcont_within_the_session, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1001);
 	struct rp_task *c = make_process(1002);
@@ -241,7 +177,7 @@ Test(permission, sigcont_within_the_session, .init = setup, .fini = finish)
 }
 
 /* Answers of this machine's kernel (6.18), from a probe program run as uid 65534. */
-Test(permission, errnos_as_linux, .init = setup, .fini = finish)
+Test(permission, errnos_as_linux, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 
@@ -262,13 +198,13 @@ Test(permission, errnos_as_linux, .init = setup, .fini = finish)
 
 /* ---- queueing ---- */
 
-Test(queue, standard_signals_coalesce, .init = setup, .fini = finish)
+Test(queue, standard_signals_coalesce, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 	siginfo_t info;
 
-	handle(a, SIGUSR1, 0);
-	block(a, SIGUSR1);
+	handle(a, SIGUSR1);
+	mask_signal(a, SIG_BLOCK, SIGUSR1);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert(is_pending(a, SIGUSR1));
@@ -282,15 +218,15 @@ Test(queue, standard_signals_coalesce, .init = setup, .fini = finish)
 	end_process(a);
 }
 
-Test(queue, realtime_signals_queue_in_order, .init = setup, .fini = finish)
+Test(queue, realtime_signals_queue_in_order, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 	struct rp_system_counts c;
 	siginfo_t info;
 
 	for (int s = 32; s < 36; s++)
-		handle(a, s, 0);
-	handle(a, SIGUSR2, 0);
+		handle(a, s);
+	handle(a, SIGUSR2);
 	cr_assert_eq(queue(b, rp_getpid(a), RT(1), 10), 0);
 	cr_assert_eq(queue(b, rp_getpid(a), 32, 20), 0, "32: a real-time signal here");
 	cr_assert_eq(queue(b, rp_getpid(a), RT(1), 11), 0);
@@ -317,16 +253,16 @@ Test(queue, realtime_signals_queue_in_order, .init = setup, .fini = finish)
 	end_process(b);
 }
 
-Test(queue, ignored_signals_are_dropped, .init = setup, .fini = finish)
+Test(queue, ignored_signals_are_dropped, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 
-	set_handler(a, SIGUSR1, SIG_IGN);
+	set_action(a, SIGUSR1, SIG_IGN);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert_not(is_pending(a, SIGUSR1), "SIG_IGN");
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
 	cr_assert_not(is_pending(a, SIGCHLD), "SIG_DFL whose default is to ignore");
-	block(a, SIGCHLD);
+	mask_signal(a, SIG_BLOCK, SIGCHLD);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
 	cr_assert(is_pending(a, SIGCHLD), "blocked: kept, the handler may change");
 	cr_assert_eq(rp_kill(a, rp_getpid(a), 0), 0);
@@ -334,30 +270,30 @@ Test(queue, ignored_signals_are_dropped, .init = setup, .fini = finish)
 	end_process(a);
 }
 
-Test(queue, init_ignores_unhandled_signals, .init = setup, .fini = finish)
+Test(queue, init_ignores_unhandled_signals, .init = start_rcu, .fini = finish_all_ended)
 {
 	siginfo_t info;
 
 	cr_assert_eq(rp_kill(init, 1, SIGTERM), 0);
 	cr_assert_eq(rp_kill(init, 1, SIGKILL), 0);
 	cr_assert_eq(rp_get_signal(init, &info), 0, "SIGNAL_UNKILLABLE");
-	handle(init, SIGUSR1, 0);
+	handle(init, SIGUSR1);
 	cr_assert_eq(rp_kill(init, 1, SIGUSR1), 0);
 	cr_assert_eq(rp_get_signal(init, &info), SIGUSR1);
-	set_handler(init, SIGUSR1, SIG_DFL);
+	set_action(init, SIGUSR1, SIG_DFL);
 }
 
 /* RLIMIT_SIGPENDING, charged to the target's real uid (kernel 6.18 probe). */
-Test(queue, rlimit_sigpending, .init = setup, .fini = finish)
+Test(queue, rlimit_sigpending, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *a2 = make_process(1000);
 	struct rlimit two = { 2, 2 };
 	siginfo_t info;
 
 	cr_assert_eq(rp_setrlimit(a, RLIMIT_SIGPENDING, &two), 0);
-	handle(a, RT(0), 0);
-	handle(a, SIGUSR1, 0);
-	handle(a, SIGUSR2, 0);
+	handle(a, RT(0));
+	handle(a, SIGUSR1);
+	handle(a, SIGUSR2);
 	cr_assert_eq(queue(init, rp_getpid(a2), RT(0), 1), 0, "a2: no limit of its own");
 	cr_assert_eq(queue(init, rp_getpid(a), RT(0), 2), 0);
 	cr_assert_eq(a->cred->user->sigpending, 2, "one count per uid");
@@ -381,7 +317,7 @@ Test(queue, rlimit_sigpending, .init = setup, .fini = finish)
 
 /* ---- sigaction, masks, pending ---- */
 
-Test(action, einval_and_old_action, .init = setup, .fini = finish)
+Test(action, einval_and_old_action, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
 
@@ -394,35 +330,35 @@ Test(action, einval_and_old_action, .init = setup, .fini = finish)
 	cr_assert_eq(rp_sigaction(init, SIGUSR1, &sa, NULL), 0);
 	cr_assert_eq(rp_sigaction(init, SIGUSR1, NULL, &old), 0);
 	cr_assert_eq(old.sa_handler, SIG_IGN);
-	set_handler(init, SIGUSR1, SIG_DFL);
+	set_action(init, SIGUSR1, SIG_DFL);
 }
 
-Test(action, ignoring_discards_pending, .init = setup, .fini = finish)
+Test(action, ignoring_discards_pending, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);
 	struct rp_system_counts c;
 
-	block(a, RT(2));
-	block(t, RT(2));
-	block(a, SIGCHLD);
-	handle(a, SIGCHLD, 0);
+	mask_signal(a, SIG_BLOCK, RT(2));
+	mask_signal(t, SIG_BLOCK, RT(2));
+	mask_signal(a, SIG_BLOCK, SIGCHLD);
+	handle(a, SIGCHLD);
 	cr_assert_eq(queue(init, rp_getpid(a), RT(2), 1), 0);
 	cr_assert_eq(queue(init, rp_getpid(a), RT(2), 2), 0);
 	cr_assert_eq(rp_tkill(init, rp_gettid(t), RT(2)), 0);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGCHLD), 0);
 	rp_system_counts(sys, &c);
 	cr_assert_eq(c.sigqueues, 4);
-	set_handler(a, RT(2), SIG_IGN);
+	set_action(a, RT(2), SIG_IGN);
 	cr_assert_not(is_pending(a, RT(2)));
 	cr_assert_not(is_pending(t, RT(2)), "the thread's pending set too");
-	set_handler(a, SIGCHLD, SIG_DFL);
+	set_action(a, SIGCHLD, SIG_DFL);
 	cr_assert_not(is_pending(a, SIGCHLD), "SIG_DFL with default ignore discards");
 	rp_system_counts(sys, &c);
 	cr_assert_eq(c.sigqueues, 0);
 	end_process(a);
 }
 
-Test(mask, sigprocmask_and_sigpending, .init = setup, .fini = finish)
+Test(mask, sigprocmask_and_sigpending, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);
 	sigset_t set, old, pend;
@@ -444,10 +380,10 @@ Test(mask, sigprocmask_and_sigpending, .init = setup, .fini = finish)
 	cr_assert_eq(rp_sigprocmask(a, SIG_UNBLOCK, &set, &old), 0);
 	cr_assert(sigismember(&old, SIGUSR2));
 	cr_assert_not(sigismember(&old, SIGUSR1));
-	handle(a, SIGUSR1, 0);
-	handle(a, SIGUSR2, 0);
-	block(a, SIGUSR1);
-	block(a, SIGUSR2);
+	handle(a, SIGUSR1);
+	handle(a, SIGUSR2);
+	mask_signal(a, SIG_BLOCK, SIGUSR1);
+	mask_signal(a, SIG_BLOCK, SIGUSR2);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert_eq(rp_tkill(init, rp_gettid(a), SIGUSR2), 0);
 	cr_assert_eq(rp_tkill(init, rp_gettid(t), SIGHUP), 0);
@@ -460,19 +396,19 @@ Test(mask, sigprocmask_and_sigpending, .init = setup, .fini = finish)
 
 /* ---- delivery ---- */
 
-Test(deliver, handler_resethand_and_fatal, .init = setup, .fini = finish)
+Test(deliver, handler_resethand_and_fatal, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 	struct sigaction old;
 	siginfo_t info;
 
-	handle(a, SIGUSR1, SA_RESETHAND);
+	set_action_flags(a, SIGUSR1, user_handler, SA_RESETHAND);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
 	cr_assert_eq(info.si_signo, SIGUSR1);
 	cr_assert_eq(rp_sigaction(a, SIGUSR1, NULL, &old), 0);
 	cr_assert_eq(old.sa_handler, SIG_DFL, "SA_RESETHAND");
-	block(a, SIGWINCH);
+	mask_signal(a, SIG_BLOCK, SIGWINCH);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGWINCH), 0);
 	cr_assert_eq(rp_sigprocmask(a, SIG_SETMASK, &(sigset_t){ 0 }, NULL), 0);
 	cr_assert_eq(rp_get_signal(a, &info), 0, "default ignore: nothing to deliver");
@@ -485,18 +421,18 @@ Test(deliver, handler_resethand_and_fatal, .init = setup, .fini = finish)
 	reap(a, KILLED_BY(SIGTERM));
 }
 
-Test(deliver, group_exit_and_sigkill_come_first, .init = setup, .fini = finish)
+Test(deliver, group_exit_and_sigkill_come_first, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 	struct rp_sighand *sh;
 	siginfo_t info;
 
-	handle(a, SIGHUP, 0);
+	handle(a, SIGHUP);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGHUP), 0);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGKILL), 0);
 	cr_assert_eq(rp_get_signal(a, &info), -ESRCH, "SIGKILL before a handled signal");
 	reap(a, KILLED_BY(SIGKILL));
-	handle(b, SIGHUP, 0);
+	handle(b, SIGHUP);
 	cr_assert_eq(rp_kill(init, rp_getpid(b), SIGHUP), 0);
 	/*
 	 * The flag alone, as exit_group(0) of another thread leaves it, by
@@ -512,7 +448,7 @@ Test(deliver, group_exit_and_sigkill_come_first, .init = setup, .fini = finish)
 	reap(b, EXITED(0));
 }
 
-Test(deliver, thread_directed_and_wakeups, .init = setup, .fini = finish)
+Test(deliver, thread_directed_and_wakeups, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);
 	unsigned long seq_t = rp_waitq_seq(&t->wake);
@@ -520,8 +456,8 @@ Test(deliver, thread_directed_and_wakeups, .init = setup, .fini = finish)
 	struct rp_sighand *sh;
 	siginfo_t info;
 
-	handle(a, SIGUSR1, 0);
-	block(a, SIGUSR1);
+	handle(a, SIGUSR1);
+	mask_signal(a, SIG_BLOCK, SIGUSR1);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	cr_assert_neq(rp_waitq_seq(&t->wake), seq_t, "the thread that can take it is woken");
 	cr_assert_eq(rp_waitq_seq(&a->wake), seq_a, "not the one that blocks it");
@@ -533,7 +469,7 @@ Test(deliver, thread_directed_and_wakeups, .init = setup, .fini = finish)
 	cr_assert_eq(rp_get_signal(a, &info), SIGUSR1);
 	cr_assert_eq(info.si_code, SI_TKILL);
 	/* rp_signal_pending_locked and rp_zap_other_threads */
-	block(t, SIGUSR1);
+	mask_signal(t, SIG_BLOCK, SIGUSR1);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
 	rp_read_lock(&sys->sync);
 	sh = rp_lock_task_sighand_rcu(t);
@@ -546,7 +482,7 @@ Test(deliver, thread_directed_and_wakeups, .init = setup, .fini = finish)
 	end_process(a);
 }
 
-Test(deliver, zombie_still_takes_signals, .init = setup, .fini = finish)
+Test(deliver, zombie_still_takes_signals, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 
@@ -562,12 +498,12 @@ Test(deliver, zombie_still_takes_signals, .init = setup, .fini = finish)
 
 /* ---- rt_sigqueueinfo ---- */
 
-Test(sigqueue, posing_as_kernel_or_kill_is_eperm, .init = setup, .fini = finish)
+Test(sigqueue, posing_as_kernel_or_kill_is_eperm, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);
 	siginfo_t info = { .si_code = SI_USER };
 
-	handle(a, SIGUSR1, 0);
+	handle(a, SIGUSR1);
 	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), -EPERM);
 	info.si_code = SI_KERNEL;
 	cr_assert_eq(rp_rt_sigqueueinfo(init, rp_getpid(a), SIGUSR1, &info), -EPERM);
@@ -585,7 +521,7 @@ Test(sigqueue, posing_as_kernel_or_kill_is_eperm, .init = setup, .fini = finish)
 
 /* ---- kill(-1) and the simple group kill ---- */
 
-Test(killall, skips_init_and_self, .init = setup, .fini = finish)
+Test(killall, skips_init_and_self, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 	struct rp_task *c = make_process(2000), *t = make_thread(a);
@@ -604,7 +540,7 @@ Test(killall, skips_init_and_self, .init = setup, .fini = finish)
 	end_process(a);
 }
 
-Test(killall, process_group, .init = setup, .fini = finish)
+Test(killall, process_group, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 
@@ -689,7 +625,7 @@ static void exactly_once(enum rp_sync_mode mode)
 	start(mode);
 	c->target = make_process(1000);
 	for (int s = 0; s < 8; s++)
-		handle(c->target, RT(s), 0);
+		handle(c->target, RT(s));
 	for (int i = 0; i < SENDERS; i++)
 		c->senders[i] = make_process(1000);
 	pthread_create(&rx, NULL, receiver, c);
@@ -710,7 +646,7 @@ static void exactly_once(enum rp_sync_mode mode)
 		end_process(c->senders[i]);
 	end_process(c->target);
 	free(c);
-	finish();
+	finish_all_ended();
 }
 
 Test(concurrent, realtime_exactly_once_rcu) { exactly_once(modes[0]); }

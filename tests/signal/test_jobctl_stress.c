@@ -19,12 +19,10 @@
  */
 #include <errno.h>
 #include <rcuproc/pgrp.h>
-#include "puppet.h"
+#include "../fixture/puppet.h"
 #include "signal/signal.h"
 
 #define MEMBERS		3
-#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)
-#define CONTINUED	0xffff
 
 struct member_thread {
 	pthread_t thread;
@@ -38,9 +36,6 @@ struct member {
 	pid_t pid;
 	struct member_thread mt[2];
 };
-
-static struct rp_system *sys;
-static struct rp_task *init;
 
 /* Fork a grandchild into the group, end it and reap it (as @t, then as it). */
 static void churn_once(struct member_thread *m)
@@ -101,12 +96,7 @@ static struct member *member_of(struct member *mb, pid_t pid)
 /* Is thread @t stopped or about to stop? */
 static bool stop_state(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	bool stopping = sh && (t->jobctl & (RP_JOBCTL_STOPPED | RP_JOBCTL_STOP_PENDING));
-
-	if (sh)
-		rp_unlock_sighand(sh);
-	return stopping;
+	return task_jobctl_any(t, RP_JOBCTL_STOPPED | RP_JOBCTL_STOP_PENDING);
 }
 
 /* Blocking waits: every member reports @status exactly once. */
@@ -176,10 +166,8 @@ static void stop_storm(enum rp_sync_mode mode)
 	pid_t pgid;
 	double end;
 
-	rp_thread_register();
-	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode }, &sys), 0);
-	init = rp_system_init(sys);
-	cr_assert_gt(rp_fork(init, &w), 1);
+	start(mode);
+	w = fork_of(init);
 	member_start(&mb[0], w, 0);
 	pgid = mb[0].pid;
 	for (int i = 1; i < MEMBERS; i++)
@@ -202,12 +190,7 @@ static void stop_storm(enum rp_sync_mode mode)
 	end_members(w, mb);
 	cr_assert_eq(rp_exit_group(w, 0), 0);
 	rp_task_put(w);
-	while (rp_wait4(init, -1, NULL, WNOHANG, NULL) > 0)
-		;
-	rp_task_put(init);
-	expect_only_init_left(sys);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
+	finish();
 }
 
 TEST_EACH_MODE(stop_storm, stop_storm, .timeout = TEST_TIMEOUT)

@@ -25,59 +25,17 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
 #include "proc/exit.h"
 
-
-static struct rp_system *sys;
-static struct rp_task *init;
-static const enum rp_sync_mode modes[] = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK };
-#define NMODES (sizeof(modes) / sizeof(modes[0]))
-
-static void start(enum rp_sync_mode mode, unsigned int pid_max)
-{
-	rp_thread_register();
-	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode,
-				      .pid_max = pid_max }, &sys), 0);
-	init = rp_system_init(sys);
-}
-
-/* I7: every task reaped, the deferred frees run: only init's objects left. */
-static void finish(void)
-{
-
-	cr_assert_eq(rp_wait4(init, -1, NULL, WNOHANG | __WALL, NULL), -ECHILD,
-		     "a child of init was left unreaped");
-	rp_task_put(init);
-	expect_only_init_left(sys);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
-}
-
 /* Run @body once per mode, each on a fresh system. */
 #define EACH_MODE(body)						\
-	for (size_t m_ = 0; m_ < NMODES; m_++) {		\
-		start(modes[m_], 0);				\
+	FOR_EACH_MODE(m_) {					\
+		start(m_);					\
 		body;						\
-		finish();					\
+		finish_all_reaped();				\
 	}
-
-static struct rp_task *fork_of(struct rp_task *parent)
-{
-	struct rp_task *c = NULL;
-
-	cr_assert_gt(rp_fork(parent, &c), 1);
-	return c;
-}
-
-static struct rp_task *thread_of(struct rp_task *t)
-{
-	struct rp_task *c = NULL;
-
-	cr_assert_gt(rp_clone(t, THREAD_FLAGS, &c), 1);
-	return c;
-}
 
 /* wait4 for @pid as @self: the status, after checking that a child (@pid, if > 0) came back. */
 static int reap(struct rp_task *self, pid_t pid, int options)
@@ -87,18 +45,6 @@ static int reap(struct rp_task *self, pid_t pid, int options)
 	long r_ = rp_wait4(self, pid, &status, options, NULL);
 	cr_assert(pid > 0 ? r_ == pid : r_ > 0, "wait4(%d, %#x) = %ld", pid, options, r_);
 	return status;
-}
-
-static void handle(struct rp_task *t, int sig, void (*h)(int), int flags)
-{
-	struct sigaction sa = { .sa_handler = h, .sa_flags = flags };
-
-	cr_assert_eq(rp_sigaction(t, sig, &sa, NULL), 0);
-}
-
-static void user_handler(int sig)
-{
-	(void)sig;
 }
 
 /* ---- status words ---- */
@@ -370,7 +316,7 @@ static void pdeathsig_body(void)
 	struct rp_task *p = fork_of(init), *c = fork_of(p);
 	siginfo_t si;
 
-	handle(c, SIGUSR1, user_handler, 0);
+	handle(c, SIGUSR1);
 	cr_assert_eq(rp_prctl(c, PR_SET_PDEATHSIG, SIGUSR1), 0);
 	cr_assert_eq(rp_get_signal(c, &si), 0);
 	rp_exit_group(p, 0);
@@ -392,7 +338,7 @@ static void autoreap_body(void)
 	struct rp_system_counts before, after;
 
 	for (int i = 0; i < 2; i++) {
-		handle(p, SIGCHLD, i ? SIG_DFL : SIG_IGN, i ? SA_NOCLDWAIT : 0);
+		set_action_flags(p, SIGCHLD, i ? SIG_DFL : SIG_IGN, i ? SA_NOCLDWAIT : 0);
 		rp_system_counts(sys, &before);
 		c = fork_of(p);
 		rp_exit_group(c, 0);
@@ -437,45 +383,28 @@ Test(lifecycle, rlimit_nproc) { EACH_MODE(nproc_body()) }
 
 /* ---- blocking waits ---- */
 
-struct blocked {
-	struct rp_task *self;
-	long ret;
-	int status;
-};
-
-static void *blocked_wait(void *arg)
-{
-	struct blocked *b = arg;
-
-	rp_thread_register();
-	b->ret = rp_wait4(b->self, -1, &b->status, 0, NULL);
-	rp_thread_unregister();
-	return NULL;
-}
-
 static void blocking_body(void)
 {
 	struct rp_task *p = fork_of(init), *c = fork_of(p);
-	struct blocked b = { .self = p };
+	struct job b = { .pid = -1 };
 	pid_t cpid = rp_task_tgid(c);
-	pthread_t th;
 	siginfo_t si;
 
 	/* Woken by the child's exit. */
-	pthread_create(&th, NULL, blocked_wait, &b);
+	job_start(&b, wait_job, p);
 	usleep(20000);
 	rp_exit_group(c, 8);
-	pthread_join(th, NULL);
+	job_join(&b);
 	cr_assert_eq(b.ret, cpid, "ret %ld", b.ret);
 	cr_assert_eq(WEXITSTATUS(b.status), 8);
 	rp_task_put(c);
 	/* Woken by a signal: EINTR. */
 	c = fork_of(p);
-	handle(p, SIGUSR1, user_handler, 0);
-	pthread_create(&th, NULL, blocked_wait, &b);
+	handle(p, SIGUSR1);
+	job_start(&b, wait_job, p);
 	usleep(20000);
 	cr_assert_eq(rp_kill(init, rp_task_tgid(p), SIGUSR1), 0);
-	pthread_join(th, NULL);
+	job_join(&b);
 	cr_assert_eq(b.ret, -EINTR);
 	cr_assert_eq(rp_get_signal(p, &si), SIGUSR1);
 	rp_exit_group(c, 0);
@@ -717,7 +646,7 @@ static void storm_run(enum rp_sync_mode mode)
 	struct waiter w[4];
 	struct rp_task *sub1;
 
-	start(mode, STORM_PID_MAX);
+	start_with(mode, STORM_PID_MAX);
 	storm = calloc(1, sizeof(*storm));
 	storm->sub = fork_of(init);
 	record(rp_task_tgid(storm->sub), init->signal, init->signal);
@@ -772,7 +701,7 @@ static void storm_run(enum rp_sync_mode mode)
 	rp_task_put(sub1);
 	rp_task_put(storm->sub);
 	free(storm);
-	finish();
+	finish_all_reaped();
 }
 
 TEST_EACH_MODE(reparent, storm_run, .timeout = TEST_TIMEOUT)

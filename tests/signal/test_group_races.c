@@ -5,7 +5,7 @@
  * them (exec's leader switch, fork, group exit), and between reclamation
  * and the threads that must let it happen (QSBR's quiescent states).  Each
  * test drives the racing step into its window on purpose, with a race
- * point that parks a walker (tests/core/racehold.h), a puppet that parks a
+ * point that parks a walker (tests/fixture/racehold.h), a puppet that parks a
  * thread in a stop, or the debug builds' count of quiescent states, so
  * that the old code fails every round, not by chance.
  */
@@ -25,11 +25,10 @@
 #include <rcuproc/timers.h>
 #include <rcuproc/tty.h>
 #include <urcu/uatomic.h>
-#include "world.h"
-#include "racehold.h"
-#include "../jobctl/puppet.h"
+#include "../fixture/fixture.h"
+#include "../fixture/racehold.h"
+#include "../fixture/puppet.h"
 
-#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
 
 /* Is @sig (blocked by @t) pending for thread @t, its own or its group's? */
 static bool pending(struct rp_task *t, int sig)
@@ -170,35 +169,18 @@ TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = TEST_T
  * the lookup holds the read lock that exit and fork need, so there is no
  * window.
  */
-struct killer {
-	struct rp_task *self;
-	pid_t pid;
-	int ret;
-};
-
-static void *killer_main(void *arg)
-{
-	struct killer *k = arg;
-
-	rp_thread_register();
-	k->ret = rp_kill(k->self, k->pid, SIGUSR1);
-	rp_thread_unregister();
-	return NULL;
-}
-
 Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
 {
-	struct killer k;
+	struct job k = { .sig = SIGUSR1 };
 	struct rp_task *v, *q;
-	pthread_t th;
 	int st;
 
 	start(RP_SYNC_RCU);
 	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
 	v = spawn(init, SIGCHLD);
-	k = (struct killer){ .self = init, .pid = rp_getpid(v) };
+	k.pid = rp_getpid(v);
 	arm(RP_RACE_KILL_FOUND, v, true, false);
-	cr_assert_eq(pthread_create(&th, NULL, killer_main, &k), 0);
+	job_start(&k, kill_job, init);
 	cr_assert(await_reached(1), "the killer never found the victim");
 	cr_assert_eq(rp_exit_group(v, 0), 0);
 	cr_assert_eq(rp_wait4(init, k.pid, &st, 0, NULL), k.pid);
@@ -213,7 +195,7 @@ Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
 	}
 	mask_signal(q, SIG_BLOCK, SIGUSR1);
 	release();
-	pthread_join(th, NULL);
+	job_join(&k);
 	rp_debug_race_hook(NULL);
 	cr_assert_not(pending(q, SIGUSR1), "kill(%d) signalled the process that took the number "
 		      "during the call", k.pid);

@@ -15,12 +15,8 @@
 #include <stdint.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/tty.h>
-#include "puppet.h"
-#include "../core/world.h"
-
-#define EXITED(code)	((code) << 8)		/* wait status of _exit(@code) */
-#define STOPPED_BY(sig)	(((sig) << 8) | 0x7f)	/* WIFSTOPPED, WSTOPSIG @sig */
-#define CONTINUED	0xffff			/* WIFCONTINUED */
+#include "../fixture/puppet.h"
+#include "../fixture/fixture.h"
 
 static struct rp_tty *tty;
 
@@ -35,14 +31,6 @@ static void finish_tty(void)
 {
 	rp_tty_destroy(tty);
 	finish();
-}
-
-static struct rp_task *fork_of(struct rp_task *parent)
-{
-	struct rp_task *c;
-
-	cr_assert_gt(rp_fork(parent, &c), 1);
-	return c;
 }
 
 /* An interactive shell: its own session with the terminal; ignores the stops, as bash. */
@@ -106,21 +94,9 @@ static void wait_both(struct rp_task *parent, pid_t a, pid_t b, int options, int
 	cr_assert_eq(rp_wait4(parent, -1, &st, options | WNOHANG, NULL), options ? 0 : -ECHILD);
 }
 
-/* @c exits (its pending signals unseen); @parent reaps it; its handle is put. */
-static void end_process(struct rp_task *parent, struct rp_task *c)
-{
-	pid_t pid = rp_getpid(c);
-	int st;
-
-	cr_assert_eq(rp_exit_group(c, 0), 0);
-	cr_assert_eq(rp_wait4(parent, pid, &st, 0, NULL), pid);
-	cr_assert_eq(st, EXITED(0));
-	rp_task_put(c);
-}
-
 static void end_shell(struct rp_task *sh)
 {
-	end_process(init, sh);
+	end_child(init, sh);
 }
 
 /*
@@ -339,8 +315,8 @@ static void ioctl_errors(void)
 	/* A leader's TIOCNOTTY gives it up; a second is ENOTTY. */
 	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCNOTTY, NULL), 0);
 	cr_assert_eq(rp_tty_ioctl(other, tty, TIOCNOTTY, NULL), -ENOTTY);
-	end_process(sh, child);
-	end_process(init, other);
+	end_child(sh, child);
+	end_child(init, other);
 	end_shell(sh);
 }
 
@@ -420,8 +396,8 @@ static void setpgid_race(enum rp_sync_mode mode)
 	cr_assert_eq(rp_execve(b, "job"), 0);
 	cr_assert_eq(rp_setpgid(sh, pb, pa), -EACCES);
 	cr_assert_eq(rp_setpgid(b, 0, pa), 0);
-	end_process(sh, a);
-	end_process(sh, b);
+	end_child(sh, a);
+	end_child(sh, b);
 	end_shell(sh);
 	finish_tty();
 }
@@ -493,7 +469,7 @@ static void thread_group_stop(enum rp_sync_mode mode)
 	cr_assert_eq(st, SIGKILL);
 	rp_task_put(t2);
 	rp_task_put(p);
-	end_process(init, parent);
+	end_child(init, parent);
 	finish_tty();
 }
 
@@ -531,7 +507,7 @@ static void nocldstop(enum rp_sync_mode mode)
 	puppet_join_dead(&d);
 	cr_assert_eq(rp_wait4(parent, pid, NULL, 0, NULL), pid);
 	rp_task_put(p);
-	end_process(init, parent);
+	end_child(init, parent);
 	finish_tty();
 }
 
@@ -555,7 +531,7 @@ static void flushes(enum rp_sync_mode mode)
 	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGCONT), 0);
 	cr_assert_eq(rp_sigpending(p, &pending), 0);
 	cr_assert(!sigismember(&pending, SIGTSTP) && sigismember(&pending, SIGCONT));
-	end_process(init, p);
+	end_child(init, p);
 	finish_tty();
 }
 

@@ -31,7 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
-#include "world.h"
+#include "../fixture/puppet.h"
 #include "task/task.h"
 #include "task/objects.h"
 
@@ -45,73 +45,9 @@ static void (*action_of(struct rp_task *t, int sig))(int)
 	return sa.sa_handler;
 }
 
-/* The user space of a task: take signals until it is killed or told to stop. */
-struct driver {
-	pthread_t thread;
-	struct rp_task *t;
-	volatile bool stop;
-	int handled[RP_NSIG];	/* signals handed to "user space" */
-	int ret;		/* -ESRCH once the task died */
-};
-
-static void *drive(void *arg)
-{
-	struct driver *d = arg;
-	siginfo_t si;
-	int sig = 0;
-
-	rp_thread_register();
-	while (!CMM_LOAD_SHARED(d->stop)) {
-		/* Sampled first: a signal after it wakes the wait below. */
-		unsigned long seq = rp_waitq_seq(&d->t->wake);
-
-		sig = rp_get_signal(d->t, &si);
-		if (sig < 0)
-			break;
-		if (sig > 0)
-			uatomic_inc(&d->handled[sig]);
-		else if (!CMM_LOAD_SHARED(d->stop))
-			rp_waitq_wait(&d->t->wake, seq);
-	}
-	d->ret = sig < 0 ? sig : 0;
-	rp_thread_unregister();
-	return NULL;
-}
-
-static void drive_start(struct driver *d, struct rp_task *t)
-{
-	memset(d, 0, sizeof(*d));
-	d->t = t;
-	cr_assert_eq(pthread_create(&d->thread, NULL, drive, d), 0);
-}
-
-static int drive_stop(struct driver *d)
-{
-	CMM_STORE_SHARED(d->stop, true);
-	rp_waitq_wake(&d->t->wake);
-	pthread_join(d->thread, NULL);
-	return d->ret;
-}
-
-/* Wait until @cond(@t) holds (another OS thread makes it so). */
-static void await(bool (*cond)(struct rp_task *), struct rp_task *t)
-{
-	double end = now_seconds() + TEST_HANG_SECONDS;
-
-	while (!cond(t)) {
-		cr_assert_lt(now_seconds(), end, "timed out");
-		sched_yield();
-	}
-}
-
 static bool ptrace_stopped(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	bool stopped = sh && (t->jobctl & RP_JOBCTL_TRACED);
-
-	if (sh)
-		rp_unlock_sighand(sh);
-	return stopped;
+	return task_jobctl_any(t, RP_JOBCTL_TRACED);
 }
 
 static bool running(struct rp_task *t)
@@ -119,15 +55,12 @@ static bool running(struct rp_task *t)
 	return !ptrace_stopped(t);
 }
 
-#define FOR_EACH_MODE(m) \
-	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
-
 /* ---------------------------------------------------------------- exec */
 
 static void exec_from_thread(enum rp_sync_mode mode)
 {
 	struct rp_task *p, *t1, *t2;
-	struct driver dp, d2;
+	struct puppet dp, d2;
 	pid_t tgid, tid1, tid2;
 	int status;
 
@@ -138,14 +71,12 @@ static void exec_from_thread(enum rp_sync_mode mode)
 	tgid = rp_getpid(p);
 	tid1 = rp_gettid(t1);
 	tid2 = rp_gettid(t2);
-	drive_start(&dp, p);
-	drive_start(&d2, t2);
+	puppet_start(&dp, p);
+	puppet_start(&d2, t2);
 	cr_assert_eq(rp_execve(t1, "next"), 0);
 	/* Both other threads died of the exec's SIGKILL. */
-	pthread_join(dp.thread, NULL);
-	pthread_join(d2.thread, NULL);
-	cr_assert_eq(dp.ret, -ESRCH);
-	cr_assert_eq(d2.ret, -ESRCH);
+	puppet_join_dead(&dp);
+	puppet_join_dead(&d2);
 	/* The non-leader took over the leader's pid; its old tid is gone. */
 	cr_assert_eq(rp_getpid(t1), tgid);
 	cr_assert_eq(rp_gettid(t1), tgid);
@@ -180,7 +111,7 @@ static void exec_from_leader(enum rp_sync_mode mode)
 {
 	struct rp_task *p, *t;
 	struct rp_sighand *sh;
-	struct driver d;
+	struct puppet d;
 	pid_t tgid, tid;
 
 	start(mode);
@@ -189,10 +120,9 @@ static void exec_from_leader(enum rp_sync_mode mode)
 	tgid = rp_getpid(p);
 	tid = rp_gettid(t);
 	sh = p->sighand;
-	drive_start(&d, t);
+	puppet_start(&d, t);
 	cr_assert_eq(rp_execve(p, "again"), 0);
-	pthread_join(d.thread, NULL);
-	cr_assert_eq(d.ret, -ESRCH);
+	puppet_join_dead(&d);
 	cr_assert_eq(rp_gettid(p), tgid);
 	cr_assert_eq(rp_tkill(init, tid, 0), -ESRCH);
 	/* Shared only within the group, which is gone: no copy. */
@@ -376,7 +306,7 @@ Test(ptrace, errors)
 static void ptrace_attach_cont_detach(enum rp_sync_mode mode)
 {
 	struct rp_task *tracer, *c;
-	struct driver d;
+	struct puppet d;
 	int status;
 	pid_t pid;
 
@@ -386,7 +316,7 @@ static void ptrace_attach_cont_detach(enum rp_sync_mode mode)
 	pid = rp_gettid(c);
 	set_action(c, SIGUSR1, user_handler);
 	set_action(c, SIGUSR2, user_handler);
-	drive_start(&d, c);
+	puppet_start(&d, c);
 	/* ATTACH stops the tracee with SIGSTOP; the tracer's wait4 reports it. */
 	cr_assert_eq(ptrace_at(tracer, PTRACE_ATTACH, c, 0), 0);
 	cr_assert_eq(c->parent, tracer);
@@ -408,14 +338,14 @@ static void ptrace_attach_cont_detach(enum rp_sync_mode mode)
 	cr_assert_eq(ptrace_at(tracer, PTRACE_DETACH, c, 0), 0);
 	cr_assert_eq(c->ptrace, 0u);
 	cr_assert_eq(c->parent, init);
-	await(running, c);
+	await_task(running, c);
 	cr_assert_eq(rp_wait4(tracer, -1, &status, WNOHANG | __WALL, NULL), -ECHILD);
 	cr_assert_eq(rp_kill(init, pid, SIGUSR1), 0);
 	while (uatomic_read(&d.handled[SIGUSR1]) != 2)
 		sched_yield();
 	cr_assert_eq(uatomic_read(&d.handled[SIGUSR2]), 0);
 	/* TRACEME: traced by the real parent. */
-	cr_assert_eq(drive_stop(&d), 0);
+	cr_assert_eq(puppet_quit(&d), 0);
 	cr_assert_eq(rp_ptrace(c, PTRACE_TRACEME, 0, NULL, NULL), 0);
 	cr_assert_eq(c->parent, init);
 	cr_assert(c->ptrace & RP_PT_PTRACED);
@@ -435,7 +365,7 @@ Test(ptrace, attach_wait_cont_detach)
 static void ptrace_tracer_exit(enum rp_sync_mode mode)
 {
 	struct rp_task *tracer, *c1, *c2;
-	struct driver d1, d2;
+	struct puppet d1, d2;
 	int status;
 	pid_t tpid;
 
@@ -444,8 +374,8 @@ static void ptrace_tracer_exit(enum rp_sync_mode mode)
 	tpid = rp_getpid(tracer);
 	c1 = spawn(init, SIGCHLD);
 	c2 = spawn(init, SIGCHLD);
-	drive_start(&d1, c1);
-	drive_start(&d2, c2);
+	puppet_start(&d1, c1);
+	puppet_start(&d2, c2);
 	cr_assert_eq(ptrace_at(tracer, PTRACE_ATTACH, c1, 0), 0);
 	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, c2, 0), 0);
 	cr_assert_eq(rp_wait4(tracer, rp_gettid(c1), &status, __WALL, NULL), rp_gettid(c1));
@@ -456,10 +386,10 @@ static void ptrace_tracer_exit(enum rp_sync_mode mode)
 	cr_assert_eq(c2->ptrace, 0u);
 	cr_assert_eq(c1->parent, init);
 	cr_assert_eq(c2->parent, init);
-	await(running, c1);
+	await_task(running, c1);
 	cr_assert_eq(rp_wait4(init, tpid, &status, 0, NULL), tpid);
-	cr_assert_eq(drive_stop(&d1), 0);
-	cr_assert_eq(drive_stop(&d2), 0);
+	cr_assert_eq(puppet_quit(&d1), 0);
+	cr_assert_eq(puppet_quit(&d2), 0);
 	cr_assert_eq(rp_exit_group(c1, 0), 0);
 	cr_assert_eq(rp_exit_group(c2, 0), 0);
 	rp_task_put(tracer);
@@ -685,13 +615,13 @@ static void move_all(struct ptrace_wait *pw, struct tracer_side *from, struct tr
 static void attach_stopped(struct tracer_side *side, struct rp_task *t)
 {
 	cr_assert_eq(ptrace_at(side->mover, PTRACE_ATTACH, t, 0), 0);
-	await(ptrace_stopped, t);
+	await_task(ptrace_stopped, t);
 }
 
 static void ptrace_wait(enum rp_sync_mode mode)
 {
 	struct ptrace_wait pw = { 0 };
-	struct driver own_d[2][OWN], mov_d[MOVING];
+	struct puppet own_d[2][OWN], mov_d[MOVING];
 	struct rp_task *own_t[2][OWN];
 	struct scan_arg sa[2];
 	pthread_t scanners[2];
@@ -706,13 +636,13 @@ static void ptrace_wait(enum rp_sync_mode mode)
 		for (int i = 0; i < OWN; i++) {
 			own_t[s][i] = spawn(init, SIGCHLD);
 			pw.side[s].own[i] = rp_task_tid(own_t[s][i]);
-			drive_start(&own_d[s][i], own_t[s][i]);
+			puppet_start(&own_d[s][i], own_t[s][i]);
 			attach_stopped(&pw.side[s], own_t[s][i]);
 		}
 	}
 	for (int i = 0; i < MOVING; i++) {
 		pw.moving[i] = spawn(init, SIGCHLD);
-		drive_start(&mov_d[i], pw.moving[i]);
+		puppet_start(&mov_d[i], pw.moving[i]);
 		attach_stopped(&pw.side[0], pw.moving[i]);
 	}
 	for (int s = 0; s < 2; s++) {
@@ -745,13 +675,13 @@ static void ptrace_wait(enum rp_sync_mode mode)
 		for (int i = 0; i < OWN; i++) {
 			cr_assert_eq(own_t[s][i]->ptrace, 0u);
 			cr_assert_eq(rp_kill(init, rp_task_tid(own_t[s][i]), SIGCONT), 0);
-			drive_stop(&own_d[s][i]);
+			puppet_quit(&own_d[s][i]);
 			cr_assert_eq(rp_exit_group(own_t[s][i], 0), 0);
 			rp_task_put(own_t[s][i]);
 		}
 	}
 	for (int i = 0; i < MOVING; i++) {
-		drive_stop(&mov_d[i]);
+		puppet_quit(&mov_d[i]);
 		cr_assert_eq(rp_exit_group(pw.moving[i], 0), 0);
 		rp_task_put(pw.moving[i]);
 	}

@@ -7,31 +7,8 @@
 #include <errno.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
-#include "expect.h"
+#include "../fixture/fixture.h"
 #include "task/task.h"
-
-static struct rp_system *sys;
-static struct rp_task *init;
-
-static void setup_mode(enum rp_sync_mode mode, unsigned int pid_max)
-{
-	rp_thread_register();
-	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .mode = mode,
-				       .pid_max = pid_max }, &sys), 0);
-	init = rp_system_init(sys);
-}
-
-static void setup(void)
-{
-	setup_mode(RP_SYNC_RCU, 0);
-}
-
-static void teardown(void)
-{
-	rp_task_put(init);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
-}
 
 Test(system, bad_options_are_einval)
 {
@@ -44,7 +21,7 @@ Test(system, bad_options_are_einval)
 		.pid_max = RP_PID_MAX_LIMIT + 1 }, &s), -EINVAL);
 }
 
-Test(system, init_is_pid_1, .init = setup, .fini = teardown)
+Test(system, init_is_pid_1, .init = start_rcu, .fini = stop_system)
 {
 
 	cr_assert_eq(rp_getpid(init), 1);
@@ -77,7 +54,7 @@ static void free_pids(struct rp_pid **pids, int n)
 	rp_update_unlock(&sys->sync);
 }
 
-Test(pid, cyclic_allocation_and_lookup, .init = setup, .fini = teardown)
+Test(pid, cyclic_allocation_and_lookup, .init = start_rcu, .fini = stop_system)
 {
 	struct rp_pid *p[3];
 	int err = 0;
@@ -103,7 +80,7 @@ Test(pid, wraps_to_300)
 	struct rp_pid *old[700], *new[300];
 	int err = 0;
 
-	setup_mode(RP_SYNC_QRWLOCK, 1000);
+	start_with(RP_SYNC_QRWLOCK, 1000);
 	cr_assert_eq(alloc_pids(old, 700, &err), 700);
 	cr_assert_eq(old[699]->nr, 701);
 	free_pids(old, 400);			/* frees 2..401 */
@@ -114,7 +91,7 @@ Test(pid, wraps_to_300)
 	cr_assert_eq(new[299]->nr, 301);
 	free_pids(new, 300);
 	free_pids(&old[400], 300);
-	teardown();
+	stop_system();
 }
 
 Test(pid, exhaustion_is_eagain)
@@ -122,7 +99,7 @@ Test(pid, exhaustion_is_eagain)
 	struct rp_pid *p[10];
 	int err = 0;
 
-	setup_mode(RP_SYNC_RWLOCK, 8);
+	start_with(RP_SYNC_RWLOCK, 8);
 	cr_assert_eq(alloc_pids(p, 10, &err), 6, "pids 2..7 with pid_max 8");
 	cr_assert_eq(err, -EAGAIN);
 	free_pids(p, 6);
@@ -130,10 +107,10 @@ Test(pid, exhaustion_is_eagain)
 	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
 	cr_assert_eq(alloc_pids(p, 10, &err), 10);
 	free_pids(p, 10);
-	teardown();
+	stop_system();
 }
 
-Test(creds, setresuid_rules, .init = setup, .fini = teardown)
+Test(creds, setresuid_rules, .init = start_rcu, .fini = stop_system)
 {
 	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 1);
 	cr_assert_eq(rp_setresuid(init, 1000, 1000, 0), 0);
@@ -149,7 +126,7 @@ Test(creds, setresuid_rules, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_cap_has(init, 64), -EINVAL);
 }
 
-Test(creds, cap_drop, .init = setup, .fini = teardown)
+Test(creds, cap_drop, .init = start_rcu, .fini = stop_system)
 {
 	cr_assert_eq(rp_cap_drop(init, RP_CAP_KILL), 0);
 	cr_assert_eq(rp_cap_has(init, RP_CAP_KILL), 0);
@@ -157,7 +134,7 @@ Test(creds, cap_drop, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_cap_drop(init, -1), -EINVAL);
 }
 
-Test(rlimit, set_and_get, .init = setup, .fini = teardown)
+Test(rlimit, set_and_get, .init = start_rcu, .fini = stop_system)
 {
 	struct rlimit r = { 10, 20 }, got;
 
@@ -173,7 +150,7 @@ Test(rlimit, set_and_get, .init = setup, .fini = teardown)
 	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), -EPERM, "raising max needs CAP_SYS_RESOURCE");
 }
 
-Test(prctl, options, .init = setup, .fini = teardown)
+Test(prctl, options, .init = start_rcu, .fini = stop_system)
 {
 	int v = -1;
 

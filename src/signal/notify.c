@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The death notice to a parent (Linux's do_notify_parent, kernel/signal.c):
- * the exit signal with its CLD_* siginfo, the wake-up of the parent's
- * waiters, and the autoreap answer for a parent that ignores SIGCHLD.
+ * the exit signal with its CLD_* siginfo (SIGCHLD once the parent has
+ * exec'd since the fork), the wake-up of the parent's waiters, and the
+ * autoreap answer for a parent that ignores SIGCHLD.
  * Called by exit, wait and ptrace with the update lock held.
  */
 #include "signal.h"
@@ -27,6 +28,9 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	siginfo_t info;
 	int code, status;
 
+	/* Only the program that chose it gets an odd signal (Linux's exec ids). */
+	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
+		sig = SIGCHLD;
 	rp_status_to_cld(t->exit_code, &code, &status);
 	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred(t)->uid);
 	info.si_status = status;

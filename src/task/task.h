@@ -187,6 +187,9 @@ struct rp_task {
 	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
+	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
+					   exit_signal only while they match */
 	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */
 	unsigned int flags;		/* RP_PF_*: see each */
 	int nice;			/* (s) -20..19, per thread as Linux */

@@ -27,7 +27,9 @@
 /* The oracle is compiled into this test (tests/meson.build names one source). */
 
 #define FORK(p, c)		{ p, OP_FORK, c, 0, 0 }
+#define CLONE(p, c, flags)	{ p, OP_CLONE, c, flags, 0 }
 #define EXIT(p, code)		{ p, OP_EXIT, code, 0, 0 }
+#define EXEC(p)			{ p, OP_EXEC, 0, 0, 0 }
 #define WAIT4(p, pid, opt)	{ p, OP_WAIT4, pid, opt, 0 }
 #define WAITID(p, type, id, opt) { p, OP_WAITID, type, id, opt }
 #define KILL(p, pid, sig)	{ p, OP_KILL, pid, sig, 0 }
@@ -239,6 +241,19 @@ static const struct or_step ids[] = {
 	KILL(P0, S(EXT), 0), WAIT4(P0, S(EXT), 0), EXIT(P1, 0), GETPPID(P0),
 	END };
 
+/* A clone child's own exit signal goes only to the program that made it:
+ * once its parent has exec'd, the child's death is reported by SIGCHLD.  It
+ * stays a clone child for wait (__WCLONE); a clone after the exec signals. */
+static const struct or_step clone_exit_signal_exec[] = {
+	FORK(P0, P1), CLONE(P1, P2, SIGUSR1), CLONE(P1, P3, SIGUSR2),
+	SIGACTION(P1, SIGUSR2, ACT_HANDLER), EXIT(P3, 1), SIGS(P1),
+	WAIT4(P1, -1, 0), WAIT4(P1, S(P3), __WCLONE),
+	EXEC(P1), SIGS(P1), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P1, SIGCHLD, ACT_HANDLER), EXIT(P2, 2), SIGS(P1),
+	WAIT4(P1, S(P2), __WCLONE), CLONE(P1, P4, SIGUSR1), EXIT(P4, 4), SIGS(P1),
+	WAIT4(P1, S(P4), __WCLONE), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -247,7 +262,7 @@ static const struct or_step ids[] = {
 	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
-	X(signal_handlers) X(ids)
+	X(signal_handlers) X(ids) X(clone_exit_signal_exec)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

@@ -83,8 +83,14 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_FORK:
 		put(buf, len, "fork() -> P%ld", s->a);
 		break;
+	case OP_CLONE:
+		put(buf, len, "clone(0x%lx) -> P%ld", s->b, s->a);
+		break;
 	case OP_EXIT:
 		put(buf, len, "_exit(%ld)", s->a);
+		break;
+	case OP_EXEC:
+		put(buf, len, "execve()");
 		break;
 	case OP_WAIT4:
 		put(buf, len, "wait4(");
@@ -205,6 +211,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 		put(buf, len, "-");
 		break;
 	case OP_FORK:
+	case OP_CLONE:
 	case OP_GETPID:
 	case OP_GETPPID:
 		put_pid(buf, len, map, (pid_t)r->ret);

@@ -51,6 +51,8 @@ enum or_op {
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */
+	OP_CLONE,	/* a: the child's name, b: clone flags (the exit signal) */
+	OP_EXEC,	/* execve of the same puppet: handlers reset, record lost */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 

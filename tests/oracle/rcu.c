@@ -97,14 +97,25 @@ static long rcu_waitid(struct rp_task *self, const long *arg, struct or_reply *r
 	return ret;
 }
 
-static long rcu_fork(struct rcu_run *run, struct rp_task *self, int child)
+static long rcu_clone(struct rcu_run *run, struct rp_task *self, int child,
+		      unsigned long flags)
 {
-	long ret = rp_fork(self, &run->task[child]);
+	long ret = rp_clone(self, flags, &run->task[child]);
 
 	if (ret > 0)
 		run->map.pid[child] = (pid_t)ret;
 	else
 		run->fork_err[child] = (int)-ret;
+	return ret;
+}
+
+/* The new program has handlers of its own: the record starts again. */
+static long rcu_exec(struct rcu_run *run, int who)
+{
+	long ret = rp_execve(run->task[who], "puppet");
+
+	if (ret == 0)
+		run->ncaught[who] = 0;
 	return ret;
 }
 
@@ -116,9 +127,13 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 
 	switch (s->op) {
 	case OP_FORK:
-		return rcu_fork(run, self, (int)s->a);
+		return rcu_clone(run, self, (int)s->a, SIGCHLD);
+	case OP_CLONE:
+		return rcu_clone(run, self, (int)s->a, (unsigned long)s->b);
 	case OP_EXIT:
 		return rp_exit_group(self, (int)arg[0]);
+	case OP_EXEC:
+		return rcu_exec(run, s->who);
 	case OP_WAIT4:
 		return rp_wait4(self, (pid_t)arg[0], &r->status, (int)arg[1] | WNOHANG, NULL);
 	case OP_WAITID:
@@ -178,7 +193,7 @@ static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
 		return;
 	run->init = rp_system_init(run->sys);
 	run->map.ext = rp_getpid(run->init);
-	if (rcu_fork(run, run->init, P0) > 0)
+	if (rcu_clone(run, run->init, P0, SIGCHLD) > 0)
 		rp_prctl(run->task[P0], PR_SET_CHILD_SUBREAPER, 1);
 }
 

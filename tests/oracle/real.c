@@ -159,6 +159,40 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 	r->err = r->ret < 0 ? errno : 0;
 }
 
+/* fork(), or the raw clone(2) with @c's flags and no stack, which forks as well. */
+static long puppet_fork(const struct real_cmd *c)
+{
+	if (c->op == OP_FORK)
+		return fork();
+	return syscall(SYS_clone, (unsigned long)c->b, 0L, NULL, NULL, 0L);
+}
+
+static void puppet_reply(const struct real_run *run, int self, const struct or_reply *r)
+{
+	if (write(run->rep[self][1], r, sizeof(*r)) != (ssize_t)sizeof(*r))
+		_exit(0);
+}
+
+#define PUPPET_ENV	"RP_ORACLE_PUPPET"
+
+/*
+ * Run this program again as puppet @self: its name and every puppet-side fd
+ * go in the environment, for puppet_after_exec.  Returns only on failure.
+ */
+static void puppet_exec(const struct real_run *run, int self, struct or_reply *r)
+{
+	char env[32 + OR_MAX_PROCS * 24];
+	char *argv[] = { "oracle-puppet", NULL }, *envp[] = { env, NULL };
+	size_t n = (size_t)snprintf(env, sizeof(env), PUPPET_ENV "=%d", self);
+
+	for (int i = 0; i < OR_MAX_PROCS; i++)
+		n += (size_t)snprintf(env + n, sizeof(env) - n, " %d %d",
+				      run->cmd[i][0], run->rep[i][1]);
+	execve("/proc/self/exe", argv, envp);
+	r->ret = -1;
+	r->err = errno;
+}
+
 static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self)
 {
 	for (;;) {
@@ -170,8 +204,10 @@ static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self
 		memset(&r, 0, sizeof(r));
 		if (c.op == OP_EXIT)
 			_exit((int)c.a);
-		if (c.op == OP_FORK) {
-			r.ret = fork();
+		if (c.op == OP_EXEC) {
+			puppet_exec(run, self, &r);
+		} else if (c.op == OP_FORK || c.op == OP_CLONE) {
+			r.ret = puppet_fork(&c);
 			if (r.ret == 0) {
 				self = (int)c.a;	/* the child answers to its own name */
 				puppet_ncaught = 0;
@@ -181,9 +217,31 @@ static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self
 		} else {
 			puppet_do(&c, &r);
 		}
-		if (write(run->rep[self][1], &r, sizeof(r)) != (ssize_t)sizeof(r))
-			_exit(0);
+		puppet_reply(run, self, &r);
 	}
+}
+
+/*
+ * Runs before main in every image of this program: one that a puppet's
+ * execve started answers that call (0) and goes on as the same puppet.
+ */
+static __attribute__((constructor)) void puppet_after_exec(void)
+{
+	static struct real_run run;
+	const char *env = getenv(PUPPET_ENV);
+	const struct or_reply ok = { .ret = 0 };
+	char *p;
+	int self;
+
+	if (!env)
+		return;
+	self = (int)strtol(env, &p, 10);
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		run.cmd[i][0] = (int)strtol(p, &p, 10);
+		run.rep[i][1] = (int)strtol(p, &p, 10);
+	}
+	puppet_reply(&run, self, &ok);
+	puppet_loop(&run, self);
 }
 
 static bool is_puppet_fd(const struct real_run *run, int fd)
@@ -366,9 +424,11 @@ static void real_step(struct real_run *run, const struct or_step *s, struct or_r
 	or_resolve_args(s, &run->map, arg);
 	c = (struct real_cmd){ .op = s->op, .a = arg[0], .b = arg[1], .c = arg[2] };
 	real_ask(run, s->who, &c, r);
-	if (s->op == OP_FORK && r->how == OR_OK && r->ret > 0)
+	if (s->op != OP_FORK && s->op != OP_CLONE)
+		return;
+	if (r->how == OR_OK && r->ret > 0)
 		run->map.pid[s->a] = (pid_t)r->ret;
-	else if (s->op == OP_FORK && r->how == OR_OK)
+	else if (r->how == OR_OK)
 		run->fork_err[s->a] = r->err;
 }
 

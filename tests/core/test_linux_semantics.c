@@ -38,6 +38,7 @@
 #define SIGMASK(p, how, sig)	{ p, OP_SIGPROCMASK, how, sig, 0 }
 #define SETRESUID(p, r, e, s)	{ p, OP_SETRESUID, r, e, s }
 #define PRCTL(p, opt, arg)	{ p, OP_PRCTL, opt, arg, 0 }
+#define SETPGID(p, pid, pgid)	{ p, OP_SETPGID, pid, pgid, 0 }
 #define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
 #define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
 #define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
@@ -254,6 +255,15 @@ static const struct or_step clone_exit_signal_exec[] = {
 	WAIT4(P1, S(P4), __WCLONE), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/* The first fatal signal wins: one that will kill a process starts its group
+ * exit as it is sent.  P2 gets SIGTERM from the group kill, then SIGHUP from
+ * its parent's death (pdeath signal); Linux drops the second. */
+static const struct or_step first_fatal_signal[] = {
+	FORK(P0, P1), SETPGID(P1, 0, 0), FORK(P1, P2),
+	PRCTL(P2, PR_SET_PDEATHSIG, SIGHUP), KILL(P0, -S(P1), SIGTERM),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -262,7 +272,8 @@ static const struct or_step clone_exit_signal_exec[] = {
 	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
-	X(signal_handlers) X(ids) X(clone_exit_signal_exec)
+	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
+	X(first_fatal_signal)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

@@ -12,6 +12,8 @@ pid_t or_resolve(const struct or_pidmap *map, long arg)
 		return map->ext;
 	if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
 		return map->pid[arg - OR_SYM_BASE];
+	if (arg <= -S(P0) && arg > -S(OR_MAX_PROCS))
+		return -map->pid[-arg - OR_SYM_BASE];
 	return (pid_t)arg;
 }
 
@@ -67,6 +69,8 @@ static void put_arg(char *buf, size_t len, long arg)
 		put(buf, len, "EXT");
 	else if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
 		put(buf, len, "P%ld", arg - OR_SYM_BASE);
+	else if (arg <= -S(P0) && arg > -S(OR_MAX_PROCS))
+		put(buf, len, "-P%ld", -arg - OR_SYM_BASE);
 	else
 		put(buf, len, "%ld", arg);
 }
@@ -134,6 +138,13 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		break;
 	case OP_PRCTL:
 		put(buf, len, "prctl(%ld, %ld)", s->a, s->b);
+		break;
+	case OP_SETPGID:
+		put(buf, len, "setpgid(");
+		put_arg(buf, len, s->a);
+		put(buf, len, ", ");
+		put_arg(buf, len, s->b);
+		put(buf, len, ")");
 		break;
 	case OP_GETPID:
 		put(buf, len, "getpid()");

@@ -32,7 +32,8 @@
 
 enum { P0, P1, P2, P3, P4, P5, P6, P7, EXT = 100 };
 
-/* A pid argument naming a process; any other value is passed literally. */
+/* A pid argument naming a process (-S(p): its group, as kill's -pgid); any
+ * other value is passed literally. */
 #define OR_SYM_BASE	0x40000000L
 #define S(p)		(OR_SYM_BASE + (p))
 
@@ -48,6 +49,7 @@ enum or_op {
 	OP_SIGPROCMASK,	/* a: how, b: the one signal in the set (0: empty) */
 	OP_SETRESUID,	/* a, b, c: ruid, euid, suid */
 	OP_PRCTL,	/* a: option, b: arg2 */
+	OP_SETPGID,	/* a: pid, b: pgid */
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
 #include "oracle.h"
 
 struct rcu_run {
@@ -150,6 +151,8 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_setresuid(self, (uid_t)arg[0], (uid_t)arg[1], (uid_t)arg[2]);
 	case OP_PRCTL:
 		return rp_prctl(self, (int)arg[0], (unsigned long)arg[1]);
+	case OP_SETPGID:
+		return rp_setpgid(self, (pid_t)arg[0], (pid_t)arg[1]);
 	case OP_GETPID:
 		return rp_getpid(self);
 	case OP_GETPPID:

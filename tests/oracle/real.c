@@ -142,6 +142,9 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 	case OP_PRCTL:
 		r->ret = prctl((int)c->a, (unsigned long)c->b, 0UL, 0UL, 0UL);
 		break;
+	case OP_SETPGID:
+		r->ret = setpgid((pid_t)c->a, (pid_t)c->b);
+		break;
 	case OP_GETPID:
 		r->ret = getpid();
 		break;

@@ -42,6 +42,9 @@
 #define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
 #define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
 #define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
+#define SIGINFO(p)		{ p, OP_SIGINFO, 0, 0, 0 }
+#define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
+#define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
@@ -264,6 +267,14 @@ static const struct or_step first_fatal_signal[] = {
 	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0),
 	END };
 
+/* The SIGCHLD of a process whose leader left first (pthread_exit) and whose
+ * last thread called exit_group(5) carries 5, as the wait status does. */
+static const struct or_step leader_first_exit_code[] = {
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), FORK(P0, P1), THREAD(P1, P2),
+	GETPID(P2), THREAD_EXIT(P1, 7), WAIT4(P0, S(P1), 0), SIGS(P0),
+	EXIT(P2, 5), SIGS(P0), SIGINFO(P0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -273,7 +284,7 @@ static const struct or_step first_fatal_signal[] = {
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
-	X(first_fatal_signal)
+	X(first_fatal_signal) X(leader_first_exit_code)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

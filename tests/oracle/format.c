@@ -24,6 +24,15 @@ void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long 
 	out[2] = or_resolve(map, s->c);
 }
 
+void or_reply_siginfo(struct or_reply *r, const siginfo_t *si)
+{
+	r->w_pid = si->si_pid;
+	r->w_uid = (int)si->si_uid;
+	r->w_signo = si->si_signo;
+	r->w_code = si->si_code;
+	r->w_status = si->si_status;
+}
+
 /* Append to a fixed buffer; output past its end is cut off. */
 __attribute__((format(printf, 3, 4)))
 static void put(char *buf, size_t len, const char *fmt, ...)
@@ -96,6 +105,12 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_EXEC:
 		put(buf, len, "execve()");
 		break;
+	case OP_THREAD:
+		put(buf, len, "pthread_create() -> P%ld", s->a);
+		break;
+	case OP_THREAD_EXIT:
+		put(buf, len, "exit(%ld) of the thread", s->a);
+		break;
 	case OP_WAIT4:
 		put(buf, len, "wait4(");
 		put_arg(buf, len, s->a);
@@ -154,6 +169,9 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		break;
 	case OP_SIGS:
 		put(buf, len, "signals caught so far");
+		break;
+	case OP_SIGINFO:
+		put(buf, len, "siginfo of the last signal caught");
 		break;
 	default:
 		put(buf, len, "op %d", s->op);
@@ -219,10 +237,12 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	}
 	switch (s->op) {
 	case OP_EXIT:
+	case OP_THREAD_EXIT:
 		put(buf, len, "-");
 		break;
 	case OP_FORK:
 	case OP_CLONE:
+	case OP_THREAD:
 	case OP_GETPID:
 	case OP_GETPPID:
 		put_pid(buf, len, map, (pid_t)r->ret);
@@ -233,6 +253,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 			put_status(buf, len, r->status);
 		break;
 	case OP_WAITID:
+	case OP_SIGINFO:
 		put(buf, len, "%ld", r->ret);
 		put_siginfo(buf, len, r, map);
 		break;

@@ -53,8 +53,11 @@ enum or_op {
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */
+	OP_SIGINFO,	/* the siginfo of the last signal its handlers caught */
 	OP_CLONE,	/* a: the child's name, b: clone flags (the exit signal) */
 	OP_EXEC,	/* execve of the same puppet: handlers reset, record lost */
+	OP_THREAD,	/* a: the new thread's name (its tid is the answer) */
+	OP_THREAD_EXIT,	/* a: exit code (exit(2): this thread only) */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
@@ -76,7 +79,7 @@ struct or_reply {
 	long ret;
 	int err;		/* errno when ret == -1 */
 	int status;		/* wait4's status word */
-	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid */
+	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid, OP_SIGINFO */
 	int nsigs;
 	int sigs[OR_MAX_SIGS];	/* OP_SIGS */
 	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT } how;
@@ -95,6 +98,8 @@ struct or_results {
 
 /* tests/oracle/format.c */
 pid_t or_resolve(const struct or_pidmap *map, long arg);
+/* @si's fields into @r's w_* fields. */
+void or_reply_siginfo(struct or_reply *r, const siginfo_t *si);
 /* @s's arguments with names replaced by this run's pids. */
 void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3]);
 void or_describe(const struct or_step *s, char *buf, size_t len);

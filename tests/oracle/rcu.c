@@ -10,6 +10,7 @@
  * handler is recorded, as the puppet's handler records it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <rcuproc/pgrp.h>
@@ -23,6 +24,7 @@ struct rcu_run {
 	int fork_err[OR_MAX_PROCS];	/* why a name has no task: rp_fork's errno */
 	int ncaught[OR_MAX_PROCS];
 	int caught[OR_MAX_PROCS][OR_MAX_SIGS];
+	siginfo_t last[OR_MAX_PROCS];	/* the siginfo of the last one caught */
 	struct or_pidmap map;
 };
 
@@ -51,6 +53,8 @@ static bool rcu_return_to_user(struct rcu_run *run, int i)
 		if (sig == 0 || (sig < 0 && sig != -ESRCH))
 			break;	/* nothing left (or not implemented) */
 		any = true;
+		if (sig > 0)
+			run->last[i] = info;
 		if (sig > 0 && run->ncaught[i] < OR_MAX_SIGS)
 			run->caught[i][run->ncaught[i]++] = sig;
 	}
@@ -69,7 +73,7 @@ static long rcu_sigaction(struct rp_task *self, long sig, long act)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? rcu_handler : SIG_DFL;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : 0;
+	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
 	return rp_sigaction(self, (int)sig, &sa, NULL);
 }
 
@@ -90,11 +94,7 @@ static long rcu_waitid(struct rp_task *self, const long *arg, struct or_reply *r
 
 	memset(&si, 0, sizeof(si));
 	ret = rp_waitid(self, (idtype_t)arg[0], (id_t)arg[1], &si, (int)arg[2] | WNOHANG);
-	r->w_pid = si.si_pid;
-	r->w_uid = (int)si.si_uid;
-	r->w_signo = si.si_signo;
-	r->w_code = si.si_code;
-	r->w_status = si.si_status;
+	or_reply_siginfo(r, &si);
 	return ret;
 }
 
@@ -115,8 +115,10 @@ static long rcu_exec(struct rcu_run *run, int who)
 {
 	long ret = rp_execve(run->task[who], "puppet");
 
-	if (ret == 0)
+	if (ret == 0) {
 		run->ncaught[who] = 0;
+		memset(&run->last[who], 0, sizeof(run->last[who]));
+	}
 	return ret;
 }
 
@@ -131,6 +133,10 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rcu_clone(run, self, (int)s->a, SIGCHLD);
 	case OP_CLONE:
 		return rcu_clone(run, self, (int)s->a, (unsigned long)s->b);
+	case OP_THREAD:
+		return rcu_clone(run, self, (int)s->a, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM);
+	case OP_THREAD_EXIT:
+		return rp_exit(self, (int)arg[0]);
 	case OP_EXIT:
 		return rp_exit_group(self, (int)arg[0]);
 	case OP_EXEC:
@@ -161,6 +167,9 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		r->nsigs = run->ncaught[s->who];
 		memcpy(r->sigs, run->caught[s->who], sizeof(r->sigs));
 		return 0;
+	case OP_SIGINFO:
+		or_reply_siginfo(r, &run->last[s->who]);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -180,7 +189,7 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 	ret = rcu_call(run, s, arg, r);
 	r->ret = ret < 0 ? -1 : ret;
 	r->err = ret < 0 ? (int)-ret : 0;
-	if (s->op == OP_EXIT) {
+	if (s->op == OP_EXIT || s->op == OP_THREAD_EXIT) {
 		run->exited[s->who] = ret == 0;
 		return;
 	}

@@ -275,6 +275,21 @@ static const struct or_step leader_first_exit_code[] = {
 	EXIT(P2, 5), SIGS(P0), SIGINFO(P0), WAIT4(P0, S(P1), 0),
 	END };
 
+/* The parent-death signal is cleared when the child's effective uid changes
+ * (P2; a real uid change keeps it: P3), and the dying parent sends it only
+ * where it may send signals: not to root's P4 once it is uid 1000 itself. */
+static const struct or_step pdeathsig_creds[] = {
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3), FORK(P1, P4), FORK(P1, P5),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), PRCTL(P2, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P2, 0, 1000, 0),
+	SIGACTION(P3, SIGUSR1, ACT_HANDLER), PRCTL(P3, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P3, 1000, -1, -1),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER), PRCTL(P4, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P5, 1000, 1000, 1000), SIGACTION(P5, SIGUSR1, ACT_HANDLER),
+	PRCTL(P5, PR_SET_PDEATHSIG, SIGUSR1), SETRESUID(P1, 1000, 1000, 1000),
+	EXIT(P1, 0), SIGS(P2), SIGS(P3), SIGS(P4), SIGS(P5), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -284,7 +299,7 @@ static const struct or_step leader_first_exit_code[] = {
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
-	X(first_fatal_signal) X(leader_first_exit_code)
+	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

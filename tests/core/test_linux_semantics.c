@@ -39,6 +39,8 @@
 #define SETRESUID(p, r, e, s)	{ p, OP_SETRESUID, r, e, s }
 #define PRCTL(p, opt, arg)	{ p, OP_PRCTL, opt, arg, 0 }
 #define SETPGID(p, pid, pgid)	{ p, OP_SETPGID, pid, pgid, 0 }
+#define IOPRIO_SET(p, which, who, v) { p, OP_IOPRIO_SET, which, who, v }
+#define IOPRIO_GET(p, which, who) { p, OP_IOPRIO_GET, which, who, 0 }
 #define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
 #define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
 #define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
@@ -290,6 +292,16 @@ static const struct or_step pdeathsig_creds[] = {
 	EXIT(P1, 0), SIGS(P2), SIGS(P3), SIGS(P4), SIGS(P5), WAIT4(P0, S(P1), 0),
 	END };
 
+/* A zombie has no io context: ioprio_get answers the default, and
+ * ioprio_set succeeds without effect (IOPRIO_WHO_PROCESS is 1; 0x4003 is
+ * best effort, level 3). */
+static const struct or_step ioprio_zombie[] = {
+	FORK(P0, P1), IOPRIO_GET(P0, 1, S(P1)), IOPRIO_SET(P1, 1, 0, 0x4003),
+	IOPRIO_GET(P0, 1, S(P1)), EXIT(P1, 0), IOPRIO_GET(P0, 1, S(P1)),
+	IOPRIO_SET(P0, 1, S(P1), 0x4005), IOPRIO_GET(P0, 1, S(P1)),
+	WAIT4(P0, S(P1), 0), IOPRIO_GET(P0, 1, S(P1)),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -299,7 +311,8 @@ static const struct or_step pdeathsig_creds[] = {
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
-	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)
+	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
+	X(ioprio_zombie)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

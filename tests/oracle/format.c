@@ -161,6 +161,16 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		put_arg(buf, len, s->b);
 		put(buf, len, ")");
 		break;
+	case OP_IOPRIO_SET:
+		put(buf, len, "ioprio_set(%ld, ", s->a);
+		put_arg(buf, len, s->b);
+		put(buf, len, ", 0x%lx)", s->c);
+		break;
+	case OP_IOPRIO_GET:
+		put(buf, len, "ioprio_get(%ld, ", s->a);
+		put_arg(buf, len, s->b);
+		put(buf, len, ")");
+		break;
 	case OP_GETPID:
 		put(buf, len, "getpid()");
 		break;

@@ -50,6 +50,8 @@ enum or_op {
 	OP_SETRESUID,	/* a, b, c: ruid, euid, suid */
 	OP_PRCTL,	/* a: option, b: arg2 */
 	OP_SETPGID,	/* a: pid, b: pgid */
+	OP_IOPRIO_SET,	/* a: which, b: who, c: ioprio */
+	OP_IOPRIO_GET,	/* a: which, b: who */
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */

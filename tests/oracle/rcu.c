@@ -159,6 +159,10 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_prctl(self, (int)arg[0], (unsigned long)arg[1]);
 	case OP_SETPGID:
 		return rp_setpgid(self, (pid_t)arg[0], (pid_t)arg[1]);
+	case OP_IOPRIO_SET:
+		return rp_ioprio_set(self, (int)arg[0], (int)arg[1], (int)arg[2]);
+	case OP_IOPRIO_GET:
+		return rp_ioprio_get(self, (int)arg[0], (int)arg[1]);
 	case OP_GETPID:
 		return rp_getpid(self);
 	case OP_GETPPID:

@@ -155,6 +155,12 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 	case OP_SETPGID:
 		r->ret = setpgid((pid_t)c->a, (pid_t)c->b);
 		break;
+	case OP_IOPRIO_SET:
+		r->ret = syscall(SYS_ioprio_set, c->a, c->b, c->c);
+		break;
+	case OP_IOPRIO_GET:
+		r->ret = syscall(SYS_ioprio_get, c->a, c->b);
+		break;
 	case OP_GETPID:
 		r->ret = getpid();
 		break;

@@ -84,6 +84,16 @@ static void put_arg(char *buf, size_t len, long arg)
 		put(buf, len, "%ld", arg);
 }
 
+/* "@name(@a, @b)", with names for pids that have one. */
+static void put_call2(char *buf, size_t len, const char *name, long a, long b)
+{
+	put(buf, len, "%s(", name);
+	put_arg(buf, len, a);
+	put(buf, len, ", ");
+	put_arg(buf, len, b);
+	put(buf, len, ")");
+}
+
 static const char *const act_names[] = {
 	"SIG_DFL", "SIG_IGN", "handler", "SIG_DFL+SA_NOCLDWAIT"
 };
@@ -155,11 +165,7 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		put(buf, len, "prctl(%ld, %ld)", s->a, s->b);
 		break;
 	case OP_SETPGID:
-		put(buf, len, "setpgid(");
-		put_arg(buf, len, s->a);
-		put(buf, len, ", ");
-		put_arg(buf, len, s->b);
-		put(buf, len, ")");
+		put_call2(buf, len, "setpgid", s->a, s->b);
 		break;
 	case OP_IOPRIO_SET:
 		put(buf, len, "ioprio_set(%ld, ", s->a);
@@ -167,9 +173,7 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		put(buf, len, ", 0x%lx)", s->c);
 		break;
 	case OP_IOPRIO_GET:
-		put(buf, len, "ioprio_get(%ld, ", s->a);
-		put_arg(buf, len, s->b);
-		put(buf, len, ")");
+		put_call2(buf, len, "ioprio_get", s->a, s->b);
 		break;
 	case OP_GETPID:
 		put(buf, len, "getpid()");

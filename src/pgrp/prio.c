@@ -187,16 +187,26 @@ static int set_ioprio(struct rp_task *t, struct prio_op *op)
 		op->ret = -EPERM;
 		return 1;
 	}
+	/* Stored past the exit point too (ioc_ioprio never reads it there), so
+	 * that a group request leaves every member with the one value (I2). */
 	CMM_STORE_SHARED(t->ioprio, op->value);
 	op->ret = 0;
 	return 0;
 }
 
+/* The value its io context holds: 0 once it exited (Linux's exit_io_context). */
+static int ioc_ioprio(const struct rp_task *t)
+{
+	return rp_task_exited(t) ? 0 : t->ioprio;
+}
+
 /* A thread's effective ioprio: class NONE follows its nice (best effort). */
 static int task_ioprio(const struct rp_task *t)
 {
-	if (IOPRIO_CLASS(t->ioprio) != RP_IOPRIO_CLASS_NONE)
-		return t->ioprio;
+	int v = ioc_ioprio(t);
+
+	if (IOPRIO_CLASS(v) != RP_IOPRIO_CLASS_NONE)
+		return v;
 	return RP_IOPRIO_PRIO_VALUE(RP_IOPRIO_CLASS_BE, (t->nice + 20) / 5);
 }
 
@@ -206,7 +216,7 @@ static int task_ioprio(const struct rp_task *t)
  */
 static int get_ioprio(struct rp_task *t, struct prio_op *op)
 {
-	int v = op->raw ? t->ioprio : task_ioprio(t);
+	int v = op->raw ? ioc_ioprio(t) : task_ioprio(t);
 
 	if (op->ret == -ESRCH || v < op->ret)
 		op->ret = v;

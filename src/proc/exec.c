@@ -176,6 +176,8 @@ static int de_thread(struct rp_task *self)
 			take_leadership(self);
 		/* "We have changed execution domain": Linux resets it for every exec. */
 		self->exit_signal = SIGCHLD;
+		/* Children forked before now lose their own exit signals (notify.c). */
+		self->self_exec_id++;
 		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_FORKNOEXEC);
 	}
 	rp_update_unlock(sync);

@@ -188,7 +188,8 @@ static bool thread_precedes(struct rp_task *a, const struct rp_task *b)
 /*
  * Point every thread of child process @p at @reaper and send the parent-
  * death signals (Linux's forget_original_parent loop: pdeath_signal fires
- * when the parent *thread* dies, even for a reaper in the same group).
+ * when the parent *thread* dies, even for a reaper in the same group), as
+ * a kill() by @father: only where its credentials allow.
  */
 static void reparent_threads(struct rp_task *father, struct rp_task *p, struct rp_task *reaper)
 {
@@ -200,7 +201,7 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 		rcu_assign_pointer(t->real_parent, reaper);
 		if (!t->ptrace)
 			rcu_assign_pointer(t->parent, reaper);
-		if (t->pdeath_signal) {
+		if (t->pdeath_signal && !rp_check_kill_permission(father, t->pdeath_signal, t)) {
 			rp_siginfo_init(&info, t->pdeath_signal, SI_USER, rp_task_tgid(father),
 					rp_task_cred(father)->uid);
 			rp_send_signal(t, t->pdeath_signal, &info, true);

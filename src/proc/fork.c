@@ -156,6 +156,9 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	p->flags = RP_PF_FORKNOEXEC;
 	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 				     self->real_parent : self;
+	p->self_exec_id = self->self_exec_id;
+	p->parent_exec_id = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
+			    self->parent_exec_id : self->self_exec_id;
 	if (flags & CLONE_THREAD) {
 		p->group_leader = self->group_leader;
 		p->exit_signal = -1;

@@ -297,20 +297,6 @@ static void fill(struct wait_opts *wo, struct rp_task *p, int status, int code, 
 	wo->uid = rp_task_cred(p)->uid;
 }
 
-/* Linux's wait status of zombie @p: the group's code once a group exit began. */
-static int zombie_status(struct rp_task *p)
-{
-	struct rp_sighand *sh = rp_lock_task_sighand(p);
-	int status = p->exit_code;
-
-	if (sh) {
-		if (p->signal->flags & RP_SIGNAL_GROUP_EXIT)
-			status = p->signal->group_exit_code;
-		rp_unlock_sighand(sh);
-	}
-	return status;
-}
-
 /*
  * Linux's wait_task_zombie (update lock held).  The tracer's reap of a
  * process whose real parent is elsewhere hands it back to that parent,
@@ -321,7 +307,7 @@ static int zombie_status(struct rp_task *p)
  */
 static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 {
-	int status = zombie_status(p), code, cld_status;
+	int status = rp_zombie_status(p), code, cld_status;
 	bool handback = ptrace_reparented(p) && rp_thread_group_leader(p);
 	int claimed = handback ? HANDBACK_STATE : RP_EXIT_DEAD;
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The death notice to a parent (Linux's do_notify_parent, kernel/signal.c):
- * the exit signal with its CLD_* siginfo, the wake-up of the parent's
- * waiters, and the autoreap answer for a parent that ignores SIGCHLD.
+ * the exit signal with its CLD_* siginfo (SIGCHLD once the parent has
+ * exec'd since the fork; the status wait will report, the group's code
+ * for a leader that left before the group exit), the wake-up of the
+ * parent's waiters, and the autoreap answer for a parent that ignores
+ * SIGCHLD.
  * Called by exit, wait and ptrace with the update lock held.
  */
 #include "signal.h"
@@ -19,6 +22,19 @@ void rp_status_to_cld(int status, int *code, int *cld_status)
 	}
 }
 
+int rp_zombie_status(struct rp_task *p)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(p);
+	int status = p->exit_code;
+
+	if (sh) {
+		if (p->signal->flags & RP_SIGNAL_GROUP_EXIT)
+			status = p->signal->group_exit_code;
+		rp_unlock_sighand(sh);
+	}
+	return status;
+}
+
 bool rp_do_notify_parent(struct rp_task *t, int sig)
 {
 	struct rp_task *parent = t->parent;
@@ -27,7 +43,10 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	siginfo_t info;
 	int code, status;
 
-	rp_status_to_cld(t->exit_code, &code, &status);
+	/* Only the program that chose it gets an odd signal (Linux's exec ids). */
+	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
+		sig = SIGCHLD;
+	rp_status_to_cld(rp_zombie_status(t), &code, &status);
 	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred(t)->uid);
 	info.si_status = status;
 	psh = rp_lock_task_sighand(parent);

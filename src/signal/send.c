@@ -162,6 +162,12 @@ static bool wants_signal(const struct rp_task *t, int sig)
 	return sig == SIGKILL || !(t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_STOPPED));
 }
 
+/* Linux's SIG_KERNEL_COREDUMP_MASK: their default action dumps a core. */
+#define COREDUMP_MASK (RP_SIGBIT(SIGQUIT) | RP_SIGBIT(SIGILL) | RP_SIGBIT(SIGTRAP) | \
+		       RP_SIGBIT(SIGABRT) | RP_SIGBIT(SIGFPE) | RP_SIGBIT(SIGSEGV) | \
+		       RP_SIGBIT(SIGBUS) | RP_SIGBIT(SIGSYS) | RP_SIGBIT(SIGXCPU) | \
+		       RP_SIGBIT(SIGXFSZ))
+
 /* Does @sig, unhandled, kill the process? */
 static bool sig_fatal(const struct rp_task *t, int sig)
 {
@@ -181,19 +187,45 @@ static struct rp_task *pick_thread(struct rp_task *p, int sig)
 	return NULL;
 }
 
-static void wake_all_threads(struct rp_task *p)
+/*
+ * Kill thread @t of a dying group: its part in a group stop is over, and a
+ * live one gets SIGKILL.  The bit is set directly: rp_send_signal_locked
+ * drops everything in an exiting group.  RP_BREAK_EXIT_JOINS_STOP leaves
+ * its STOP_PENDING set.
+ */
+static void zap_thread(struct rp_task *t)
 {
+#ifndef RP_BREAK_EXIT_JOINS_STOP
+	t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+#endif
+	if (uatomic_read(&t->exit_state))
+		return;
+	rp_sigset_set_bits(&t->pending.signal,
+			   rp_sigset_bits(&t->pending.signal) | RP_SIGBIT(SIGKILL));
+	rp_signal_wake_up(t);
+}
+
+/* The group exit a fatal signal @sig starts, every thread killed (siglock held). */
+static void start_group_exit(struct rp_task *p, int sig)
+{
+	struct rp_signal *s = p->signal;
 	struct rp_task *t;
 
+	/* As Linux: a dying group is neither stopped nor continued any more. */
+	s->flags = RP_SIGNAL_GROUP_EXIT;
+	s->group_exit_code = sig;
+	s->group_stop_count = 0;
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
-	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
-		rp_signal_wake_up(t);
+	cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node)
+		zap_thread(t);
 }
 
 /*
  * Linux's complete_signal: wake a thread that can take @sig.  A fatal
- * signal wakes every thread: the group exit itself starts when a thread
- * dequeues it in rp_get_signal (rp_do_group_exit sets RP_SIGNAL_GROUP_EXIT).
+ * signal starts the group exit now, with its own code, so that a later
+ * fatal signal changes nothing (the group drops it): every thread gets
+ * SIGKILL, and takes the code in rp_get_signal.  A core-dump signal waits
+ * for its delivery, as Linux's, which dumps first.
  */
 static void complete_signal(struct rp_task *p, int sig, bool group)
 {
@@ -203,8 +235,9 @@ static void complete_signal(struct rp_task *p, int sig, bool group)
 		t = pick_thread(p, sig);
 	if (!t)
 		return;		/* blocked everywhere: it waits, pending */
-	if (group && sig_fatal(p, sig) && (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)))
-		wake_all_threads(p);
+	if (sig_fatal(p, sig) && !(RP_SIGBIT(sig) & COREDUMP_MASK) &&
+	    (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)))
+		start_group_exit(p, sig);
 	else
 		rp_signal_wake_up(t);
 }
@@ -273,11 +306,9 @@ bool rp_signal_pending_locked(struct rp_task *t)
 
 /*
  * As Linux: the count includes threads that are already zombies (de_thread
- * waits for each to be released); only live ones get SIGKILL.  The bit is
- * set directly: rp_send_signal_locked would drop it in an exiting group.
- * The group stop is over: no other thread owes it any more, so none can
- * complete it on its way out (rp_jobctl_exit).  RP_BREAK_EXIT_JOINS_STOP
- * leaves their STOP_PENDING set.
+ * waits for each to be released); only live ones get SIGKILL.  The group
+ * stop is over: no other thread owes it any more, so none can complete it
+ * on its way out (rp_jobctl_exit).
  */
 int rp_zap_other_threads(struct rp_task *p)
 {
@@ -291,14 +322,7 @@ int rp_zap_other_threads(struct rp_task *p)
 		if (t == p)
 			continue;
 		count++;
-#ifndef RP_BREAK_EXIT_JOINS_STOP
-		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
-#endif
-		if (uatomic_read(&t->exit_state))
-			continue;
-		rp_sigset_set_bits(&t->pending.signal,
-				   rp_sigset_bits(&t->pending.signal) | RP_SIGBIT(SIGKILL));
-		rp_signal_wake_up(t);
+		zap_thread(t);
 	}
 	return count;
 }

@@ -160,6 +160,12 @@ void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
  */
 bool rp_do_notify_parent(struct rp_task *t, int sig);
 
+/*
+ * Linux's wait status of zombie @p: the group's code once a group exit
+ * began (a leader that left first by exit(2) has its own), else its own.
+ */
+int rp_zombie_status(struct rp_task *p);
+
 /* The CLD_* code and si_status of wait status @status. */
 void rp_status_to_cld(int status, int *code, int *cld_status);
 

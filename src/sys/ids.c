@@ -79,13 +79,17 @@ static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 	if (!new)
 		return -ENOMEM;
 	new->caps_permitted = permitted;
-	if (new->euid != old->euid) {
-		/* Changed identity: no longer dumpable (ptrace needs CAP_SYS_PTRACE). */
+	if (new->euid != old->euid || (permitted & ~old->caps_permitted)) {
+		/*
+		 * Changed identity (Linux's commit_creds): no longer dumpable
+		 * (ptrace needs CAP_SYS_PTRACE), and no parent-death signal.
+		 */
 		sh = rp_lock_task_sighand(self);
 		if (sh) {
 			self->signal->dumpable = false;
 			rp_unlock_sighand(sh);
 		}
+		CMM_STORE_SHARED(self->pdeath_signal, 0);
 	}
 	rp_commit_creds(self, new);
 	return 0;

@@ -187,7 +187,11 @@ struct rp_task {
 	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
-	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG), read (u) */
+	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
+	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
+					   exit_signal only while they match */
+	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
+					   by its credential changes), read (u) */
 	unsigned int flags;		/* RP_PF_*: see each */
 	int nice;			/* (s) -20..19, per thread as Linux */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */

@@ -12,6 +12,8 @@ pid_t or_resolve(const struct or_pidmap *map, long arg)
 		return map->ext;
 	if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
 		return map->pid[arg - OR_SYM_BASE];
+	if (arg <= -S(P0) && arg > -S(OR_MAX_PROCS))
+		return -map->pid[-arg - OR_SYM_BASE];
 	return (pid_t)arg;
 }
 
@@ -20,6 +22,15 @@ void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long 
 	out[0] = or_resolve(map, s->a);
 	out[1] = or_resolve(map, s->b);
 	out[2] = or_resolve(map, s->c);
+}
+
+void or_reply_siginfo(struct or_reply *r, const siginfo_t *si)
+{
+	r->w_pid = si->si_pid;
+	r->w_uid = (int)si->si_uid;
+	r->w_signo = si->si_signo;
+	r->w_code = si->si_code;
+	r->w_status = si->si_status;
 }
 
 /* Append to a fixed buffer; output past its end is cut off. */
@@ -67,8 +78,20 @@ static void put_arg(char *buf, size_t len, long arg)
 		put(buf, len, "EXT");
 	else if (arg >= S(P0) && arg < S(OR_MAX_PROCS))
 		put(buf, len, "P%ld", arg - OR_SYM_BASE);
+	else if (arg <= -S(P0) && arg > -S(OR_MAX_PROCS))
+		put(buf, len, "-P%ld", -arg - OR_SYM_BASE);
 	else
 		put(buf, len, "%ld", arg);
+}
+
+/* "@name(@a, @b)", with names for pids that have one. */
+static void put_call2(char *buf, size_t len, const char *name, long a, long b)
+{
+	put(buf, len, "%s(", name);
+	put_arg(buf, len, a);
+	put(buf, len, ", ");
+	put_arg(buf, len, b);
+	put(buf, len, ")");
 }
 
 static const char *const act_names[] = {
@@ -83,8 +106,20 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_FORK:
 		put(buf, len, "fork() -> P%ld", s->a);
 		break;
+	case OP_CLONE:
+		put(buf, len, "clone(0x%lx) -> P%ld", s->b, s->a);
+		break;
 	case OP_EXIT:
 		put(buf, len, "_exit(%ld)", s->a);
+		break;
+	case OP_EXEC:
+		put(buf, len, "execve()");
+		break;
+	case OP_THREAD:
+		put(buf, len, "pthread_create() -> P%ld", s->a);
+		break;
+	case OP_THREAD_EXIT:
+		put(buf, len, "exit(%ld) of the thread", s->a);
 		break;
 	case OP_WAIT4:
 		put(buf, len, "wait4(");
@@ -129,6 +164,17 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_PRCTL:
 		put(buf, len, "prctl(%ld, %ld)", s->a, s->b);
 		break;
+	case OP_SETPGID:
+		put_call2(buf, len, "setpgid", s->a, s->b);
+		break;
+	case OP_IOPRIO_SET:
+		put(buf, len, "ioprio_set(%ld, ", s->a);
+		put_arg(buf, len, s->b);
+		put(buf, len, ", 0x%lx)", s->c);
+		break;
+	case OP_IOPRIO_GET:
+		put_call2(buf, len, "ioprio_get", s->a, s->b);
+		break;
 	case OP_GETPID:
 		put(buf, len, "getpid()");
 		break;
@@ -137,6 +183,9 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		break;
 	case OP_SIGS:
 		put(buf, len, "signals caught so far");
+		break;
+	case OP_SIGINFO:
+		put(buf, len, "siginfo of the last signal caught");
 		break;
 	default:
 		put(buf, len, "op %d", s->op);
@@ -202,9 +251,12 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	}
 	switch (s->op) {
 	case OP_EXIT:
+	case OP_THREAD_EXIT:
 		put(buf, len, "-");
 		break;
 	case OP_FORK:
+	case OP_CLONE:
+	case OP_THREAD:
 	case OP_GETPID:
 	case OP_GETPPID:
 		put_pid(buf, len, map, (pid_t)r->ret);
@@ -215,6 +267,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 			put_status(buf, len, r->status);
 		break;
 	case OP_WAITID:
+	case OP_SIGINFO:
 		put(buf, len, "%ld", r->ret);
 		put_siginfo(buf, len, r, map);
 		break;

@@ -32,7 +32,8 @@
 
 enum { P0, P1, P2, P3, P4, P5, P6, P7, EXT = 100 };
 
-/* A pid argument naming a process; any other value is passed literally. */
+/* A pid argument naming a process (-S(p): its group, as kill's -pgid); any
+ * other value is passed literally. */
 #define OR_SYM_BASE	0x40000000L
 #define S(p)		(OR_SYM_BASE + (p))
 
@@ -48,9 +49,17 @@ enum or_op {
 	OP_SIGPROCMASK,	/* a: how, b: the one signal in the set (0: empty) */
 	OP_SETRESUID,	/* a, b, c: ruid, euid, suid */
 	OP_PRCTL,	/* a: option, b: arg2 */
+	OP_SETPGID,	/* a: pid, b: pgid */
+	OP_IOPRIO_SET,	/* a: which, b: who, c: ioprio */
+	OP_IOPRIO_GET,	/* a: which, b: who */
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */
+	OP_SIGINFO,	/* the siginfo of the last signal its handlers caught */
+	OP_CLONE,	/* a: the child's name, b: clone flags (the exit signal) */
+	OP_EXEC,	/* execve of the same puppet: handlers reset, record lost */
+	OP_THREAD,	/* a: the new thread's name (its tid is the answer) */
+	OP_THREAD_EXIT,	/* a: exit code (exit(2): this thread only) */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
@@ -72,7 +81,7 @@ struct or_reply {
 	long ret;
 	int err;		/* errno when ret == -1 */
 	int status;		/* wait4's status word */
-	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid */
+	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid, OP_SIGINFO */
 	int nsigs;
 	int sigs[OR_MAX_SIGS];	/* OP_SIGS */
 	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT } how;
@@ -91,6 +100,8 @@ struct or_results {
 
 /* tests/oracle/format.c */
 pid_t or_resolve(const struct or_pidmap *map, long arg);
+/* @si's fields into @r's w_* fields. */
+void or_reply_siginfo(struct or_reply *r, const siginfo_t *si);
 /* @s's arguments with names replaced by this run's pids. */
 void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3]);
 void or_describe(const struct or_step *s, char *buf, size_t len);

@@ -10,8 +10,10 @@
  * handler is recorded, as the puppet's handler records it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
 #include "oracle.h"
 
 struct rcu_run {
@@ -22,6 +24,7 @@ struct rcu_run {
 	int fork_err[OR_MAX_PROCS];	/* why a name has no task: rp_fork's errno */
 	int ncaught[OR_MAX_PROCS];
 	int caught[OR_MAX_PROCS][OR_MAX_SIGS];
+	siginfo_t last[OR_MAX_PROCS];	/* the siginfo of the last one caught */
 	struct or_pidmap map;
 };
 
@@ -50,6 +53,8 @@ static bool rcu_return_to_user(struct rcu_run *run, int i)
 		if (sig == 0 || (sig < 0 && sig != -ESRCH))
 			break;	/* nothing left (or not implemented) */
 		any = true;
+		if (sig > 0)
+			run->last[i] = info;
 		if (sig > 0 && run->ncaught[i] < OR_MAX_SIGS)
 			run->caught[i][run->ncaught[i]++] = sig;
 	}
@@ -68,7 +73,7 @@ static long rcu_sigaction(struct rp_task *self, long sig, long act)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? rcu_handler : SIG_DFL;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : 0;
+	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
 	return rp_sigaction(self, (int)sig, &sa, NULL);
 }
 
@@ -89,22 +94,31 @@ static long rcu_waitid(struct rp_task *self, const long *arg, struct or_reply *r
 
 	memset(&si, 0, sizeof(si));
 	ret = rp_waitid(self, (idtype_t)arg[0], (id_t)arg[1], &si, (int)arg[2] | WNOHANG);
-	r->w_pid = si.si_pid;
-	r->w_uid = (int)si.si_uid;
-	r->w_signo = si.si_signo;
-	r->w_code = si.si_code;
-	r->w_status = si.si_status;
+	or_reply_siginfo(r, &si);
 	return ret;
 }
 
-static long rcu_fork(struct rcu_run *run, struct rp_task *self, int child)
+static long rcu_clone(struct rcu_run *run, struct rp_task *self, int child,
+		      unsigned long flags)
 {
-	long ret = rp_fork(self, &run->task[child]);
+	long ret = rp_clone(self, flags, &run->task[child]);
 
 	if (ret > 0)
 		run->map.pid[child] = (pid_t)ret;
 	else
 		run->fork_err[child] = (int)-ret;
+	return ret;
+}
+
+/* The new program has handlers of its own: the record starts again. */
+static long rcu_exec(struct rcu_run *run, int who)
+{
+	long ret = rp_execve(run->task[who], "puppet");
+
+	if (ret == 0) {
+		run->ncaught[who] = 0;
+		memset(&run->last[who], 0, sizeof(run->last[who]));
+	}
 	return ret;
 }
 
@@ -116,9 +130,17 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 
 	switch (s->op) {
 	case OP_FORK:
-		return rcu_fork(run, self, (int)s->a);
+		return rcu_clone(run, self, (int)s->a, SIGCHLD);
+	case OP_CLONE:
+		return rcu_clone(run, self, (int)s->a, (unsigned long)s->b);
+	case OP_THREAD:
+		return rcu_clone(run, self, (int)s->a, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM);
+	case OP_THREAD_EXIT:
+		return rp_exit(self, (int)arg[0]);
 	case OP_EXIT:
 		return rp_exit_group(self, (int)arg[0]);
+	case OP_EXEC:
+		return rcu_exec(run, s->who);
 	case OP_WAIT4:
 		return rp_wait4(self, (pid_t)arg[0], &r->status, (int)arg[1] | WNOHANG, NULL);
 	case OP_WAITID:
@@ -135,6 +157,12 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_setresuid(self, (uid_t)arg[0], (uid_t)arg[1], (uid_t)arg[2]);
 	case OP_PRCTL:
 		return rp_prctl(self, (int)arg[0], (unsigned long)arg[1]);
+	case OP_SETPGID:
+		return rp_setpgid(self, (pid_t)arg[0], (pid_t)arg[1]);
+	case OP_IOPRIO_SET:
+		return rp_ioprio_set(self, (int)arg[0], (int)arg[1], (int)arg[2]);
+	case OP_IOPRIO_GET:
+		return rp_ioprio_get(self, (int)arg[0], (int)arg[1]);
 	case OP_GETPID:
 		return rp_getpid(self);
 	case OP_GETPPID:
@@ -142,6 +170,9 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 	case OP_SIGS:
 		r->nsigs = run->ncaught[s->who];
 		memcpy(r->sigs, run->caught[s->who], sizeof(r->sigs));
+		return 0;
+	case OP_SIGINFO:
+		or_reply_siginfo(r, &run->last[s->who]);
 		return 0;
 	default:
 		return -EINVAL;
@@ -162,7 +193,7 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 	ret = rcu_call(run, s, arg, r);
 	r->ret = ret < 0 ? -1 : ret;
 	r->err = ret < 0 ? (int)-ret : 0;
-	if (s->op == OP_EXIT) {
+	if (s->op == OP_EXIT || s->op == OP_THREAD_EXIT) {
 		run->exited[s->who] = ret == 0;
 		return;
 	}
@@ -178,7 +209,7 @@ static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
 		return;
 	run->init = rp_system_init(run->sys);
 	run->map.ext = rp_getpid(run->init);
-	if (rcu_fork(run, run->init, P0) > 0)
+	if (rcu_clone(run, run->init, P0, SIGCHLD) > 0)
 		rp_prctl(run->task[P0], PR_SET_CHILD_SUBREAPER, 1);
 }
 

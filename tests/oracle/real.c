@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,15 +54,25 @@ struct real_run {
 
 static volatile sig_atomic_t puppet_ncaught;
 static volatile sig_atomic_t puppet_caught[OR_MAX_SIGS];
+static siginfo_t puppet_last;	/* the siginfo of the last one caught */
 
-static void puppet_catch(int sig)
+static void puppet_catch(int sig, siginfo_t *si, void *ucontext)
 {
 	int n = puppet_ncaught;
 
+	(void)ucontext;
 	if (n < OR_MAX_SIGS) {
 		puppet_caught[n] = sig;
 		puppet_ncaught = n + 1;
 	}
+	puppet_last = *si;
+}
+
+/* A fork child starts a record of its own. */
+static void puppet_forget_caught(void)
+{
+	puppet_ncaught = 0;
+	memset(&puppet_last, 0, sizeof(puppet_last));
 }
 
 /* Read exactly @len bytes: 0, or -1 at end of file. */
@@ -86,8 +98,10 @@ static long puppet_sigaction(long sig, long act)
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? puppet_catch : SIG_DFL;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : 0;
+	sa.sa_handler = act == ACT_IGN ? SIG_IGN : SIG_DFL;
+	if (act == ACT_HANDLER)
+		sa.sa_sigaction = puppet_catch;
+	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
 	return sigaction((int)sig, &sa, NULL);
 }
 
@@ -106,11 +120,7 @@ static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 
 	memset(&si, 0, sizeof(si));
 	ret = waitid((idtype_t)c->a, (id_t)c->b, &si, (int)c->c | WNOHANG);
-	r->w_pid = si.si_pid;
-	r->w_uid = (int)si.si_uid;
-	r->w_signo = si.si_signo;
-	r->w_code = si.si_code;
-	r->w_status = si.si_status;
+	or_reply_siginfo(r, &si);
 	return ret;
 }
 
@@ -142,6 +152,15 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 	case OP_PRCTL:
 		r->ret = prctl((int)c->a, (unsigned long)c->b, 0UL, 0UL, 0UL);
 		break;
+	case OP_SETPGID:
+		r->ret = setpgid((pid_t)c->a, (pid_t)c->b);
+		break;
+	case OP_IOPRIO_SET:
+		r->ret = syscall(SYS_ioprio_set, c->a, c->b, c->c);
+		break;
+	case OP_IOPRIO_GET:
+		r->ret = syscall(SYS_ioprio_get, c->a, c->b);
+		break;
 	case OP_GETPID:
 		r->ret = getpid();
 		break;
@@ -153,10 +172,87 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		for (int i = 0; i < r->nsigs; i++)
 			r->sigs[i] = puppet_caught[i];
 		break;
+	case OP_SIGINFO:
+		or_reply_siginfo(r, &puppet_last);
+		break;
 	default:		/* OP_PING */
 		break;
 	}
 	r->err = r->ret < 0 ? errno : 0;
+}
+
+/* fork(), or the raw clone(2) with @c's flags and no stack, which forks as well. */
+static long puppet_fork(const struct real_cmd *c)
+{
+	if (c->op == OP_FORK)
+		return fork();
+	return syscall(SYS_clone, (unsigned long)c->b, 0L, NULL, NULL, 0L);
+}
+
+static void puppet_reply(const struct real_run *run, int self, const struct or_reply *r)
+{
+	if (write(run->rep[self][1], r, sizeof(*r)) != (ssize_t)sizeof(*r))
+		_exit(0);
+}
+
+#define PUPPET_ENV	"RP_ORACLE_PUPPET"
+
+/*
+ * Run this program again as puppet @self: its name and every puppet-side fd
+ * go in the environment, for puppet_after_exec.  Returns only on failure.
+ */
+static void puppet_exec(const struct real_run *run, int self, struct or_reply *r)
+{
+	char env[32 + OR_MAX_PROCS * 24];
+	char *argv[] = { "oracle-puppet", NULL }, *envp[] = { env, NULL };
+	size_t n = (size_t)snprintf(env, sizeof(env), PUPPET_ENV "=%d", self);
+
+	for (int i = 0; i < OR_MAX_PROCS; i++)
+		n += (size_t)snprintf(env + n, sizeof(env) - n, " %d %d",
+				      run->cmd[i][0], run->rep[i][1]);
+	execve("/proc/self/exe", argv, envp);
+	r->ret = -1;
+	r->err = errno;
+}
+
+static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self);
+
+struct puppet_thread {
+	struct real_run *run;
+	int self;
+	pid_t tid;
+	sem_t started;
+};
+
+static void *puppet_thread_main(void *arg)
+{
+	struct puppet_thread *pt = arg;
+	struct real_run *run = pt->run;
+	int self = pt->self;
+
+	pt->tid = gettid();
+	sem_post(&pt->started);		/* @pt is gone from here on */
+	puppet_loop(run, self);
+}
+
+/* A new thread of this puppet that answers to name @self: its tid, or -1. */
+static long puppet_thread(struct real_run *run, int self)
+{
+	struct puppet_thread pt = { .run = run, .self = self };
+	pthread_t th;
+	int err;
+
+	sem_init(&pt.started, 0, 0);
+	err = pthread_create(&th, NULL, puppet_thread_main, &pt);
+	if (err) {
+		errno = err;
+		pt.tid = -1;
+	} else {
+		while (sem_wait(&pt.started) && errno == EINTR)
+			;
+	}
+	sem_destroy(&pt.started);
+	return pt.tid;
 }
 
 static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self)
@@ -170,20 +266,49 @@ static __attribute__((noreturn)) void puppet_loop(struct real_run *run, int self
 		memset(&r, 0, sizeof(r));
 		if (c.op == OP_EXIT)
 			_exit((int)c.a);
-		if (c.op == OP_FORK) {
-			r.ret = fork();
+		if (c.op == OP_THREAD_EXIT)
+			syscall(SYS_exit, c.a);	/* this thread only, as rcuproc's rp_exit */
+		if (c.op == OP_EXEC) {
+			puppet_exec(run, self, &r);
+		} else if (c.op == OP_THREAD) {
+			r.ret = puppet_thread(run, (int)c.a);
+			r.err = r.ret < 0 ? errno : 0;
+		} else if (c.op == OP_FORK || c.op == OP_CLONE) {
+			r.ret = puppet_fork(&c);
 			if (r.ret == 0) {
 				self = (int)c.a;	/* the child answers to its own name */
-				puppet_ncaught = 0;
+				puppet_forget_caught();
 				continue;
 			}
 			r.err = r.ret < 0 ? errno : 0;
 		} else {
 			puppet_do(&c, &r);
 		}
-		if (write(run->rep[self][1], &r, sizeof(r)) != (ssize_t)sizeof(r))
-			_exit(0);
+		puppet_reply(run, self, &r);
 	}
+}
+
+/*
+ * Runs before main in every image of this program: one that a puppet's
+ * execve started answers that call (0) and goes on as the same puppet.
+ */
+static __attribute__((constructor)) void puppet_after_exec(void)
+{
+	static struct real_run run;
+	const char *env = getenv(PUPPET_ENV);
+	const struct or_reply ok = { .ret = 0 };
+	char *p;
+	int self;
+
+	if (!env)
+		return;
+	self = (int)strtol(env, &p, 10);
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		run.cmd[i][0] = (int)strtol(p, &p, 10);
+		run.rep[i][1] = (int)strtol(p, &p, 10);
+	}
+	puppet_reply(&run, self, &ok);
+	puppet_loop(&run, self);
 }
 
 static bool is_puppet_fd(const struct real_run *run, int fd)
@@ -332,7 +457,7 @@ static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
 		r->how = OR_NOPROC;
 		return;
 	}
-	if (c->op == OP_EXIT) {
+	if (c->op == OP_EXIT || c->op == OP_THREAD_EXIT) {
 		await_settled_death(run, i);
 		return;
 	}
@@ -366,9 +491,11 @@ static void real_step(struct real_run *run, const struct or_step *s, struct or_r
 	or_resolve_args(s, &run->map, arg);
 	c = (struct real_cmd){ .op = s->op, .a = arg[0], .b = arg[1], .c = arg[2] };
 	real_ask(run, s->who, &c, r);
-	if (s->op == OP_FORK && r->how == OR_OK && r->ret > 0)
+	if (s->op != OP_FORK && s->op != OP_CLONE && s->op != OP_THREAD)
+		return;
+	if (r->how == OR_OK && r->ret > 0)
 		run->map.pid[s->a] = (pid_t)r->ret;
-	else if (s->op == OP_FORK && r->how == OR_OK)
+	else if (r->how == OR_OK)
 		run->fork_err[s->a] = r->err;
 }
 

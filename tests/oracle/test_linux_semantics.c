@@ -27,7 +27,9 @@
 /* The oracle is compiled into this test (tests/meson.build names one source). */
 
 #define FORK(p, c)		{ p, OP_FORK, c, 0, 0 }
+#define CLONE(p, c, flags)	{ p, OP_CLONE, c, flags, 0 }
 #define EXIT(p, code)		{ p, OP_EXIT, code, 0, 0 }
+#define EXEC(p)			{ p, OP_EXEC, 0, 0, 0 }
 #define WAIT4(p, pid, opt)	{ p, OP_WAIT4, pid, opt, 0 }
 #define WAITID(p, type, id, opt) { p, OP_WAITID, type, id, opt }
 #define KILL(p, pid, sig)	{ p, OP_KILL, pid, sig, 0 }
@@ -36,9 +38,15 @@
 #define SIGMASK(p, how, sig)	{ p, OP_SIGPROCMASK, how, sig, 0 }
 #define SETRESUID(p, r, e, s)	{ p, OP_SETRESUID, r, e, s }
 #define PRCTL(p, opt, arg)	{ p, OP_PRCTL, opt, arg, 0 }
+#define SETPGID(p, pid, pgid)	{ p, OP_SETPGID, pid, pgid, 0 }
+#define IOPRIO_SET(p, which, who, v) { p, OP_IOPRIO_SET, which, who, v }
+#define IOPRIO_GET(p, which, who) { p, OP_IOPRIO_GET, which, who, 0 }
 #define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
 #define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
 #define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
+#define SIGINFO(p)		{ p, OP_SIGINFO, 0, 0, 0 }
+#define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
+#define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
@@ -239,6 +247,61 @@ static const struct or_step ids[] = {
 	KILL(P0, S(EXT), 0), WAIT4(P0, S(EXT), 0), EXIT(P1, 0), GETPPID(P0),
 	END };
 
+/* A clone child's own exit signal goes only to the program that made it:
+ * once its parent has exec'd, the child's death is reported by SIGCHLD.  It
+ * stays a clone child for wait (__WCLONE); a clone after the exec signals. */
+static const struct or_step clone_exit_signal_exec[] = {
+	FORK(P0, P1), CLONE(P1, P2, SIGUSR1), CLONE(P1, P3, SIGUSR2),
+	SIGACTION(P1, SIGUSR2, ACT_HANDLER), EXIT(P3, 1), SIGS(P1),
+	WAIT4(P1, -1, 0), WAIT4(P1, S(P3), __WCLONE),
+	EXEC(P1), SIGS(P1), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P1, SIGCHLD, ACT_HANDLER), EXIT(P2, 2), SIGS(P1),
+	WAIT4(P1, S(P2), __WCLONE), CLONE(P1, P4, SIGUSR1), EXIT(P4, 4), SIGS(P1),
+	WAIT4(P1, S(P4), __WCLONE), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* The first fatal signal wins: one that will kill a process starts its group
+ * exit as it is sent.  P2 gets SIGTERM from the group kill, then SIGHUP from
+ * its parent's death (pdeath signal); Linux drops the second. */
+static const struct or_step first_fatal_signal[] = {
+	FORK(P0, P1), SETPGID(P1, 0, 0), FORK(P1, P2),
+	PRCTL(P2, PR_SET_PDEATHSIG, SIGHUP), KILL(P0, -S(P1), SIGTERM),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0),
+	END };
+
+/* The SIGCHLD of a process whose leader left first (pthread_exit) and whose
+ * last thread called exit_group(5) carries 5, as the wait status does. */
+static const struct or_step leader_first_exit_code[] = {
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), FORK(P0, P1), THREAD(P1, P2),
+	GETPID(P2), THREAD_EXIT(P1, 7), WAIT4(P0, S(P1), 0), SIGS(P0),
+	EXIT(P2, 5), SIGS(P0), SIGINFO(P0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* The parent-death signal is cleared when the child's effective uid changes
+ * (P2; a real uid change keeps it: P3), and the dying parent sends it only
+ * where it may send signals: not to root's P4 once it is uid 1000 itself. */
+static const struct or_step pdeathsig_creds[] = {
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3), FORK(P1, P4), FORK(P1, P5),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), PRCTL(P2, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P2, 0, 1000, 0),
+	SIGACTION(P3, SIGUSR1, ACT_HANDLER), PRCTL(P3, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P3, 1000, -1, -1),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER), PRCTL(P4, PR_SET_PDEATHSIG, SIGUSR1),
+	SETRESUID(P5, 1000, 1000, 1000), SIGACTION(P5, SIGUSR1, ACT_HANDLER),
+	PRCTL(P5, PR_SET_PDEATHSIG, SIGUSR1), SETRESUID(P1, 1000, 1000, 1000),
+	EXIT(P1, 0), SIGS(P2), SIGS(P3), SIGS(P4), SIGS(P5), WAIT4(P0, S(P1), 0),
+	END };
+
+/* A zombie has no io context: ioprio_get answers the default, and
+ * ioprio_set succeeds without effect (IOPRIO_WHO_PROCESS is 1; 0x4003 is
+ * best effort, level 3). */
+static const struct or_step ioprio_zombie[] = {
+	FORK(P0, P1), IOPRIO_GET(P0, 1, S(P1)), IOPRIO_SET(P1, 1, 0, 0x4003),
+	IOPRIO_GET(P0, 1, S(P1)), EXIT(P1, 0), IOPRIO_GET(P0, 1, S(P1)),
+	IOPRIO_SET(P0, 1, S(P1), 0x4005), IOPRIO_GET(P0, 1, S(P1)),
+	WAIT4(P0, S(P1), 0), IOPRIO_GET(P0, 1, S(P1)),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -247,7 +310,9 @@ static const struct or_step ids[] = {
 	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
-	X(signal_handlers) X(ids)
+	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
+	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
+	X(ioprio_zombie)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

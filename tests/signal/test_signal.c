@@ -294,6 +294,7 @@ Test(queue, rlimit_sigpending, .init = start_rcu, .fini = finish_all_ended)
 	handle(a, RT(0));
 	handle(a, SIGUSR1);
 	handle(a, SIGUSR2);
+	handle(a2, RT(0));
 	cr_assert_eq(queue(init, rp_getpid(a2), RT(0), 1), 0, "a2: no limit of its own");
 	cr_assert_eq(queue(init, rp_getpid(a), RT(0), 2), 0);
 	cr_assert_eq(a->cred->user->sigpending, 2, "one count per uid");
@@ -382,6 +383,7 @@ Test(mask, sigprocmask_and_sigpending, .init = start_rcu, .fini = finish_all_end
 	cr_assert_not(sigismember(&old, SIGUSR1));
 	handle(a, SIGUSR1);
 	handle(a, SIGUSR2);
+	handle(a, SIGHUP);	/* else t's SIGHUP ends the group as it is sent */
 	mask_signal(a, SIG_BLOCK, SIGUSR1);
 	mask_signal(a, SIG_BLOCK, SIGUSR2);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
@@ -525,7 +527,13 @@ Test(killall, skips_init_and_self, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 	struct rp_task *c = make_process(2000), *t = make_thread(a);
+	struct rp_task *all[] = { a, b, c };
 
+	/* Caught: a fatal one would start each group's exit as it is sent. */
+	for (int i = 0; i < 3; i++) {
+		handle(all[i], SIGUSR1);
+		handle(all[i], SIGUSR2);
+	}
 	cr_assert_eq(rp_kill(t, -1, SIGUSR1), 0);
 	cr_assert(is_pending(b, SIGUSR1));
 	cr_assert_not(is_pending(a, SIGUSR1), "its own group is skipped");
@@ -544,6 +552,8 @@ Test(killall, process_group, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *b = make_process(1000);
 
+	handle(a, SIGUSR1);
+	handle(b, SIGUSR1);
 	cr_assert_eq(rp_kill(a, 0, SIGUSR1), 0, "init refuses, b takes it");
 	cr_assert(is_pending(a, SIGUSR1) && is_pending(b, SIGUSR1));
 	cr_assert_eq(rp_kill(a, -1, SIGUSR1), 0);

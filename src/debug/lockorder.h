@@ -21,6 +21,7 @@
 #ifndef RP_DEBUG_LOCKORDER_H
 #define RP_DEBUG_LOCKORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rp_lock_class {
@@ -69,6 +70,13 @@ static inline void rp_lockdep_assert_may_synchronize(void) { }
 static inline void rp_lockdep_assert_held(enum rp_lock_class c) { (void)c; }
 static inline void rp_lockdep_assert_held_obj(const void *lock) { (void)lock; }
 #endif
+
+/*
+ * Is this thread inside rp_read_lock (any mode, any rp_sync)?  Defined in
+ * debug builds only: called only from RP_DEBUG_BUG_ON, which release builds
+ * never evaluate.
+ */
+bool rp_lockdep_in_read_section(void);
 
 static inline void rp_lockdep_acquire(enum rp_lock_class c)
 {

@@ -29,14 +29,7 @@ static bool alone_in_group(const struct rp_task *t)
 /* Debug builds stop at a second release: the symptom of a double reap. */
 static void check_not_released(const struct rp_task *t)
 {
-#ifdef RP_DEBUG
-	if (!t->sighand) {
-		fprintf(stderr, "rcuproc: task %p released twice\n", (const void *)t);
-		abort();
-	}
-#else
-	(void)t;
-#endif
+	RP_DEBUG_BUG_ON(!t->sighand);
 }
 
 /*

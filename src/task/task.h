@@ -27,6 +27,7 @@
 #define RP_TASK_TASK_H
 
 #include "../debug/alloc.h"
+#include "../debug/bug.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
 #include <stdbool.h>
@@ -270,17 +271,9 @@ static inline bool rp_task_exited(const struct rp_task *t)
  */
 static inline void rp_task_assert_not_freed(const struct rp_task *t)
 {
-#ifdef RP_DEBUG
-	uintptr_t poison;
-
-	memset(&poison, RP_POISON_FREE, sizeof(poison));
-	if ((uintptr_t)CMM_LOAD_SHARED(t->sys) == poison) {
-		fprintf(stderr, "rcuproc: task %p read after it was freed\n", (const void *)t);
-		abort();
-	}
-#else
-	(void)t;
-#endif
+	/* Every byte of a freed task's ->sys is RP_POISON_FREE. */
+	RP_DEBUG_BUG_ON((uintptr_t)CMM_LOAD_SHARED(t->sys) ==
+			RP_POISON_FREE * (UINTPTR_MAX / 0xff));
 }
 
 /* Is @t a thread of init?  Lock-free: init's thread group never changes. */

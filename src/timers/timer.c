@@ -37,20 +37,10 @@ static int cap_overrun(uint64_t n)
 
 void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
 {
-#ifdef RP_DEBUG
-	const char *what = NULL;
-
-	if (CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC)
-		what = "used after it was freed";
-	else if (!CMM_LOAD_SHARED(tm->firing))
-		what = "on a firing list, not held by a tick: freed and reused";
-	if (what) {
-		fprintf(stderr, "rcuproc: CPU timer %p %s\n", (const void *)tm, what);
-		abort();
-	}
-#else
-	(void)tm;
-#endif
+	/* Freed: free() overwrote the magic. */
+	RP_DEBUG_BUG_ON(CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC);
+	/* On a firing list but not held by a tick: freed and reused. */
+	RP_DEBUG_BUG_ON(!CMM_LOAD_SHARED(tm->firing));
 }
 
 static void timer_put(struct rp_cpu_timer *tm)

@@ -45,30 +45,12 @@ void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
 	nheld--;
 }
 
-static bool holds_class(enum rp_lock_class c)
-{
-	for (int i = 0; i < nheld; i++)
-		if (held[i] == c)
-			return true;
-	return false;
-}
-
-static bool holds_obj(const void *lock)
+bool rp_lockdep_holds(const void *lock)
 {
 	for (int i = 0; lock && i < nheld; i++)
 		if (held_obj[i] == lock)
 			return true;
 	return false;
-}
-
-void rp_lockdep_assert_held(enum rp_lock_class c)
-{
-	RP_BUG_ON_MSG(!holds_class(c), "a lock of class %d must be held", c);
-}
-
-void rp_lockdep_assert_held_obj(const void *lock)
-{
-	RP_BUG_ON_MSG(!holds_obj(lock), "the lock at %p must be held", lock);
 }
 
 bool rp_lockdep_in_read_section(void)

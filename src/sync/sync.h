@@ -39,11 +39,11 @@ static inline bool rp_update_held_here(const struct rp_sync *s)
 	return CMM_LOAD_SHARED(s->update_owner) == &rp_thread_token;
 }
 
-/* A precondition "update lock held": debug builds stop when it is not. */
-static inline void rp_assert_update_held(const struct rp_sync *s)
-{
-	RP_DEBUG_BUG_ON(!rp_update_held_here(s));
-}
+/*
+ * A precondition "update lock held": debug builds stop when it is not.  A
+ * macro, so that the report names the function that states it.
+ */
+#define rp_assert_update_held(s) RP_DEBUG_BUG_ON(!rp_update_held_here(s))
 
 /*
  * Per thread, in the lock modes: the rp_sync whose global lock this thread
@@ -84,10 +84,7 @@ static inline bool rp_read_section_here(const struct rp_sync *s)
 }
 
 /* A precondition "in a read section (or the update lock held)": debug builds. */
-static inline void rp_assert_read_section(const struct rp_sync *s)
-{
-	RP_DEBUG_BUG_ON(!rp_read_section_here(s));
-}
+#define rp_assert_read_section(s) RP_DEBUG_BUG_ON(!rp_read_section_here(s))
 
 /* Lock modes: does this read section need the global lock taken? */
 static inline bool rp_read_takes_lock(struct rp_sync *s)

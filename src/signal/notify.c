@@ -27,6 +27,7 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	siginfo_t info;
 	int code, status;
 
+	rp_assert_update_held(&t->sys->sync);
 	rp_status_to_cld(t->exit_code, &code, &status);
 	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred(t)->uid);
 	info.si_status = status;

@@ -23,6 +23,7 @@
 /* Is @t's group down to @t alone on its thread list?  (update lock held) */
 static bool alone_in_group(const struct rp_task *t)
 {
+	rp_assert_update_held(&t->sys->sync);
 	return t->signal->nr_threads == 1;
 }
 
@@ -88,6 +89,7 @@ void rp_release_task(struct rp_task *t)
 {
 	struct rp_task *leader = t->group_leader;
 
+	rp_assert_update_held(&t->sys->sync);
 	check_not_released(t);
 	if (unhash_task(t))
 		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
@@ -160,6 +162,7 @@ static bool thread_precedes(struct rp_task *a, const struct rp_task *b)
 {
 	struct rp_task *t;
 
+	rp_assert_update_held(&a->sys->sync);
 	cds_list_for_each_entry(t, &a->signal->thread_head, thread_node) {
 		if (t == a)
 			return true;
@@ -227,6 +230,7 @@ static void forget_original_parent(struct rp_task *father)
 	struct rp_task *reaper, *p;
 	unsigned int n = 0;
 
+	rp_assert_update_held(&father->sys->sync);
 	if (!father->children.next)
 		return;
 	reaper = find_new_reaper(father);
@@ -257,6 +261,7 @@ static bool exec_waits(struct rp_task *t)
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	bool waits = sh && t->signal->group_exec_task && t->signal->group_exec_task != t;
 
+	rp_assert_update_held(&t->sys->sync);
 	if (sh)
 		rp_unlock_sighand(sh);
 	return waits;
@@ -272,6 +277,7 @@ static void exit_notify(struct rp_task *t)
 {
 	bool autoreap;
 
+	rp_assert_update_held(&t->sys->sync);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&

@@ -340,6 +340,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 void rp_sync_synchronize(struct rp_sync *s)
 {
 	rp_lockdep_assert_may_synchronize();
+	rp_assert_update_held(s);
 	if (s->mode == RP_SYNC_RCU)
 		synchronize_rcu();
 }

@@ -306,7 +306,11 @@ int rp_zap_other_threads(struct rp_task *p)
 	return count;
 }
 
-/* Linux's group_send_sig_info, in a read section: -ESRCH if @p was released. */
+/*
+ * Linux's group_send_sig_info, in a read section: -ESRCH if @p was released.
+ * RP_BREAK_UNLOCKED_SEND drops the siglock before the send instead of
+ * after: the debug builds' siglock assertion stops it at once.
+ */
 static int group_send(struct rp_task *self, struct rp_task *p, int sig, const siginfo_t *info)
 {
 	int err = rp_check_kill_permission(self, sig, p);
@@ -318,9 +322,14 @@ static int group_send(struct rp_task *self, struct rp_task *p, int sig, const si
 	sh = rp_lock_task_sighand_rcu(p);
 	if (!sh)
 		return -ESRCH;
+#ifdef RP_BREAK_UNLOCKED_SEND
+	rp_unlock_sighand(sh);
+	return rp_send_signal_locked(p, sig, info, true);
+#else
 	err = rp_send_signal_locked(p, sig, info, true);
 	rp_unlock_sighand(sh);
 	return err;
+#endif
 }
 
 /*

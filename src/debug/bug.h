@@ -25,14 +25,18 @@
 __attribute__((noreturn, cold, format(printf, 4, 5)))
 void rp_bug(const char *file, int line, const char *cond, const char *fmt, ...);
 
-#define RP_BUG_ON(cond) \
-	(__builtin_expect(!!(cond), 0) ? rp_bug(__FILE__, __LINE__, #cond, NULL) : (void)0)
+/*
+ * Each macro names @cond itself (#cond): passed on to another macro first,
+ * it would be printed with its macros expanded.
+ */
+#define RP_BUG_IF_(cond, text, ...) \
+	(__builtin_expect(!!(cond), 0) ? rp_bug(__FILE__, __LINE__, text, __VA_ARGS__) : (void)0)
 
-#define RP_BUG_ON_MSG(cond, ...) \
-	(__builtin_expect(!!(cond), 0) ? rp_bug(__FILE__, __LINE__, #cond, __VA_ARGS__) : (void)0)
+#define RP_BUG_ON(cond) RP_BUG_IF_(cond, #cond, NULL)
+#define RP_BUG_ON_MSG(cond, ...) RP_BUG_IF_(cond, #cond, __VA_ARGS__)
 
 #ifdef RP_DEBUG
-#define RP_DEBUG_BUG_ON(cond) RP_BUG_ON(cond)
+#define RP_DEBUG_BUG_ON(cond) RP_BUG_IF_(cond, #cond, NULL)
 #else
 #define RP_DEBUG_BUG_ON(cond) ((void)sizeof(!(cond)))
 #endif

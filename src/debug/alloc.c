@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Table allocations: site registry, fault injection, poisoning (rcuproc/debug.h). */
 #include "alloc.h"
+#include "bug.h"
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -127,13 +128,10 @@ static void check_poison(const unsigned char *p)
 {
 	size_t n = malloc_usable_size((void *)p);
 
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] != RP_POISON_FREE) {
-			fprintf(stderr, "rcuproc: object %p written at offset %zu after it was freed\n",
-				(const void *)p, i);
-			abort();
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		RP_BUG_ON_MSG(p[i] != RP_POISON_FREE,
+			      "object %p written at offset %zu after it was freed",
+			      (const void *)p, i);
 }
 
 static void quarantine_put(void *p)

@@ -3,8 +3,7 @@
 #include "lockorder.h"
 
 #ifdef RP_DEBUG
-#include <stdio.h>
-#include <stdlib.h>
+#include "bug.h"
 
 #define RP_LOCKDEP_DEPTH 8
 
@@ -15,21 +14,15 @@ static __thread const void *held_obj[RP_LOCKDEP_DEPTH];
 static __thread int nheld;
 static __thread int read_depth;
 
-static void lockdep_fail(const char *what, int a, int b)
-{
-	fprintf(stderr, "rcuproc lock order violation: %s (%d, %d)\n", what, a, b);
-	abort();
-}
-
 void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 {
-	if (c == RP_LOCK_UPDATE && read_depth)
-		lockdep_fail("update lock taken inside a read-side section", c, read_depth);
-	if (nheld && held[nheld - 1] >= c)
-		lockdep_fail("class taken while holding an equal or later class", c,
-			     held[nheld - 1]);
-	if (nheld == RP_LOCKDEP_DEPTH)
-		lockdep_fail("too many locks held", c, nheld);
+	RP_BUG_ON_MSG(c == RP_LOCK_UPDATE && read_depth,
+		      "lock order violation: update lock taken inside a read-side section");
+	RP_BUG_ON_MSG(nheld && held[nheld - 1] >= c,
+		      "lock order violation: class %d taken while holding class %d",
+		      c, held[nheld - 1]);
+	RP_BUG_ON_MSG(nheld == RP_LOCKDEP_DEPTH, "lock order: more than %d locks held",
+		      RP_LOCKDEP_DEPTH);
 	held_obj[nheld] = lock;
 	held[nheld++] = c;
 }
@@ -44,8 +37,7 @@ void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
 
 	while (i >= 0 && (held[i] != c || (lock && held_obj[i] != lock)))
 		i--;
-	if (i < 0)
-		lockdep_fail("release of a lock not held", c, nheld);
+	RP_BUG_ON_MSG(i < 0, "lock order: release of a class %d lock not held", c);
 	for (; i < nheld - 1; i++) {
 		held[i] = held[i + 1];
 		held_obj[i] = held_obj[i + 1];
@@ -53,40 +45,35 @@ void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
 	nheld--;
 }
 
-void rp_lockdep_assert_held(enum rp_lock_class c)
-{
-	for (int i = 0; i < nheld; i++)
-		if (held[i] == c)
-			return;
-	lockdep_fail("a lock of this class must be held", c, nheld);
-}
-
-void rp_lockdep_assert_held_obj(const void *lock)
+bool rp_lockdep_holds(const void *lock)
 {
 	for (int i = 0; lock && i < nheld; i++)
 		if (held_obj[i] == lock)
-			return;
-	lockdep_fail("this object's lock must be held", 0, nheld);
+			return true;
+	return false;
+}
+
+bool rp_lockdep_in_read_section(void)
+{
+	return read_depth > 0;
 }
 
 void rp_lockdep_read_enter(void)
 {
-	if (nheld && held[nheld - 1] > RP_LOCK_UPDATE)
-		lockdep_fail("read section entered holding a later lock",
-			     held[nheld - 1], read_depth);
+	RP_BUG_ON_MSG(nheld && held[nheld - 1] > RP_LOCK_UPDATE,
+		      "lock order violation: read section entered holding class %d",
+		      held[nheld - 1]);
 	read_depth++;
 }
 
 void rp_lockdep_read_exit(void)
 {
-	if (!read_depth)
-		lockdep_fail("read unlock without read lock", 0, 0);
+	RP_BUG_ON_MSG(!read_depth, "lock order: read unlock without read lock");
 	read_depth--;
 }
 
 void rp_lockdep_assert_may_synchronize(void)
 {
-	if (read_depth)
-		lockdep_fail("synchronize inside a read-side section", read_depth, 0);
+	RP_BUG_ON_MSG(read_depth, "lock order violation: synchronize inside a read-side section");
 }
 #endif

@@ -21,7 +21,9 @@
 #ifndef RP_DEBUG_LOCKORDER_H
 #define RP_DEBUG_LOCKORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include "bug.h"
 
 enum rp_lock_class {
 	RP_LOCK_NONE = 0,
@@ -47,6 +49,8 @@ enum rp_lock_class {
 /*
  * A lock is tracked by its class and, where a precondition names one
  * object's lock (a task's siglock), by its address: the _obj forms.
+ * Preconditions ask rp_lockdep_holds() through the assertion macros
+ * (rp_assert_siglock_held in src/task/task.h, docs/sync.md).
  */
 #ifdef RP_DEBUG
 void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock);
@@ -54,10 +58,6 @@ void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_read_enter(void);
 void rp_lockdep_read_exit(void);
 void rp_lockdep_assert_may_synchronize(void);
-/* A precondition: this thread holds a lock of class @c. */
-void rp_lockdep_assert_held(enum rp_lock_class c);
-/* A precondition: this thread holds the lock at @lock (of any class). */
-void rp_lockdep_assert_held_obj(const void *lock);
 #else
 static inline void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 { (void)c; (void)lock; }
@@ -66,9 +66,23 @@ static inline void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock
 static inline void rp_lockdep_read_enter(void) { }
 static inline void rp_lockdep_read_exit(void) { }
 static inline void rp_lockdep_assert_may_synchronize(void) { }
-static inline void rp_lockdep_assert_held(enum rp_lock_class c) { (void)c; }
-static inline void rp_lockdep_assert_held_obj(const void *lock) { (void)lock; }
 #endif
+
+/*
+ * Questions for preconditions, defined in debug builds only: they are asked
+ * only from RP_DEBUG_BUG_ON (src/debug/bug.h), which release builds never
+ * evaluate.
+ */
+/* Does this thread hold the lock at @lock (of any class)? */
+bool rp_lockdep_holds(const void *lock);
+/* Is this thread inside rp_read_lock (any mode, any rp_sync)? */
+bool rp_lockdep_in_read_section(void);
+
+/*
+ * A precondition: this thread holds the lock at @lock, taken with an _obj
+ * acquire (debug builds).  A macro, so that the report names its caller.
+ */
+#define rp_lockdep_assert_held_obj(lock) RP_DEBUG_BUG_ON(!rp_lockdep_holds(lock))
 
 static inline void rp_lockdep_acquire(enum rp_lock_class c)
 {

@@ -80,6 +80,8 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
 {
 	struct rp_signal *psig = self->signal, *sig = child->signal;
 
+	rp_assert_siglock_held(self);
+	rp_assert_update_held(&self->sys->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
 		int i = type - RP_PIDTYPE_PGID;
 		struct rp_pid *id = *member_id(psig, type);
@@ -109,6 +111,8 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 	struct rp_pid **id = member_id(sig, type), *from = *id;
 	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
 
+	rp_assert_group_siglock_held(sig);
+	rp_assert_update_held(&sig->sys->sync);
 #ifdef RP_BREAK_RELINK_PROXY
 	/* Linux's change_pid: the same node, off one list and onto the other. */
 	cds_hlist_del_rcu(&old->node);
@@ -128,6 +132,7 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 
 void rp_pgrp_exit(struct rp_signal *sig)
 {
+	rp_assert_update_held(&sig->sys->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
 		proxy_retire(sig->proxy[type - RP_PIDTYPE_PGID]);
 		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;

@@ -9,9 +9,9 @@
 
 #include "../task/relations.h"
 
-/* ---- membership changes (update lock held) ---- */
+/* ---- membership changes (update lock held; proxies come and go outside it) ---- */
 
-/* A proxy not yet linked (count it); NULL on ENOMEM. */
+/* A proxy not yet linked (count it); NULL on ENOMEM.  No lock needed. */
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys);
 /* Free a proxy that was never linked (NULL: nothing). */
 void rp_proxy_free_unlinked(struct rp_proxy *px);

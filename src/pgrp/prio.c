@@ -24,6 +24,7 @@
 
 void rp_prio_copy(struct rp_task *self, struct rp_task *p)
 {
+	rp_assert_siglock_held(self);
 	p->nice = self->nice;
 	p->ioprio = self->ioprio;
 }
@@ -94,6 +95,7 @@ static int nice_permission(struct rp_task *self, struct rp_task *t, int nice)
 	const struct rp_cred *c = rp_task_cred(self), *tc = rp_task_cred(t);
 	bool cap = rp_cred_capable(c, RP_CAP_SYS_NICE);
 
+	rp_assert_siglock_held(t);
 	if (tc->uid != c->euid && tc->euid != c->euid && !cap)
 		return -EPERM;
 	/* Lowering nice (raising priority) needs RLIMIT_NICE >= 20 - nice, or the capability. */

@@ -18,6 +18,7 @@ static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 	struct rp_task *leader = self->group_leader;
 	struct rp_task *p = rp_find_task(self->sys, pid);
 
+	rp_assert_update_held(&self->sys->sync);
 	if (!p)
 		return -ESRCH;
 	if (!rp_thread_group_leader(p))
@@ -51,6 +52,7 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
 {
 	struct rp_sighand *sh;
 
+	rp_assert_update_held(&p->sys->sync);
 	if (p->signal->pgrp == pgrp)
 		return;
 	sh = rp_lock_task_sighand(p);	/* not released: we hold the update lock */
@@ -102,6 +104,7 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 	struct rp_pid *own = sig->leader_pid;
 	struct rp_sighand *sh;
 
+	rp_assert_update_held(&self->sys->sync);
 	/* A session leader already, or a group with our id exists (we lead it). */
 	if (rp_session_leader(sig) || !rp_hlist_empty(&own->members[0]))
 		return -EPERM;

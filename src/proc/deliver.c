@@ -63,6 +63,7 @@ static int dequeue_signal(struct rp_task *t, siginfo_t *info)
 	struct rp_sigpending *p = &t->pending;
 	int sig = next_signal(p, &t->blocked);
 
+	rp_assert_siglock_held(t);
 	if (!sig) {
 		p = &t->signal->shared_pending;
 		sig = next_signal(p, &t->blocked);
@@ -103,6 +104,7 @@ static bool fatal_pending(struct rp_task *t, int *code)
  */
 static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, siginfo_t *info)
 {
+	rp_lockdep_assert_held_obj(*sh);
 	rp_unlock_sighand(*sh);
 	sig = rp_ptrace_signal_stop(t, sig, info);
 	if (sig < 0)

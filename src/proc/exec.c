@@ -69,6 +69,8 @@ static int de_thread_step(struct rp_task *self)
 {
 	struct rp_signal *sig = self->signal;
 
+	rp_assert_update_held(&self->sys->sync);
+	rp_assert_siglock_held(self);
 	if (rp_fatal_signal_pending(self)) {
 		if (sig->group_exec_task == self)
 			sig->group_exec_task = NULL;

@@ -29,20 +29,14 @@
 /* Is @t's group down to @t alone on its thread list?  (update lock held) */
 static bool alone_in_group(const struct rp_task *t)
 {
+	rp_assert_update_held(&t->sys->sync);
 	return t->signal->nr_threads == 1;
 }
 
 /* Debug builds stop at a second release: the symptom of a double reap. */
 static void check_not_released(const struct rp_task *t)
 {
-#ifdef RP_DEBUG
-	if (!t->sighand) {
-		fprintf(stderr, "rcuproc: task %p released twice\n", (const void *)t);
-		abort();
-	}
-#else
-	(void)t;
-#endif
+	RP_DEBUG_BUG_ON(!t->sighand);
 }
 
 /*
@@ -101,6 +95,7 @@ void rp_release_task(struct rp_task *t)
 {
 	struct rp_task *leader = t->group_leader;
 
+	rp_assert_update_held(&t->sys->sync);
 	check_not_released(t);
 	if (unhash_task(t))
 		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
@@ -176,6 +171,7 @@ static bool thread_precedes(struct rp_task *a, const struct rp_task *b)
 {
 	struct rp_task *t;
 
+	rp_assert_update_held(&a->sys->sync);
 	cds_list_for_each_entry(t, &a->signal->thread_head, thread_node) {
 		if (t == a)
 			return true;
@@ -244,6 +240,7 @@ static void forget_original_parent(struct rp_task *father)
 	struct rp_task *reaper, *p;
 	unsigned int n = 0;
 
+	rp_assert_update_held(&father->sys->sync);
 	if (!father->children.next)
 		return;
 	reaper = find_new_reaper(father);
@@ -274,6 +271,7 @@ static bool exec_waits(struct rp_task *t)
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	bool waits = sh && t->signal->group_exec_task && t->signal->group_exec_task != t;
 
+	rp_assert_update_held(&t->sys->sync);
 	if (sh)
 		rp_unlock_sighand(sh);
 	return waits;
@@ -289,6 +287,7 @@ static void exit_notify(struct rp_task *t)
 {
 	bool autoreap;
 
+	rp_assert_update_held(&t->sys->sync);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&

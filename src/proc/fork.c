@@ -126,6 +126,7 @@ static void cancel_record(struct rp_task *self, struct rp_fork_record *rec)
 /* Must the fork be abandoned?  The caller's group is dying (siglock held). */
 static bool fork_interrupted(const struct rp_task *self)
 {
+	rp_assert_siglock_held(self);
 	return (self->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
 	       sigismember(&self->pending.signal, SIGKILL) ||
 	       sigismember(&self->signal->shared_pending.signal, SIGKILL);
@@ -136,6 +137,7 @@ static void init_group(struct rp_task *p)
 {
 	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
 
+	rp_assert_update_held(&p->sys->sync);
 	sig->leader_pid = p->pid;
 	rp_pid_attach(p->pid);
 	/* Set under the same lock as the link, for prctl's propagation walk. */
@@ -153,6 +155,8 @@ static void init_group(struct rp_task *p)
 static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
 		       struct rp_proxy **px)
 {
+	rp_assert_update_held(&self->sys->sync);
+	rp_assert_siglock_held(self);
 	p->flags = RP_PF_FORKNOEXEC;
 	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 				     self->real_parent : self;

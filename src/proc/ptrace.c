@@ -30,6 +30,7 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 
+	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
@@ -44,6 +45,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 {
 	struct rp_sighand *sh;
 
+	rp_assert_update_held(&t->sys->sync);
 	if (!t->ptrace)
 		return;
 	/* Obsolete first, then the links: wait's walk on @t restarts. */
@@ -72,6 +74,7 @@ static void detach_on_exit(struct rp_task *tracer, struct rp_task *t)
 {
 	bool dead;
 
+	rp_assert_update_held(&t->sys->sync);
 	rp_ptrace_unlink(t);
 	if (uatomic_read(&t->exit_state) != RP_EXIT_ZOMBIE)
 		return;
@@ -87,6 +90,7 @@ void rp_exit_ptrace(struct rp_task *tracer)
 {
 	struct rp_task *t, *tmp;
 
+	rp_assert_update_held(&tracer->sys->sync);
 	/* _safe: each detach unlinks the entry it stands on (update lock held). */
 	cds_list_for_each_entry_safe(t, tmp, &tracer->ptraced, ptrace_entry.node)
 		detach_on_exit(tracer, t);
@@ -102,6 +106,7 @@ void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags)
 {
 	struct rp_task *forker = child->real_parent;
 
+	rp_assert_update_held(&child->sys->sync);
 	if (!(clone_flags & CLONE_PTRACE) || (clone_flags & (CLONE_THREAD | CLONE_PARENT)) ||
 	    !forker->ptrace)
 		return;
@@ -111,6 +116,7 @@ void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags)
 /* Enter a ptrace stop with wait status @code (siglock held); false: no stop. */
 static bool enter_stop(struct rp_task *t, int code)
 {
+	rp_assert_siglock_held(t);
 	if (!(t->ptrace & RP_PT_PTRACED) || rp_fatal_signal_pending(t))
 		return false;
 	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
@@ -149,6 +155,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 {
 	int sig = t->exit_code;
 
+	rp_assert_siglock_held(t);
 	t->exit_code = 0;
 	if (rp_fatal_signal_pending(t) || trap)
 		sig = 0;
@@ -218,6 +225,7 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	unsigned int flags = RP_PT_PTRACED;
 	int ret;
 
+	rp_assert_update_held(&self->sys->sync);
 	if (request == PTRACE_SEIZE) {
 		if (addr || (options & ~(unsigned long)PTRACE_O_MASK))
 			return -EIO;
@@ -264,6 +272,7 @@ static long stopped_request(struct rp_task *t, long request, long sig)
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	long ret = 0;
 
+	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
 	if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
@@ -306,6 +315,7 @@ static long interrupt(struct rp_task *t)
 /* A request on tracee @t of @self (update lock held). */
 static long tracee_request(struct rp_task *self, struct rp_task *t, long request, void *data)
 {
+	rp_assert_update_held(&self->sys->sync);
 	if (!(t->ptrace & RP_PT_PTRACED) || t->parent != self)
 		return -ESRCH;
 	switch (request) {

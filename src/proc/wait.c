@@ -252,6 +252,7 @@ static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opt
 	unsigned long restarts = 0;
 	struct rp_task *p;
 
+	rp_assert_read_section(&self->sys->sync);
 	/* Pairs with the insertion in clone and rp_hlist_splice_rcu in exit. */
 	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling) {
 		RP_RACE_POINT(RP_RACE_WAIT_VISIT, p);
@@ -311,6 +312,7 @@ static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 	bool handback = ptrace_reparented(p) && rp_thread_group_leader(p);
 	int claimed = handback ? HANDBACK_STATE : RP_EXIT_DEAD;
 
+	rp_assert_update_held(&p->sys->sync);
 	rp_status_to_cld(status, &code, &cld_status);
 	fill(wo, p, status, code, cld_status);
 	if (wo->flags & WNOWAIT)
@@ -338,6 +340,7 @@ static bool report_stopped(struct wait_opts *wo, struct rp_task *p, bool ptrace)
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
 	int code = sh ? stopped_code(wo, p, ptrace) : 0;
 
+	rp_assert_update_held(&p->sys->sync);
 	if (code) {
 		fill(wo, p, (code << 8) | 0x7f, ptrace ? CLD_TRAPPED : CLD_STOPPED, code);
 		if (!(wo->flags & WNOWAIT) && ptrace)
@@ -356,6 +359,7 @@ static bool report_continued(struct wait_opts *wo, struct rp_task *p)
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
 	bool ok = sh && continued(wo, p);
 
+	rp_assert_update_held(&p->sys->sync);
 	if (ok) {
 		fill(wo, p, 0xffff, CLD_CONTINUED, SIGCONT);
 		if (!(wo->flags & WNOWAIT))
@@ -377,6 +381,7 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 	struct rp_task *p = c->p;
 	bool ptrace = c->on_ptraced;
 
+	rp_assert_update_held(&self->sys->sync);
 	if (!WAIT_RECHECK)
 		return true;
 	/*

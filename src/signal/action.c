@@ -30,6 +30,8 @@ static void discard_everywhere(struct rp_task *self, int sig)
 {
 	struct rp_task *t;
 
+	rp_assert_read_section(&self->sys->sync);
+	rp_assert_siglock_held(self);
 	discard_signal(self->sys, &self->signal->shared_pending, sig);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node)
@@ -91,6 +93,8 @@ static void retarget_shared(struct rp_task *self, uint64_t newly_blocked)
 	uint64_t left = rp_sigset_bits(&self->signal->shared_pending.signal) & newly_blocked;
 	struct rp_task *t;
 
+	rp_assert_read_section(&self->sys->sync);
+	rp_assert_siglock_held(self);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node) {
 		uint64_t take = left & ~rp_sigset_bits(&t->blocked);

@@ -51,6 +51,8 @@ void rp_flush_signals(struct rp_task *p, uint64_t mask)
 {
 	struct rp_task *t;
 
+	rp_assert_read_section(&p->sys->sync);
+	rp_assert_siglock_held(p);
 	flush_sigqueue_mask(p->sys, &p->signal->shared_pending, mask);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
@@ -79,6 +81,8 @@ static void continue_group(struct rp_task *p)
 	unsigned int why = 0;
 	struct rp_task *t;
 
+	rp_assert_read_section(&p->sys->sync);
+	rp_assert_siglock_held(p);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node) {
 		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
@@ -101,6 +105,8 @@ static void continue_group(struct rp_task *p)
 
 void rp_jobctl_prepare_signal(struct rp_task *p, int sig)
 {
+	rp_assert_read_section(&p->sys->sync);
+	rp_assert_siglock_held(p);
 	if (rp_sig_kernel_stop(sig)) {
 		rp_flush_signals(p, RP_SIGBIT(SIGCONT));
 	} else if (sig == SIGCONT) {
@@ -155,6 +161,7 @@ static bool participate(struct rp_task *t)
 {
 	struct rp_signal *s = t->signal;
 
+	rp_assert_siglock_held(t);
 	t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
 	if (s->group_stop_count)
 		s->group_stop_count--;
@@ -174,11 +181,13 @@ static bool participate(struct rp_task *t)
  */
 static bool begin_group_stop(struct rp_task *self, int sig)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand_rcu(self);
 	struct rp_signal *s = self->signal;
+	struct rp_sighand *sh;
 	struct rp_task *t;
 	bool stop;
 
+	rp_assert_read_section(&self->sys->sync);
+	sh = rp_lock_task_sighand_rcu(self);
 	if (!sh)
 		return false;
 	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING) && (self->jobctl & RP_JOBCTL_STOP_DEQUEUED) &&
@@ -229,6 +238,7 @@ static void stop_self(struct rp_task *self, struct rp_sighand *sh)
 	int code = self->signal->group_exit_code;
 	bool report;
 
+	rp_lockdep_assert_held_obj(sh);
 	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING)) {
 		rp_unlock_sighand(sh);
 		return;		/* SIGCONT came first */
@@ -246,6 +256,7 @@ void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig)
 	struct rp_sync *sync = &self->sys->sync;
 	bool stop;
 
+	rp_lockdep_assert_held_obj(sh);
 	/* Signals may come meanwhile: begin_group_stop sees a SIGCONT by STOP_DEQUEUED. */
 	rp_unlock_sighand(sh);
 	if (sig != SIGSTOP && rp_current_pgrp_orphaned(self))
@@ -268,6 +279,7 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
 	struct rp_signal *s = self->signal;
 	int why;
 
+	rp_lockdep_assert_held_obj(sh);
 	if (!(s->flags & RP_SIGNAL_CLD_MASK)) {
 		stop_self(self, sh);
 		return;
@@ -285,7 +297,7 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
  */
 static bool group_exiting(struct rp_task *t)
 {
-	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
+	rp_assert_siglock_held(t);
 #ifdef RP_BREAK_EXIT_JOINS_STOP
 	(void)t;
 	return false;

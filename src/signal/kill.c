@@ -26,6 +26,7 @@ static int send_member(struct rp_task *p, struct group_kill *k)
 {
 	int err = k->self ? rp_check_kill_permission(k->self, k->sig, p) : 0;
 
+	rp_assert_siglock_held(p);
 	if (err || !k->sig)
 		return err;
 	err = rp_send_signal_locked(p, k->sig, k->info, true);
@@ -90,6 +91,7 @@ int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const sigi
 {
 	struct group_kill k = { .sig = sig, .info = info };
 
+	rp_assert_read_section(&sys->sync);
 	return kill_members(sys, RP_PIDTYPE_PGID, pgrp, &k);
 }
 
@@ -97,6 +99,7 @@ int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const si
 {
 	struct group_kill k = { .sig = sig, .info = info };
 
+	rp_assert_read_section(&sys->sync);
 	return kill_members(sys, RP_PIDTYPE_SID, sid, &k);
 }
 

@@ -43,6 +43,7 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	siginfo_t info;
 	int code, status;
 
+	rp_assert_update_held(&t->sys->sync);
 	/* Only the program that chose it gets an odd signal (Linux's exec ids). */
 	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
 		sig = SIGCHLD;

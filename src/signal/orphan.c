@@ -49,6 +49,7 @@ bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ign
 {
 	struct orphan_walk w = { .pgrp = pgrp, .ignored = ignored };
 
+	rp_assert_read_section(&sys->sync);
 	return !rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgrp, ties_group, &w);
 }
 
@@ -74,6 +75,7 @@ void rp_kill_pgrp_priv(struct rp_system *sys, pid_t pgrp, int sig)
 {
 	siginfo_t info;
 
+	rp_assert_read_section(&sys->sync);
 	rp_siginfo_init(&info, sig, SI_KERNEL, 0, 0);
 	rp_kill_pgrp_info_rcu(sys, pgrp, sig, &info);
 }
@@ -84,6 +86,7 @@ void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
 	struct rp_task *ignored = tsk;
 	pid_t pgrp;
 
+	rp_assert_update_held(&tsk->sys->sync);
 	if (!parent)
 		parent = tsk->real_parent;	/* exit: @tsk was the tie */
 	else if (!CHECK_REPARENTED)

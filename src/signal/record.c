@@ -24,6 +24,7 @@ struct recorded {
 
 void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec)
 {
+	rp_assert_siglock_held(self);
 	rec->signals = 0;
 	CDS_INIT_LIST_HEAD(&rec->queue);
 	cds_hlist_add_head(&rec->node, &self->signal->multiprocess);
@@ -76,6 +77,7 @@ void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info)
 {
 	struct rp_fork_record *rec;
 
+	rp_assert_siglock_held(p);
 	cds_hlist_for_each_entry_2(rec, &p->signal->multiprocess, node)
 		record_one(rec, sig, info);
 }
@@ -91,6 +93,7 @@ void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
 	 */
 	bool own = child && !cds_list_empty(&rec->queue) && child->sighand != held;
 
+	rp_lockdep_assert_held_obj(held);
 	cds_hlist_del(&rec->node);
 	if (own)
 		rp_sighand_lock_new(child->sighand);

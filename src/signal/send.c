@@ -56,6 +56,7 @@ static bool kill_ok_by_cred(const struct rp_cred *c, const struct rp_cred *tc)
 /* Under rp_read_lock: creds and sessions are read with rcu_dereference. */
 int rp_check_kill_permission(struct rp_task *self, int sig, struct rp_task *t)
 {
+	rp_assert_read_section(&self->sys->sync);
 	if (sig < 0 || sig >= RP_NSIG)
 		return -EINVAL;
 	if (rp_same_thread_group(self, t) ||
@@ -290,6 +291,7 @@ int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group
 
 void rp_signal_wake_up(struct rp_task *t)
 {
+	rp_assert_siglock_held(t);
 	rp_waitq_wake(&t->wake);
 	rp_waitq_wake(&t->signal->wait_chldexit);
 }
@@ -299,6 +301,7 @@ bool rp_signal_pending_locked(struct rp_task *t)
 	uint64_t pending = rp_sigset_bits(&t->pending.signal) |
 			   rp_sigset_bits(&t->signal->shared_pending.signal);
 
+	rp_assert_siglock_held(t);
 	return (pending & ~rp_sigset_bits(&t->blocked)) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
 	       (t->jobctl & RP_JOBCTL_STOP_PENDING);	/* a group stop to join */
@@ -315,7 +318,7 @@ int rp_zap_other_threads(struct rp_task *p)
 	struct rp_task *t;
 	int count = 0;
 
-	rp_lockdep_assert_held(RP_LOCK_SIGHAND);
+	rp_assert_siglock_held(p);
 	p->signal->group_stop_count = 0;
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {
@@ -327,20 +330,30 @@ int rp_zap_other_threads(struct rp_task *p)
 	return count;
 }
 
-/* Linux's group_send_sig_info, in a read section: -ESRCH if @p was released. */
+/*
+ * Linux's group_send_sig_info, in a read section: -ESRCH if @p was released.
+ * RP_BREAK_UNLOCKED_SEND drops the siglock before the send instead of
+ * after: the debug builds' siglock assertion stops it at once.
+ */
 static int group_send(struct rp_task *self, struct rp_task *p, int sig, const siginfo_t *info)
 {
 	int err = rp_check_kill_permission(self, sig, p);
 	struct rp_sighand *sh;
 
+	rp_assert_read_section(&self->sys->sync);
 	if (err || !sig)
 		return err;
 	sh = rp_lock_task_sighand_rcu(p);
 	if (!sh)
 		return -ESRCH;
+#ifdef RP_BREAK_UNLOCKED_SEND
+	rp_unlock_sighand(sh);
+	return rp_send_signal_locked(p, sig, info, true);
+#else
 	err = rp_send_signal_locked(p, sig, info, true);
 	rp_unlock_sighand(sh);
 	return err;
+#endif
 }
 
 /*
@@ -456,6 +469,7 @@ int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uin
  */
 bool rp_fatal_signal_pending(struct rp_task *t)
 {
+	rp_assert_siglock_held(t);
 	return sigismember(&t->pending.signal, SIGKILL) ||
 	       sigismember(&t->signal->shared_pending.signal, SIGKILL) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);

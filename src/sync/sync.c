@@ -35,9 +35,11 @@ static unsigned long deferred_runs;
 
 __thread struct rp_qs_thread rp_qs_self;
 
+#ifdef RP_DEBUG
 /* The registered threads (debug builds): a leaf lock, nothing is taken under it. */
 static pthread_mutex_t qs_lock = PTHREAD_MUTEX_INITIALIZER;
 static CDS_LIST_HEAD(qs_threads);
+#endif
 
 /* A debug build names a thread online and not quiescent for this long. */
 #define QS_STALL_SECONDS	10.0
@@ -67,6 +69,7 @@ const char *rp_rcu_flavour(void)
 #endif
 }
 
+#ifdef RP_DEBUG
 static double monotonic_seconds(void)
 {
 	struct timespec ts;
@@ -74,6 +77,7 @@ static double monotonic_seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+#endif
 
 /* Debug builds: put the calling thread on the registry, online. */
 static void qs_register(void)
@@ -144,6 +148,7 @@ unsigned long rp_thread_quiescent_count(void)
 #endif
 }
 
+#ifdef RP_DEBUG
 /* @t's name (pthread_setname_np), or its thread id if it has none. */
 static void thread_name(const struct rp_qs_thread *t, char *name, unsigned long len)
 {
@@ -186,6 +191,7 @@ static int qs_check(double limit, double now, char *name, unsigned long len)
 	}
 	return n;
 }
+#endif
 
 int rp_thread_stalls(double seconds, char *name, unsigned long len)
 {
@@ -334,6 +340,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 void rp_sync_synchronize(struct rp_sync *s)
 {
 	rp_lockdep_assert_may_synchronize();
+	rp_assert_update_held(s);
 	if (s->mode == RP_SYNC_RCU)
 		synchronize_rcu();
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <rcuproc/sync.h>
 #include "rcu.h"
+#include "../debug/bug.h"
 #include "../debug/lockorder.h"
 #include "qrwlock.h"
 
@@ -38,18 +39,11 @@ static inline bool rp_update_held_here(const struct rp_sync *s)
 	return CMM_LOAD_SHARED(s->update_owner) == &rp_thread_token;
 }
 
-/* A precondition "update lock held": debug builds stop when it is not. */
-static inline void rp_assert_update_held(const struct rp_sync *s)
-{
-#ifdef RP_DEBUG
-	if (!rp_update_held_here(s)) {
-		fprintf(stderr, "rcuproc: update lock not held where required\n");
-		abort();
-	}
-#else
-	(void)s;
-#endif
-}
+/*
+ * A precondition "update lock held": debug builds stop when it is not.  A
+ * macro, so that the report names the function that states it.
+ */
+#define rp_assert_update_held(s) RP_DEBUG_BUG_ON(!rp_update_held_here(s))
 
 /*
  * Per thread, in the lock modes: the rp_sync whose global lock this thread
@@ -62,6 +56,35 @@ struct rp_read_nest {
 	unsigned int depth;
 };
 extern __thread struct rp_read_nest rp_read_nest;
+
+/*
+ * Is this thread in a read section of @s, as @s's mode makes one?  rcu:
+ * rcu_read_lock, by liburcu's rcu_read_ongoing (under QSBR an online thread
+ * is always "ongoing", so the lock-order checker's count of rp_read_lock
+ * answers instead, debug builds only); lock modes: @s's global lock
+ * read-held.  Holding @s's update lock counts in every mode: it excludes
+ * every writer, and in the lock modes every reader too.
+ */
+static inline bool rp_read_section_here(const struct rp_sync *s)
+{
+	if (rp_update_held_here(s))
+		return true;
+	switch (s->mode) {
+	case RP_SYNC_NONE:
+		return true;
+	case RP_SYNC_RCU:
+#ifdef RP_RCU_QSBR
+		return rp_lockdep_in_read_section();
+#else
+		return rcu_read_ongoing();
+#endif
+	default:
+		return rp_read_nest.sync == s;
+	}
+}
+
+/* A precondition "in a read section (or the update lock held)": debug builds. */
+#define rp_assert_read_section(s) RP_DEBUG_BUG_ON(!rp_read_section_here(s))
 
 /* Lock modes: does this read section need the global lock taken? */
 static inline bool rp_read_takes_lock(struct rp_sync *s)

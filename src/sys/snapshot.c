@@ -25,6 +25,7 @@ static void fill_entry(struct rp_ps_entry *e, struct rp_task *p)
 	/* Pairs with the parent's update under the update lock at reparent. */
 	struct rp_task *parent = rcu_dereference(p->real_parent);
 
+	rp_assert_read_section(&p->sys->sync);
 	e->pid = rp_task_tgid(p);
 	e->ppid = parent && parent != p ? rp_task_tgid(parent) : 0;
 	/* The accessors pair with the publication of a new pgrp or session (setpgid/setsid). */

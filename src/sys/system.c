@@ -82,7 +82,10 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	CDS_INIT_LIST_HEAD(&sys->registry);
 	pthread_mutex_init(&sys->users_lock, NULL);
 	pthread_mutex_init(&sys->registry_lock, NULL);
+	/* rp_pid_alloc's precondition, as for every later pid. */
+	rp_update_lock(&sys->sync);
 	err = create_init(sys);
+	rp_update_unlock(&sys->sync);
 	if (err) {
 		rp_system_destroy(sys);
 		return err;

@@ -59,6 +59,7 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 {
 	struct rp_pid *pid = rp_zalloc(sizeof(*pid));
 
+	rp_assert_update_held(&sys->sync);
 	if (!pid) {
 		*err = -ENOMEM;
 		return NULL;
@@ -79,6 +80,7 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 
 void rp_pid_attach(struct rp_pid *pid)
 {
+	rp_assert_update_held(&pid->sys->sync);
 	pid->users++;
 }
 
@@ -94,6 +96,7 @@ void rp_pid_detach(struct rp_pid *pid)
 {
 	struct rp_system *sys = pid->sys;
 
+	rp_assert_update_held(&pid->sys->sync);
 	if (--pid->users)
 		return;
 	cds_hlist_del_rcu(&pid->hash);
@@ -106,6 +109,7 @@ struct rp_pid *rp_pid_find(struct rp_system *sys, int nr)
 {
 	struct rp_pid *pid;
 
+	rp_assert_read_section(&sys->sync);
 	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
 		return NULL;
 	/* Pairs with cds_hlist_add_head_rcu in rp_pid_alloc. */
@@ -119,6 +123,7 @@ struct rp_task *rp_find_task(struct rp_system *sys, int nr)
 {
 	struct rp_pid *pid = rp_pid_find(sys, nr);
 
+	rp_assert_read_section(&sys->sync);
 	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
 	return pid ? rcu_dereference(pid->task) : NULL;
 }

@@ -19,6 +19,7 @@
 
 bool rp_session_leader(struct rp_signal *sig)
 {
+	rp_assert_read_section(&sig->sys->sync);
 	/*
 	 * The sid is the leader's own pid, held while anyone uses it: never
 	 * reused.  Pairs with rcu_assign_pointer in rp_pgrp_move.
@@ -28,12 +29,14 @@ bool rp_session_leader(struct rp_signal *sig)
 
 pid_t rp_task_pgrp_nr(struct rp_task *p)
 {
+	rp_assert_read_section(&p->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_pgrp_move. */
 	return rcu_dereference(p->signal->pgrp)->nr;
 }
 
 pid_t rp_task_session_nr(struct rp_task *p)
 {
+	rp_assert_read_section(&p->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_pgrp_move. */
 	return rcu_dereference(p->signal->session)->nr;
 }
@@ -93,6 +96,7 @@ static int walk_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr, 
 	struct cds_hlist_node *node;
 	int ret = 0;
 
+	rp_assert_read_section(&sys->sync);
 	if (!pid)
 		return -ESRCH;
 	/* Pairs with cds_hlist_add_head_rcu's publication of a first proxy. */
@@ -133,7 +137,7 @@ static struct cds_list_head *process_next(struct cds_list_head *pos, struct rp_t
 	struct rp_task *leader;
 
 	if (p) {
-		rp_lockdep_assert_held(RP_LOCK_SIGHAND);
+		rp_assert_siglock_held(p);
 		/* Pairs with the group_leader stores of exec's leader switch. */
 		leader = rcu_dereference(p->group_leader);
 		/* Pairs with fork's cds_list_add_rcu behind @leader, under the same siglock. */
@@ -156,6 +160,7 @@ int rp_for_each_process_locked_rcu(struct rp_system *sys,
 	struct rp_task *p;
 	int ret = 0;
 
+	rp_assert_read_section(&sys->sync);
 	/* Pairs with the publication in cds_list_add_rcu (fork) and replace (exec). */
 	for (pos = rcu_dereference(head->next); pos != head && !ret; pos = next) {
 		RP_RACE_POINT(RP_RACE_PROCESS_WALK_NODE, caa_container_of(pos, struct rp_task, tasks));
@@ -182,6 +187,7 @@ bool rp_pgrp_in_session_rcu(struct rp_system *sys, pid_t pgrp, pid_t sid)
 {
 	pid_t found = 0;
 
+	rp_assert_read_section(&sys->sync);
 	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgrp, session_of, &found);
 	return found && found == sid;
 }

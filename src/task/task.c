@@ -9,6 +9,7 @@ bool rp_task_get_rcu(struct rp_task *t)
 {
 	unsigned long old = uatomic_read(&t->usage);
 
+	rp_assert_read_section(&t->sys->sync);
 	/* Increment-not-zero: retry while another thread changes the count. */
 	while (old) {
 		unsigned long seen = uatomic_cmpxchg(&t->usage, old, old + 1);
@@ -96,6 +97,7 @@ struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t)
 {
 	struct rp_sighand *sh;
 
+	rp_assert_read_section(&t->sys->sync);
 	for (;;) {
 		/* Pairs with rcu_assign_pointer in exec's table switch and release. */
 		sh = rcu_dereference(t->sighand);

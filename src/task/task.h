@@ -27,6 +27,7 @@
 #define RP_TASK_TASK_H
 
 #include "../debug/alloc.h"
+#include "../debug/bug.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
 #include <stdbool.h>
@@ -282,17 +283,9 @@ static inline bool rp_task_exited(const struct rp_task *t)
  */
 static inline void rp_task_assert_not_freed(const struct rp_task *t)
 {
-#ifdef RP_DEBUG
-	uintptr_t poison;
-
-	memset(&poison, RP_POISON_FREE, sizeof(poison));
-	if ((uintptr_t)CMM_LOAD_SHARED(t->sys) == poison) {
-		fprintf(stderr, "rcuproc: task %p read after it was freed\n", (const void *)t);
-		abort();
-	}
-#else
-	(void)t;
-#endif
+	/* Every byte of a freed task's ->sys is RP_POISON_FREE. */
+	RP_DEBUG_BUG_ON((uintptr_t)CMM_LOAD_SHARED(t->sys) ==
+			RP_POISON_FREE * (UINTPTR_MAX / 0xff));
 }
 
 /* Is @t a thread of init?  Lock-free: init's thread group never changes. */
@@ -344,9 +337,32 @@ static inline void rp_sighand_unlock_new(struct rp_sighand *sh)
  * table (debug builds).  Holding another table's lock is not enough: exec
  * may have switched @t away from it.
  */
-static inline void rp_assert_siglock_held(const struct rp_task *t)
+#define rp_assert_siglock_held(t) RP_DEBUG_BUG_ON(!rp_siglock_held_here(t))
+
+/* Does this thread hold @t's current siglock?  Asked by debug builds only. */
+static inline bool rp_siglock_held_here(const struct rp_task *t)
 {
-	rp_lockdep_assert_held_obj(CMM_LOAD_SHARED(t->sighand));
+	return rp_lockdep_holds(CMM_LOAD_SHARED(t->sighand));
+}
+
+/*
+ * A precondition: this thread holds the siglock of @sig's group, the table
+ * its threads not yet released share (debug builds).  For code that
+ * reaches the group and not one thread: a process clock's timers.
+ */
+#define rp_assert_group_siglock_held(sig) RP_DEBUG_BUG_ON(!rp_group_siglock_held_here(sig))
+
+/* Does this thread hold the siglock of @sig's group?  Debug builds only. */
+static inline bool rp_group_siglock_held_here(struct rp_signal *sig)
+{
+	struct rp_sighand *sh;
+	struct rp_task *t;
+
+	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
+	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node)
+		if ((sh = CMM_LOAD_SHARED(t->sighand)))
+			return rp_lockdep_holds(sh);
+	return false;
 }
 
 void rp_waitq_init(struct rp_waitq *wq);
@@ -373,6 +389,7 @@ void rp_cred_put(struct rp_cred *c);
 /* The credentials of @t, under rp_read_lock. */
 static inline struct rp_cred *rp_task_cred(struct rp_task *t)
 {
+	rp_assert_read_section(&t->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_commit_creds. */
 	return rcu_dereference(t->cred);
 }

@@ -56,6 +56,7 @@ struct rp_task *rp_cpu_clock_task(struct rp_task *self, const struct rp_cpu_cloc
 {
 	struct rp_task *t;
 
+	rp_assert_read_section(&self->sys->sync);
 	if (!c->pid)
 		return self;
 	t = rp_find_task(self->sys, c->pid);
@@ -73,6 +74,7 @@ struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig)
 	struct rp_sighand *sh;
 	struct rp_task *t;
 
+	rp_assert_read_section(&sig->sys->sync);
 	/* Pairs with the thread-list insertions in clone. */
 	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node)
 		if ((sh = rp_lock_task_sighand_rcu(t)))
@@ -87,6 +89,7 @@ static uint64_t cputime_sample(const struct rp_cputime *ct, int which)
 
 uint64_t rp_thread_sample(const struct rp_task *t, int which)
 {
+	rp_assert_siglock_held(t);
 	return cputime_sample(&t->cputimers.time, which);
 }
 
@@ -99,6 +102,7 @@ struct rp_cputime rp_group_cputime(struct rp_signal *sig)
 	struct rp_cputime sum = { 0, 0 };
 	struct rp_task *t;
 
+	rp_assert_group_siglock_held(sig);
 	/* Pairs with the thread-list insertions in clone (stable under the siglock). */
 	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node) {
 		if (CMM_LOAD_SHARED(t->cputimers.folded))
@@ -123,6 +127,7 @@ static int sample_clock(struct rp_task *t, const struct rp_cpu_clock *c, uint64_
 {
 	struct rp_sighand *sh;
 
+	rp_assert_read_section(&t->sys->sync);
 	if (!c->thread && !SAMPLE_LOCKED) {
 		*ns = rp_group_sample(t->signal, c->which);
 		return 0;
@@ -287,6 +292,7 @@ static struct rp_cputime group_and_children(struct rp_task *p)
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
 	struct rp_cputime ct = { 0, 0 };
 
+	rp_assert_update_held(&p->sys->sync);
 	if (sh) {
 		ct = rp_group_cputime(p->signal);
 		ct.utime += p->signal->cputimers.children.utime;
@@ -300,6 +306,7 @@ void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru)
 {
 	struct rp_cputime ct;
 
+	rp_assert_update_held(&p->sys->sync);
 	if (!ru)
 		return;
 	ct = group_and_children(p);

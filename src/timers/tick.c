@@ -77,6 +77,7 @@ static void check_timers(struct rp_task *t, struct cds_list_head *firing)
 	uint64_t now[RP_CPUCLOCK_MAX];
 	int which;
 
+	rp_assert_siglock_held(t);
 	for (which = 0; which < RP_CPUCLOCK_MAX; which++)
 		now[which] = rp_thread_sample(t, which);
 	collect_expired(&t->cputimers.armed, now, firing);
@@ -98,6 +99,7 @@ static void fire_collected(struct rp_task *t, struct cds_list_head *firing)
 	struct rp_cpu_timer *tm, *next;
 	int state;
 
+	rp_assert_read_section(&t->sys->sync);
 	cds_list_for_each_entry_safe(tm, next, firing, node) {
 		/* Widen the window in which a delete could free it (torture, tests). */
 		RP_RACE_POINT(RP_RACE_TIMER_FIRING, t);

@@ -37,20 +37,10 @@ static int cap_overrun(uint64_t n)
 
 void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
 {
-#ifdef RP_DEBUG
-	const char *what = NULL;
-
-	if (CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC)
-		what = "used after it was freed";
-	else if (!CMM_LOAD_SHARED(tm->firing))
-		what = "on a firing list, not held by a tick: freed and reused";
-	if (what) {
-		fprintf(stderr, "rcuproc: CPU timer %p %s\n", (const void *)tm, what);
-		abort();
-	}
-#else
-	(void)tm;
-#endif
+	/* Freed: free() overwrote the magic. */
+	RP_DEBUG_BUG_ON(CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC);
+	/* On a firing list but not held by a tick: freed and reused. */
+	RP_DEBUG_BUG_ON(!CMM_LOAD_SHARED(tm->firing));
 }
 
 static void timer_put(struct rp_cpu_timer *tm)
@@ -66,6 +56,7 @@ static void timer_put(struct rp_cpu_timer *tm)
 
 struct rp_sighand *rp_cpu_timer_lock_target(struct rp_cpu_timer *tm)
 {
+	rp_assert_read_section(&tm->target->sys->sync);
 	if (tm->clock.thread)
 		return rp_lock_task_sighand_rcu(tm->target);
 	return rp_lock_group_sighand_rcu(tm->target->signal);
@@ -86,6 +77,7 @@ static uint64_t target_sample(struct rp_cpu_timer *tm)
 /* Take @tm off its target's armed list (target's siglock held, no tick holds it). */
 static void disarm(struct rp_cpu_timer *tm)
 {
+	rp_assert_group_siglock_held(tm->target->signal);
 	cds_list_del_init(&tm->node);
 	tm->expires = 0;
 }
@@ -99,6 +91,7 @@ static uint64_t consume_expiries(struct rp_cpu_timer *tm, uint64_t now)
 {
 	uint64_t n;
 
+	rp_assert_group_siglock_held(tm->target->signal);
 	if (!tm->incr) {
 		tm->expires = 0;
 		return 1;
@@ -123,6 +116,7 @@ static bool sigqueue_pending(const struct rp_sigqueue *q, struct rp_sigpending *
 /* Where the timer's signal queues, and the thread to wake; siglock held. */
 static struct rp_sigpending *notify_pending(struct rp_cpu_timer *tm, struct rp_task *p)
 {
+	rp_assert_siglock_held(p);
 	return tm->notify_thread ? &p->pending : &tm->owner->shared_pending;
 }
 
@@ -131,6 +125,7 @@ static struct rp_sighand *lock_notify(struct rp_cpu_timer *tm, struct rp_task **
 {
 	struct rp_sighand *sh;
 
+	rp_assert_read_section(&tm->target->sys->sync);
 	if (tm->notify_thread) {
 		*p = tm->notify_thread;
 		return rp_lock_task_sighand_rcu(*p);
@@ -146,6 +141,7 @@ static bool timer_signal_ignored(struct rp_task *p, int sig)
 {
 	uint64_t bit = 1ULL << (sig - 1);
 
+	rp_assert_siglock_held(p);
 	if ((rp_sigset_bits(&p->blocked) & bit) || (p->ptrace & RP_PT_PTRACED))
 		return false;
 	return rp_sig_handler_ignored(&p->sighand->action[sig], sig);
@@ -186,6 +182,8 @@ void rp_cpu_timer_fire(struct rp_cpu_timer *tm)
 	struct rp_sighand *sh = rp_cpu_timer_lock_target(tm);
 	uint64_t n;
 
+	rp_assert_read_section(&tm->target->sys->sync);
+	rp_lockdep_assert_held_obj(tm);
 	if (!sh) {
 		tm->expires = 0;	/* the target is gone: nobody else sees it */
 		return;
@@ -346,6 +344,7 @@ static bool group_exiting(struct rp_task *t)
 {
 	struct rp_task *p;
 
+	rp_assert_siglock_held(t);
 	/* Stable under the siglock: pairs with the insertions in clone. */
 	cds_list_for_each_entry_rcu(p, &t->signal->thread_head, thread_node)
 		if (!(CMM_LOAD_SHARED(p->flags) & RP_PF_EXITING))
@@ -379,6 +378,7 @@ void rp_cputimers_release(struct rp_task *t)
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	struct rp_cpu_timer *tm, *next;
 
+	rp_assert_update_held(&t->sys->sync);
 	cds_list_for_each_entry_safe(tm, next, &t->cputimers.armed, node)
 		disarm(tm);
 	if (t->signal->nr_threads == 1) {

@@ -85,14 +85,14 @@ static inline void rp_cpu_tick_unlock(struct rp_task *t)
 
 static inline void rp_cpu_timer_lock(struct rp_cpu_timer *tm)
 {
-	rp_lockdep_acquire(RP_LOCK_TIMER);
+	rp_lockdep_acquire_obj(RP_LOCK_TIMER, tm);
 	rp_ticket_lock(&tm->lock);
 }
 
 static inline void rp_cpu_timer_unlock(struct rp_cpu_timer *tm)
 {
 	rp_ticket_unlock(&tm->lock);
-	rp_lockdep_release(RP_LOCK_TIMER);
+	rp_lockdep_release_obj(RP_LOCK_TIMER, tm);
 }
 
 /* Nanoseconds as a timespec, and back (the caller checked it is valid). */

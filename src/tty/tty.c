@@ -59,6 +59,7 @@ static void leader_forgets(struct rp_tty *tty, pid_t sid)
 {
 	struct rp_task *leader = sid ? rp_find_task(tty->sys, sid) : NULL;
 
+	rp_assert_update_held(&tty->sys->sync);
 	if (leader && leader->signal->tty == tty)
 		leader->signal->tty = NULL;
 }
@@ -133,6 +134,7 @@ static int set_ctty(struct rp_task *self, struct rp_tty *tty, int steal)
 	bool leader = rp_session_leader(self->signal);
 	int ret = 0;
 
+	rp_assert_update_held(&self->sys->sync);	/* a read section too */
 	tty_lock(tty);
 	old = tty->session;
 	if (leader && old == sid)
@@ -174,6 +176,7 @@ static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid)
 	struct rp_sync *sync = &tty->sys->sync;
 	pid_t fg = 0;
 
+	rp_assert_update_held(&tty->sys->sync);
 	tty_lock(tty);
 	if (tty->session == sid) {
 		fg = tty->pgrp;
@@ -195,6 +198,7 @@ void rp_tty_session_exit(struct rp_task *t)
 	struct rp_tty *tty = t->signal->tty;
 	pid_t sid;
 
+	rp_assert_update_held(&t->sys->sync);
 	if (!tty)
 		return;
 	rp_read_lock(sync);

@@ -4,8 +4,7 @@
 #define RP_LISTS_CHECK_H
 
 #include "../sync/sync.h"	/* first: it picks the inline liburcu API */
-#include <rcuproc/hlist_nulls.h>
-#include <rcuproc/list.h>
+#include "../debug/list_twins.h"
 #include <rcuproc/selfcheck.h>
 
 #define CHECK_LIVE	0x11fe11feU	/* a node readers may visit */

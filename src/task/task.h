@@ -34,9 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../debug/list_twins.h"
 #include <rcuproc/debug.h>
-#include <rcuproc/hlist.h>
-#include <rcuproc/list.h>
 #include <rcuproc/proc.h>
 
 #define RP_NSIG		65	/* signals 1..64, as Linux's _NSIG */

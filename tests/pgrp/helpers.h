@@ -5,11 +5,11 @@
 
 #include <errno.h>
 #include <criterion/criterion.h>
-#include <rcuproc/rcuproc.h>
 #include "../common.h"
 #include "../core/expect.h"
 #include "task/task.h"
 #include "pgrp/pgrp.h"
+#include <rcuproc/rcuproc.h>	/* after task.h: src/debug/list_twins.h */
 
 
 struct pgrp_env {

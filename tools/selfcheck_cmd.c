@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <rcuproc/selfcheck.h>
+#include "lists/selfcheck.h"
 #include "cli.h"
 
 static void selfcheck_help(void)

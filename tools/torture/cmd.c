@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <urcu/uatomic.h>
-#include <rcuproc/debug.h>
+#include "debug/fault.h"
 #include "../cli.h"
 #include "progress.h"
 #include "torture.h"

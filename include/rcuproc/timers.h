@@ -48,7 +48,8 @@ RP_API int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
  * whose target was reaped: settime -ESRCH, gettime all zero.  exec deletes
  * the process's timers.  See docs/timers.md.
  */
-RP_API int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev, int *timerid);
+RP_API int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
+			   int *timerid);
 RP_API int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 			    const struct itimerspec *value, struct itimerspec *old);
 RP_API int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value);

@@ -143,18 +143,11 @@ static inline void rp_hlist_nulls_del_init_rcu(struct rp_hlist_nulls_node *n)
 /*
  * Did a walk that ended on marker @end leave the list with id @id?  If so,
  * it followed a node that moved and must restart from the head.
- * RP_BREAK_NO_RESTART answers "no" always: the test suite shows the miss.
  */
 static inline bool rp_hlist_nulls_moved_off(const struct rp_hlist_nulls_node *end,
 					    unsigned long id)
 {
-#ifdef RP_BREAK_NO_RESTART
-	(void)end;
-	(void)id;
-	return false;
-#else
 	return rp_hlist_nulls_value(end) != id;
-#endif
 }
 
 #endif /* RCUPROC_HLIST_NULLS_H */

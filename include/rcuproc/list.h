@@ -21,7 +21,11 @@
 #include <urcu/list.h>
 #include <urcu/rculist.h>
 #include <urcu/system.h>
-#include <rcuproc/torture.h>
+
+/* Between two steps of a multi-step update: see rcuproc/hlist.h. */
+#ifndef RP_LIST_STEP
+#define RP_LIST_STEP() do { } while (0)
+#endif
 
 /*
  * Move every node of @list between @prev and @next (adjacent nodes of another
@@ -32,7 +36,6 @@
  * reader still on the old nodes would go round the other list for ever.  So
  * @list is emptied first, the readers are waited for, and only then is the
  * block linked in.  Readers of the destination see the block appear whole.
- * RP_BREAK_SPLICE_NO_SYNC skips the wait: the test suite shows a reader loop.
  */
 static inline void rp__list_splice_init_rcu(struct cds_list_head *list,
 					    struct cds_list_head *prev,
@@ -46,13 +49,8 @@ static inline void rp__list_splice_init_rcu(struct cds_list_head *list,
 	/* New readers of @list see it empty from here on. */
 	CMM_STORE_SHARED(list->next, list);
 	list->prev = list;
-	RP_TORTURE_DELAY();
-#ifdef RP_BREAK_SPLICE_NO_SYNC
-	(void)sync;
-	(void)arg;
-#else
+	RP_LIST_STEP();
 	sync(arg);
-#endif
 	last->next = next;
 	/* Publish the block: pairs with rcu_dereference(->next) in readers. */
 	rcu_assign_pointer(prev->next, first);
@@ -95,19 +93,14 @@ struct rp_owned_link {
 
 /*
  * Detach: mark the node obsolete (owner NULL), then unlink it.  ->next is left
- * intact for readers standing on it.  RP_BREAK_NO_OBSOLETE_MARK is the naive
- * twin: no mark here and, in rp_owned_add_rcu, no gen and the owner set only
- * after the node is published: a reader can then follow the node onto its new
- * list without noticing.
+ * intact for readers standing on it.
  */
 static inline void rp_owned_del_rcu(struct rp_owned_link *l)
 {
-#ifndef RP_BREAK_NO_OBSOLETE_MARK
 	CMM_STORE_SHARED(l->owner, NULL);
 	/* Mark before unlink: pairs with the second cmm_smp_rmb() in rp_owned_next_rcu. */
 	cmm_smp_wmb();
-	RP_TORTURE_DELAY();
-#endif
+	RP_LIST_STEP();
 	cds_list_del_rcu(&l->node);
 }
 
@@ -127,33 +120,20 @@ static inline void rp_owned_del_rcu(struct rp_owned_link *l)
 static inline void rp_owned_add_rcu(struct rp_owned_link *l,
 				    struct cds_list_head *head, void *owner)
 {
-#ifdef RP_BREAK_NO_OBSOLETE_MARK
-	cds_list_add_rcu(&l->node, head);
-	RP_TORTURE_DELAY();
-	CMM_STORE_SHARED(l->owner, owner);
-#else
 	CMM_STORE_SHARED(l->node.next, head->next);
 	l->node.prev = head;
 	/* New ->next before new gen: pairs with the 1st cmm_smp_rmb() in rp_owned_next_rcu. */
 	cmm_smp_wmb();
-	RP_TORTURE_DELAY();
+	RP_LIST_STEP();
 	CMM_STORE_SHARED(l->gen, l->gen + 1);
 	/* New gen before new owner: pairs with the 2nd cmm_smp_rmb() in rp_owned_next_rcu. */
 	cmm_smp_wmb();
 	CMM_STORE_SHARED(l->owner, owner);
-	RP_TORTURE_DELAY();
+	RP_LIST_STEP();
 	head->next->prev = &l->node;
 	/* Publish: pairs with rcu_dereference(->next) in readers. */
 	rcu_assign_pointer(head->next, &l->node);
-#endif
 }
-
-/* RP_BREAK_NO_RESTART: retry readers never restart. */
-#ifdef RP_BREAK_NO_RESTART
-#define RP__RESTART_ALLOWED 0
-#else
-#define RP__RESTART_ALLOWED 1
-#endif
 
 /*
  * One step of a retry reader on @head owned by @owner: the link after @l, or
@@ -179,8 +159,7 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
 	 * loaded after the node left or moved comes with a changed owner or gen.
 	 */
 	cmm_smp_rmb();
-	if (RP__RESTART_ALLOWED &&
-	    (CMM_LOAD_SHARED(l->owner) != owner || CMM_LOAD_SHARED(l->gen) != gen)) {
+	if (CMM_LOAD_SHARED(l->owner) != owner || CMM_LOAD_SHARED(l->gen) != gen) {
 		(*restarts)++;
 		next = rcu_dereference(head->next);
 	}

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <rcuproc/sync.h>
+#include <rcuproc/export.h>
 
 struct rp_system;
 struct rp_task;
@@ -42,19 +43,19 @@ struct rp_system_opts {
 };
 
 /* 0 and *out, or -EINVAL (bad options) / -ENOMEM. */
-int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out);
+RP_API int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out);
 
 /*
  * Tear the system down: every task, reaped or not, and every object it owns.
  * No operation may be running on it.  Handles still held become invalid.
  */
-void rp_system_destroy(struct rp_system *sys);
+RP_API void rp_system_destroy(struct rp_system *sys);
 
 /* A new reference to init (pid 1). */
-struct rp_task *rp_system_init(struct rp_system *sys);
+RP_API struct rp_task *rp_system_init(struct rp_system *sys);
 
 /* Change pid_max (Linux's /proc/sys/kernel/pid_max): 0 or -EINVAL. */
-int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max);
+RP_API int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max);
 
 /* Live objects of each kind, for leak checks (I7). */
 struct rp_system_counts {
@@ -66,10 +67,10 @@ struct rp_system_counts {
 	unsigned long sigqueues;	/* queued siginfo entries */
 	unsigned long proxies;		/* process-group and session member proxies */
 };
-void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out);
+RP_API void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out);
 
-struct rp_task *rp_task_get(struct rp_task *t);
-void rp_task_put(struct rp_task *t);
+RP_API struct rp_task *rp_task_get(struct rp_task *t);
+RP_API void rp_task_put(struct rp_task *t);
 
 /*
  * Restart code of a fork abandoned because a signal arrived while it ran
@@ -83,30 +84,30 @@ void rp_task_put(struct rp_task *t);
  * CLONE_PARENT, CLONE_PTRACE.  Returns the child's tid and a reference to it
  * in *@child (which may be NULL if the caller does not want one).
  */
-pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child);
-pid_t rp_fork(struct rp_task *self, struct rp_task **child);
+RP_API pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child);
+RP_API pid_t rp_fork(struct rp_task *self, struct rp_task **child);
 
 /* _exit(2) of one thread, and exit_group(2).  Return 0, or -ESRCH if @self
  * had already exited; the task is a zombie (or gone) afterwards. */
-int rp_exit(struct rp_task *self, int status);
-int rp_exit_group(struct rp_task *self, int status);
+RP_API int rp_exit(struct rp_task *self, int status);
+RP_API int rp_exit_group(struct rp_task *self, int status);
 
-pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
-	       struct rusage *rusage);
-int rp_waitid(struct rp_task *self, idtype_t idtype, id_t id, siginfo_t *info,
-	      int options);
+RP_API pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
+		      struct rusage *rusage);
+RP_API int rp_waitid(struct rp_task *self, idtype_t idtype, id_t id, siginfo_t *info,
+		     int options);
 
 /* execve(2); @comm names the new program (the file is not read). */
-int rp_execve(struct rp_task *self, const char *comm);
+RP_API int rp_execve(struct rp_task *self, const char *comm);
 
-int rp_kill(struct rp_task *self, pid_t pid, int sig);
-int rp_tgkill(struct rp_task *self, pid_t tgid, pid_t tid, int sig);
-int rp_tkill(struct rp_task *self, pid_t tid, int sig);
-int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *info);
-int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
-		 struct sigaction *oact);
-int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t *oset);
-int rp_sigpending(struct rp_task *self, sigset_t *set);
+RP_API int rp_kill(struct rp_task *self, pid_t pid, int sig);
+RP_API int rp_tgkill(struct rp_task *self, pid_t tgid, pid_t tid, int sig);
+RP_API int rp_tkill(struct rp_task *self, pid_t tid, int sig);
+RP_API int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *info);
+RP_API int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
+			struct sigaction *oact);
+RP_API int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t *oset);
+RP_API int rp_sigpending(struct rp_task *self, sigset_t *set);
 
 /*
  * The return-to-user point.  Dequeues the next unblocked signal and runs its
@@ -115,21 +116,21 @@ int rp_sigpending(struct rp_task *self, sigset_t *set);
  *	0	nothing left to deliver;
  *	-ESRCH	the task was killed (it is exiting or a zombie now).
  */
-int rp_get_signal(struct rp_task *self, siginfo_t *info);
+RP_API int rp_get_signal(struct rp_task *self, siginfo_t *info);
 
-long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data);
+RP_API long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data);
 
-pid_t rp_getpid(struct rp_task *self);
-pid_t rp_getppid(struct rp_task *self);
-pid_t rp_gettid(struct rp_task *self);
+RP_API pid_t rp_getpid(struct rp_task *self);
+RP_API pid_t rp_getppid(struct rp_task *self);
+RP_API pid_t rp_gettid(struct rp_task *self);
 
 /* PR_SET/GET_CHILD_SUBREAPER, PR_SET/GET_PDEATHSIG, PR_SET/GET_DUMPABLE. */
-int rp_prctl(struct rp_task *self, int option, unsigned long arg2);
+RP_API int rp_prctl(struct rp_task *self, int option, unsigned long arg2);
 
-int rp_setuid(struct rp_task *self, uid_t uid);
-int rp_setresuid(struct rp_task *self, uid_t ruid, uid_t euid, uid_t suid);
-uid_t rp_getuid(struct rp_task *self);
-uid_t rp_geteuid(struct rp_task *self);
+RP_API int rp_setuid(struct rp_task *self, uid_t uid);
+RP_API int rp_setresuid(struct rp_task *self, uid_t ruid, uid_t euid, uid_t suid);
+RP_API uid_t rp_getuid(struct rp_task *self);
+RP_API uid_t rp_geteuid(struct rp_task *self);
 
 /* Capabilities rcuproc checks (Linux numbering). */
 #define RP_CAP_KILL		5
@@ -140,12 +141,12 @@ uid_t rp_geteuid(struct rp_task *self);
 #define RP_CAP_SYS_RESOURCE	24
 
 /* Drop capability @cap from the calling thread's effective set: 0 or -EINVAL. */
-int rp_cap_drop(struct rp_task *self, int cap);
+RP_API int rp_cap_drop(struct rp_task *self, int cap);
 /* 1 if the calling thread has @cap, 0 if not, -EINVAL for a bad number. */
-int rp_cap_has(struct rp_task *self, int cap);
+RP_API int rp_cap_has(struct rp_task *self, int cap);
 
 /* RLIMIT_NPROC and RLIMIT_SIGPENDING are enforced; others are stored. */
-int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim);
-int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim);
+RP_API int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim);
+RP_API int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim);
 
 #endif /* RCUPROC_PROC_H */

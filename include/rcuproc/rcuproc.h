@@ -8,7 +8,6 @@
 #include <rcuproc/list.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/proc.h>
-#include <rcuproc/selfcheck.h>
 #include <rcuproc/snapshot.h>
 #include <rcuproc/seqcount.h>
 #include <rcuproc/sync.h>

@@ -56,22 +56,13 @@ static inline unsigned long rp_read_seqcount_begin(const struct rp_seqcount *s)
 	return seq;
 }
 
-/*
- * True if a change overlapped the reads since @start: discard and retry.
- * RP_BREAK_NO_SEQRETRY answers "no" always: the test suite sees torn copies.
- */
+/* True if a change overlapped the reads since @start: discard and retry. */
 static inline bool rp_read_seqcount_retry(const struct rp_seqcount *s,
 					  unsigned long start)
 {
 	/* Data before count: pairs with cmm_smp_wmb() in rp_write_seqcount_end. */
 	cmm_smp_rmb();
-#ifdef RP_BREAK_NO_SEQRETRY
-	(void)s;
-	(void)start;
-	return false;
-#else
 	return CMM_LOAD_SHARED(s->seq) != start;
-#endif
 }
 
 static inline void rp_write_seqcount_begin(struct rp_seqcount *s)

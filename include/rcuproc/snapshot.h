@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <rcuproc/proc.h>
+#include <rcuproc/export.h>
 
 #define RP_PS_COMM_LEN	16
 
@@ -32,10 +33,10 @@ struct rp_ps_entry {
  * than @max means the listing was cut short), or -ESRCH if @self has exited.
  * @out may be NULL when @max is 0: a count.
  */
-long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max);
+RP_API long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max);
 
 /* ps's STAT column: the state, then s (session leader), < or N (nice),
  * l (multi-threaded), written to @buf (at least 6 bytes). */
-void rp_ps_stat(const struct rp_ps_entry *e, char *buf);
+RP_API void rp_ps_stat(const struct rp_ps_entry *e, char *buf);
 
 #endif /* RCUPROC_SNAPSHOT_H */

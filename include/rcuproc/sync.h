@@ -15,6 +15,8 @@
 #ifndef RCUPROC_SYNC_H
 #define RCUPROC_SYNC_H
 
+#include <rcuproc/export.h>
+
 enum rp_sync_mode {
 	RP_SYNC_RCU,
 	RP_SYNC_RWLOCK,
@@ -29,21 +31,21 @@ enum rp_sync_mode {
 };
 
 /* "rcu", "rwlock", "qrwlock", "none"; NULL for a value out of range. */
-const char *rp_sync_mode_name(enum rp_sync_mode mode);
+RP_API const char *rp_sync_mode_name(enum rp_sync_mode mode);
 
 /* Parse a mode name: 0, or -EINVAL for an unknown name. */
-int rp_sync_mode_parse(const char *name, enum rp_sync_mode *mode);
+RP_API int rp_sync_mode_parse(const char *name, enum rp_sync_mode *mode);
 
 /* liburcu flavour this library was built with: "memb" or "qsbr". */
-const char *rp_rcu_flavour(void);
+RP_API const char *rp_rcu_flavour(void);
 
 /*
  * Register the calling thread with liburcu (required before any other call).
  * Calls nest: each register needs its unregister, before the thread ends.
  * A registered thread is online.
  */
-void rp_thread_register(void);
-void rp_thread_unregister(void);
+RP_API void rp_thread_register(void);
+RP_API void rp_thread_unregister(void);
 
 /*
  * QSBR: what a registered thread owes everyone else.  With the qsbr flavour
@@ -66,16 +68,17 @@ void rp_thread_unregister(void);
  * calls announce quiescent states.  With memb these three do nothing but
  * the debug builds' accounting (below); they are always safe to call.
  */
-void rp_thread_quiescent(void);
-void rp_thread_offline(void);
-void rp_thread_online(void);
+RP_API void rp_thread_quiescent(void);
+RP_API void rp_thread_offline(void);
+RP_API void rp_thread_online(void);
 
 /*
- * Debug builds (RP_DEBUG): quiescent states the calling thread has
- * announced so far (its rcuproc calls, rp_thread_quiescent, going offline
- * or online); 0 in other builds.
+ * A library built with debug checks (the debug_checks build option; how
+ * the caller is compiled makes no difference): quiescent states the calling
+ * thread has announced so far (its rcuproc calls, rp_thread_quiescent,
+ * going offline or online); 0 from other builds of the library.
  */
-unsigned long rp_thread_quiescent_count(void);
+RP_API unsigned long rp_thread_quiescent_count(void);
 
 /*
  * Debug builds: the registered threads, other than the caller, that are
@@ -88,12 +91,12 @@ unsigned long rp_thread_quiescent_count(void);
  * when the backlog passes 131072 with no deferred free run for 65536
  * deferrals.
  */
-int rp_thread_stalls(double seconds, char *name, unsigned long len);
+RP_API int rp_thread_stalls(double seconds, char *name, unsigned long len);
 
 /* Deferred frees queued and not yet run, process-wide (I7's backlog). */
-unsigned long rp_deferred_backlog(void);
+RP_API unsigned long rp_deferred_backlog(void);
 
 /* Wait until every deferred free queued so far has run. */
-void rp_deferred_barrier(void);
+RP_API void rp_deferred_barrier(void);
 
 #endif /* RCUPROC_SYNC_H */

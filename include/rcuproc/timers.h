@@ -17,12 +17,13 @@
 #include <sys/times.h>
 #include <sys/resource.h>
 #include <rcuproc/proc.h>
+#include <rcuproc/export.h>
 
 /*
  * Charge user and system CPU time to @t and fire what expires: 0, or
  * -ESRCH once @t has passed its exit point (nothing is charged then).
  */
-int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
+RP_API int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
 
 /*
  * As Linux: an id naming no CPU clock, a thread of another process, or a
@@ -30,16 +31,16 @@ int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
  * -ESRCH for no such process (no permission check: any process's clock may
  * be read).  Non-CPU clocks (CLOCK_REALTIME...) are -EINVAL: no wall clock.
  */
-int rp_clock_getcpuclockid(struct rp_task *self, pid_t pid, clockid_t *clock);
-int rp_pthread_getcpuclockid(struct rp_task *self, pid_t tid, clockid_t *clock);
-int rp_clock_gettime(struct rp_task *self, clockid_t clock, struct timespec *tp);
-int rp_clock_getres(struct rp_task *self, clockid_t clock, struct timespec *tp);
+RP_API int rp_clock_getcpuclockid(struct rp_task *self, pid_t pid, clockid_t *clock);
+RP_API int rp_pthread_getcpuclockid(struct rp_task *self, pid_t tid, clockid_t *clock);
+RP_API int rp_clock_gettime(struct rp_task *self, clockid_t clock, struct timespec *tp);
+RP_API int rp_clock_getres(struct rp_task *self, clockid_t clock, struct timespec *tp);
 
 /* times(2) in clock ticks of sysconf(_SC_CLK_TCK); the return value is the
  * caller's group's CPU time in ticks (there is no wall clock). */
-long rp_times(struct rp_task *self, struct tms *buf);
+RP_API long rp_times(struct rp_task *self, struct tms *buf);
 /* RUSAGE_SELF, RUSAGE_CHILDREN, RUSAGE_THREAD: only the time fields are kept. */
-int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
+RP_API int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
 
 /*
  * timer_create(2): SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID on a CPU clock
@@ -47,17 +48,18 @@ int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
  * whose target was reaped: settime -ESRCH, gettime all zero.  exec deletes
  * the process's timers.  See docs/timers.md.
  */
-int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev, int *timerid);
-int rp_timer_settime(struct rp_task *self, int timerid, int flags,
-		     const struct itimerspec *value, struct itimerspec *old);
-int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value);
-int rp_timer_getoverrun(struct rp_task *self, int timerid);
-int rp_timer_delete(struct rp_task *self, int timerid);
+RP_API int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
+			   int *timerid);
+RP_API int rp_timer_settime(struct rp_task *self, int timerid, int flags,
+			    const struct itimerspec *value, struct itimerspec *old);
+RP_API int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value);
+RP_API int rp_timer_getoverrun(struct rp_task *self, int timerid);
+RP_API int rp_timer_delete(struct rp_task *self, int timerid);
 
 /* setitimer(2)/getitimer(2): ITIMER_PROF and ITIMER_VIRTUAL (ITIMER_REAL:
  * -EINVAL, there is no wall clock). */
-int rp_setitimer(struct rp_task *self, int which, const struct itimerval *value,
-		 struct itimerval *old);
-int rp_getitimer(struct rp_task *self, int which, struct itimerval *value);
+RP_API int rp_setitimer(struct rp_task *self, int which, const struct itimerval *value,
+			struct itimerval *old);
+RP_API int rp_getitimer(struct rp_task *self, int which, struct itimerval *value);
 
 #endif /* RCUPROC_TIMERS_H */

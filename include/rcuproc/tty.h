@@ -13,6 +13,7 @@
 
 #include <sys/ioctl.h>
 #include <rcuproc/proc.h>
+#include <rcuproc/export.h>
 
 struct rp_tty;
 
@@ -20,9 +21,9 @@ struct rp_tty;
 #define RP_ERESTARTSYS	512
 
 /* 0 and *@out, or -ENOMEM. */
-int rp_tty_create(struct rp_system *sys, struct rp_tty **out);
+RP_API int rp_tty_create(struct rp_system *sys, struct rp_tty **out);
 /* Before rp_system_destroy; no task may be using it. */
-void rp_tty_destroy(struct rp_tty *tty);
+RP_API void rp_tty_destroy(struct rp_tty *tty);
 
 /*
  * ioctl(2) on the terminal: TIOCSCTTY (@arg: the int "steal" flag itself,
@@ -30,14 +31,14 @@ void rp_tty_destroy(struct rp_tty *tty);
  * TIOCNOTTY, TIOCSPGRP and TIOCGPGRP (@arg: pid_t *), TIOCGSID (@arg:
  * pid_t *).  0 or -errno as Linux (ENOTTY, EPERM, EINVAL, ESRCH, ...).
  */
-int rp_tty_ioctl(struct rp_task *self, struct rp_tty *tty, unsigned long request, void *arg);
+RP_API int rp_tty_ioctl(struct rp_task *self, struct rp_tty *tty, unsigned long request, void *arg);
 
 /* Type character @c: ^C (0x03), ^\ (0x1c) and ^Z (0x1a) signal the
  * foreground group; other characters are input.  0, or -EINVAL. */
-int rp_tty_keyboard(struct rp_tty *tty, int c);
+RP_API int rp_tty_keyboard(struct rp_tty *tty, int c);
 
 /* Set the TOSTOP mode (background writes get SIGTTOU). */
-void rp_tty_set_tostop(struct rp_tty *tty, int on);
+RP_API void rp_tty_set_tostop(struct rp_tty *tty, int on);
 
 /*
  * read(2) and write(2) of @len bytes by @self: @len, or -RP_ERESTARTSYS
@@ -45,7 +46,7 @@ void rp_tty_set_tostop(struct rp_tty *tty, int on);
  * orphaned background group, or one ignoring or blocking the signal, as
  * Linux), or -EAGAIN for a read with no input.
  */
-long rp_tty_read(struct rp_task *self, struct rp_tty *tty, long len);
-long rp_tty_write(struct rp_task *self, struct rp_tty *tty, long len);
+RP_API long rp_tty_read(struct rp_task *self, struct rp_tty *tty, long len);
+RP_API long rp_tty_write(struct rp_task *self, struct rp_tty *tty, long len);
 
 #endif /* RCUPROC_TTY_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Table allocations: site registry, fault injection, poisoning (rcuproc/debug.h). */
+/* Table allocations: site registry, fault injection, poisoning (fault.h). */
 #include "alloc.h"
 #include "bug.h"
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/uatomic.h>
-#include <rcuproc/debug.h>
+#include "fault.h"
 
 #define MAX_SITES	256
 #define SITE_NAME_LEN	80

@@ -3,7 +3,7 @@
  * Allocation of table objects.  Every object of the table is allocated with
  * rp_zalloc() and freed with rp_free(), so that one place can inject
  * allocation failures (per call site) and poison freed memory; the controls
- * are in rcuproc/debug.h.
+ * are in fault.h.
  */
 #ifndef RP_DEBUG_ALLOC_H
 #define RP_DEBUG_ALLOC_H

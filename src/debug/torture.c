@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Random short delays inside multi-step updates; see rcuproc/torture.h. */
-#include <rcuproc/torture.h>
+/* Random short delays inside multi-step updates; see torture.h. */
+#include "torture.h"
 
 #ifdef RP_DEBUG
 #include <sched.h>

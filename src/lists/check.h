@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Internals shared by the list self-checks; see rcuproc/selfcheck.h. */
+/* Internals shared by the list self-checks; see selfcheck.h. */
 #ifndef RP_LISTS_CHECK_H
 #define RP_LISTS_CHECK_H
 
 #include "../sync/sync.h"	/* first: it picks the inline liburcu API */
-#include <rcuproc/hlist_nulls.h>
-#include <rcuproc/list.h>
-#include <rcuproc/selfcheck.h>
+#include "../debug/list_twins.h"
+#include "selfcheck.h"
 
 #define CHECK_LIVE	0x11fe11feU	/* a node readers may visit */
 #define CHECK_DEAD	0xdeaddeadU	/* written when a node is released */

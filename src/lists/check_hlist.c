@@ -15,8 +15,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <rcuproc/hlist.h>
-#include <rcuproc/seqcount.h>
+#include "../debug/list_twins.h"
+#include "../debug/seqcount_twin.h"
 #include "check.h"
 
 #define NSTABLE		16

@@ -20,7 +20,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <rcuproc/list.h>
+#include "../debug/list_twins.h"
 #include "check.h"
 
 #define NLISTS		4

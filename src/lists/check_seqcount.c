@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <rcuproc/seqcount.h>
+#include "../debug/seqcount_twin.h"
 #include "check.h"
 
 #define NWORDS 8

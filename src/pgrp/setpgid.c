@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include "pgrp.h"
+#include <rcuproc/pgrp.h>	/* the definitions below see RP_API */
 
 /*
  * Linux's checks of setpgid's target @pid (update lock held): the caller's

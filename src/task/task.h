@@ -28,6 +28,7 @@
 
 #include "../debug/alloc.h"
 #include "../debug/bug.h"
+#include "../debug/fault.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
 #include <stdbool.h>
@@ -35,9 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <rcuproc/debug.h>
-#include <rcuproc/hlist.h>
-#include <rcuproc/list.h>
+#include "../debug/list_twins.h"
 #include <rcuproc/proc.h>
 
 #define RP_NSIG		65	/* signals 1..64, as Linux's _NSIG */
@@ -276,7 +275,7 @@ static inline bool rp_task_exited(const struct rp_task *t)
 
 /*
  * Debug builds: stop at a task that was freed under the caller.  rp_free
- * poisons what it frees (rcuproc/debug.h), and a poisoned task read as if
+ * poisons what it frees (src/debug/fault.h), and a poisoned task read as if
  * alive gives a plausible wrong answer (its ->signal matches nothing)
  * instead of a fault; this makes such a use after free (I5) fail loudly
  * in builds without ASan.  Nothing in release builds.

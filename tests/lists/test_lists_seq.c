@@ -13,10 +13,8 @@
 #include <stddef.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include <rcuproc/hlist.h>
-#include <rcuproc/hlist_nulls.h>
-#include <rcuproc/list.h>
-#include <rcuproc/seqcount.h>
+#include "debug/list_twins.h"		/* the toolkit with this build's twin */
+#include "debug/seqcount_twin.h"
 
 #define MAXN	16	/* a walk longer than this has looped or lost its end */
 #define LIST_A	7	/* nulls list ids */

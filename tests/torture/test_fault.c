@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fault injection (rcuproc/debug.h).  A scripted workload reaches a set of
+ * Fault injection (src/debug/fault.h).  A scripted workload reaches a set of
  * allocation sites; then, for each site in turn, the workload runs again
  * with that site's next call failing.  Every call must return its result or
  * Linux's errno for a failed allocation (ENOMEM, or EAGAIN for fork and for
@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <rcuproc/debug.h>
+#include "debug/fault.h"
 #include <rcuproc/pgrp.h>
 #include <rcuproc/timers.h>
 #include "../fixture/expect.h"

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <urcu/uatomic.h>
-#include <rcuproc/debug.h>
+#include "debug/fault.h"
 #include "common/cli.h"
 #include "common/progress.h"
 #include "torture.h"

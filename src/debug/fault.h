@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rcuproc/debug.h: fault injection and poisoning of the table's memory.
+ * Fault injection and poisoning of the table's memory: the controls, for
+ * the project's tests and torture harness (the allocator is alloc.h).
  *
  * Every object of the table is allocated at an allocation site (a call of
  * rp_zalloc in the library's sources, named "file:line").  A site is
@@ -18,8 +19,8 @@
  *
  * The controls are process-wide; set them while no operation runs.
  */
-#ifndef RCUPROC_DEBUG_H
-#define RCUPROC_DEBUG_H
+#ifndef RP_DEBUG_FAULT_H
+#define RP_DEBUG_FAULT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,4 +64,4 @@ unsigned long rp_debug_live_objects(void);
 /* Turn poisoning on or off; returns the previous setting. */
 bool rp_debug_set_poison(bool on);
 
-#endif /* RCUPROC_DEBUG_H */
+#endif /* RP_DEBUG_FAULT_H */

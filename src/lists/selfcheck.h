@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rcuproc/selfcheck.h: concurrent self-checks of the RCU list toolkit.
+ * Concurrent self-checks of the RCU list toolkit, for the test suite and
+ * `rcuproc selfcheck`.
  *
  * Each check runs reader threads that walk a structure while one updater
  * changes it with the toolkit's operations, in a chosen synchronization mode,
@@ -9,8 +10,8 @@
  * The test suite asserts zero violations, and that each RP_BREAK_* build of
  * the operations is caught; the rcuproc command prints the results.
  */
-#ifndef RCUPROC_SELFCHECK_H
-#define RCUPROC_SELFCHECK_H
+#ifndef RP_LISTS_SELFCHECK_H
+#define RP_LISTS_SELFCHECK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,4 +62,4 @@ bool rp_check_uses_mode(enum rp_check_kind kind);
 int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,
 		 struct rp_check_result *res);
 
-#endif /* RCUPROC_SELFCHECK_H */
+#endif /* RP_LISTS_SELFCHECK_H */

@@ -1,7 +1,7 @@
 /*
  * children_splice_wait.pml: a dying parent's children spliced onto the
  * reaper against wait walks (the article's Group 4; invariants I3 and I4 of
- * docs/verification.md).  It models rp_hlist_splice_rcu in
+ * docs/verification.md).  It models rp_hlist_splice_pub in
  * include/rcuproc/hlist.h.
  *
  * The dying parent D's children hlist is D -> c1 -> c2 -> c3 -> NULL; the
@@ -115,7 +115,7 @@ proctype reaper()
 		headR = n
 	od;
 #else
-	/* rp_hlist_splice_rcu(D, R); the updater finds the last node. */
+	/* rp_hlist_splice_pub(D, R); the updater finds the last node. */
 	next[C3] = headR;
 	headR = C1;				/* publish the block */
 	headD = NIL;

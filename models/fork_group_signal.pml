@@ -13,7 +13,7 @@
  *      (ERESTARTNOINTR: the child never exists); else opens its record;
  *   2. under the update lock and, in ONE hold of its siglock, closes the
  *      record, gives the child what it recorded, and links the child right
- *      AFTER itself (rp_hlist_add_behind_rcu: the child's ->next, then one
+ *      AFTER itself (rp_hlist_add_behind_pub: the child's ->next, then one
  *      publishing store).
  *
  * Why it works: the sender's visit to the parent and the fork's step 2
@@ -126,7 +126,7 @@ proctype forker(byte me; byte child)
 	next[child] = head;			/* hlist_add_head_rcu */
 	head = child;				/* publish */
 #else
-	next[child] = next[me];			/* rp_hlist_add_behind_rcu */
+	next[child] = next[me];			/* rp_hlist_add_behind_pub */
 	next[me] = child;			/* publish: rcu_assign_pointer */
 #endif
 	unlock(me);

@@ -117,7 +117,7 @@ proctype forker()
 
 	/* dup_task_struct: the child starts as a copy of the parent. */
 	nice[C] = nice[P];
-	/* Link the child right after the parent (rp_hlist_add_behind_rcu). */
+	/* Link the child right after the parent (rp_hlist_add_behind_pub). */
 	next[C] = next[P];
 	next[P] = C;				/* publish */
 #ifndef BROKEN_COPY_FIRST

@@ -2,7 +2,7 @@
  * ptrace_detach_wait.pml: ptrace detach/attach against the tracer's wait
  * walk (the article's Group 3: "Mark Obsolete Objects" and "Retry Readers";
  * invariants I3 and I4 of docs/verification.md).  It models
- * include/rcuproc/list.h: rp_owned_del_rcu, rp_owned_add_rcu and
+ * include/rcuproc/list.h: rp_owned_del_pub, rp_owned_add_pub and
  * rp_owned_next_rcu.
  *
  * Tracer T1's ptraced list is circular: H1 -> x -> y -> H1.  Tracer T2's is
@@ -11,9 +11,9 @@
  * with no grace period.  Each node has an owner (NULL = obsolete) and a
  * generation, bumped on every attach.
  *
- *   detach (rp_owned_del_rcu): owner = NULL; then unlink (one store into
+ *   detach (rp_owned_del_pub): owner = NULL; then unlink (one store into
  *       the predecessor's ->next; x keeps its ->next);
- *   attach (rp_owned_add_rcu): x->next = head->next; gen++; owner = new;
+ *   attach (rp_owned_add_pub): x->next = head->next; gen++; owner = new;
  *       then publish at the front (head->next = x).
  *
  * T1's wait walks H1's list as a retry reader: on each node it loads gen,

@@ -59,7 +59,7 @@ static inline bool rp_hlist_empty(const struct cds_hlist_head *h)
  * A reader sees either the old list or the new one with @n in place; never a
  * half-initialised @n, because @n is complete before it is published.
  */
-static inline void rp_hlist_add_before_rcu(struct cds_hlist_node *n,
+static inline void rp_hlist_add_before_pub(struct cds_hlist_node *n,
 					   struct cds_hlist_node *next)
 {
 	n->next = next;
@@ -74,7 +74,7 @@ static inline void rp_hlist_add_before_rcu(struct cds_hlist_node *n,
  * child right after its parent" (Ordered Update With Ordered Read).  A reader
  * that walks in list order and reaches @n has already passed @prev.
  */
-static inline void rp_hlist_add_behind_rcu(struct cds_hlist_node *n,
+static inline void rp_hlist_add_behind_pub(struct cds_hlist_node *n,
 					   struct cds_hlist_node *prev)
 {
 	n->next = prev->next;
@@ -90,7 +90,7 @@ static inline void rp_hlist_add_behind_rcu(struct cds_hlist_node *n,
  * one before them points at one or the other, and both point on to the same
  * successor.  @old keeps its ->next; free it after a grace period.
  */
-static inline void rp_hlist_replace_rcu(struct cds_hlist_node *old,
+static inline void rp_hlist_replace_pub(struct cds_hlist_node *old,
 					struct cds_hlist_node *new)
 {
 	new->next = old->next;
@@ -106,7 +106,7 @@ static inline void rp_hlist_replace_rcu(struct cds_hlist_node *old,
  * Unlink @n if it is on a list and mark it unhashed.  ->next stays intact for
  * readers standing on @n.  Calling it on an unhashed node does nothing.
  */
-static inline void rp_hlist_del_init_rcu(struct cds_hlist_node *n)
+static inline void rp_hlist_del_init_pub(struct cds_hlist_node *n)
 {
 	if (rp_hlist_unhashed(n))
 		return;
@@ -133,7 +133,7 @@ static inline void rp_hlist_del_init_rcu(struct cds_hlist_node *n)
  * after the splice: a reader may meet a node of the block under either owner
  * and must accept both.  O(length of @from).
  */
-static inline void rp_hlist_splice_rcu(struct cds_hlist_head *from,
+static inline void rp_hlist_splice_pub(struct cds_hlist_head *from,
 				       struct cds_hlist_head *to)
 {
 	struct cds_hlist_node *first = from->next, *last;

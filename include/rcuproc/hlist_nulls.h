@@ -38,7 +38,7 @@ struct rp_hlist_nulls_head {
 	struct rp_hlist_nulls_node *first;	/* R: RCU; W: updater */
 };
 
-/* pprev of a node deleted with rp_hlist_nulls_del_rcu: hashed-looking, unusable. */
+/* pprev of a node deleted with rp_hlist_nulls_del_pub: hashed-looking, unusable. */
 #define RP_HLIST_NULLS_POISON ((struct rp_hlist_nulls_node **)0x200)
 
 static inline bool rp_is_a_nulls(const struct rp_hlist_nulls_node *p)
@@ -80,7 +80,7 @@ static inline bool rp_hlist_nulls_empty(const struct rp_hlist_nulls_head *h)
 }
 
 /* Insert @n first.  @n is complete before readers can reach it. */
-static inline void rp_hlist_nulls_add_head_rcu(struct rp_hlist_nulls_node *n,
+static inline void rp_hlist_nulls_add_head_pub(struct rp_hlist_nulls_node *n,
 					       struct rp_hlist_nulls_head *h)
 {
 	struct rp_hlist_nulls_node *first = h->first;
@@ -97,7 +97,7 @@ static inline void rp_hlist_nulls_add_head_rcu(struct rp_hlist_nulls_node *n,
  * Insert @n last, in front of the marker.  O(length).  A reader that had
  * reached the marker has finished; one that has not will see @n.
  */
-static inline void rp_hlist_nulls_add_tail_rcu(struct rp_hlist_nulls_node *n,
+static inline void rp_hlist_nulls_add_tail_pub(struct rp_hlist_nulls_node *n,
 					       struct rp_hlist_nulls_head *h)
 {
 	struct rp_hlist_nulls_node **link = &h->first;
@@ -111,7 +111,7 @@ static inline void rp_hlist_nulls_add_tail_rcu(struct rp_hlist_nulls_node *n,
 }
 
 /* Unlink @n; its ->next stays intact for readers standing on it. */
-static inline void rp_hlist_nulls_del_rcu(struct rp_hlist_nulls_node *n)
+static inline void rp_hlist_nulls_del_pub(struct rp_hlist_nulls_node *n)
 {
 	struct rp_hlist_nulls_node *next = n->next;
 
@@ -122,11 +122,11 @@ static inline void rp_hlist_nulls_del_rcu(struct rp_hlist_nulls_node *n)
 }
 
 /* Unlink @n if hashed, and mark it unhashed (it may be added again at once). */
-static inline void rp_hlist_nulls_del_init_rcu(struct rp_hlist_nulls_node *n)
+static inline void rp_hlist_nulls_del_init_pub(struct rp_hlist_nulls_node *n)
 {
 	if (rp_hlist_nulls_unhashed(n))
 		return;
-	rp_hlist_nulls_del_rcu(n);
+	rp_hlist_nulls_del_pub(n);
 	n->pprev = NULL;
 }
 

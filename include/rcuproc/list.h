@@ -37,7 +37,7 @@
  * @list is emptied first, the readers are waited for, and only then is the
  * block linked in.  Readers of the destination see the block appear whole.
  */
-static inline void rp__list_splice_init_rcu(struct cds_list_head *list,
+static inline void rp__list_splice_init_pub(struct cds_list_head *list,
 					    struct cds_list_head *prev,
 					    struct cds_list_head *next,
 					    void (*sync)(void *), void *arg)
@@ -58,20 +58,20 @@ static inline void rp__list_splice_init_rcu(struct cds_list_head *list,
 	next->prev = last;
 }
 
-/* Splice @list onto the front of @head; see rp__list_splice_init_rcu. */
-static inline void rp_list_splice_init_rcu(struct cds_list_head *list,
+/* Splice @list onto the front of @head; see rp__list_splice_init_pub. */
+static inline void rp_list_splice_init_pub(struct cds_list_head *list,
 					   struct cds_list_head *head,
 					   void (*sync)(void *), void *arg)
 {
-	rp__list_splice_init_rcu(list, head, head->next, sync, arg);
+	rp__list_splice_init_pub(list, head, head->next, sync, arg);
 }
 
-/* Splice @list onto the back of @head; see rp__list_splice_init_rcu. */
-static inline void rp_list_splice_tail_init_rcu(struct cds_list_head *list,
+/* Splice @list onto the back of @head; see rp__list_splice_init_pub. */
+static inline void rp_list_splice_tail_init_pub(struct cds_list_head *list,
 						struct cds_list_head *head,
 						void (*sync)(void *), void *arg)
 {
-	rp__list_splice_init_rcu(list, head->prev, head, sync, arg);
+	rp__list_splice_init_pub(list, head->prev, head, sync, arg);
 }
 
 /*
@@ -95,7 +95,7 @@ struct rp_owned_link {
  * Detach: mark the node obsolete (owner NULL), then unlink it.  ->next is left
  * intact for readers standing on it.
  */
-static inline void rp_owned_del_rcu(struct rp_owned_link *l)
+static inline void rp_owned_del_pub(struct rp_owned_link *l)
 {
 	CMM_STORE_SHARED(l->owner, NULL);
 	/* Mark before unlink: pairs with the second cmm_smp_rmb() in rp_owned_next_rcu. */
@@ -117,7 +117,7 @@ static inline void rp_owned_del_rcu(struct rp_owned_link *l)
  * owner set first, it could pair them with the ->next left over from the
  * node's stay on another list.  The torture delays found exactly that.
  */
-static inline void rp_owned_add_rcu(struct rp_owned_link *l,
+static inline void rp_owned_add_pub(struct rp_owned_link *l,
 				    struct cds_list_head *head, void *owner)
 {
 	CMM_STORE_SHARED(l->node.next, head->next);
@@ -148,14 +148,14 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
 	struct cds_list_head *next;
 
 	/*
-	 * gen before ->next: pairs with the 1st cmm_smp_wmb() in rp_owned_add_rcu,
+	 * gen before ->next: pairs with the 1st cmm_smp_wmb() in rp_owned_add_pub,
 	 * so a ->next older than the gen read is never taken for a newer one.
 	 */
 	cmm_smp_rmb();
 	next = rcu_dereference(l->node.next);
 	/*
 	 * ->next before the recheck: pairs with the 2nd cmm_smp_wmb() in
-	 * rp_owned_add_rcu and with the one in rp_owned_del_rcu, so a ->next
+	 * rp_owned_add_pub and with the one in rp_owned_del_pub, so a ->next
 	 * loaded after the node left or moved comes with a changed owner or gen.
 	 */
 	cmm_smp_rmb();
@@ -176,7 +176,7 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
  * body that gathers results per pass resets them when @restarts changes.
  * The walk ends only at @head, so it cannot wander onto another list.
  * Every node on @head must have @owner as its owner (attach them all with
- * rp_owned_add_rcu): a node with another owner makes every pass restart.
+ * rp_owned_add_pub): a node with another owner makes every pass restart.
  */
 #define rp_owned_for_each_entry_rcu(pos, head, owner, member, restarts)	\
 	for ((pos) = rp__owned_entry(rcu_dereference((head)->next),		\

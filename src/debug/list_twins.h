@@ -32,10 +32,10 @@
 
 #ifdef RP_BREAK_NAIVE_MOVE
 /*
- * rp_hlist_splice_rcu moving the nodes one by one: a reader on a moved node
+ * rp_hlist_splice_pub moving the nodes one by one: a reader on a moved node
  * jumps to @to and misses the rest of @from.
  */
-static inline void rp_hlist_splice_rcu_naive(struct cds_hlist_head *from,
+static inline void rp_hlist_splice_pub_naive(struct cds_hlist_head *from,
 					     struct cds_hlist_head *to)
 {
 	struct cds_hlist_node *n;
@@ -46,7 +46,7 @@ static inline void rp_hlist_splice_rcu_naive(struct cds_hlist_head *from,
 		RP_TORTURE_DELAY();
 	}
 }
-#define rp_hlist_splice_rcu rp_hlist_splice_rcu_naive
+#define rp_hlist_splice_pub rp_hlist_splice_pub_naive
 #endif
 
 #ifdef RP_BREAK_SPLICE_NO_SYNC
@@ -69,10 +69,10 @@ static inline void splice##_no_sync(struct cds_list_head *list,			\
 	(void)arg;								\
 	splice(list, head, rp_list_sync_nothing, NULL);				\
 }
-RP_LIST_SPLICE_NO_SYNC(rp_list_splice_init_rcu)
-RP_LIST_SPLICE_NO_SYNC(rp_list_splice_tail_init_rcu)
-#define rp_list_splice_init_rcu rp_list_splice_init_rcu_no_sync
-#define rp_list_splice_tail_init_rcu rp_list_splice_tail_init_rcu_no_sync
+RP_LIST_SPLICE_NO_SYNC(rp_list_splice_init_pub)
+RP_LIST_SPLICE_NO_SYNC(rp_list_splice_tail_init_pub)
+#define rp_list_splice_init_pub rp_list_splice_init_pub_no_sync
+#define rp_list_splice_tail_init_pub rp_list_splice_tail_init_pub_no_sync
 #endif
 
 #ifdef RP_BREAK_NO_OBSOLETE_MARK
@@ -81,20 +81,20 @@ RP_LIST_SPLICE_NO_SYNC(rp_list_splice_tail_init_rcu)
  * gen and the owner set only after the node is published, so that a reader
  * can follow the node onto its new list without noticing.
  */
-static inline void rp_owned_del_rcu_unmarked(struct rp_owned_link *l)
+static inline void rp_owned_del_pub_unmarked(struct rp_owned_link *l)
 {
 	cds_list_del_rcu(&l->node);
 }
 
-static inline void rp_owned_add_rcu_unmarked(struct rp_owned_link *l,
+static inline void rp_owned_add_pub_unmarked(struct rp_owned_link *l,
 					     struct cds_list_head *head, void *owner)
 {
 	cds_list_add_rcu(&l->node, head);
 	RP_TORTURE_DELAY();
 	CMM_STORE_SHARED(l->owner, owner);
 }
-#define rp_owned_del_rcu rp_owned_del_rcu_unmarked
-#define rp_owned_add_rcu rp_owned_add_rcu_unmarked
+#define rp_owned_del_pub rp_owned_del_pub_unmarked
+#define rp_owned_add_pub rp_owned_add_pub_unmarked
 #endif
 
 #ifdef RP_BREAK_NO_RESTART

@@ -14,13 +14,13 @@
 
 #define QUARANTINE_SIZE 4096
 
-static const struct check_scenario *const scenarios[RP_CHECK_NR] = {
-	[RP_CHECK_HLIST_EXISTENCE] = &check_hlist_existence,
-	[RP_CHECK_HLIST_SPLICE] = &check_hlist_splice,
-	[RP_CHECK_NULLS_MOVE] = &check_nulls_move,
-	[RP_CHECK_LIST_RETRY] = &check_list_retry,
-	[RP_CHECK_LIST_SPLICE] = &check_list_splice,
-	[RP_CHECK_SEQCOUNT] = &check_seqcount,
+static const struct rp_check_scenario *const scenarios[RP_CHECK_NR] = {
+	[RP_CHECK_HLIST_EXISTENCE] = &rp_check_hlist_existence,
+	[RP_CHECK_HLIST_SPLICE] = &rp_check_hlist_splice,
+	[RP_CHECK_NULLS_MOVE] = &rp_check_nulls_move,
+	[RP_CHECK_LIST_RETRY] = &rp_check_list_retry,
+	[RP_CHECK_LIST_SPLICE] = &rp_check_list_splice,
+	[RP_CHECK_SEQCOUNT] = &rp_check_seqcount,
 };
 
 const char *rp_check_name(enum rp_check_kind kind)
@@ -50,7 +50,7 @@ bool rp_check_uses_mode(enum rp_check_kind kind)
 }
 
 /* splitmix64: small, fast, and good enough to pick list positions. */
-uint64_t check_random(uint64_t *state)
+uint64_t rp_check_random(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -59,7 +59,7 @@ uint64_t check_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-void check_violation(struct check_ctx *ctx, const char *fmt, ...)
+void rp_check_violation(struct rp_check_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,10 +74,10 @@ void check_violation(struct check_ctx *ctx, const char *fmt, ...)
 	uatomic_set(&ctx->stop, 1);
 }
 
-struct check_node *check_node_new(struct check_ctx *ctx, unsigned int id,
+struct rp_check_node *rp_check_node_new(struct rp_check_ctx *ctx, unsigned int id,
 				  unsigned int group)
 {
-	struct check_node *n = calloc(1, sizeof(*n));
+	struct rp_check_node *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return NULL;
@@ -89,14 +89,14 @@ struct check_node *check_node_new(struct check_ctx *ctx, unsigned int id,
 	return n;
 }
 
-void check_node_make_head(struct check_node *n)
+void rp_check_node_make_head(struct rp_check_node *n)
 {
 	n->magic = CHECK_HEAD;
 	n->id = CHECK_MAX_IDS;
 	uatomic_dec(&n->ctx->live);	/* heads are not counted as nodes */
 }
 
-void check_node_free_now(struct check_node *n)
+void rp_check_node_free_now(struct rp_check_node *n)
 {
 	if (n->magic != CHECK_HEAD)
 		uatomic_dec(&n->ctx->live);
@@ -111,9 +111,9 @@ void check_node_free_now(struct check_node *n)
  */
 static void release_node(struct rp_deferred *d)
 {
-	struct check_node *n = caa_container_of(d, struct check_node, deferred);
-	struct check_ctx *ctx = n->ctx;
-	struct check_node *evicted;
+	struct rp_check_node *n = caa_container_of(d, struct rp_check_node, deferred);
+	struct rp_check_ctx *ctx = n->ctx;
+	struct rp_check_node *evicted;
 
 	CMM_STORE_SHARED(n->magic, CHECK_DEAD);
 	pthread_mutex_lock(&ctx->quarantine_lock);
@@ -125,25 +125,25 @@ static void release_node(struct rp_deferred *d)
 	free(evicted);
 }
 
-void check_node_retire(struct check_node *n)
+void rp_check_node_retire(struct rp_check_node *n)
 {
 	rp_defer_release(&n->ctx->sync, &n->deferred, release_node);
 }
 
-bool check_node_visit(struct check_reader *r, const struct check_node *n)
+bool rp_check_node_visit(struct rp_check_reader *r, const struct rp_check_node *n)
 {
 	unsigned int magic = CMM_LOAD_SHARED(n->magic);
 
 	if (magic == CHECK_LIVE)
 		return true;
-	check_violation(r->ctx, "reader reached a %s (id %u)",
+	rp_check_violation(r->ctx, "reader reached a %s (id %u)",
 			magic == CHECK_DEAD ? "released node" :
 			magic == CHECK_HEAD ? "list head not its own" : "non-node",
 			n->id);
 	return false;
 }
 
-void check_seen_reset(struct check_reader *r, unsigned int n)
+void rp_check_seen_reset(struct rp_check_reader *r, unsigned int n)
 {
 	memset(r->seen, 0, n * sizeof(r->seen[0]));
 }
@@ -156,15 +156,15 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-struct check_run {
-	struct check_ctx *ctx;
-	const struct check_scenario *sc;
+struct rp_check_run {
+	struct rp_check_ctx *ctx;
+	const struct rp_check_scenario *sc;
 	double deadline;
-	struct check_reader *readers;
+	struct rp_check_reader *readers;
 	uint64_t updates;
 };
 
-static bool should_stop(struct check_run *run, uint64_t iteration)
+static bool should_stop(struct rp_check_run *run, uint64_t iteration)
 {
 	if (uatomic_read(&run->ctx->stop))
 		return true;
@@ -172,15 +172,15 @@ static bool should_stop(struct check_run *run, uint64_t iteration)
 }
 
 struct reader_arg {
-	struct check_run *run;
-	struct check_reader *reader;
+	struct rp_check_run *run;
+	struct rp_check_reader *reader;
 };
 
 static void *reader_thread(void *p)
 {
 	struct reader_arg *a = p;
-	struct check_run *run = a->run;
-	struct check_reader *r = a->reader;
+	struct rp_check_run *run = a->run;
+	struct rp_check_reader *r = a->reader;
 	struct rp_sync *sync = &run->ctx->sync;
 
 	rp_thread_register();
@@ -199,7 +199,7 @@ static void *reader_thread(void *p)
 
 static void *updater_thread(void *p)
 {
-	struct check_run *run = p;
+	struct rp_check_run *run = p;
 	struct rp_sync *sync = &run->ctx->sync;
 	uint64_t rng = run->ctx->opts->seed ^ 0x5eedULL;
 
@@ -219,7 +219,7 @@ static void *updater_thread(void *p)
 	return NULL;
 }
 
-static int run_threads(struct check_run *run, unsigned int nreaders)
+static int run_threads(struct rp_check_run *run, unsigned int nreaders)
 {
 	pthread_t *tids = calloc(nreaders + 1, sizeof(*tids));
 	struct reader_arg *args = calloc(nreaders, sizeof(*args));
@@ -251,17 +251,17 @@ out:
 	return err;
 }
 
-static void drain_quarantine(struct check_ctx *ctx)
+static void drain_quarantine(struct rp_check_ctx *ctx)
 {
 	for (unsigned int i = 0; i < QUARANTINE_SIZE; i++)
 		free(ctx->quarantine[i]);
 	free(ctx->quarantine);
 }
 
-static int run_scenario(struct check_ctx *ctx, const struct check_scenario *sc,
+static int run_scenario(struct rp_check_ctx *ctx, const struct rp_check_scenario *sc,
 			const struct rp_check_opts *opts)
 {
-	struct check_run run = { .ctx = ctx, .sc = sc };
+	struct rp_check_run run = { .ctx = ctx, .sc = sc };
 	double start;
 	int err;
 
@@ -292,7 +292,7 @@ static int run_scenario(struct check_ctx *ctx, const struct check_scenario *sc,
 int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,
 		 struct rp_check_result *res)
 {
-	struct check_ctx ctx = { .opts = opts, .res = res };
+	struct rp_check_ctx ctx = { .opts = opts, .res = res };
 	int err;
 
 	if ((unsigned int)kind >= RP_CHECK_NR || !opts || !res ||

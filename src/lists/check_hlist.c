@@ -9,7 +9,7 @@
  * may be reached.
  *
  * splice (Group 4): blocks of nodes move between lists only as whole lists,
- * with rp_hlist_splice_rcu.  A reader notes, under a sequence count, which
+ * with rp_hlist_splice_pub.  A reader notes, under a sequence count, which
  * blocks its list holds as it loads the list's first node; it must then see
  * every node of those blocks exactly once, and no node twice.
  */
@@ -25,12 +25,12 @@
 
 struct existence {
 	struct cds_hlist_head head;
-	struct check_node *stable[NSTABLE];	/* W: updater */
-	struct check_node *churn[NCHURN];	/* W: updater */
+	struct rp_check_node *stable[NSTABLE];	/* W: updater */
+	struct rp_check_node *churn[NCHURN];	/* W: updater */
 	unsigned int nchurn;			/* W: updater */
 };
 
-static int existence_setup(struct check_ctx *ctx)
+static int existence_setup(struct rp_check_ctx *ctx)
 {
 	struct existence *e = calloc(1, sizeof(*e));
 
@@ -38,7 +38,7 @@ static int existence_setup(struct check_ctx *ctx)
 		return -ENOMEM;
 	ctx->state = e;
 	for (unsigned int i = NSTABLE; i-- > 0;) {
-		e->stable[i] = check_node_new(ctx, i, 0);
+		e->stable[i] = rp_check_node_new(ctx, i, 0);
 		if (!e->stable[i])
 			return -ENOMEM;
 		cds_hlist_add_head_rcu(&e->stable[i]->h, &e->head);
@@ -46,29 +46,29 @@ static int existence_setup(struct check_ctx *ctx)
 	return 0;
 }
 
-static struct check_node *existence_pick(struct existence *e, uint64_t *rng)
+static struct rp_check_node *existence_pick(struct existence *e, uint64_t *rng)
 {
-	unsigned int i = check_below(rng, NSTABLE + e->nchurn);
+	unsigned int i = rp_check_below(rng, NSTABLE + e->nchurn);
 
 	return i < NSTABLE ? e->stable[i] : e->churn[i - NSTABLE];
 }
 
-static void existence_add(struct check_ctx *ctx, struct existence *e, uint64_t *rng)
+static void existence_add(struct rp_check_ctx *ctx, struct existence *e, uint64_t *rng)
 {
-	struct check_node *n, *at;
+	struct rp_check_node *n, *at;
 
 	if (e->nchurn == NCHURN)
 		return;
-	n = check_node_new(ctx, CHURN_ID, 1);
+	n = rp_check_node_new(ctx, CHURN_ID, 1);
 	if (!n)
 		return;
 	at = existence_pick(e, rng);
-	switch (check_below(rng, 3)) {
+	switch (rp_check_below(rng, 3)) {
 	case 0:
-		rp_hlist_add_before_rcu(&n->h, &at->h);
+		rp_hlist_add_before_pub(&n->h, &at->h);
 		break;
 	case 1:
-		rp_hlist_add_behind_rcu(&n->h, &at->h);
+		rp_hlist_add_behind_pub(&n->h, &at->h);
 		break;
 	default:
 		cds_hlist_add_head_rcu(&n->h, &e->head);
@@ -77,56 +77,56 @@ static void existence_add(struct check_ctx *ctx, struct existence *e, uint64_t *
 	e->churn[e->nchurn++] = n;
 }
 
-static void existence_replace(struct check_ctx *ctx, struct check_node **slot)
+static void existence_replace(struct rp_check_ctx *ctx, struct rp_check_node **slot)
 {
-	struct check_node *old = *slot, *copy = check_node_new(ctx, old->id, old->group);
+	struct rp_check_node *old = *slot, *copy = rp_check_node_new(ctx, old->id, old->group);
 
 	if (!copy)
 		return;
-	rp_hlist_replace_rcu(&old->h, &copy->h);
+	rp_hlist_replace_pub(&old->h, &copy->h);
 	*slot = copy;
-	check_node_retire(old);
+	rp_check_node_retire(old);
 }
 
-static void existence_update(struct check_ctx *ctx, uint64_t *rng)
+static void existence_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct existence *e = ctx->state;
 	unsigned int i;
 
-	switch (check_below(rng, 4)) {
+	switch (rp_check_below(rng, 4)) {
 	case 0:
 		existence_add(ctx, e, rng);
 		break;
 	case 1:
 		if (!e->nchurn)
 			break;
-		i = check_below(rng, e->nchurn);
-		rp_hlist_del_init_rcu(&e->churn[i]->h);
-		check_node_retire(e->churn[i]);
+		i = rp_check_below(rng, e->nchurn);
+		rp_hlist_del_init_pub(&e->churn[i]->h);
+		rp_check_node_retire(e->churn[i]);
 		e->churn[i] = e->churn[--e->nchurn];
 		break;
 	case 2:
-		existence_replace(ctx, &e->stable[check_below(rng, NSTABLE)]);
+		existence_replace(ctx, &e->stable[rp_check_below(rng, NSTABLE)]);
 		break;
 	default:
 		if (e->nchurn)
-			existence_replace(ctx, &e->churn[check_below(rng, e->nchurn)]);
+			existence_replace(ctx, &e->churn[rp_check_below(rng, e->nchurn)]);
 		break;
 	}
 }
 
-static void existence_read(struct check_reader *r)
+static void existence_read(struct rp_check_reader *r)
 {
 	struct existence *e = r->ctx->state;
-	struct check_node *n;
+	struct rp_check_node *n;
 	unsigned int steps = 0;
 
-	check_seen_reset(r, NSTABLE);
+	rp_check_seen_reset(r, NSTABLE);
 	cds_hlist_for_each_entry_rcu_2(n, &e->head, h) {
-		if (!check_node_visit(r, n))
+		if (!rp_check_node_visit(r, n))
 			return;
 		if (++steps > CHECK_MAX_STEPS(NSTABLE + NCHURN)) {
-			check_violation(r->ctx, "existence walk does not end");
+			rp_check_violation(r->ctx, "existence walk does not end");
 			return;
 		}
 		if (n->id < NSTABLE)
@@ -134,20 +134,20 @@ static void existence_read(struct check_reader *r)
 	}
 	for (unsigned int i = 0; i < NSTABLE; i++)
 		if (r->seen[i] != 1)
-			check_violation(r->ctx, "existence: stable node %u seen %u times",
+			rp_check_violation(r->ctx, "existence: stable node %u seen %u times",
 					i, r->seen[i]);
 }
 
 static void free_hlist(struct cds_hlist_head *head)
 {
-	struct check_node *n, *tmp;
+	struct rp_check_node *n, *tmp;
 
 	cds_hlist_for_each_entry_safe_2(n, tmp, head, h)
-		check_node_free_now(n);
+		rp_check_node_free_now(n);
 	head->next = NULL;
 }
 
-static void existence_teardown(struct check_ctx *ctx)
+static void existence_teardown(struct rp_check_ctx *ctx)
 {
 	struct existence *e = ctx->state;
 
@@ -157,7 +157,7 @@ static void existence_teardown(struct check_ctx *ctx)
 	free(e);
 }
 
-const struct check_scenario check_hlist_existence = {
+const struct rp_check_scenario rp_check_hlist_existence = {
 	.name = "hlist-existence",
 	.pattern = "Group 2: RCU existence locks (add before/behind, del, replace)",
 	.uses_sync = true,
@@ -177,7 +177,7 @@ struct splice {
 	unsigned int owner[NBLOCKS];	/* R: readers (seqcount); W: updater */
 };
 
-static int splice_setup(struct check_ctx *ctx)
+static int splice_setup(struct rp_check_ctx *ctx)
 {
 	struct splice *s = calloc(1, sizeof(*s));
 
@@ -187,7 +187,7 @@ static int splice_setup(struct check_ctx *ctx)
 	for (unsigned int b = 0; b < NBLOCKS; b++) {
 		s->owner[b] = b % NLISTS;
 		for (unsigned int i = 0; i < BLOCK_SIZE; i++) {
-			struct check_node *n = check_node_new(ctx, b * BLOCK_SIZE + i, b);
+			struct rp_check_node *n = rp_check_node_new(ctx, b * BLOCK_SIZE + i, b);
 
 			if (!n)
 				return -ENOMEM;
@@ -197,24 +197,24 @@ static int splice_setup(struct check_ctx *ctx)
 	return 0;
 }
 
-static void splice_update(struct check_ctx *ctx, uint64_t *rng)
+static void splice_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct splice *s = ctx->state;
-	unsigned int from = s->owner[check_below(rng, NBLOCKS)];
-	unsigned int to = (from + 1 + check_below(rng, NLISTS - 1)) % NLISTS;
+	unsigned int from = s->owner[rp_check_below(rng, NBLOCKS)];
+	unsigned int to = (from + 1 + rp_check_below(rng, NLISTS - 1)) % NLISTS;
 
 	rp_write_seqcount_begin(&s->seq);
-	rp_hlist_splice_rcu(&s->heads[from], &s->heads[to]);
+	rp_hlist_splice_pub(&s->heads[from], &s->heads[to]);
 	for (unsigned int b = 0; b < NBLOCKS; b++)
 		if (s->owner[b] == from)
 			CMM_STORE_SHARED(s->owner[b], to);
 	rp_write_seqcount_end(&s->seq);
 }
 
-static void splice_read(struct check_reader *r)
+static void splice_read(struct rp_check_reader *r)
 {
 	struct splice *s = r->ctx->state;
-	unsigned int list = check_below(&r->rng, NLISTS), owner[NBLOCKS], steps = 0;
+	unsigned int list = rp_check_below(&r->rng, NLISTS), owner[NBLOCKS], steps = 0;
 	struct cds_hlist_node *pos;
 	unsigned long seq;
 
@@ -226,23 +226,23 @@ static void splice_read(struct check_reader *r)
 		pos = rcu_dereference(s->heads[list].next);
 	} while (rp_read_seqcount_retry(&s->seq, seq));
 
-	check_seen_reset(r, NBLOCKS * BLOCK_SIZE);
+	rp_check_seen_reset(r, NBLOCKS * BLOCK_SIZE);
 	for (; pos; pos = rcu_dereference(pos->next)) {
-		struct check_node *n = caa_container_of(pos, struct check_node, h);
+		struct rp_check_node *n = caa_container_of(pos, struct rp_check_node, h);
 
-		if (!check_node_visit(r, n))
+		if (!rp_check_node_visit(r, n))
 			return;
 		if (++steps > CHECK_MAX_STEPS(NBLOCKS * BLOCK_SIZE) || r->seen[n->id]++) {
-			check_violation(r->ctx, "splice: node %u seen twice or walk loops", n->id);
+			rp_check_violation(r->ctx, "splice: node %u seen twice or walk loops", n->id);
 			return;
 		}
 	}
 	for (unsigned int id = 0; id < NBLOCKS * BLOCK_SIZE; id++)
 		if (owner[id / BLOCK_SIZE] == list && r->seen[id] != 1)
-			check_violation(r->ctx, "splice: node %u of list %u missed", id, list);
+			rp_check_violation(r->ctx, "splice: node %u of list %u missed", id, list);
 }
 
-static void splice_teardown(struct check_ctx *ctx)
+static void splice_teardown(struct rp_check_ctx *ctx)
 {
 	struct splice *s = ctx->state;
 
@@ -253,7 +253,7 @@ static void splice_teardown(struct check_ctx *ctx)
 	free(s);
 }
 
-const struct check_scenario check_hlist_splice = {
+const struct rp_check_scenario rp_check_hlist_splice = {
 	.name = "hlist-splice",
 	.pattern = "Group 4: move a whole hlist as one block (children to the reaper)",
 	.uses_sync = true,

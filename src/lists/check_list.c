@@ -14,7 +14,7 @@
  * preferred"); attaching further along would let it skip nodes.
  *
  * splice: the updater empties a source list onto a destination list with
- * rp_list_splice_init_rcu, then brings the nodes back one by one.  A reader of
+ * rp_list_splice_init_pub, then brings the nodes back one by one.  A reader of
  * the source must never reach the destination's own nodes or head, never see
  * a node twice, and always end.
  */
@@ -30,23 +30,23 @@
 #define MAX_RESTARTS	100000	/* then give up quietly: updater too busy */
 
 struct retry {
-	struct check_node *heads[NLISTS];	/* heads dressed as nodes */
-	struct check_node *stable[NLISTS * NSTABLE];
-	struct check_node *movers[NMOVERS];
+	struct rp_check_node *heads[NLISTS];	/* heads dressed as nodes */
+	struct rp_check_node *stable[NLISTS * NSTABLE];
+	struct rp_check_node *movers[NMOVERS];
 };
 
-static struct check_node *new_head(struct check_ctx *ctx)
+static struct rp_check_node *new_head(struct rp_check_ctx *ctx)
 {
-	struct check_node *h = check_node_new(ctx, 0, 0);
+	struct rp_check_node *h = rp_check_node_new(ctx, 0, 0);
 
 	if (h) {
-		check_node_make_head(h);
+		rp_check_node_make_head(h);
 		CDS_INIT_LIST_HEAD(&h->l);
 	}
 	return h;
 }
 
-static int retry_setup(struct check_ctx *ctx)
+static int retry_setup(struct rp_check_ctx *ctx)
 {
 	struct retry *s = calloc(1, sizeof(*s));
 
@@ -57,60 +57,60 @@ static int retry_setup(struct check_ctx *ctx)
 		if (!(s->heads[l] = new_head(ctx)))
 			return -ENOMEM;
 	for (unsigned int i = 0; i < NLISTS * NSTABLE; i++) {
-		struct check_node *h = s->heads[i / NSTABLE];
+		struct rp_check_node *h = s->heads[i / NSTABLE];
 
-		if (!(s->stable[i] = check_node_new(ctx, i, i / NSTABLE)))
+		if (!(s->stable[i] = rp_check_node_new(ctx, i, i / NSTABLE)))
 			return -ENOMEM;
 		s->stable[i]->o.owner = h;
 		cds_list_add_tail_rcu(&s->stable[i]->o.node, &h->l);
 	}
 	for (unsigned int m = 0; m < NMOVERS; m++) {
-		struct check_node *h = s->heads[m % NLISTS];
+		struct rp_check_node *h = s->heads[m % NLISTS];
 
-		if (!(s->movers[m] = check_node_new(ctx, MOVER_ID + m, 0)))
+		if (!(s->movers[m] = rp_check_node_new(ctx, MOVER_ID + m, 0)))
 			return -ENOMEM;
-		rp_owned_add_rcu(&s->movers[m]->o, &h->l, h);
+		rp_owned_add_pub(&s->movers[m]->o, &h->l, h);
 	}
 	return 0;
 }
 
-static void retry_update(struct check_ctx *ctx, uint64_t *rng)
+static void retry_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct retry *s = ctx->state;
-	struct check_node *n = s->movers[check_below(rng, NMOVERS)];
-	struct check_node *to = s->heads[check_below(rng, NLISTS)];
+	struct rp_check_node *n = s->movers[rp_check_below(rng, NMOVERS)];
+	struct rp_check_node *to = s->heads[rp_check_below(rng, NLISTS)];
 
-	rp_owned_del_rcu(&n->o);
-	rp_owned_add_rcu(&n->o, &to->l, to);
+	rp_owned_del_pub(&n->o);
+	rp_owned_add_pub(&n->o, &to->l, to);
 }
 
-static void retry_read(struct check_reader *r)
+static void retry_read(struct rp_check_reader *r)
 {
 	struct retry *s = r->ctx->state;
-	unsigned int list = check_below(&r->rng, NLISTS);
-	struct check_node *head = s->heads[list], *n;
+	unsigned int list = rp_check_below(&r->rng, NLISTS);
+	struct rp_check_node *head = s->heads[list], *n;
 	unsigned long restarts = 0, pass = 0;
 	unsigned int steps = 0;
 
-	check_seen_reset(r, NLISTS * NSTABLE);
+	rp_check_seen_reset(r, NLISTS * NSTABLE);
 	rp_owned_for_each_entry_rcu(n, &head->l, head, o, &restarts) {
 		if (restarts != pass) {		/* a new pass began */
 			if (restarts > MAX_RESTARTS)
 				goto out;
 			pass = restarts;
 			steps = 0;
-			check_seen_reset(r, NLISTS * NSTABLE);
+			rp_check_seen_reset(r, NLISTS * NSTABLE);
 		}
-		if (!check_node_visit(r, n))
+		if (!rp_check_node_visit(r, n))
 			goto out;
 		if (++steps > CHECK_MAX_STEPS(NLISTS * NSTABLE + NMOVERS)) {
-			check_violation(r->ctx, "retry walk of list %u does not end", list);
+			rp_check_violation(r->ctx, "retry walk of list %u does not end", list);
 			goto out;
 		}
 		if (n->id >= MOVER_ID)
 			continue;	/* a mover may be seen just after it left */
 		if (n->group != list) {
-			check_violation(r->ctx, "retry walk of list %u reached stable "
+			rp_check_violation(r->ctx, "retry walk of list %u reached stable "
 					"node %u of list %u", list, n->id, n->group);
 			goto out;
 		}
@@ -118,21 +118,21 @@ static void retry_read(struct check_reader *r)
 	}
 	for (unsigned int i = list * NSTABLE; i < (list + 1) * NSTABLE; i++)
 		if (r->seen[i] == 0)
-			check_violation(r->ctx, "retry: stable node %u missed", i);
+			rp_check_violation(r->ctx, "retry: stable node %u missed", i);
 out:
 	r->restarts += restarts;
 }
 
-static void free_list(struct check_node *head)
+static void free_list(struct rp_check_node *head)
 {
-	struct check_node *n, *tmp;
+	struct rp_check_node *n, *tmp;
 
 	cds_list_for_each_entry_safe(n, tmp, &head->l, l)
-		check_node_free_now(n);
-	check_node_free_now(head);
+		rp_check_node_free_now(n);
+	rp_check_node_free_now(head);
 }
 
-static void retry_teardown(struct check_ctx *ctx)
+static void retry_teardown(struct rp_check_ctx *ctx)
 {
 	struct retry *s = ctx->state;
 
@@ -144,7 +144,7 @@ static void retry_teardown(struct check_ctx *ctx)
 	free(s);
 }
 
-const struct check_scenario check_list_retry = {
+const struct rp_check_scenario rp_check_list_retry = {
 	.name = "list-retry",
 	.pattern = "Group 3: mark obsolete + retry readers (ptraced lists)",
 	.uses_sync = true,
@@ -158,12 +158,12 @@ const struct check_scenario check_list_retry = {
 #define NNATIVE		8	/* the destination's own nodes, group 1 */
 
 struct lsplice {
-	struct check_node *src, *dst;		/* heads */
-	struct check_node *travellers[NSOURCE];
+	struct rp_check_node *src, *dst;		/* heads */
+	struct rp_check_node *travellers[NSOURCE];
 	unsigned int nback;			/* W: updater: travellers on src */
 };
 
-static int lsplice_setup(struct check_ctx *ctx)
+static int lsplice_setup(struct rp_check_ctx *ctx)
 {
 	struct lsplice *s = calloc(1, sizeof(*s));
 
@@ -173,14 +173,14 @@ static int lsplice_setup(struct check_ctx *ctx)
 	if (!(s->src = new_head(ctx)) || !(s->dst = new_head(ctx)))
 		return -ENOMEM;
 	for (unsigned int i = 0; i < NNATIVE; i++) {
-		struct check_node *n = check_node_new(ctx, NSOURCE + i, 1);
+		struct rp_check_node *n = rp_check_node_new(ctx, NSOURCE + i, 1);
 
 		if (!n)
 			return -ENOMEM;
 		cds_list_add_tail_rcu(&n->l, &s->dst->l);
 	}
 	for (unsigned int i = 0; i < NSOURCE; i++) {
-		if (!(s->travellers[i] = check_node_new(ctx, i, 0)))
+		if (!(s->travellers[i] = rp_check_node_new(ctx, i, 0)))
 			return -ENOMEM;
 		s->travellers[i]->owner = s->src;
 		cds_list_add_tail_rcu(&s->travellers[i]->l, &s->src->l);
@@ -189,16 +189,16 @@ static int lsplice_setup(struct check_ctx *ctx)
 	return 0;
 }
 
-static void lsplice_update(struct check_ctx *ctx, uint64_t *rng)
+static void lsplice_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct lsplice *s = ctx->state;
 
-	if (s->nback == NSOURCE || (s->nback && check_below(rng, 8) == 0)) {
-		if (check_below(rng, 2))
-			rp_list_splice_init_rcu(&s->src->l, &s->dst->l,
+	if (s->nback == NSOURCE || (s->nback && rp_check_below(rng, 8) == 0)) {
+		if (rp_check_below(rng, 2))
+			rp_list_splice_init_pub(&s->src->l, &s->dst->l,
 						rp_sync_synchronize_cb, &ctx->sync);
 		else
-			rp_list_splice_tail_init_rcu(&s->src->l, &s->dst->l,
+			rp_list_splice_tail_init_pub(&s->src->l, &s->dst->l,
 						     rp_sync_synchronize_cb, &ctx->sync);
 		for (unsigned int i = 0; i < NSOURCE; i++)
 			s->travellers[i]->owner = s->dst;
@@ -207,7 +207,7 @@ static void lsplice_update(struct check_ctx *ctx, uint64_t *rng)
 	}
 	/* Bring back the next traveller still on dst; src readers never see dst. */
 	for (unsigned int i = 0; i < NSOURCE; i++) {
-		struct check_node *n = s->travellers[i];
+		struct rp_check_node *n = s->travellers[i];
 
 		if (n->owner == s->src)
 			continue;
@@ -219,26 +219,26 @@ static void lsplice_update(struct check_ctx *ctx, uint64_t *rng)
 	}
 }
 
-static void lsplice_read(struct check_reader *r)
+static void lsplice_read(struct rp_check_reader *r)
 {
 	struct lsplice *s = r->ctx->state;
-	struct check_node *n;
+	struct rp_check_node *n;
 	unsigned int steps = 0;
 
-	check_seen_reset(r, NSOURCE + NNATIVE);
+	rp_check_seen_reset(r, NSOURCE + NNATIVE);
 	cds_list_for_each_entry_rcu(n, &s->src->l, l) {
-		if (!check_node_visit(r, n))
+		if (!rp_check_node_visit(r, n))
 			return;
 		if (n->group != 0 || r->seen[n->id]++ ||
 		    ++steps > CHECK_MAX_STEPS(NSOURCE)) {
-			check_violation(r->ctx, "list splice: reader of the source reached "
+			rp_check_violation(r->ctx, "list splice: reader of the source reached "
 					"node %u of group %u", n->id, n->group);
 			return;
 		}
 	}
 }
 
-static void lsplice_teardown(struct check_ctx *ctx)
+static void lsplice_teardown(struct rp_check_ctx *ctx)
 {
 	struct lsplice *s = ctx->state;
 
@@ -251,7 +251,7 @@ static void lsplice_teardown(struct check_ctx *ctx)
 	free(s);
 }
 
-const struct check_scenario check_list_splice = {
+const struct rp_check_scenario rp_check_list_splice = {
 	.name = "list-splice",
 	.pattern = "splice_init_rcu: empty, wait for readers, then link",
 	.uses_sync = true,

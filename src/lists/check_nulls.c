@@ -18,10 +18,10 @@
 
 struct nulls {
 	struct rp_hlist_nulls_head chains[NCHAINS];
-	struct check_node *movers[NMOVERS];	/* W: updater */
+	struct rp_check_node *movers[NMOVERS];	/* W: updater */
 };
 
-static int nulls_setup(struct check_ctx *ctx)
+static int nulls_setup(struct rp_check_ctx *ctx)
 {
 	struct nulls *s = calloc(1, sizeof(*s));
 
@@ -29,68 +29,68 @@ static int nulls_setup(struct check_ctx *ctx)
 		return -ENOMEM;
 	ctx->state = s;
 	for (unsigned int c = 0; c < NCHAINS; c++) {
-		struct check_node *anchor = check_node_new(ctx, c, c);
+		struct rp_check_node *anchor = rp_check_node_new(ctx, c, c);
 
 		if (!anchor)
 			return -ENOMEM;
 		rp_hlist_nulls_head_init(&s->chains[c], c);
-		rp_hlist_nulls_add_tail_rcu(&anchor->n, &s->chains[c]);
+		rp_hlist_nulls_add_tail_pub(&anchor->n, &s->chains[c]);
 	}
 	for (unsigned int m = 0; m < NMOVERS; m++) {
-		s->movers[m] = check_node_new(ctx, MOVER_ID + m, 0);
+		s->movers[m] = rp_check_node_new(ctx, MOVER_ID + m, 0);
 		if (!s->movers[m])
 			return -ENOMEM;
-		rp_hlist_nulls_add_head_rcu(&s->movers[m]->n, &s->chains[m % NCHAINS]);
+		rp_hlist_nulls_add_head_pub(&s->movers[m]->n, &s->chains[m % NCHAINS]);
 	}
 	return 0;
 }
 
-static void nulls_update(struct check_ctx *ctx, uint64_t *rng)
+static void nulls_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct nulls *s = ctx->state;
-	struct check_node **slot = &s->movers[check_below(rng, NMOVERS)];
-	struct rp_hlist_nulls_head *to = &s->chains[check_below(rng, NCHAINS)];
-	struct check_node *fresh;
+	struct rp_check_node **slot = &s->movers[rp_check_below(rng, NMOVERS)];
+	struct rp_hlist_nulls_head *to = &s->chains[rp_check_below(rng, NCHAINS)];
+	struct rp_check_node *fresh;
 
-	rp_hlist_nulls_del_init_rcu(&(*slot)->n);
-	if (check_below(rng, 16) == 0 &&
-	    (fresh = check_node_new(ctx, (*slot)->id, 0)) != NULL) {
-		check_node_retire(*slot);
+	rp_hlist_nulls_del_init_pub(&(*slot)->n);
+	if (rp_check_below(rng, 16) == 0 &&
+	    (fresh = rp_check_node_new(ctx, (*slot)->id, 0)) != NULL) {
+		rp_check_node_retire(*slot);
 		*slot = fresh;
 	}
-	rp_hlist_nulls_add_head_rcu(&(*slot)->n, to);
+	rp_hlist_nulls_add_head_pub(&(*slot)->n, to);
 }
 
-static void nulls_read(struct check_reader *r)
+static void nulls_read(struct rp_check_reader *r)
 {
 	struct nulls *s = r->ctx->state;
-	unsigned int chain = check_below(&r->rng, NCHAINS);
+	unsigned int chain = rp_check_below(&r->rng, NCHAINS);
 	struct rp_hlist_nulls_node *pos;
-	struct check_node *n;
+	struct rp_check_node *n;
 
 	for (unsigned int tries = 0; tries < MAX_RESTARTS; tries++) {
 		unsigned int steps = 0;
 
 		rp_hlist_nulls_for_each_entry_rcu(n, pos, &s->chains[chain], n) {
-			if (!check_node_visit(r, n))
+			if (!rp_check_node_visit(r, n))
 				return;
 			if (n->id == chain)
 				return;		/* found the anchor */
 			if (++steps > CHECK_MAX_STEPS(NMOVERS + NCHAINS)) {
-				check_violation(r->ctx, "nulls walk does not end");
+				rp_check_violation(r->ctx, "nulls walk does not end");
 				return;
 			}
 		}
 		/* Ended on another chain's marker: pairs with the updater's move. */
 		if (!rp_hlist_nulls_moved_off(pos, chain)) {
-			check_violation(r->ctx, "nulls: anchor of chain %u missed", chain);
+			rp_check_violation(r->ctx, "nulls: anchor of chain %u missed", chain);
 			return;
 		}
 		r->restarts++;
 	}
 }
 
-static void nulls_teardown(struct check_ctx *ctx)
+static void nulls_teardown(struct rp_check_ctx *ctx)
 {
 	struct nulls *s = ctx->state;
 
@@ -101,13 +101,13 @@ static void nulls_teardown(struct check_ctx *ctx)
 
 		for (; !rp_is_a_nulls(pos); pos = next) {
 			next = pos->next;
-			check_node_free_now(caa_container_of(pos, struct check_node, n));
+			rp_check_node_free_now(caa_container_of(pos, struct rp_check_node, n));
 		}
 	}
 	free(s);
 }
 
-const struct check_scenario check_nulls_move = {
+const struct rp_check_scenario rp_check_nulls_move = {
 	.name = "nulls-move",
 	.pattern = "hlist_nulls: nodes move between chains, readers restart",
 	.uses_sync = true,

@@ -17,7 +17,7 @@ struct seqstate {
 	unsigned long next;		/* W: updater */
 };
 
-static int seq_setup(struct check_ctx *ctx)
+static int seq_setup(struct rp_check_ctx *ctx)
 {
 	struct seqstate *s = calloc(1, sizeof(*s));
 
@@ -29,7 +29,7 @@ static int seq_setup(struct check_ctx *ctx)
 	return 0;
 }
 
-static void seq_update(struct check_ctx *ctx, uint64_t *rng)
+static void seq_update(struct rp_check_ctx *ctx, uint64_t *rng)
 {
 	struct seqstate *s = ctx->state;
 
@@ -41,7 +41,7 @@ static void seq_update(struct check_ctx *ctx, uint64_t *rng)
 	rp_write_seqcount_end(&s->seq);
 }
 
-static void seq_read(struct check_reader *r)
+static void seq_read(struct rp_check_reader *r)
 {
 	struct seqstate *s = r->ctx->state;
 	unsigned long copy[NWORDS], seq;
@@ -55,18 +55,18 @@ static void seq_read(struct check_reader *r)
 
 	for (unsigned int k = 1; k < NWORDS; k++)
 		if (copy[k] != copy[0] + k) {
-			check_violation(r->ctx, "seqcount: torn copy, word %u is %lu "
+			rp_check_violation(r->ctx, "seqcount: torn copy, word %u is %lu "
 					"with word 0 at %lu", k, copy[k], copy[0]);
 			return;
 		}
 }
 
-static void seq_teardown(struct check_ctx *ctx)
+static void seq_teardown(struct rp_check_ctx *ctx)
 {
 	free(ctx->state);
 }
 
-const struct check_scenario check_seqcount = {
+const struct rp_check_scenario rp_check_seqcount = {
 	.name = "seqcount",
 	.pattern = "Global Version Number / Retry Readers (seqcount)",
 	.uses_sync = false,

@@ -61,7 +61,7 @@ static void proxy_retire(struct rp_proxy *px)
 	CMM_STORE_SHARED(px->obsolete, true);
 	RP_TORTURE_DELAY();
 	/* ->next stays for walkers standing on @px. */
-	rp_hlist_del_init_rcu(&px->node);
+	rp_hlist_del_init_pub(&px->node);
 	rp_defer_release(&px->sys->sync, &px->rcu, proxy_free);
 }
 
@@ -94,7 +94,7 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
 		px[i]->signal = sig;
 		sig->proxy[i] = px[i];
 		/* Right behind the parent: a walker reaching it has passed the parent. */
-		rp_hlist_add_behind_rcu(&px[i]->node, &psig->proxy[i]->node);
+		rp_hlist_add_behind_pub(&px[i]->node, &psig->proxy[i]->node);
 #endif
 	}
 #ifdef RP_BREAK_CHILD_AT_HEAD

@@ -52,7 +52,7 @@ static int each_thread(struct rp_task *p, void *arg)
 
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone (under this siglock). */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
-		if (!stop && (!op->by_uid || rp_task_cred(t)->uid == op->uid))
+		if (!stop && (!op->by_uid || rp_task_cred_rcu(t)->uid == op->uid))
 			stop = op->fn(t, op);
 	return stop;
 }
@@ -60,7 +60,7 @@ static int each_thread(struct rp_task *p, void *arg)
 /* PRIO_PROCESS: thread @who (0: the caller), under its siglock. */
 static void one_thread(struct prio_op *op, pid_t who)
 {
-	struct rp_task *t = who ? rp_find_task(op->self->sys, who) : op->self;
+	struct rp_task *t = who ? rp_find_task_rcu(op->self->sys, who) : op->self;
 	struct rp_sighand *sh = t ? rp_lock_task_sighand_rcu(t) : NULL;
 
 	if (!sh)
@@ -70,7 +70,7 @@ static void one_thread(struct prio_op *op, pid_t who)
 }
 
 /* Run @op over what @which (PRIO_*) and @who name, under rp_read_lock. */
-static void prio_walk(struct prio_op *op, int which, int who)
+static void prio_walk_rcu(struct prio_op *op, int which, int who)
 {
 	struct rp_task *self = op->self;
 	struct rp_system *sys = self->sys;
@@ -79,12 +79,12 @@ static void prio_walk(struct prio_op *op, int which, int who)
 	if (which == PRIO_PROCESS) {
 		one_thread(op, who);
 	} else if (which == PRIO_PGRP) {
-		rp_for_each_member_locked_rcu(sys, RP_PIDTYPE_PGID,
-					      who ? who : rp_task_pgrp_nr(self), each_thread, op);
+		rp_for_each_member_siglocked_rcu(sys, RP_PIDTYPE_PGID,
+					      who ? who : rp_task_pgrp_nr_rcu(self), each_thread, op);
 	} else {
 		op->by_uid = true;
-		op->uid = who ? (uid_t)who : rp_task_cred(self)->uid;
-		rp_for_each_process_locked_rcu(sys, each_thread, op);
+		op->uid = who ? (uid_t)who : rp_task_cred_rcu(self)->uid;
+		rp_for_each_process_siglocked_rcu(sys, each_thread, op);
 	}
 	rp_read_unlock(&sys->sync);
 }
@@ -92,7 +92,7 @@ static void prio_walk(struct prio_op *op, int which, int who)
 /* Linux's set_one_prio_perm and can_nice, for thread @t (its siglock held). */
 static int nice_permission(struct rp_task *self, struct rp_task *t, int nice)
 {
-	const struct rp_cred *c = rp_task_cred(self), *tc = rp_task_cred(t);
+	const struct rp_cred *c = rp_task_cred_rcu(self), *tc = rp_task_cred_rcu(t);
 	bool cap = rp_cred_capable(c, RP_CAP_SYS_NICE);
 
 	rp_assert_siglock_held(t);
@@ -142,7 +142,7 @@ int rp_setpriority(struct rp_task *self, int which, id_t who, int niceval)
 	if (rp_task_exited(self))
 		return -ESRCH;
 	op.value = niceval < NICE_MIN ? NICE_MIN : niceval > NICE_MAX ? NICE_MAX : niceval;
-	prio_walk(&op, which, (int)who);
+	prio_walk_rcu(&op, which, (int)who);
 	rp_sync_quiescent();
 	return op.ret;
 }
@@ -155,7 +155,7 @@ int rp_getpriority(struct rp_task *self, int which, id_t who)
 		return -EINVAL;
 	if (rp_task_exited(self))
 		return -ESRCH;
-	prio_walk(&op, which, (int)who);
+	prio_walk_rcu(&op, which, (int)who);
 	rp_sync_quiescent();
 	return op.ret;
 }
@@ -183,7 +183,7 @@ static int ioprio_check(struct rp_task *self, int ioprio)
 /* Linux's set_task_ioprio: the first refusal ends a group or user request. */
 static int set_ioprio(struct rp_task *t, struct prio_op *op)
 {
-	const struct rp_cred *c = rp_task_cred(op->self), *tc = rp_task_cred(t);
+	const struct rp_cred *c = rp_task_cred_rcu(op->self), *tc = rp_task_cred_rcu(t);
 
 	if (tc->uid != c->euid && tc->uid != c->uid && !rp_cred_capable(c, RP_CAP_SYS_NICE)) {
 		op->ret = -EPERM;
@@ -234,7 +234,7 @@ static int ioprio_walk(struct prio_op *op, int which, int who)
 		return -ESRCH;
 	op->raw = which == RP_IOPRIO_WHO_PROCESS;
 	if (which != RP_IOPRIO_WHO_USER || who != -1)
-		prio_walk(op, which - 1, who);
+		prio_walk_rcu(op, which - 1, who);
 	rp_sync_quiescent();
 	return op->ret;
 }

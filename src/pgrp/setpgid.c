@@ -17,7 +17,7 @@
 static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 {
 	struct rp_task *leader = self->group_leader;
-	struct rp_task *p = rp_find_task(self->sys, pid);
+	struct rp_task *p = rp_find_task_rcu(self->sys, pid);
 
 	rp_assert_update_held(&self->sys->sync);
 	if (!p)
@@ -32,7 +32,7 @@ static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 	} else if (p != leader) {
 		return -ESRCH;
 	}
-	if (rp_session_leader(p->signal))
+	if (rp_session_leader_rcu(p->signal))
 		return -EPERM;
 	*out = p;
 	return 0;
@@ -45,7 +45,7 @@ static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid
 		return p->signal->leader_pid;
 	if (!rp_pgrp_in_session_rcu(self->sys, pgid, self->signal->session->nr))
 		return NULL;
-	return rp_pid_find(self->sys, pgid);
+	return rp_pid_find_rcu(self->sys, pgid);
 }
 
 /* Move @p's process to @pgrp unless it is there already (update lock held). */
@@ -107,7 +107,7 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 
 	rp_assert_update_held(&self->sys->sync);
 	/* A session leader already, or a group with our id exists (we lead it). */
-	if (rp_session_leader(sig) || !rp_hlist_empty(&own->members[0]))
+	if (rp_session_leader_rcu(sig) || !rp_hlist_empty(&own->members[0]))
 		return -EPERM;
 	sh = rp_lock_task_sighand(self);
 	rp_pgrp_move(sig, RP_PIDTYPE_SID, own, px[1]);
@@ -148,9 +148,9 @@ static pid_t get_id(struct rp_task *self, pid_t pid, enum rp_pid_type type)
 	if (rp_task_exited(self))
 		return -ESRCH;
 	rp_read_lock(sync);
-	p = pid ? rp_find_task(self->sys, pid) : self;
+	p = pid ? rp_find_task_rcu(self->sys, pid) : self;
 	if (p)
-		ret = type == RP_PIDTYPE_PGID ? rp_task_pgrp_nr(p) : rp_task_session_nr(p);
+		ret = type == RP_PIDTYPE_PGID ? rp_task_pgrp_nr_rcu(p) : rp_task_session_nr_rcu(p);
 	rp_read_unlock(sync);
 	rp_sync_quiescent();
 	return ret;

@@ -115,7 +115,7 @@ static void take_leadership(struct rp_task *self)
 		CMM_STORE_SHARED(leader->exit_signal, SIGCHLD);
 		CMM_STORE_SHARED(self->exit_signal, SIGCHLD);
 	}
-	/* Pairs with rcu_dereference(pid->task) in rp_find_task. */
+	/* Pairs with rcu_dereference(pid->task) in rp_find_task_rcu. */
 	rcu_assign_pointer(tgid->task, self);
 	rcu_assign_pointer(tid->task, leader);
 	CMM_STORE_SHARED(self->pid, tgid);
@@ -131,7 +131,7 @@ static void take_leadership(struct rp_task *self)
 	 */
 	cds_list_replace_rcu(&leader->tasks, &self->tasks);
 	if (!init)
-		rp_hlist_replace_rcu(&leader->sibling, &self->sibling);
+		rp_hlist_replace_pub(&leader->sibling, &self->sibling);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
 		CMM_STORE_SHARED(t->group_leader, self);
 	RP_RACE_POINT(RP_RACE_EXEC_PUBLISHED, self);

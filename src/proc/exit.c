@@ -3,7 +3,7 @@
  * Exit, reparenting and release, as Linux's kernel/exit.c.
  *
  * A dying thread's children go to a reaper as one block (Group 4:
- * rp_hlist_splice_rcu), after each child's real_parent names the reaper:
+ * rp_hlist_splice_pub), after each child's real_parent names the reaper:
  * wait's RCU walk, which may be on the moved block or may run on from it
  * into the reaper's older children, filters by real_parent.  A child's
  * new state becomes visible (exit_state, the splice) before its parent's
@@ -69,10 +69,10 @@ static bool unhash_task(struct rp_task *t)
 	bool exec_waits;
 
 	rp_ptrace_unlink(t);
-	rp_hlist_del_init_rcu(&t->sibling);
+	rp_hlist_del_init_pub(&t->sibling);
 	if (rp_thread_group_leader(t))
 		cds_list_del_rcu(&t->tasks);
-	/* Lookups by number find nothing from now on: pairs with rp_find_task. */
+	/* Lookups by number find nothing from now on: pairs with rp_find_task_rcu. */
 	rcu_assign_pointer(t->pid->task, NULL);
 	rp_pid_detach(t->pid);
 	rp_cputimers_release(t);
@@ -197,9 +197,9 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 		rcu_assign_pointer(t->real_parent, reaper);
 		if (!t->ptrace)
 			rcu_assign_pointer(t->parent, reaper);
-		if (t->pdeath_signal && !rp_check_kill_permission(father, t->pdeath_signal, t)) {
+		if (t->pdeath_signal && !rp_check_kill_permission_rcu(father, t->pdeath_signal, t)) {
 			rp_siginfo_init(&info, t->pdeath_signal, SI_USER, rp_task_tgid(father),
-					rp_task_cred(father)->uid);
+					rp_task_cred_rcu(father)->uid);
 			rp_send_signal(t, t->pdeath_signal, &info, true);
 		}
 	}
@@ -252,7 +252,7 @@ static void forget_original_parent(struct rp_task *father)
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
 	cmm_smp_wmb();
-	rp_hlist_splice_rcu(&father->children, &reaper->children);
+	rp_hlist_splice_pub(&father->children, &reaper->children);
 	if (rp_same_thread_group(father, reaper)) {
 		if (thread_precedes(reaper, father))
 			rp_wake_up_parent(reaper);

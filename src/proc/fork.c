@@ -180,7 +180,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		rp_pgrp_fork_link(self, p, px);	/* member lists and sys->tasks */
 		cds_hlist_add_head_rcu(&p->sibling, &p->real_parent->children);
 	}
-	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task. */
+	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task_rcu. */
 	rcu_assign_pointer(p->pid->task, p);
 }
 

@@ -4,8 +4,8 @@
  * kernel/ptrace.c and ptrace_stop.
  *
  * Links (Group 3).  A tracee's ptrace_entry is on its tracer's ->ptraced,
- * attached at the head with rp_owned_add_rcu (owner: the tracer task) and
- * detached with rp_owned_del_rcu, which marks it obsolete before anything
+ * attached at the head with rp_owned_add_pub (owner: the tracer task) and
+ * detached with rp_owned_del_pub, which marks it obsolete before anything
  * else changes, so that wait's retry walk of one tracer's list restarts
  * instead of following a moved tracee onto another tracer's list (I4, I3).
  *
@@ -36,8 +36,8 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
 	rp_unlock_sighand(sh);
 	CMM_STORE_SHARED(t->parent, tracer);
-	/* At the head, published last (Group 3): see rp_owned_add_rcu. */
-	rp_owned_add_rcu(&t->ptrace_entry, &tracer->ptraced, tracer);
+	/* At the head, published last (Group 3): see rp_owned_add_pub. */
+	rp_owned_add_pub(&t->ptrace_entry, &tracer->ptraced, tracer);
 	return 0;
 }
 
@@ -49,7 +49,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 	if (!t->ptrace)
 		return;
 	/* Obsolete first, then the links: wait's walk on @t restarts. */
-	rp_owned_del_rcu(&t->ptrace_entry);
+	rp_owned_del_pub(&t->ptrace_entry);
 	CMM_STORE_SHARED(t->parent, t->real_parent);
 	sh = rp_lock_task_sighand(t);
 	t->ptrace = 0;
@@ -210,7 +210,7 @@ static bool may_attach(struct rp_task *self, struct rp_task *t)
 	if (rp_cred_capable(c, RP_CAP_SYS_PTRACE))
 		return true;
 	rp_read_lock(sync);
-	tc = rp_task_cred(t);
+	tc = rp_task_cred_rcu(t);
 	same = c->uid == tc->uid && c->uid == tc->euid && c->uid == tc->suid;
 	rp_read_unlock(sync);
 	/* A snapshot, as Linux's get_dumpable(). */
@@ -342,7 +342,7 @@ long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *
 		return traceme(self);
 	/* Requests change links or stops: the update lock, not a read section. */
 	rp_update_lock(sync);
-	t = rp_find_task(self->sys, pid);
+	t = rp_find_task_rcu(self->sys, pid);
 	if (!t)
 		ret = -ESRCH;
 	else if (request == PTRACE_ATTACH || request == PTRACE_SEIZE)

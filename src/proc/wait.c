@@ -99,7 +99,7 @@ static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task
 		/* The tgid's pid: set at fork, never changed, freed after a grace period. */
 		return rcu_dereference(p->signal->leader_pid)->nr == wo->nr;
 	case SEL_PGID:
-		return rp_task_pgrp_nr(p) == wo->nr;
+		return rp_task_pgrp_nr_rcu(p) == wo->nr;
 	default:
 		return true;
 	}
@@ -246,14 +246,14 @@ static void check_moved_away(struct wait_opts *wo, struct rp_task *t)
 }
 
 /* The children and tracees of thread @t (rp_read_lock held). */
-static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opts *wo,
+static bool scan_thread_rcu(struct rp_task *self, struct rp_task *t, struct wait_opts *wo,
 			struct candidate *c)
 {
 	unsigned long restarts = 0;
 	struct rp_task *p;
 
 	rp_assert_read_section(&self->sys->sync);
-	/* Pairs with the insertion in clone and rp_hlist_splice_rcu in exit. */
+	/* Pairs with the insertion in clone and rp_hlist_splice_pub in exit. */
 	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling) {
 		RP_RACE_POINT(RP_RACE_WAIT_VISIT, p);
 		/* Pairs with the real_parent stores of reparenting (exit.c). */
@@ -270,7 +270,7 @@ static bool scan_thread(struct rp_task *self, struct rp_task *t, struct wait_opt
 }
 
 /* One look, under rp_read_lock only: a referenced candidate in @c, or false. */
-static bool scan(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
+static bool scan_rcu(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	bool found = false;
@@ -278,11 +278,11 @@ static bool scan(struct rp_task *self, struct wait_opts *wo, struct candidate *c
 
 	rp_read_lock(sync);
 	if (wo->flags & __WNOTHREAD) {
-		found = scan_thread(self, self, wo, c);
+		found = scan_thread_rcu(self, self, wo, c);
 	} else {
 		/* Pairs with the thread-list insertions in clone. */
 		cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node)
-			if ((found = scan_thread(self, t, wo, c)))
+			if ((found = scan_thread_rcu(self, t, wo, c)))
 				break;
 	}
 	rp_read_unlock(sync);
@@ -295,7 +295,7 @@ static void fill(struct wait_opts *wo, struct rp_task *p, int status, int code, 
 	wo->status = status;
 	wo->code = code;
 	wo->cld_status = cld_status;
-	wo->uid = rp_task_cred(p)->uid;
+	wo->uid = rp_task_cred_rcu(p)->uid;
 }
 
 /*
@@ -454,7 +454,7 @@ static long do_wait(struct rp_task *self, struct wait_opts *wo)
 	for (;;) {
 		seq = rp_waitq_seq(wq);
 		wo->eligible = wo->rescan = false;
-		if (scan(self, wo, &c)) {
+		if (scan_rcu(self, wo, &c)) {
 			if (claim(self, wo, &c))
 				return wo->pid;
 			continue;
@@ -479,7 +479,7 @@ static pid_t own_pgrp(struct rp_task *self)
 	pid_t nr;
 
 	rp_read_lock(sync);
-	nr = rp_task_pgrp_nr(self);
+	nr = rp_task_pgrp_nr_rcu(self);
 	rp_read_unlock(sync);
 	return nr;
 }

@@ -11,7 +11,7 @@
  * RP_SIGNAL_STOP_STOPPED (what wait's WUNTRACED reports) and tells the
  * parent.  All of it under the group's siglock.
  *
- * SIGCONT (rp_jobctl_prepare_signal, in the sender, siglock held) cancels
+ * SIGCONT (rp_jobctl_prepare_signal_rcu, in the sender, siglock held) cancels
  * the stop: every thread loses STOP_PENDING and STOPPED and is woken, the
  * group is marked RP_SIGNAL_STOP_CONTINUED (WCONTINUED's report) and owes
  * its parent a notice, which the first thread to run rp_get_signal sends:
@@ -47,7 +47,7 @@ static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, 
 	}
 }
 
-void rp_flush_signals(struct rp_task *p, uint64_t mask)
+void rp_flush_signals_rcu(struct rp_task *p, uint64_t mask)
 {
 	struct rp_task *t;
 
@@ -103,14 +103,14 @@ static void continue_group(struct rp_task *p)
 	wake_parent_waiters(p);
 }
 
-void rp_jobctl_prepare_signal(struct rp_task *p, int sig)
+void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 {
 	rp_assert_read_section(&p->sys->sync);
 	rp_assert_siglock_held(p);
 	if (rp_sig_kernel_stop(sig)) {
-		rp_flush_signals(p, RP_SIGBIT(SIGCONT));
+		rp_flush_signals_rcu(p, RP_SIGBIT(SIGCONT));
 	} else if (sig == SIGCONT) {
-		rp_flush_signals(p, RP_SIG_STOP_MASK);
+		rp_flush_signals_rcu(p, RP_SIG_STOP_MASK);
 		continue_group(p);
 	}
 }
@@ -131,7 +131,7 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 	/* Pairs with exec's leader switch and the real_parent stores of reparenting. */
 	leader = rcu_dereference(self->group_leader);
 	parent = rcu_dereference(leader->real_parent);
-	rp_siginfo_init(&info, SIGCHLD, why, rp_task_tgid(self), rp_task_cred(leader)->uid);
+	rp_siginfo_init(&info, SIGCHLD, why, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid);
 	info.si_status = status;
 	psh = rp_lock_task_sighand_rcu(parent);
 	if (psh) {
@@ -179,7 +179,7 @@ static bool participate(struct rp_task *t)
  * STOP_PENDING, unless a SIGCONT came since @self dequeued @sig (it cleared
  * STOP_DEQUEUED) or the group is dying or exec'ing.  True if @self is to stop.
  */
-static bool begin_group_stop(struct rp_task *self, int sig)
+static bool begin_group_stop_rcu(struct rp_task *self, int sig)
 {
 	struct rp_signal *s = self->signal;
 	struct rp_sighand *sh;
@@ -257,12 +257,12 @@ void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig)
 	bool stop;
 
 	rp_lockdep_assert_held_obj(sh);
-	/* Signals may come meanwhile: begin_group_stop sees a SIGCONT by STOP_DEQUEUED. */
+	/* Signals may come meanwhile: begin_group_stop_rcu sees a SIGCONT by STOP_DEQUEUED. */
 	rp_unlock_sighand(sh);
 	if (sig != SIGSTOP && rp_current_pgrp_orphaned(self))
 		return;		/* Linux: an orphaned group ignores the terminal's stops */
 	rp_read_lock(sync);
-	stop = begin_group_stop(self, sig);
+	stop = begin_group_stop_rcu(self, sig);
 	rp_read_unlock(sync);
 	if (stop && (sh = rp_lock_task_sighand(self)))
 		stop_self(self, sh);

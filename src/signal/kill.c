@@ -24,7 +24,7 @@ struct group_kill {
 /* Linux's group_send_sig_info to @p (its siglock held), recorded for @p's forks. */
 static int send_member(struct rp_task *p, struct group_kill *k)
 {
-	int err = k->self ? rp_check_kill_permission(k->self, k->sig, p) : 0;
+	int err = k->self ? rp_check_kill_permission_rcu(k->self, k->sig, p) : 0;
 
 	rp_assert_siglock_held(p);
 	if (err || !k->sig)
@@ -49,7 +49,7 @@ static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
 			struct group_kill *k)
 {
 	k->ret = -ESRCH;
-	rp_for_each_member_locked_rcu(sys, type, nr, kill_member, k);
+	rp_for_each_member_siglocked_rcu(sys, type, nr, kill_member, k);
 	return k->success ? 0 : k->ret;
 }
 
@@ -78,10 +78,10 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 		return -ESRCH;	/* -INT_MIN does not exist */
 	rp_read_lock(&sys->sync);
 	if (pid == -1) {
-		rp_for_each_process_locked_rcu(sys, kill_any, &k);
+		rp_for_each_process_siglocked_rcu(sys, kill_any, &k);
 		ret = k.count ? k.ret : -ESRCH;
 	} else {
-		ret = kill_members(sys, RP_PIDTYPE_PGID, pid ? -pid : rp_task_pgrp_nr(self), &k);
+		ret = kill_members(sys, RP_PIDTYPE_PGID, pid ? -pid : rp_task_pgrp_nr_rcu(self), &k);
 	}
 	rp_read_unlock(&sys->sync);
 	return ret;

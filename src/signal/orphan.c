@@ -41,8 +41,8 @@ static int ties_group(struct rp_task *p, void *arg)
 	parent = rcu_dereference(p->real_parent);
 	if (is_global_init(parent))
 		return 0;
-	return rp_task_pgrp_nr(parent) != w->pgrp &&
-	       rp_task_session_nr(parent) == rp_task_session_nr(p);
+	return rp_task_pgrp_nr_rcu(parent) != w->pgrp &&
+	       rp_task_session_nr_rcu(parent) == rp_task_session_nr_rcu(p);
 }
 
 bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ignored)
@@ -59,7 +59,7 @@ bool rp_current_pgrp_orphaned(struct rp_task *self)
 	bool orphaned;
 
 	rp_read_lock(sync);
-	orphaned = rp_pgrp_orphaned_rcu(self->sys, rp_task_pgrp_nr(self), NULL);
+	orphaned = rp_pgrp_orphaned_rcu(self->sys, rp_task_pgrp_nr_rcu(self), NULL);
 	rp_read_unlock(sync);
 	return orphaned;
 }
@@ -71,7 +71,7 @@ static int is_stopped(struct rp_task *p, void *arg)
 	return !!(CMM_LOAD_SHARED(p->signal->flags) & RP_SIGNAL_STOP_STOPPED);
 }
 
-void rp_kill_pgrp_priv(struct rp_system *sys, pid_t pgrp, int sig)
+void rp_kill_pgrp_priv_rcu(struct rp_system *sys, pid_t pgrp, int sig)
 {
 	siginfo_t info;
 
@@ -94,13 +94,13 @@ void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
 	else
 		ignored = NULL;		/* reparenting: @tsk's old parent was */
 	rp_read_lock(sync);
-	pgrp = rp_task_pgrp_nr(tsk);
-	if (rp_task_pgrp_nr(parent) != pgrp &&
-	    rp_task_session_nr(parent) == rp_task_session_nr(tsk) &&
+	pgrp = rp_task_pgrp_nr_rcu(tsk);
+	if (rp_task_pgrp_nr_rcu(parent) != pgrp &&
+	    rp_task_session_nr_rcu(parent) == rp_task_session_nr_rcu(tsk) &&
 	    rp_pgrp_orphaned_rcu(tsk->sys, pgrp, ignored) &&
 	    rp_for_each_member_rcu(tsk->sys, RP_PIDTYPE_PGID, pgrp, is_stopped, NULL)) {
-		rp_kill_pgrp_priv(tsk->sys, pgrp, SIGHUP);
-		rp_kill_pgrp_priv(tsk->sys, pgrp, SIGCONT);
+		rp_kill_pgrp_priv_rcu(tsk->sys, pgrp, SIGHUP);
+		rp_kill_pgrp_priv_rcu(tsk->sys, pgrp, SIGCONT);
 	}
 	rp_read_unlock(sync);
 }

@@ -54,18 +54,18 @@ static bool kill_ok_by_cred(const struct rp_cred *c, const struct rp_cred *tc)
 }
 
 /* Under rp_read_lock: creds and sessions are read with rcu_dereference. */
-int rp_check_kill_permission(struct rp_task *self, int sig, struct rp_task *t)
+int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *t)
 {
 	rp_assert_read_section(&self->sys->sync);
 	if (sig < 0 || sig >= RP_NSIG)
 		return -EINVAL;
 	if (rp_same_thread_group(self, t) ||
-	    kill_ok_by_cred(rp_task_cred(self), rp_task_cred(t)))
+	    kill_ok_by_cred(rp_task_cred_rcu(self), rp_task_cred_rcu(t)))
 		return 0;
 	/* Linux: SIGCONT is allowed within the session, whatever the uids. */
 	if (sig != SIGCONT)
 		return -EPERM;
-	return rp_task_session_nr(t) == rp_task_session_nr(self) ? 0 : -EPERM;
+	return rp_task_session_nr_rcu(t) == rp_task_session_nr_rcu(self) ? 0 : -EPERM;
 }
 
 void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
@@ -112,7 +112,7 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
 {
 	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
-	struct rp_user *user = rp_task_cred(t)->user;
+	struct rp_user *user = rp_task_cred_rcu(t)->user;
 	rlim_t limit = t->signal->rlim[RLIMIT_SIGPENDING].rlim_cur;
 	struct rp_sigqueue *q;
 
@@ -258,7 +258,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	/* A dying group drops everything (Linux's prepare_signal). */
 	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
 		return 0;
-	rp_jobctl_prepare_signal(t, sig);	/* SIGCONT resumes even if ignored */
+	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
 	if (sig_ignored(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
@@ -335,9 +335,9 @@ int rp_zap_other_threads(struct rp_task *p)
  * RP_BREAK_UNLOCKED_SEND drops the siglock before the send instead of
  * after: the debug builds' siglock assertion stops it at once.
  */
-static int group_send(struct rp_task *self, struct rp_task *p, int sig, const siginfo_t *info)
+static int group_send_rcu(struct rp_task *self, struct rp_task *p, int sig, const siginfo_t *info)
 {
-	int err = rp_check_kill_permission(self, sig, p);
+	int err = rp_check_kill_permission_rcu(self, sig, p);
 	struct rp_sighand *sh;
 
 	rp_assert_read_section(&self->sys->sync);
@@ -373,18 +373,18 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 	int err;
 
 	rp_read_lock(sync);
-	pid = rp_pid_find(self->sys, nr);
+	pid = rp_pid_find_rcu(self->sys, nr);
 	do {
 		prev = p;
 #ifdef RP_BREAK_KILL_BY_NUMBER
 		(void)pid;
-		p = rp_find_task(self->sys, nr);
+		p = rp_find_task_rcu(self->sys, nr);
 #else
 		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
 		p = pid ? rcu_dereference(pid->task) : NULL;
 #endif
 		RP_RACE_POINT(RP_RACE_KILL_FOUND, p);
-		err = p ? group_send(self, p, sig, info) : -ESRCH;
+		err = p ? group_send_rcu(self, p, sig, info) : -ESRCH;
 	} while (err == -ESRCH && p && p != prev);
 	rp_read_unlock(sync);
 	return err;
@@ -419,9 +419,9 @@ static int send_specific(struct rp_task *self, pid_t tgid, pid_t tid, int sig)
 		return -ESRCH;
 	rp_siginfo_init(&info, sig, SI_TKILL, rp_task_tgid(self), self->cred->uid);
 	rp_read_lock(sync);
-	p = rp_find_task(self->sys, tid);
+	p = rp_find_task_rcu(self->sys, tid);
 	if (p && (tgid <= 0 || rp_task_tgid(p) == tgid)) {
-		err = rp_check_kill_permission(self, sig, p);
+		err = rp_check_kill_permission_rcu(self, sig, p);
 		/* Released meanwhile: as Linux, as if it died after receiving it. */
 		if (!err && sig && (sh = rp_lock_task_sighand_rcu(p))) {
 			err = rp_send_signal_locked(p, sig, &info, false);

@@ -22,7 +22,7 @@ bool rp_sig_kernel_stop(int sig);
 bool rp_sig_handler_ignored(const struct sigaction *ka, int sig);
 
 /* Linux's check_kill_permission: 0 or -EPERM (-EINVAL for a bad signal). */
-int rp_check_kill_permission(struct rp_task *self, int sig, struct rp_task *t);
+int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *t);
 
 /*
  * Queue @sig for @t with @t's siglock held: to the thread group if @group,
@@ -62,14 +62,14 @@ int rp_zap_other_threads(struct rp_task *t);
  * group and each of its threads (Linux's flush_sigqueue_mask over the
  * group; siglock held, and a read section or the update lock).
  */
-void rp_flush_signals(struct rp_task *p, uint64_t mask);
+void rp_flush_signals_rcu(struct rp_task *p, uint64_t mask);
 
 /*
  * Linux's prepare_signal for @sig to @p (siglock held, and a read section or
  * the update lock): a stop signal discards a pending SIGCONT; SIGCONT
  * discards pending stop signals and resumes every thread of the group.
  */
-void rp_jobctl_prepare_signal(struct rp_task *p, int sig);
+void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig);
 
 /* Something for rp_get_signal to do first: a stop to join, a notice to send? */
 bool rp_jobctl_pending(const struct rp_task *self);
@@ -98,7 +98,7 @@ bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ign
 bool rp_current_pgrp_orphaned(struct rp_task *self);
 
 /* @sig from the kernel (SI_KERNEL, no permission check) to group @pgrp (rp_read_lock held). */
-void rp_kill_pgrp_priv(struct rp_system *sys, pid_t pgrp, int sig);
+void rp_kill_pgrp_priv_rcu(struct rp_system *sys, pid_t pgrp, int sig);
 
 /*
  * Linux's kill_orphaned_pgrp (update lock held): @tsk's exit (@parent NULL)

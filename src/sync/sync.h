@@ -139,7 +139,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
  */
 void rp_sync_synchronize(struct rp_sync *s);
 
-/* A (void *) wrapper of rp_sync_synchronize for rp_list_splice_init_rcu. */
+/* A (void *) wrapper of rp_sync_synchronize for rp_list_splice_init_pub. */
 void rp_sync_synchronize_cb(void *sync);
 
 static inline void rp_read_lock(struct rp_sync *s)

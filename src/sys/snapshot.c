@@ -20,7 +20,7 @@ static char task_state(const struct rp_task *p)
 }
 
 /* Fill @e from leader @p, under rp_read_lock. */
-static void fill_entry(struct rp_ps_entry *e, struct rp_task *p)
+static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p)
 {
 	/* Pairs with the parent's update under the update lock at reparent. */
 	struct rp_task *parent = rcu_dereference(p->real_parent);
@@ -29,8 +29,8 @@ static void fill_entry(struct rp_ps_entry *e, struct rp_task *p)
 	e->pid = rp_task_tgid(p);
 	e->ppid = parent && parent != p ? rp_task_tgid(parent) : 0;
 	/* The accessors pair with the publication of a new pgrp or session (setpgid/setsid). */
-	e->pgid = rp_task_pgrp_nr(p);
-	e->sid = rp_task_session_nr(p);
+	e->pgid = rp_task_pgrp_nr_rcu(p);
+	e->sid = rp_task_session_nr_rcu(p);
 	e->state = task_state(p);
 	/* The leader's nice (s): setpriority stores it with CMM_STORE_SHARED. */
 	e->nice = CMM_LOAD_SHARED(p->nice);
@@ -52,7 +52,7 @@ long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max)
 	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
 	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
 		if ((size_t)seen < max)
-			fill_entry(&out[seen], p);
+			fill_entry_rcu(&out[seen], p);
 		seen++;
 	}
 	rp_read_unlock(sync);

@@ -99,7 +99,7 @@ static void cred_free(struct rp_deferred *d)
 
 void rp_cred_put(struct rp_cred *c)
 {
-	/* Readers may still hold it under RCU (rp_task_cred): free after a grace period. */
+	/* Readers may still hold it under RCU (rp_task_cred_rcu): free after a grace period. */
 	if (uatomic_sub_return(&c->refs, 1) == 0)
 		rp_defer_release(&c->sys->sync, &c->rcu, cred_free);
 }
@@ -117,7 +117,7 @@ void rp_commit_creds(struct rp_task *self, struct rp_cred *new)
 
 	rp_update_lock(sync);
 	sh = rp_lock_task_sighand(self);
-	/* Publish complete credentials: pairs with rcu_dereference in rp_task_cred. */
+	/* Publish complete credentials: pairs with rcu_dereference in rp_task_cred_rcu. */
 	rcu_assign_pointer(self->cred, new);
 	if (sh)
 		rp_unlock_sighand(sh);

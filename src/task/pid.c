@@ -105,7 +105,7 @@ void rp_pid_detach(struct rp_pid *pid)
 	rp_defer_release(&sys->sync, &pid->rcu, pid_free);
 }
 
-struct rp_pid *rp_pid_find(struct rp_system *sys, int nr)
+struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr)
 {
 	struct rp_pid *pid;
 
@@ -119,9 +119,9 @@ struct rp_pid *rp_pid_find(struct rp_system *sys, int nr)
 	return NULL;
 }
 
-struct rp_task *rp_find_task(struct rp_system *sys, int nr)
+struct rp_task *rp_find_task_rcu(struct rp_system *sys, int nr)
 {
-	struct rp_pid *pid = rp_pid_find(sys, nr);
+	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
 
 	rp_assert_read_section(&sys->sync);
 	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */

@@ -17,7 +17,7 @@
 #include "relations.h"
 #include "../debug/racepoint.h"
 
-bool rp_session_leader(struct rp_signal *sig)
+bool rp_session_leader_rcu(struct rp_signal *sig)
 {
 	rp_assert_read_section(&sig->sys->sync);
 	/*
@@ -27,14 +27,14 @@ bool rp_session_leader(struct rp_signal *sig)
 	return rcu_dereference(sig->session) == sig->leader_pid;
 }
 
-pid_t rp_task_pgrp_nr(struct rp_task *p)
+pid_t rp_task_pgrp_nr_rcu(struct rp_task *p)
 {
 	rp_assert_read_section(&p->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_pgrp_move. */
 	return rcu_dereference(p->signal->pgrp)->nr;
 }
 
-pid_t rp_task_session_nr(struct rp_task *p)
+pid_t rp_task_session_nr_rcu(struct rp_task *p)
 {
 	rp_assert_read_section(&p->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_pgrp_move. */
@@ -82,7 +82,7 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 		p = rcu_dereference(px->signal->leader_pid->task);
 	if (p && !CMM_LOAD_SHARED(px->obsolete))
 		*ret = fn(p, arg);
-	/* Pairs with the publication in rp_hlist_add_behind_rcu / cds_hlist_add_head_rcu. */
+	/* Pairs with the publication in rp_hlist_add_behind_pub / cds_hlist_add_head_rcu. */
 	next = rcu_dereference(node->next);
 	if (sh)
 		rp_unlock_sighand(sh);
@@ -92,7 +92,7 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 static int walk_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr, bool locked,
 			int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
-	struct rp_pid *pid = rp_pid_find(sys, nr);
+	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
 	struct cds_hlist_node *node;
 	int ret = 0;
 
@@ -114,7 +114,7 @@ int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t n
 	return ret == -ESRCH ? 0 : ret;
 }
 
-int rp_for_each_member_locked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
 				  int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
 	return walk_members(sys, type, nr, true, fn, arg);
@@ -152,7 +152,7 @@ static struct cds_list_head *process_next(struct cds_list_head *pos, struct rp_t
 	return rcu_dereference(pos->next);
 }
 
-int rp_for_each_process_locked_rcu(struct rp_system *sys,
+int rp_for_each_process_siglocked_rcu(struct rp_system *sys,
 				   int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
 	struct cds_list_head *head = &sys->tasks, *pos, *next;
@@ -179,7 +179,7 @@ int rp_for_each_process_locked_rcu(struct rp_system *sys,
 /* rp_pgrp_in_session_rcu's look at the group's first member. */
 static int session_of(struct rp_task *p, void *arg)
 {
-	*(pid_t *)arg = rp_task_session_nr(p);
+	*(pid_t *)arg = rp_task_session_nr_rcu(p);
 	return 1;
 }
 

@@ -35,8 +35,8 @@ static inline struct cds_hlist_head *rp_member_list(struct rp_pid *pid, enum rp_
 }
 
 /* The process-group and session ids of @p's process, under rp_read_lock. */
-pid_t rp_task_pgrp_nr(struct rp_task *p);
-pid_t rp_task_session_nr(struct rp_task *p);
+pid_t rp_task_pgrp_nr_rcu(struct rp_task *p);
+pid_t rp_task_session_nr_rcu(struct rp_task *p);
 
 /*
  * Call @fn(@p, @arg) under rp_read_lock for every process (group leader)
@@ -54,18 +54,18 @@ int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t n
  * siglock: see docs/pgrp.md).  Members already released are skipped.
  * -ESRCH if @nr names no pid; else 0 or @fn's non-zero value.
  */
-int rp_for_each_member_locked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
 				  int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /*
  * The exactly-once walk of every process (sys->tasks, for kill(-1) and
- * PRIO_USER), with the same locking as rp_for_each_member_locked_rcu.
+ * PRIO_USER), with the same locking as rp_for_each_member_siglocked_rcu.
  */
-int rp_for_each_process_locked_rcu(struct rp_system *sys,
+int rp_for_each_process_siglocked_rcu(struct rp_system *sys,
 				   int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /* Is @sig's process a session leader?  (update lock or rp_read_lock) */
-bool rp_session_leader(struct rp_signal *sig);
+bool rp_session_leader_rcu(struct rp_signal *sig);
 
 /* Does a process group numbered @pgrp exist in session @sid?  rp_read_lock held. */
 bool rp_pgrp_in_session_rcu(struct rp_system *sys, pid_t pgrp, pid_t sid);

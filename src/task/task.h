@@ -386,7 +386,7 @@ struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
 struct rp_cred *rp_cred_get(struct rp_cred *c);
 void rp_cred_put(struct rp_cred *c);
 /* The credentials of @t, under rp_read_lock. */
-static inline struct rp_cred *rp_task_cred(struct rp_task *t)
+static inline struct rp_cred *rp_task_cred_rcu(struct rp_task *t)
 {
 	rp_assert_read_section(&t->sys->sync);
 	/* Pairs with rcu_assign_pointer in rp_commit_creds. */
@@ -412,8 +412,8 @@ void rp_pid_attach(struct rp_pid *pid);
 /* One user less (update lock); the last frees the number, the struct after RCU. */
 void rp_pid_detach(struct rp_pid *pid);
 /* The pid numbered @nr, under rp_read_lock; NULL if none. */
-struct rp_pid *rp_pid_find(struct rp_system *sys, int nr);
+struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr);
 /* The task whose tid is @nr, under rp_read_lock; NULL if none. */
-struct rp_task *rp_find_task(struct rp_system *sys, int nr);
+struct rp_task *rp_find_task_rcu(struct rp_system *sys, int nr);
 
 #endif /* RP_TASK_TASK_H */

@@ -51,7 +51,7 @@ int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock 
 	return 0;
 }
 
-struct rp_task *rp_cpu_clock_task(struct rp_task *self, const struct rp_cpu_clock *c,
+struct rp_task *rp_cpu_clock_task_rcu(struct rp_task *self, const struct rp_cpu_clock *c,
 				  bool gettime)
 {
 	struct rp_task *t;
@@ -59,7 +59,7 @@ struct rp_task *rp_cpu_clock_task(struct rp_task *self, const struct rp_cpu_cloc
 	rp_assert_read_section(&self->sys->sync);
 	if (!c->pid)
 		return self;
-	t = rp_find_task(self->sys, c->pid);
+	t = rp_find_task_rcu(self->sys, c->pid);
 	if (!t)
 		return NULL;
 	if (c->thread)
@@ -123,7 +123,7 @@ uint64_t rp_group_sample(struct rp_signal *sig, int which)
 }
 
 /* Sample the clock @c of @t in a read section: 0, or -EINVAL if @t is gone. */
-static int sample_clock(struct rp_task *t, const struct rp_cpu_clock *c, uint64_t *ns)
+static int sample_clock_rcu(struct rp_task *t, const struct rp_cpu_clock *c, uint64_t *ns)
 {
 	struct rp_sighand *sh;
 
@@ -152,8 +152,8 @@ int rp_clock_gettime(struct rp_task *self, clockid_t clock, struct timespec *tp)
 	if (err)
 		return err;
 	rp_read_lock(sync);
-	t = rp_cpu_clock_task(self, &c, true);
-	err = t ? sample_clock(t, &c, &ns) : -EINVAL;
+	t = rp_cpu_clock_task_rcu(self, &c, true);
+	err = t ? sample_clock_rcu(t, &c, &ns) : -EINVAL;
 	rp_read_unlock(sync);
 	if (!err)
 		*tp = rp_ns_to_timespec(ns);
@@ -174,7 +174,7 @@ static int clock_valid(struct rp_task *self, clockid_t clock)
 	if (err)
 		return err;
 	rp_read_lock(sync);
-	err = rp_cpu_clock_task(self, &c, false) ? 0 : -EINVAL;
+	err = rp_cpu_clock_task_rcu(self, &c, false) ? 0 : -EINVAL;
 	rp_read_unlock(sync);
 	return err;
 }

@@ -94,7 +94,7 @@ static void check_timers(struct rp_task *t, struct cds_list_head *firing)
  * else touches a timer's ->node while ->firing is set; settime and delete
  * wait for us to clear it.
  */
-static void fire_collected(struct rp_task *t, struct cds_list_head *firing)
+static void fire_collected_rcu(struct rp_task *t, struct cds_list_head *firing)
 {
 	struct rp_cpu_timer *tm, *next;
 	int state;
@@ -113,7 +113,7 @@ static void fire_collected(struct rp_task *t, struct cds_list_head *firing)
 		state = tm->firing;
 		tm->firing = 0;
 		if (state > 0)		/* not cancelled by settime or delete */
-			rp_cpu_timer_fire(tm);
+			rp_cpu_timer_fire_rcu(tm);
 		rp_cpu_timer_unlock(tm);
 	}
 }
@@ -147,7 +147,7 @@ int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns)
 	rp_read_lock(sync);
 	err = charge(t, user_ns, system_ns, &firing);
 	if (!err)
-		fire_collected(t, &firing);
+		fire_collected_rcu(t, &firing);
 	rp_read_unlock(sync);
 	rp_cpu_tick_unlock(t);
 	rp_sync_quiescent();

@@ -54,7 +54,7 @@ static void timer_put(struct rp_cpu_timer *tm)
 	rp_free(tm);
 }
 
-struct rp_sighand *rp_cpu_timer_lock_target(struct rp_cpu_timer *tm)
+struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm)
 {
 	rp_assert_read_section(&tm->target->sys->sync);
 	if (tm->clock.thread)
@@ -121,7 +121,7 @@ static struct rp_sigpending *notify_pending(struct rp_cpu_timer *tm, struct rp_t
 }
 
 /* Lock the siglock of the thread @tm notifies, or of its process (read section held). */
-static struct rp_sighand *lock_notify(struct rp_cpu_timer *tm, struct rp_task **p)
+static struct rp_sighand *lock_notify_rcu(struct rp_cpu_timer *tm, struct rp_task **p)
 {
 	struct rp_sighand *sh;
 
@@ -161,7 +161,7 @@ static void notify(struct rp_cpu_timer *tm, uint64_t n)
 	int sig = q->info.si_signo;
 
 	tm->overrun_last = cap_overrun(n - 1);
-	if (tm->notify == SIGEV_NONE || !(sh = lock_notify(tm, &p)))
+	if (tm->notify == SIGEV_NONE || !(sh = lock_notify_rcu(tm, &p)))
 		return;
 	pending = notify_pending(tm, p);
 	if (sigqueue_pending(q, pending)) {
@@ -177,9 +177,9 @@ static void notify(struct rp_cpu_timer *tm, uint64_t n)
 	rp_unlock_sighand(sh);
 }
 
-void rp_cpu_timer_fire(struct rp_cpu_timer *tm)
+void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm)
 {
-	struct rp_sighand *sh = rp_cpu_timer_lock_target(tm);
+	struct rp_sighand *sh = rp_cpu_timer_lock_target_rcu(tm);
 	uint64_t n;
 
 	rp_assert_read_section(&tm->target->sys->sync);
@@ -203,7 +203,7 @@ static void unqueue(struct rp_cpu_timer *tm)
 	int sig = tm->sigq.info.si_signo;
 	bool more = false;
 
-	if (tm->notify == SIGEV_NONE || !(sh = lock_notify(tm, &p)))
+	if (tm->notify == SIGEV_NONE || !(sh = lock_notify_rcu(tm, &p)))
 		return;
 	pending = notify_pending(tm, p);
 	if (sigqueue_pending(&tm->sigq, pending)) {
@@ -262,7 +262,7 @@ static int lock_idle(struct rp_cpu_timer *tm, struct rp_sighand **sh)
 	int err;
 
 	while (!(err = lock_live(tm))) {
-		*sh = rp_cpu_timer_lock_target(tm);
+		*sh = rp_cpu_timer_lock_target_rcu(tm);
 		if (!*sh || !tm->firing || !WAIT_FOR_FIRING)
 			break;
 		tm->firing = -1;	/* the tick will not fire it: TIMER_RETRY */
@@ -403,7 +403,7 @@ static int check_sigevent(struct rp_task *self, const struct sigevent *sev,
 		return -EINVAL;
 	if (notify != SIGEV_THREAD_ID)
 		return 0;
-	t = rp_find_task(self->sys, sev->_sigev_un._tid);
+	t = rp_find_task_rcu(self->sys, sev->_sigev_un._tid);
 	if (!t || !rp_same_thread_group(t, self) || !rp_task_get_rcu(t))
 		return -EINVAL;
 	*thread = t;
@@ -411,10 +411,10 @@ static int check_sigevent(struct rp_task *self, const struct sigevent *sev,
 }
 
 /* Find the clock's task and the notified thread, with references (read section). */
-static int timer_targets(struct rp_task *self, const struct rp_cpu_clock *c,
+static int timer_targets_rcu(struct rp_task *self, const struct rp_cpu_clock *c,
 			 const struct sigevent *sev, struct rp_cpu_timer *tm)
 {
-	struct rp_task *t = rp_cpu_clock_task(self, c, false);
+	struct rp_task *t = rp_cpu_clock_task_rcu(self, c, false);
 	int err;
 
 	if (!t || !rp_task_get_rcu(t))
@@ -472,7 +472,7 @@ int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 	CDS_INIT_LIST_HEAD(&tm->node);
 	CDS_INIT_LIST_HEAD(&tm->sigq.list);
 	rp_read_lock(sync);
-	err = timer_targets(self, &c, sev ? sev : &def, tm);
+	err = timer_targets_rcu(self, &c, sev ? sev : &def, tm);
 	rp_read_unlock(sync);
 	if (!err)
 		err = timer_publish(self, tm, sev ? sev : &def, !sev);
@@ -547,7 +547,7 @@ int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 		tm->incr = rp_timespec_to_ns(&value->it_interval);
 		unqueue(tm);	/* expiries of the old setting are not reported */
 		if (due)	/* already passed: notify now, as Linux */
-			rp_cpu_timer_fire(tm);
+			rp_cpu_timer_fire_rcu(tm);
 		unlock_timer(tm);
 	}
 	timer_put(tm);
@@ -567,7 +567,7 @@ int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value
 	/* A gone target or a disarmed timer: all zero, the interval too (Linux). */
 	*value = (struct itimerspec){ { 0, 0 }, { 0, 0 } };
 	err = lock_live(tm);
-	sh = err ? NULL : rp_cpu_timer_lock_target(tm);
+	sh = err ? NULL : rp_cpu_timer_lock_target_rcu(tm);
 	if (sh && tm->expires) {
 		value->it_value = time_left(tm->expires, target_sample(tm));
 		value->it_interval = rp_ns_to_timespec(tm->incr);

@@ -38,7 +38,7 @@ int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock 
  * thread of another process, a process clock named by a non-leader tid
  * (allowed for @gettime when it is the caller's own tid).
  */
-struct rp_task *rp_cpu_clock_task(struct rp_task *self, const struct rp_cpu_clock *c,
+struct rp_task *rp_cpu_clock_task_rcu(struct rp_task *self, const struct rp_cpu_clock *c,
 				  bool gettime);
 
 /*
@@ -65,10 +65,10 @@ void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm);
  * them, and queue its signal, or add them to its overrun if the signal is
  * still pending.
  */
-void rp_cpu_timer_fire(struct rp_cpu_timer *tm);
+void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm);
 
 /* Lock @tm's target's siglock (read section held); NULL: the target is gone. */
-struct rp_sighand *rp_cpu_timer_lock_target(struct rp_cpu_timer *tm);
+struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm);
 
 /* A thread's tick lock (see struct rp_task_cputimers), first in the lock order. */
 static inline void rp_cpu_tick_lock(struct rp_task *t)

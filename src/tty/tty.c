@@ -57,7 +57,7 @@ int rp_tty_create(struct rp_system *sys, struct rp_tty **out)
 /* The leader of session @sid forgets @tty (update lock held). */
 static void leader_forgets(struct rp_tty *tty, pid_t sid)
 {
-	struct rp_task *leader = sid ? rp_find_task(tty->sys, sid) : NULL;
+	struct rp_task *leader = sid ? rp_find_task_rcu(tty->sys, sid) : NULL;
 
 	rp_assert_update_held(&tty->sys->sync);
 	if (leader && leader->signal->tty == tty)
@@ -81,8 +81,8 @@ static void own_ids(struct rp_task *self, pid_t *sid, pid_t *pgrp)
 	struct rp_sync *sync = &self->sys->sync;
 
 	rp_read_lock(sync);
-	*sid = rp_task_session_nr(self);
-	*pgrp = rp_task_pgrp_nr(self);
+	*sid = rp_task_session_nr_rcu(self);
+	*pgrp = rp_task_pgrp_nr_rcu(self);
 	rp_read_unlock(sync);
 }
 
@@ -122,16 +122,16 @@ static int check_change(struct rp_task *self, struct rp_tty *tty, int sig)
 	if (rp_current_pgrp_orphaned(self))
 		return -EIO;
 	rp_read_lock(sync);
-	rp_kill_pgrp_priv(self->sys, pgrp, sig);
+	rp_kill_pgrp_priv_rcu(self->sys, pgrp, sig);
 	rp_read_unlock(sync);
 	return -RP_ERESTARTSYS;
 }
 
 /* TIOCSCTTY (update lock and a read section held): Linux's tiocsctty. */
-static int set_ctty(struct rp_task *self, struct rp_tty *tty, int steal)
+static int set_ctty_rcu(struct rp_task *self, struct rp_tty *tty, int steal)
 {
-	pid_t sid = rp_task_session_nr(self), old;
-	bool leader = rp_session_leader(self->signal);
+	pid_t sid = rp_task_session_nr_rcu(self), old;
+	bool leader = rp_session_leader_rcu(self->signal);
 	int ret = 0;
 
 	rp_assert_update_held(&self->sys->sync);	/* a read section too */
@@ -145,7 +145,7 @@ static int set_ctty(struct rp_task *self, struct rp_tty *tty, int steal)
 		ret = -EPERM;
 	else {
 		tty->session = sid;
-		tty->pgrp = rp_task_pgrp_nr(self);
+		tty->pgrp = rp_task_pgrp_nr_rcu(self);
 		self->signal->tty = tty;
 	}
 	tty_unlock(tty);
@@ -161,7 +161,7 @@ static int tiocsctty(struct rp_task *self, struct rp_tty *tty, int steal)
 
 	rp_update_lock(sync);
 	rp_read_lock(sync);
-	ret = set_ctty(self, tty, steal);
+	ret = set_ctty_rcu(self, tty, steal);
 	rp_read_unlock(sync);
 	rp_update_unlock(sync);
 	return ret;
@@ -187,8 +187,8 @@ static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid)
 	if (!fg)
 		return;
 	rp_read_lock(sync);
-	rp_kill_pgrp_priv(tty->sys, fg, SIGHUP);
-	rp_kill_pgrp_priv(tty->sys, fg, SIGCONT);
+	rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGHUP);
+	rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGCONT);
 	rp_read_unlock(sync);
 }
 
@@ -202,7 +202,7 @@ void rp_tty_session_exit(struct rp_task *t)
 	if (!tty)
 		return;
 	rp_read_lock(sync);
-	sid = rp_task_session_nr(t);
+	sid = rp_task_session_nr_rcu(t);
 	rp_read_unlock(sync);
 	disassociate(t, tty, sid);
 }
@@ -237,7 +237,7 @@ static int pgrp_in_session(struct rp_system *sys, pid_t pgrp, pid_t sid)
 	int ret = 0;
 
 	rp_read_lock(sync);
-	if (!rp_pid_find(sys, pgrp))
+	if (!rp_pid_find_rcu(sys, pgrp))
 		ret = -ESRCH;
 	else if (!rp_pgrp_in_session_rcu(sys, pgrp, sid))
 		ret = -EPERM;
@@ -340,7 +340,7 @@ int rp_tty_keyboard(struct rp_tty *tty, int c)
 	tty_unlock(tty);
 	if (sig && fg) {
 		rp_read_lock(sync);
-		rp_kill_pgrp_priv(tty->sys, fg, sig);
+		rp_kill_pgrp_priv_rcu(tty->sys, fg, sig);
 		rp_read_unlock(sync);
 	}
 	rp_sync_quiescent();

@@ -209,32 +209,32 @@ static void check_insert(hlist_insert_fn *insert, size_t at,
 
 Test(hlist, add_before_first)
 {
-	check_insert(rp_hlist_add_before_rcu, 0, IDS(4, 1, 2, 3));
+	check_insert(rp_hlist_add_before_pub, 0, IDS(4, 1, 2, 3));
 }
 
 Test(hlist, add_before_middle)
 {
-	check_insert(rp_hlist_add_before_rcu, 1, IDS(1, 4, 2, 3));
+	check_insert(rp_hlist_add_before_pub, 1, IDS(1, 4, 2, 3));
 }
 
 Test(hlist, add_before_last)
 {
-	check_insert(rp_hlist_add_before_rcu, 2, IDS(1, 2, 4, 3));
+	check_insert(rp_hlist_add_before_pub, 2, IDS(1, 2, 4, 3));
 }
 
 Test(hlist, add_behind_first)
 {
-	check_insert(rp_hlist_add_behind_rcu, 0, IDS(1, 4, 2, 3));
+	check_insert(rp_hlist_add_behind_pub, 0, IDS(1, 4, 2, 3));
 }
 
 Test(hlist, add_behind_middle)
 {
-	check_insert(rp_hlist_add_behind_rcu, 1, IDS(1, 2, 4, 3));
+	check_insert(rp_hlist_add_behind_pub, 1, IDS(1, 2, 4, 3));
 }
 
 Test(hlist, add_behind_last)
 {
-	check_insert(rp_hlist_add_behind_rcu, 2, IDS(1, 2, 3, 4));
+	check_insert(rp_hlist_add_behind_pub, 2, IDS(1, 2, 3, 4));
 }
 
 /* hlist: replace puts the new node in place; the old one is unhashed and keeps ->next. */
@@ -247,7 +247,7 @@ static void check_replace(size_t at, const unsigned int *want, size_t nwant)
 	hlist_setup(&h, it, 3);
 	old = &it[at].hn;
 	next = old->next;
-	rp_hlist_replace_rcu(old, &it[3].hn);
+	rp_hlist_replace_pub(old, &it[3].hn);
 	expect_hlist(&h, want, nwant);
 	cr_assert(rp_hlist_unhashed(old), "the replaced node is unhashed");
 	cr_assert_eq(old->next, next, "the replaced node keeps its ->next");
@@ -276,7 +276,7 @@ Test(hlist, del_init_hashed)
 	struct item it[4];
 
 	hlist_setup(&h, it, 3);
-	rp_hlist_del_init_rcu(&it[1].hn);
+	rp_hlist_del_init_pub(&it[1].hn);
 	expect_hlist(&h, IDS(1, 3));
 	cr_assert(rp_hlist_unhashed(&it[1].hn));
 	cr_assert_eq(it[1].hn.next, &it[2].hn, "the deleted node keeps its ->next");
@@ -289,11 +289,11 @@ Test(hlist, del_init_unhashed_is_noop)
 	struct item it[4];
 
 	hlist_setup(&h, it, 3);
-	rp_hlist_del_init_rcu(&it[3].hn);
+	rp_hlist_del_init_pub(&it[3].hn);
 	expect_hlist(&h, IDS(1, 2, 3));
 	/* Again on a node already deleted: its stale ->next must not be used. */
-	rp_hlist_del_init_rcu(&it[1].hn);
-	rp_hlist_del_init_rcu(&it[1].hn);
+	rp_hlist_del_init_pub(&it[1].hn);
+	rp_hlist_del_init_pub(&it[1].hn);
 	expect_hlist(&h, IDS(1, 3));
 	cr_assert_eq(it[1].hn.next, &it[2].hn);
 }
@@ -315,7 +315,7 @@ static void check_splice(size_t nfrom, size_t nto, const unsigned int *want, siz
 	struct item it[MAXN];
 
 	splice_setup(&from, &to, it, nfrom, nto);
-	rp_hlist_splice_rcu(&from, &to);
+	rp_hlist_splice_pub(&from, &to);
 	expect_hlist(&to, want, nwant);
 	expect_hlist(&from, NO_IDS);
 	if (nfrom > 0)
@@ -349,7 +349,7 @@ static void splice_on_visit(struct item *it, void *arg)
 	struct on_visit *v = arg;
 
 	if (on_visit_due(v, it))
-		rp_hlist_splice_rcu(v->from, v->to);
+		rp_hlist_splice_pub(v->from, v->to);
 }
 
 /* hlist: a reader in the block when it moves walks the rest of it, then @to's old nodes. */
@@ -375,7 +375,7 @@ static void nulls_build(struct rp_hlist_nulls_head *h, unsigned long id,
 {
 	rp_hlist_nulls_head_init(h, id);
 	for (size_t i = n; i-- > 0;)
-		rp_hlist_nulls_add_head_rcu(&it[i].nn, h);
+		rp_hlist_nulls_add_head_pub(&it[i].nn, h);
 }
 
 /* Walk @h with the for_each macro; *@end gets the marker the walk ended on. */
@@ -452,7 +452,7 @@ Test(nulls, add_head_order)
 	items_init(it, 3, 1);
 	rp_hlist_nulls_head_init(&h, LIST_A);
 	for (size_t i = 0; i < 3; i++)
-		rp_hlist_nulls_add_head_rcu(&it[i].nn, &h);
+		rp_hlist_nulls_add_head_pub(&it[i].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(3, 2, 1));
 	cr_assert_not(rp_hlist_nulls_unhashed(&it[0].nn), "a listed node is hashed");
 }
@@ -464,12 +464,12 @@ Test(nulls, add_tail_on_empty_and_nonempty)
 
 	items_init(it, 4, 1);
 	rp_hlist_nulls_head_init(&h, LIST_A);
-	rp_hlist_nulls_add_tail_rcu(&it[0].nn, &h);
+	rp_hlist_nulls_add_tail_pub(&it[0].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(1));
-	rp_hlist_nulls_add_tail_rcu(&it[1].nn, &h);
+	rp_hlist_nulls_add_tail_pub(&it[1].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(1, 2));
-	rp_hlist_nulls_add_head_rcu(&it[2].nn, &h);
-	rp_hlist_nulls_add_tail_rcu(&it[3].nn, &h);
+	rp_hlist_nulls_add_head_pub(&it[2].nn, &h);
+	rp_hlist_nulls_add_tail_pub(&it[3].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(3, 1, 2, 4));
 }
 
@@ -483,7 +483,7 @@ static void check_nulls_del(size_t at, const unsigned int *want, size_t nwant)
 	items_init(it, 3, 1);
 	nulls_build(&h, LIST_A, it, 3);
 	next = it[at].nn.next;
-	rp_hlist_nulls_del_rcu(&it[at].nn);
+	rp_hlist_nulls_del_pub(&it[at].nn);
 	expect_nulls(&h, LIST_A, want, nwant);
 	cr_assert_eq(it[at].nn.next, next, "the deleted node keeps its ->next");
 	cr_assert_eq(it[at].nn.pprev, RP_HLIST_NULLS_POISON);
@@ -512,16 +512,16 @@ Test(nulls, del_init_then_readd)
 
 	items_init(it, 3, 1);
 	nulls_build(&h, LIST_A, it, 3);
-	rp_hlist_nulls_del_init_rcu(&it[1].nn);
+	rp_hlist_nulls_del_init_pub(&it[1].nn);
 	expect_nulls(&h, LIST_A, IDS(1, 3));
 	cr_assert(rp_hlist_nulls_unhashed(&it[1].nn));
 	cr_assert_eq(it[1].nn.next, &it[2].nn, "the deleted node keeps its ->next");
-	rp_hlist_nulls_del_init_rcu(&it[1].nn);		/* unhashed: no-op */
+	rp_hlist_nulls_del_init_pub(&it[1].nn);		/* unhashed: no-op */
 	expect_nulls(&h, LIST_A, IDS(1, 3));
-	rp_hlist_nulls_add_tail_rcu(&it[1].nn, &h);
+	rp_hlist_nulls_add_tail_pub(&it[1].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(1, 3, 2));
-	rp_hlist_nulls_del_init_rcu(&it[0].nn);
-	rp_hlist_nulls_add_head_rcu(&it[0].nn, &h);
+	rp_hlist_nulls_del_init_pub(&it[0].nn);
+	rp_hlist_nulls_add_head_pub(&it[0].nn, &h);
 	expect_nulls(&h, LIST_A, IDS(1, 3, 2));
 }
 
@@ -548,8 +548,8 @@ static void nulls_move_on_visit(struct item *it, void *arg)
 
 	if (!on_visit_due(v, it))
 		return;
-	rp_hlist_nulls_del_init_rcu(&it->nn);
-	rp_hlist_nulls_add_head_rcu(&it->nn, v->to);
+	rp_hlist_nulls_del_init_pub(&it->nn);
+	rp_hlist_nulls_add_head_pub(&it->nn, v->to);
 }
 
 /* hlist_nulls: a reader on a node that moves follows it and ends on the other list's marker. */
@@ -670,32 +670,32 @@ TestSuite(list, .init = reader_init, .fini = reader_fini);
 
 Test(list, splice_init_front)
 {
-	check_list_splice(rp_list_splice_init_rcu, 3, 2, IDS(1, 2, 3, 4, 5));
+	check_list_splice(rp_list_splice_init_pub, 3, 2, IDS(1, 2, 3, 4, 5));
 }
 
 Test(list, splice_init_tail)
 {
-	check_list_splice(rp_list_splice_tail_init_rcu, 3, 2, IDS(4, 5, 1, 2, 3));
+	check_list_splice(rp_list_splice_tail_init_pub, 3, 2, IDS(4, 5, 1, 2, 3));
 }
 
 Test(list, splice_init_onto_empty)
 {
-	check_list_splice(rp_list_splice_init_rcu, 3, 0, IDS(1, 2, 3));
+	check_list_splice(rp_list_splice_init_pub, 3, 0, IDS(1, 2, 3));
 }
 
 Test(list, splice_tail_init_onto_empty)
 {
-	check_list_splice(rp_list_splice_tail_init_rcu, 3, 0, IDS(1, 2, 3));
+	check_list_splice(rp_list_splice_tail_init_pub, 3, 0, IDS(1, 2, 3));
 }
 
 Test(list, splice_init_empty_source)
 {
-	check_list_splice(rp_list_splice_init_rcu, 0, 2, IDS(1, 2));
+	check_list_splice(rp_list_splice_init_pub, 0, 2, IDS(1, 2));
 }
 
 Test(list, splice_tail_init_empty_source)
 {
-	check_list_splice(rp_list_splice_tail_init_rcu, 0, 2, IDS(1, 2));
+	check_list_splice(rp_list_splice_tail_init_pub, 0, 2, IDS(1, 2));
 }
 
 /* ---------------------------------------------------------- owned links */
@@ -705,7 +705,7 @@ static void owned_build(struct cds_list_head *head, struct item *it, size_t n, v
 {
 	CDS_INIT_LIST_HEAD(head);
 	for (size_t i = n; i-- > 0;)
-		rp_owned_add_rcu(&it[i].ol, head, owner);
+		rp_owned_add_pub(&it[i].ol, head, owner);
 }
 
 static size_t owned_walk(struct cds_list_head *head, void *owner, unsigned int *ids,
@@ -757,9 +757,9 @@ static void owned_move_on_visit(struct item *it, void *arg)
 
 	if (!on_visit_due(v, it))
 		return;
-	rp_owned_del_rcu(&it->ol);
+	rp_owned_del_pub(&it->ol);
 	if (v->to)
-		rp_owned_add_rcu(&it->ol, v->to, v->owner);
+		rp_owned_add_pub(&it->ol, v->to, v->owner);
 }
 
 /* owned: add counts attachments and sets the owner; del marks obsolete and unlinks. */
@@ -776,12 +776,12 @@ Test(owned, add_sets_owner_and_bumps_gen)
 	expect_owned(&head, &owner_a, IDS(1, 2, 3));
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_eq(it[i].ol.gen, 1UL, "one attach, gen 1");
-	rp_owned_del_rcu(&it[2].ol);
-	rp_owned_add_rcu(&it[2].ol, &head, &owner_a);
+	rp_owned_del_pub(&it[2].ol);
+	rp_owned_add_pub(&it[2].ol, &head, &owner_a);
 	cr_assert_eq(it[2].ol.gen, 2UL, "a second attach, gen 2");
 	expect_owned(&head, &owner_a, IDS(3, 1, 2));
-	rp_owned_del_rcu(&it[2].ol);
-	rp_owned_add_rcu(&it[2].ol, &other, &owner_b);
+	rp_owned_del_pub(&it[2].ol);
+	rp_owned_add_pub(&it[2].ol, &other, &owner_b);
 	cr_assert_eq(it[2].ol.gen, 3UL, "a third attach, gen 3");
 	expect_owned(&other, &owner_b, IDS(3));
 	expect_owned(&head, &owner_a, IDS(1, 2));
@@ -794,7 +794,7 @@ Test(owned, del_marks_obsolete_and_unlinks)
 
 	items_init(it, 3, 1);
 	owned_build(&head, it, 3, &owner_a);
-	rp_owned_del_rcu(&it[1].ol);
+	rp_owned_del_pub(&it[1].ol);
 	cr_assert_null(it[1].ol.owner, "a detached node is obsolete");
 	cr_assert_eq(it[1].ol.gen, 1UL, "detaching leaves gen alone");
 	cr_assert_eq(it[1].ol.node.next, &it[2].ol.node, "the detached node keeps its ->next");
@@ -855,10 +855,10 @@ Test(owned, next_restarts_on_detached_node)
 
 	items_init(it, 3, 1);
 	owned_build(&head, it, 3, &owner_a);
-	rp_owned_del_rcu(&it[1].ol);
+	rp_owned_del_pub(&it[1].ol);
 	expect_next(&it[1], &head, &owner_a, &it[0].ol.node, 1);
-	rp_owned_del_rcu(&it[0].ol);
-	rp_owned_del_rcu(&it[2].ol);
+	rp_owned_del_pub(&it[0].ol);
+	rp_owned_del_pub(&it[2].ol);
 	expect_next(&it[1], &head, &owner_a, &head, 1);	/* restart on an empty list ends */
 }
 

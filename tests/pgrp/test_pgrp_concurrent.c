@@ -523,7 +523,7 @@ static void *setter_main(void *arg)
 		cr_assert_eq(rp_setpriority(z, PRIO_PGRP, gid, want[0]), 0);
 		cr_assert_eq(rp_ioprio_set(z, RP_IOPRIO_WHO_PGRP, gid, want[1]), 0);
 		rp_read_lock(&sys->sync);
-		rp_for_each_member_locked_rcu(sys, RP_PIDTYPE_PGID, gid, check_member, want);
+		rp_for_each_member_siglocked_rcu(sys, RP_PIDTYPE_PGID, gid, check_member, want);
 		rp_read_unlock(&sys->sync);
 		uatomic_inc(&prio_calls);
 	}

@@ -66,11 +66,11 @@ Test(pid, cyclic_allocation_and_lookup, .init = start_rcu, .fini = stop_system)
 	cr_assert_eq(alloc_pids(&p[0], 1, &err), 1);
 	cr_assert_eq(p[0]->nr, 5, "a freed number is not reused before the wrap");
 	rp_read_lock(&sys->sync);
-	cr_assert_eq(rp_pid_find(sys, 3), p[1]);
-	cr_assert_null(rp_pid_find(sys, 2));
-	cr_assert_null(rp_pid_find(sys, 0));
-	cr_assert_null(rp_pid_find(sys, -5));
-	cr_assert_eq(rp_find_task(sys, 1), init);
+	cr_assert_eq(rp_pid_find_rcu(sys, 3), p[1]);
+	cr_assert_null(rp_pid_find_rcu(sys, 2));
+	cr_assert_null(rp_pid_find_rcu(sys, 0));
+	cr_assert_null(rp_pid_find_rcu(sys, -5));
+	cr_assert_eq(rp_find_task_rcu(sys, 1), init);
 	rp_read_unlock(&sys->sync);
 	free_pids(p, 3);
 }

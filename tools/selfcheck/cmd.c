@@ -18,7 +18,7 @@ struct selfcheck_args {
 };
 
 /* The checks' names, for the option table. */
-static const char *const *check_names(void)
+static const char *const *rp_check_names(void)
 {
 	static const char *names[RP_CHECK_NR + 1];
 
@@ -31,7 +31,7 @@ static int parse_args(int argc, char **argv, struct selfcheck_args *a)
 {
 	const struct cli_command cmd = { "selfcheck", NULL, about, NULL, {
 		{ "check", 'c', CLI_ENUM, "NAME", "one check", "all",
-		  .names = check_names(), .all = true, .to = &a->check },
+		  .names = rp_check_names(), .all = true, .to = &a->check },
 		{ "mode", 'm', CLI_ENUM, "MODE", "one synchronization mode", "all",
 		  .names = cli_mode_names(false), .all = true, .to = &a->mode },
 		{ "seconds", 's', CLI_REAL, "S", "run time of each check in each mode", "1",

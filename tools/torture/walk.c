@@ -24,7 +24,7 @@ static void walk_thread(struct rp_system *sys, struct rp_task *leader, struct rp
 		walk_error(r, t, "on a thread list of another group");
 	if (t->group_leader != leader)
 		walk_error(r, t, "its group_leader is not the leader of its thread list");
-	if (!t->exit_state && (!t->pid || rp_find_task(sys, t->pid->nr) != t))
+	if (!t->exit_state && (!t->pid || rp_find_task_rcu(sys, t->pid->nr) != t))
 		walk_error(r, t, "not found by its tid");
 	if (!t->exit_state && t->real_parent != leader->real_parent)
 		walk_error(r, t, "a thread whose real_parent is not its leader's");
@@ -61,7 +61,7 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct vio
 
 	if (!sig->leader_pid || !sig->pgrp || !sig->session)
 		walk_error(r, leader, "a group without its tgid, pgrp or session");
-	else if (!rp_pid_find(sys, sig->pgrp->nr) || !rp_pid_find(sys, sig->session->nr))
+	else if (!rp_pid_find_rcu(sys, sig->pgrp->nr) || !rp_pid_find_rcu(sys, sig->session->nr))
 		walk_error(r, leader, "its process group or session number is not allocated");
 	cds_list_for_each_entry(t, &sig->thread_head, thread_node) {
 		walk_thread(sys, leader, t, r);

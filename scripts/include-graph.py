@@ -42,7 +42,7 @@ FLOORS = [
     (4, 'subsystems', ['src/signal', 'src/pgrp', 'src/timers', 'src/tty']),
     (5, 'life cycle', ['src/proc']),
     (6, 'entry points', ['src/sys']),
-    (7, 'verification', ['src/lists']),
+    (7, 'verification', ['src/verify']),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

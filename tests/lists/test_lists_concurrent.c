@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
-#include "lists/selfcheck.h"
+#include "verify/selfcheck.h"
 #include "../common.h"
 
 static void expect_clean(enum rp_check_kind kind, enum rp_sync_mode mode)

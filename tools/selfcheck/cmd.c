@@ -2,7 +2,7 @@
 /* rcuproc selfcheck: run the list toolkit's concurrent self-checks. */
 #include <stdio.h>
 #include <string.h>
-#include "lists/selfcheck.h"
+#include "verify/selfcheck.h"
 #include "common/cli.h"
 
 static const char about[] =

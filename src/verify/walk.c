@@ -7,8 +7,8 @@
  * internal headers on its include path (src/, through rcuproc_dep), as the
  * kernel's own consistency checks read task_struct.  Only this file does.
  */
-#include "../../src/task/task.h"
-#include "torture.h"
+#include "../task/task.h"
+#include "../../tools/torture/torture.h"
 
 static void walk_error(struct violation_report *r, struct rp_task *t, const char *what)
 {

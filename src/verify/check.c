@@ -64,12 +64,9 @@ void rp_check_violation(struct rp_check_ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	pthread_mutex_lock(&ctx->report_lock);
-	if (ctx->res->violations++ == 0) {
-		va_start(ap, fmt);
-		vsnprintf(ctx->res->first_violation,
-			  sizeof(ctx->res->first_violation), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	rp_verify_vrecord(&ctx->res->report, fmt, ap);
+	va_end(ap);
 	pthread_mutex_unlock(&ctx->report_lock);
 	uatomic_set(&ctx->stop, 1);
 }

@@ -34,7 +34,7 @@ struct rp_check_ctx {
 	struct rp_check_result *res;
 	int stop;			/* uatomic: a violation was seen */
 	unsigned long live;		/* uatomic: nodes not yet released */
-	pthread_mutex_t report_lock;	/* first_violation */
+	pthread_mutex_t report_lock;	/* res->report */
 	pthread_mutex_t quarantine_lock;/* the quarantine ring */
 	struct rp_check_node **quarantine;	/* released nodes kept poisoned */
 	unsigned int quarantine_next;
@@ -68,7 +68,7 @@ static inline unsigned int rp_check_below(uint64_t *state, unsigned int n)
 	return (unsigned int)(rp_check_random(state) % n);
 }
 
-/* Record a violation (the first one's text is kept) and stop the run. */
+/* Record a violation in the result's report and stop the run. */
 void rp_check_violation(struct rp_check_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rcuproc/sync.h>
+#include "verify.h"
 
 enum rp_check_kind {
 	RP_CHECK_HLIST_EXISTENCE,	/* add/del/replace vs walkers (Group 2) */
@@ -38,10 +39,9 @@ struct rp_check_result {
 	uint64_t walks;			/* reader walks completed */
 	uint64_t updates;		/* updater steps completed */
 	uint64_t restarts;		/* walks restarted (retry patterns) */
-	uint64_t violations;		/* broken promises seen */
 	uint64_t leaked;		/* nodes still allocated after teardown */
 	double seconds;			/* time actually run */
-	char first_violation[256];	/* what the first violation was */
+	struct rp_verify_report report;	/* broken promises seen, the first ones' text */
 };
 
 /* Short name ("hlist-splice") and the pattern it checks; NULL if out of range. */
@@ -55,8 +55,8 @@ int rp_check_parse(const char *name, enum rp_check_kind *kind);
 bool rp_check_uses_mode(enum rp_check_kind kind);
 
 /*
- * Run one check.  0 when it ran (look at @res->violations and @res->leaked),
- * -EINVAL for bad options, -ENOMEM or -EAGAIN if it could not be set up.
+ * Run one check.  0 when it ran (look at @res->report.violations and
+ * @res->leaked), -EINVAL for bad options, -ENOMEM or -EAGAIN if it could not be set up.
  * The calling thread need not be registered.
  */
 int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,

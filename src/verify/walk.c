@@ -3,22 +3,22 @@
  * The consistency walk of the whole table, run while no operation does.
  *
  * The public API answers questions about one task at a time, so the walk
- * reads the table's objects directly: the tool is built with the library's
- * internal headers on its include path (src/, through rcuproc_dep), as the
- * kernel's own consistency checks read task_struct.  Only this file does.
+ * reads the table's objects directly, from the verification floor above
+ * the object model, as the kernel's own consistency checks read
+ * task_struct.  It records what it finds in a struct rp_verify_report.
  */
 #include "../task/task.h"
-#include "../../tools/torture/torture.h"
+#include "verify.h"
 
-static void walk_error(struct violation_report *r, struct rp_task *t, const char *what)
+static void walk_error(struct rp_verify_report *r, struct rp_task *t, const char *what)
 {
-	tt_report_violation(r, 0, "task %d (process %d): %s", t->pid ? t->pid->nr : -1,
+	rp_verify_record(r, "task %d (process %d): %s", t->pid ? t->pid->nr : -1,
 			 rp_task_tgid(t), what);
 }
 
 /* A thread of @leader's group: found by its number, in the group, linked back. */
 static void walk_thread(struct rp_system *sys, struct rp_task *leader, struct rp_task *t,
-			struct violation_report *r)
+			struct rp_verify_report *r)
 {
 	if (t->signal != leader->signal)
 		walk_error(r, t, "on a thread list of another group");
@@ -30,7 +30,7 @@ static void walk_thread(struct rp_system *sys, struct rp_task *leader, struct rp
 		walk_error(r, t, "a thread whose real_parent is not its leader's");
 }
 
-static void walk_children(struct rp_task *p, struct violation_report *r)
+static void walk_children(struct rp_task *p, struct rp_verify_report *r)
 {
 	struct rp_task *c;
 
@@ -53,7 +53,7 @@ static bool on_parents_list(struct rp_task *t)
 	return false;
 }
 
-static void walk_group(struct rp_system *sys, struct rp_task *leader, struct violation_report *r)
+static void walk_group(struct rp_system *sys, struct rp_task *leader, struct rp_verify_report *r)
 {
 	struct rp_signal *sig = leader->signal;
 	unsigned int threads = 0;
@@ -80,7 +80,7 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct vio
  * its leader (0 if @t is gone).  A worker calls it while it drives no
  * other task, for a group in the middle of an operation (an exec).
  */
-unsigned int tt_walk_group_sighands(struct rp_task *t)
+unsigned int rp_verify_walk_group_sighands(struct rp_task *t)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_task *leader, *o;
@@ -104,27 +104,27 @@ unsigned int tt_walk_group_sighands(struct rp_task *t)
  * parent has exited, must have gone to it.  The fields read are written
  * under the update lock.
  */
-enum reaper_fault tt_walk_init_reaper(struct rp_task *init, struct rp_task *orphan)
+enum rp_verify_reaper rp_verify_walk_init_reaper(struct rp_task *init, struct rp_task *orphan)
 {
 	struct rp_sync *sync = &init->sys->sync;
-	enum reaper_fault f = REAPER_OK;
+	enum rp_verify_reaper f = RP_VERIFY_REAPER_OK;
 	struct rp_task *reaper;
 
 	rp_update_lock(sync);
 	reaper = init->sys->child_reaper;
 	if (!reaper->sighand || rp_task_exited(reaper))
-		f = REAPER_RELEASED;
+		f = RP_VERIFY_REAPER_RELEASED;
 	else if (reaper != init || !rp_thread_group_leader(reaper))
-		f = REAPER_NOT_LEADER;
+		f = RP_VERIFY_REAPER_NOT_LEADER;
 	else if (orphan && orphan->real_parent != reaper)
-		f = REAPER_ORPHAN_ELSEWHERE;
+		f = RP_VERIFY_REAPER_ORPHAN_ELSEWHERE;
 	rp_update_unlock(sync);
 	return f;
 }
 
-unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r)
+unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_report *r)
 {
-	unsigned long before = r->count[0];
+	unsigned long before = r->violations;
 	struct rp_task *leader;
 
 	rp_update_lock(&sys->sync);
@@ -136,5 +136,5 @@ unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r)
 	}
 	rp_read_unlock(&sys->sync);
 	rp_update_unlock(&sys->sync);
-	return r->count[0] - before;
+	return r->violations - before;
 }

@@ -27,9 +27,9 @@ static void expect_clean(enum rp_check_kind kind, enum rp_sync_mode mode)
 		    rp_check_name(kind), rp_sync_mode_name(mode),
 		    (unsigned long long)r.walks, (unsigned long long)r.updates,
 		    (unsigned long long)r.restarts, r.seconds);
-	cr_assert_eq(r.violations, 0, "%s/%s: %llu violations, first: %s",
+	cr_assert_eq(r.report.violations, 0, "%s/%s: %llu violations, first: %s",
 		     rp_check_name(kind), rp_sync_mode_name(mode),
-		     (unsigned long long)r.violations, r.first_violation);
+		     (unsigned long long)r.report.violations, r.report.first[0]);
 	cr_assert_eq(r.leaked, 0, "%llu nodes leaked", (unsigned long long)r.leaked);
 	cr_assert_gt(r.walks, 0, "no reader walked");
 	cr_assert_gt(r.updates, 0, "the updater never updated");

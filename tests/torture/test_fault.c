@@ -4,18 +4,19 @@
  * allocation sites; then, for each site in turn, the workload runs again
  * with that site's next call failing.  Every call must return its result or
  * Linux's errno for a failed allocation (ENOMEM, or EAGAIN for fork and for
- * queueing a real-time signal), the table must stay consistent (the torture
- * harness's walk), and teardown must leave no object behind (I7); in each
+ * queueing a real-time signal), the table must stay consistent (the walk of
+ * src/verify), and teardown must leave no object behind (I7); in each
  * mode.  Then the same with failures at random, and pid exhaustion and
  * RLIMIT_NPROC.
  */
 #include <errno.h>
+#include <sched.h>	/* CLONE_* */
 #include <stdio.h>
 #include "debug/fault.h"
 #include <rcuproc/pgrp.h>
 #include <rcuproc/timers.h>
 #include "../fixture/expect.h"
-#include "../../tools/torture/torture.h"
+#include "verify/verify.h"
 
 #define MAX_SITES 256
 
@@ -85,14 +86,12 @@ static void first_child(struct rp_task *init)
 	rp_task_put(a);
 }
 
-/* The walk of the torture harness finds nothing wrong; only init is left. */
+/* The table-consistency walk (src/verify) finds nothing wrong; only init is left. */
 static void expect_consistent(struct rp_system *sys)
 {
-	struct violation_report *r = calloc(1, sizeof(*r));
+	struct rp_verify_report r = {0};
 
-	cr_assert(r);
-	cr_assert_eq(tt_walk_table(sys, r), 0, "table walk: %s", r->first[0]);
-	free(r);
+	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
 }
 
 static void workload(enum rp_sync_mode mode)

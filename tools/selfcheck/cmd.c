@@ -49,7 +49,7 @@ static int parse_args(int argc, char **argv, struct selfcheck_args *a)
 static void print_result(const struct selfcheck_args *a, int check, int mode,
 			 const struct rp_check_result *r)
 {
-	const char *verdict = r->violations || r->leaked ? "FAIL" : "ok";
+	const char *verdict = r->report.violations || r->leaked ? "FAIL" : "ok";
 	const char *mode_name = rp_check_uses_mode(check) ? rp_sync_mode_name(mode) : "-";
 
 	if (a->json) {
@@ -58,16 +58,16 @@ static void print_result(const struct selfcheck_args *a, int check, int mode,
 		       "\"leaked\":%llu,\"result\":\"%s\"}\n",
 		       rp_check_name(check), mode_name, r->seconds,
 		       (unsigned long long)r->walks, (unsigned long long)r->updates,
-		       (unsigned long long)r->restarts, (unsigned long long)r->violations,
+		       (unsigned long long)r->restarts, (unsigned long long)r->report.violations,
 		       (unsigned long long)r->leaked, verdict);
 	} else {
 		printf("%-16s %-8s %12llu %10llu %10llu %10llu %6llu  %s\n",
 		       rp_check_name(check), mode_name, (unsigned long long)r->walks,
 		       (unsigned long long)r->updates, (unsigned long long)r->restarts,
-		       (unsigned long long)r->violations, (unsigned long long)r->leaked,
+		       (unsigned long long)r->report.violations, (unsigned long long)r->leaked,
 		       verdict);
-		if (r->violations)
-			printf("    first violation: %s\n", r->first_violation);
+		if (r->report.violations)
+			printf("    first violation: %s\n", r->report.first[0]);
 	}
 	fflush(stdout);
 }
@@ -86,7 +86,7 @@ static int run_one(const struct selfcheck_args *a, int check, int mode)
 		return 1;
 	}
 	print_result(a, check, mode, &r);
-	return r.violations || r.leaked;
+	return r.report.violations || r.leaked;
 }
 
 int cmd_selfcheck(int argc, char **argv)

@@ -35,7 +35,7 @@ static const char *const ev_names[EV_NR] = {
 	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper",
 };
 
-static const char *const reaper_faults[REAPER_NR] = {
+static const char *const reaper_faults[RP_VERIFY_REAPER_NR] = {
 	"", "names a released or exiting task", "is not init's leader",
 	"is not the orphan's parent",
 };
@@ -66,6 +66,15 @@ void tt_report_violation(struct violation_report *r, int inv, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(r->first[inv], sizeof(r->first[inv]), fmt, ap);
 	va_end(ap);
+}
+
+void tt_report_walk(struct violation_report *r, const struct rp_verify_report *walk)
+{
+	if (!walk->violations)
+		return;
+	if (!r->count[0])
+		snprintf(r->first[0], sizeof(r->first[0]), "%s", walk->first[0]);
+	r->count[0] += walk->violations;
 }
 
 /* Append the events that involve @pid from @lo on (at most 12) to example @inv. */
@@ -511,7 +520,7 @@ static void check_must_recv(const struct merged *m, size_t at, struct violation_
 static void check_reaper(const struct merged *m, const struct event *e,
 			 struct violation_report *r)
 {
-	if (e->c <= REAPER_OK || e->c >= REAPER_NR)
+	if (e->c <= RP_VERIFY_REAPER_OK || e->c >= RP_VERIFY_REAPER_NR)
 		return;
 	tt_report_violation(r, 3, "seed %lu: at %lu, after an exec by a thread of init, "
 			 "sys->child_reaper %s%s", (unsigned long)m->seed,

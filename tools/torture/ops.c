@@ -416,7 +416,7 @@ static void reap_traced_zombie(struct worker *w, struct exec_run *run, struct ho
 	e = tt_log_event(w, EV_SIGHANDS);
 	e->start = tt_clock_tick();
 	e->a = run->h->tgid;
-	e->b = (int32_t)tt_walk_group_sighands(run->h->t);
+	e->b = (int32_t)rp_verify_walk_group_sighands(run->h->t);
 	e->end = tt_clock_tick();
 	tt_tracer_reap(w, tt_handle_of(w, tracer), ztid);
 }

@@ -134,7 +134,7 @@ static void log_reaper(struct worker *w, struct init_proc *ip, struct rp_task *o
 	e->start = tt_clock_tick();
 	e->a = 1;
 	e->b = pid;
-	e->c = (int32_t)tt_walk_init_reaper(ip->leader, orphan);
+	e->c = (int32_t)rp_verify_walk_init_reaper(ip->leader, orphan);
 	e->end = tt_clock_tick();
 }
 

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rcuproc/proc.h>
-#include "../common/rng.h"	/* relative: tests build check.c and walk.c too */
+#include "../common/rng.h"
+#include "verify/verify.h"	/* the table walk's report and reaper verdicts */
 
 /* The operations, in the order of the summary. */
 enum op_kind {
@@ -46,7 +47,7 @@ enum ev_kind {
 			   over [start..] that reached the receiver's parent
 			   only after the receiver was forked; end: the end of
 			   the receiver's drain (nothing blocked) after it */
-	EV_REAPER,	/* a: 1, b: an orphan's pid (0: none), c: enum reaper_fault:
+	EV_REAPER,	/* a: 1, b: an orphan's pid (0: none), c: enum rp_verify_reaper:
 			   sys->child_reaper after an exec by a thread of init */
 	EV_NR
 };
@@ -64,15 +65,6 @@ struct event {
 struct handle {
 	struct rp_task *t;
 	pid_t tid, tgid;
-};
-
-/* What walk_init_reaper found wrong with init's child reaper. */
-enum reaper_fault {
-	REAPER_OK,
-	REAPER_RELEASED,	/* it names a released or exiting task */
-	REAPER_NOT_LEADER,	/* a live thread, but not init's leader */
-	REAPER_ORPHAN_ELSEWHERE, /* an orphan's parent is another task */
-	REAPER_NR
 };
 
 struct torture_config {
@@ -219,9 +211,7 @@ void tt_check_logs(struct worker *ws, unsigned int n, uint64_t seed,
 void tt_report_violation(struct violation_report *r, int inv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* walk.c: the consistency walk of the whole table; violations found. */
-unsigned long tt_walk_table(struct rp_system *sys, struct violation_report *r);
-unsigned int tt_walk_group_sighands(struct rp_task *t);
-enum reaper_fault tt_walk_init_reaper(struct rp_task *init, struct rp_task *orphan);
+/* Add the table walk's report (src/verify) to the "table consistency" count. */
+void tt_report_walk(struct violation_report *r, const struct rp_verify_report *walk);
 
 #endif /* RP_TOOLS_TORTURE_H */

@@ -3,7 +3,7 @@
  * Sequential (single-threaded) semantics of the RCU list toolkit: every
  * operation of rcuproc/hlist.h, hlist_nulls.h, list.h and seqcount.h, checked
  * by walking the lists as readers do and comparing the ids seen with the
- * expected order.  Concurrency is the self-checks' business (src/lists); here
+ * expected order.  Concurrency is the self-checks' business (src/verify); here
  * a reader that stands on a node while an update runs is simulated by running
  * the update from the walk's visit hook.
  */

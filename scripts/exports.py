@@ -33,6 +33,8 @@ def statements(text):
     text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
     text = re.sub(r'//[^\n]*', ' ', text)
     text = re.sub(r'\\\n', ' ', text)
+    # extern "C" { and its } are for C++ compilers only.
+    text = re.sub(r'#ifdef __cplusplus.*?#endif', ' ', text, flags=re.S)
     text = re.sub(r'^\s*#[^\n]*', ' ', text, flags=re.M)
     out, current, depth = [], [], 0
     for c in text:

@@ -2,6 +2,7 @@
 /* rcuproc: the command-line tool around the library. */
 #include <stdio.h>
 #include <string.h>
+#include <rcuproc/version.h>
 #include "common/cli.h"
 
 struct subcommand {
@@ -21,10 +22,28 @@ static const struct subcommand subcommands[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: rcuproc SUBCOMMAND [OPTIONS]\n\nsubcommands:\n");
+	fprintf(out, "usage: rcuproc SUBCOMMAND [OPTIONS]\n       rcuproc --version\n\nsubcommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(out, "\n'rcuproc SUBCOMMAND --help' describes each one.\n");
+}
+
+/* The command's version, the library's it runs on, and how that was built. */
+static void version(void)
+{
+#ifdef RP_RCU_QSBR
+	const char *flavour = "qsbr";
+#else
+	const char *flavour = "memb";
+#endif
+#ifdef RP_DEBUG
+	const char *checks = "on: a test build, not for measuring";
+#else
+	const char *checks = "off";
+#endif
+
+	printf("rcuproc %s (library %s, liburcu flavour %s, debug checks %s)\n",
+	       RCUPROC_VERSION_STRING, rp_version(), flavour, checks);
 }
 
 int main(int argc, char **argv)
@@ -35,6 +54,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		version();
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)

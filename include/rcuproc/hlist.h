@@ -26,6 +26,10 @@
 #include <urcu/rcuhlist.h>
 #include <urcu/system.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * RP_LIST_STEP() runs between two steps of a multi-step update of the
  * toolkit (here and in rcuproc/list.h).  It does nothing unless defined
@@ -86,19 +90,19 @@ static inline void rp_hlist_add_behind_pub(struct cds_hlist_node *n,
 }
 
 /*
- * Put @new in @old's place.  A reader sees exactly one of @old and @new: the
+ * Put @repl in @old's place.  A reader sees exactly one of @old and @repl: the
  * one before them points at one or the other, and both point on to the same
  * successor.  @old keeps its ->next; free it after a grace period.
  */
 static inline void rp_hlist_replace_pub(struct cds_hlist_node *old,
-					struct cds_hlist_node *new)
+					struct cds_hlist_node *repl)
 {
-	new->next = old->next;
-	new->prev = old->prev;
+	repl->next = old->next;
+	repl->prev = old->prev;
 	/* Publish: pairs with rcu_dereference(->next) in readers. */
-	rcu_assign_pointer(new->prev->next, new);
-	if (new->next)
-		new->next->prev = new;
+	rcu_assign_pointer(repl->prev->next, repl);
+	if (repl->next)
+		repl->next->prev = repl;
 	old->prev = NULL;
 }
 
@@ -155,5 +159,9 @@ static inline void rp_hlist_splice_pub(struct cds_hlist_head *from,
 	rcu_assign_pointer(to->next, first);
 	CMM_STORE_SHARED(from->next, NULL);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_HLIST_H */

@@ -29,6 +29,10 @@
 #include <urcu/pointer.h>
 #include <urcu/system.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct rp_hlist_nulls_node {
 	struct rp_hlist_nulls_node *next;	/* R: RCU; W: updater */
 	struct rp_hlist_nulls_node **pprev;	/* R, W: updater only */
@@ -149,5 +153,9 @@ static inline bool rp_hlist_nulls_moved_off(const struct rp_hlist_nulls_node *en
 {
 	return rp_hlist_nulls_value(end) != id;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_HLIST_NULLS_H */

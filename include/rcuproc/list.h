@@ -22,6 +22,10 @@
 #include <urcu/rculist.h>
 #include <urcu/system.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Between two steps of a multi-step update: see rcuproc/hlist.h. */
 #ifndef RP_LIST_STEP
 #define RP_LIST_STEP() do { } while (0)
@@ -185,5 +189,9 @@ static inline struct cds_list_head *rp_owned_next_rcu(struct rp_owned_link *l,
 	     (pos) = rp__owned_entry(rp_owned_next_rcu(&(pos)->member, (head),	\
 						       (owner), (restarts)),	\
 				     __typeof__(*(pos)), member))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_LIST_H */

@@ -11,6 +11,10 @@
 #include <rcuproc/proc.h>
 #include <rcuproc/export.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* setpgid(2), getpgid(2), getpgrp(2), setsid(2), getsid(2). */
 RP_API int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid);
 RP_API pid_t rp_getpgid(struct rp_task *self, pid_t pid);
@@ -48,5 +52,9 @@ RP_API int rp_getpriority(struct rp_task *self, int which, id_t who);
 #define RP_IOPRIO_PRIO_VALUE(class, data) (((class) << RP_IOPRIO_CLASS_SHIFT) | (data))
 RP_API int rp_ioprio_set(struct rp_task *self, int which, int who, int ioprio);
 RP_API int rp_ioprio_get(struct rp_task *self, int which, int who);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_PGRP_H */

@@ -30,6 +30,15 @@
 #include <rcuproc/sync.h>
 #include <rcuproc/export.h>
 
+/* siginfo_t, idtype_t and sigset_t are POSIX.1-2008 declarations. */
+#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
+#error "rcuproc's headers need POSIX.1-2008 declarations: compile with -D_GNU_SOURCE (as `pkg-config --cflags rcuproc` says) or -D_POSIX_C_SOURCE=200809L"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct rp_system;
 struct rp_task;
 
@@ -37,12 +46,25 @@ struct rp_task;
 #define RP_PID_MAX_LIMIT	4194304
 #define RP_PID_MAX_DEFAULT	32768
 
+/*
+ * Options of a new system.  Set .size to sizeof(struct rp_system_opts): a
+ * later version adds fields after it, and a library older than the
+ * header a program was built with then refuses options it does not know
+ * (E2BIG) rather than ignore them.  0 stands for this layout, the first
+ * one with .size (version 0.2), so that callers that never set it keep
+ * working.
+ */
 struct rp_system_opts {
 	enum rp_sync_mode mode;
 	unsigned int pid_max;		/* 0: RP_PID_MAX_DEFAULT */
+	unsigned int size;		/* sizeof(struct rp_system_opts), or 0 */
 };
 
-/* 0 and *out, or -EINVAL (bad options) / -ENOMEM. */
+/*
+ * 0 and *out, or -EINVAL (bad options, or a .size that does not reach
+ * past .size itself), -E2BIG (.size covers fields this library does not know, and
+ * they are not zero) or -ENOMEM.
+ */
 RP_API int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out);
 
 /*
@@ -148,5 +170,9 @@ RP_API int rp_cap_has(struct rp_task *self, int cap);
 /* RLIMIT_NPROC and RLIMIT_SIGPENDING are enforced; others are stored. */
 RP_API int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim);
 RP_API int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_PROC_H */

@@ -13,5 +13,6 @@
 #include <rcuproc/sync.h>
 #include <rcuproc/timers.h>
 #include <rcuproc/tty.h>
+#include <rcuproc/version.h>
 
 #endif /* RCUPROC_RCUPROC_H */

@@ -23,6 +23,10 @@
 #include <urcu/arch.h>
 #include <urcu/system.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct rp_seqcount {
 	unsigned long seq;	/* R: anyone; W: the caller's update lock */
 };
@@ -78,5 +82,9 @@ static inline void rp_write_seqcount_end(struct rp_seqcount *s)
 	cmm_smp_wmb();
 	CMM_STORE_SHARED(s->seq, s->seq + 1);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_SEQCOUNT_H */

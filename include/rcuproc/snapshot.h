@@ -13,6 +13,10 @@
 #include <rcuproc/proc.h>
 #include <rcuproc/export.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define RP_PS_COMM_LEN	16
 
 /* One process, in the columns of `ps -eo pid,ppid,pgid,sid,stat,ni,comm`. */
@@ -38,5 +42,9 @@ RP_API long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t
 /* ps's STAT column: the state, then s (session leader), < or N (nice),
  * l (multi-threaded), written to @buf (at least 6 bytes). */
 RP_API void rp_ps_stat(const struct rp_ps_entry *e, char *buf);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_SNAPSHOT_H */

@@ -17,6 +17,10 @@
 
 #include <rcuproc/export.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum rp_sync_mode {
 	RP_SYNC_RCU,
 	RP_SYNC_RWLOCK,
@@ -98,5 +102,9 @@ RP_API unsigned long rp_deferred_backlog(void);
 
 /* Wait until every deferred free queued so far has run. */
 RP_API void rp_deferred_barrier(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_SYNC_H */

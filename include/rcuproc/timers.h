@@ -19,6 +19,10 @@
 #include <rcuproc/proc.h>
 #include <rcuproc/export.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Charge user and system CPU time to @t and fire what expires: 0, or
  * -ESRCH once @t has passed its exit point (nothing is charged then).
@@ -61,5 +65,9 @@ RP_API int rp_timer_delete(struct rp_task *self, int timerid);
 RP_API int rp_setitimer(struct rp_task *self, int which, const struct itimerval *value,
 			struct itimerval *old);
 RP_API int rp_getitimer(struct rp_task *self, int which, struct itimerval *value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_TIMERS_H */

@@ -15,6 +15,10 @@
 #include <rcuproc/proc.h>
 #include <rcuproc/export.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct rp_tty;
 
 /* The kernel's ERESTARTSYS: a background read or write was signalled. */
@@ -48,5 +52,9 @@ RP_API void rp_tty_set_tostop(struct rp_tty *tty, int on);
  */
 RP_API long rp_tty_read(struct rp_task *self, struct rp_tty *tty, long len);
 RP_API long rp_tty_write(struct rp_task *self, struct rp_tty *tty, long len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* RCUPROC_TTY_H */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A system: its pid space, its task lists, and init. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../pgrp/pgrp.h"
+#include <rcuproc/version.h>
 
 #define PIDMAP_WORDS (RP_PID_MAX_LIMIT / (8 * sizeof(unsigned long)))
 
@@ -55,6 +57,25 @@ static int create_init(struct rp_system *sys)
 	return 0;
 }
 
+/*
+ * The caller's struct may be larger than ours (built with a later header):
+ * the fields we do not know must be zero, as Linux's copy_struct_from_user
+ * wants of a newer clone_args.  A size of 0 is the first layout, ours.
+ */
+static int opts_size_check(const struct rp_system_opts *opts)
+{
+	const unsigned char *extra = (const unsigned char *)opts;
+
+	if (opts->size == 0)
+		return 0;
+	if (opts->size < offsetof(struct rp_system_opts, size) + sizeof(opts->size))
+		return -EINVAL;
+	for (size_t at = sizeof(*opts); at < opts->size; at++)
+		if (extra[at])
+			return -E2BIG;
+	return 0;
+}
+
 int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 {
 	unsigned int pid_max = opts && opts->pid_max ? opts->pid_max : RP_PID_MAX_DEFAULT;
@@ -64,6 +85,9 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	if (!opts || !rp_sync_mode_name(opts->mode) || pid_max < 2 ||
 	    pid_max > RP_PID_MAX_LIMIT)
 		return -EINVAL;
+	err = opts_size_check(opts);
+	if (err)
+		return err;
 	sys = rp_zalloc(sizeof(*sys));
 	if (!sys)
 		return -ENOMEM;
@@ -167,4 +191,9 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_free(sys->pidmap);
 	rp_free(sys->pid_hash);
 	rp_free(sys);
+}
+
+const char *rp_version(void)
+{
+	return RCUPROC_VERSION_STRING;
 }

@@ -5,9 +5,11 @@
  * Linux's do; exhaustion is EAGAIN; credentials follow Linux's setuid rules.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include <rcuproc/version.h>
 #include "task/task.h"
 
 Test(system, bad_options_are_einval)
@@ -19,6 +21,38 @@ Test(system, bad_options_are_einval)
 	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .pid_max = 1 }, &s), -EINVAL);
 	cr_assert_eq(rp_system_create(&(struct rp_system_opts){
 		.pid_max = RP_PID_MAX_LIMIT + 1 }, &s), -EINVAL);
+}
+
+/* A caller built with a later header: its struct is longer than ours. */
+struct later_opts {
+	struct rp_system_opts known;
+	unsigned long unknown;
+};
+
+Test(system, opts_size_rules)
+{
+	struct later_opts later = { .known.size = sizeof(later) };
+	struct rp_system *s;
+
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){ .size = 4 }, &s), -EINVAL);
+	cr_assert_eq(rp_system_create(&later.known, &s), 0, "unknown fields all zero");
+	rp_system_destroy(s);
+	later.unknown = 1;
+	cr_assert_eq(rp_system_create(&later.known, &s), -E2BIG);
+	cr_assert_eq(rp_system_create(&(struct rp_system_opts){
+		.size = sizeof(struct rp_system_opts) }, &s), 0);
+	rp_system_destroy(s);
+}
+
+Test(system, version)
+{
+	char expect[32];
+
+	snprintf(expect, sizeof(expect), "%d.%d.%d", RCUPROC_VERSION_MAJOR,
+		 RCUPROC_VERSION_MINOR, RCUPROC_VERSION_PATCH);
+	cr_assert_str_eq(rp_version(), expect);
+	cr_assert_str_eq(RCUPROC_VERSION_STRING, expect);
+	cr_assert_gt(RCUPROC_VERSION_NUMBER, RCUPROC_VERSION(0, 1, 99));
 }
 
 Test(system, init_is_pid_1, .init = start_rcu, .fini = stop_system)

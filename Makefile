@@ -1,26 +1,23 @@
 # A thin wrapper over meson.  `make run` runs the main job (the demo, built
-# for speed: release, no debug checks), `make test` the whole suite (gcc,
-# clang ASan+UBSan and QSBR builds).  Both first install any missing Debian
-# package (scripts/deps.sh).
+# as installed: release, no debug checks), `make test` the whole suite (gcc,
+# clang ASan+UBSan and QSBR debug builds, scripts/test.sh).  Each first
+# installs the Debian packages it needs and are missing (scripts/deps.sh).
 
-.PHONY: all deps build run test clean
+.PHONY: all build run test clean
 
 all: build
 
-deps:
-	@scripts/deps.sh
-
-build: deps
-	@[ -f build/build.ninja ] || meson setup build >/dev/null
-	@ninja -C build >/dev/null
-
-run: deps
-	@[ -f build-release/build.ninja ] || \
-		meson setup build-release -Dbuildtype=release -Ddebug_checks=false >/dev/null
+# The library and the command as `meson install` installs them.
+build:
+	@scripts/deps.sh run
+	@[ -f build-release/build.ninja ] || meson setup build-release >/dev/null
 	@ninja -C build-release >/dev/null
+
+run: build
 	build-release/tools/rcuproc demo
 
-test: deps
+test:
+	@scripts/deps.sh test
 	@scripts/test.sh
 
 clean:

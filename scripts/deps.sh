@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Install the Debian packages rcuproc needs to build and test, if missing.
-# As root it runs apt-get; otherwise it prints the command and fails.
+# Install the Debian packages rcuproc needs, if missing: `deps.sh run` what
+# the library, the command and the demo need; `deps.sh test` that and what
+# the test suite needs on top.  As root it runs apt-get; otherwise it prints
+# the command and fails.
 set -euo pipefail
 
-# jq: scripts/matrix.sh; gnuplot-nox: the demo's and the benchmark's plots.
-packages=(gcc clang libclang-rt-14-dev make pkg-config meson ninja-build
-          liburcu-dev libcriterion-dev spin jq gnuplot-nox)
+# gnuplot-nox: the demo's and the benchmark's plots.
+packages=(gcc make pkg-config meson ninja-build liburcu-dev gnuplot-nox)
+case "${1:-test}" in
+run) ;;
+# clang and its runtime: the ASan+UBSan build; g++: the headers' C++ check;
+# jq: scripts/matrix.sh; spin: the models.
+test) packages+=(clang libclang-rt-14-dev g++ libcriterion-dev spin jq) ;;
+*) echo "usage: deps.sh run|test" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -153,19 +153,40 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A check that did not run must not pass: past the deadline the run goes on
+ * until every thread (each reader and the updater) has completed at least
+ * one step, and gives up only RUN_GRACE seconds later, as a violation.  On
+ * a loaded machine a thread may get no CPU for a short run's whole length.
+ */
+#define RUN_GRACE 60.0
+
 struct rp_check_run {
 	struct rp_check_ctx *ctx;
 	const struct rp_check_scenario *sc;
 	double deadline;
 	struct rp_check_reader *readers;
 	uint64_t updates;
+	unsigned int idle;	/* threads that have not completed a step yet */
 };
 
 static bool should_stop(struct rp_check_run *run, uint64_t iteration)
 {
+	double now;
+
 	if (uatomic_read(&run->ctx->stop))
 		return true;
-	return (iteration & 63) == 0 && now_seconds() >= run->deadline;
+	if ((iteration & 63) != 0)
+		return false;
+	now = now_seconds();
+	return now >= run->deadline &&
+	       (uatomic_read(&run->idle) == 0 || now >= run->deadline + RUN_GRACE);
+}
+
+/* The calling thread has completed its first step. */
+static void first_step_done(struct rp_check_run *run)
+{
+	uatomic_dec(&run->idle);
 }
 
 struct reader_arg {
@@ -188,7 +209,8 @@ static void *reader_thread(void *p)
 		if (run->sc->uses_sync)
 			rp_read_unlock(sync);
 		rp_sync_quiescent();
-		r->walks++;
+		if (r->walks++ == 0)
+			first_step_done(run);
 	}
 	rp_thread_unregister();
 	return NULL;
@@ -208,7 +230,8 @@ static void *updater_thread(void *p)
 		if (run->sc->uses_sync)
 			rp_update_unlock(sync);
 		rp_sync_quiescent();
-		run->updates++;
+		if (run->updates++ == 0)
+			first_step_done(run);
 	}
 	/* This thread queued every deferred release: wait for them all. */
 	rp_deferred_barrier();
@@ -273,8 +296,13 @@ static int run_scenario(struct rp_check_ctx *ctx, const struct rp_check_scenario
 	if (err == 0) {
 		start = now_seconds();
 		run.deadline = start + opts->seconds;
+		run.idle = opts->readers + 1;
 		err = run_threads(&run, opts->readers);
 		ctx->res->seconds = now_seconds() - start;
+		if (!err && run.idle && !uatomic_read(&ctx->stop))
+			rp_verify_record(&ctx->res->report, "did not run: %u of %u threads "
+					 "completed no step in %.1f s", run.idle,
+					 opts->readers + 1, ctx->res->seconds);
 	}
 	sc->teardown(ctx);	/* also undoes a setup that failed half way */
 	ctx->res->updates = run.updates;

@@ -124,6 +124,33 @@ Test(demo, short_run)
 	cr_expect_eq(system(args), 0);
 }
 
+/*
+ * --out: missing directories are created, a quote in the name is only a
+ * character (gnuplot runs without a shell), and a directory that cannot be
+ * written fails before the run, with a non-zero exit.
+ */
+Test(demo, out_directory)
+{
+	char *out, args[512], dir[] = "/tmp/rcuproc-demo-XXXXXX", png[384];
+	int rc;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(args, sizeof(args), "demo --seconds 0.2 --procs 100 --mode rcu "
+		 "--out \"%s/new/it's here\"", dir);
+	out = run_ok(args);
+	free(out);
+	snprintf(png, sizeof(png), "%s/new/it's here/demo.png", dir);
+	cr_expect_eq(access(png, R_OK), 0, "no plot at %s", png);
+	snprintf(args, sizeof(args), "demo --seconds 0.2 --procs 100 --mode rcu --out /proc/nope");
+	rc = run_redirected(args, "2>&1", &out);
+	cr_expect_eq(rc, 1, "exit %d:\n%s", rc, out);
+	cr_expect(strstr(out, "cannot create /proc/nope") != NULL, "%s", out);
+	cr_expect(strstr(out, "operations per second") == NULL, "ran before failing:\n%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	cr_expect_eq(system(args), 0);
+}
+
 Test(demo, json)
 {
 	expect_json_lines("demo --seconds 0.2 --mode rcu --procs 100 --no-plot --json",

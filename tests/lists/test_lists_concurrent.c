@@ -73,3 +73,23 @@ Test(selfcheck, rejects_bad_options)
 	cr_assert_eq(kind, RP_CHECK_LIST_RETRY);
 	cr_assert_null(rp_check_name(RP_CHECK_NR));
 }
+
+/*
+ * A check that did not run must not pass: a run far shorter than a thread
+ * start still sees every reader walk and the updater update (before, each
+ * thread saw the deadline passed at its first look and did nothing).
+ */
+Test(selfcheck, every_thread_steps_in_a_short_run, .timeout = 300)
+{
+	struct rp_check_opts opts = { .mode = RP_SYNC_RCU, .readers = 2, .seconds = 1e-9 };
+	struct rp_check_result r;
+
+	for (int kind = 0; kind < RP_CHECK_NR; kind++) {
+		cr_assert_eq(rp_check_run(kind, &opts, &r), 0, "%s", rp_check_name(kind));
+		cr_assert_eq(r.report.violations, 0, "%s: %s", rp_check_name(kind),
+			     r.report.first[0]);
+		cr_assert_geq(r.walks, opts.readers, "%s: %llu walks", rp_check_name(kind),
+			      (unsigned long long)r.walks);
+		cr_assert_geq(r.updates, 1, "%s", rp_check_name(kind));
+	}
+}

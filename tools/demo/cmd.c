@@ -326,9 +326,13 @@ int cmd_demo(int argc, char **argv)
 	};
 	static struct demo_stats st[RP_SYNC_NR_MODES];	/* large: off the stack */
 	int ret = parse_args(argc, argv, &a);
+	bool plot_failed = false;
 
 	if (ret >= 0)
 		return ret;
+	/* Before the run: a bad --out must not cost the user the run's time. */
+	if (!a.no_plot && demo_plot_dir(a.out))
+		return 1;
 	if (!a.json)
 		printf("rcuproc demo: %.1f s in each of %u modes, RCU flavour %s, %u roles, "
 		       "%llu sleeping processes\n", a.seconds, a.nr_modes, rp_rcu_flavour(),
@@ -346,11 +350,14 @@ int cmd_demo(int argc, char **argv)
 		print_json(&a, st);
 	else
 		print_tables(&a, st);
-	if (!a.no_plot && demo_plot(a.out, a.modes, a.nr_modes, a.seconds, st) == 0 && !a.json)
-		printf("plot: %s/demo.png and %s/demo.svg\n", a.out, a.out);
+	if (!a.no_plot) {
+		plot_failed = demo_plot(a.out, a.modes, a.nr_modes, a.seconds, st) != 0;
+		if (!plot_failed && !a.json)
+			printf("plot: %s/demo.png and %s/demo.svg\n", a.out, a.out);
+	}
 	if (any_violation(&a, st)) {
 		fprintf(stderr, "rcuproc demo: an invariant was broken (or never checked)\n");
 		return 1;
 	}
-	return 0;
+	return plot_failed;
 }

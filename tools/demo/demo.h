@@ -76,11 +76,15 @@ static inline void demo_check(struct demo_stats *st, enum demo_check c, bool ok)
 	st->violations[c] += !ok;
 }
 
+/* Create @dir (and its parents) if missing and check it is writable: 0, or -1
+ * said on stderr.  Called before the run. */
+int demo_plot_dir(const char *dir);
+
 /*
  * Write the data (demo.dat) and a gnuplot script (demo.gp) to @dir and render
  * demo.png and demo.svg: p99 latency and throughput by kind, one bar per mode
- * (@modes: enum rp_sync_mode values).
- * 0, or -1 (said on stderr) if the directory or gnuplot failed.
+ * (@modes: enum rp_sync_mode values).  gnuplot runs in @dir with no shell.
+ * 0, or -1 (said on stderr) if a file or gnuplot failed.
  */
 int demo_plot(const char *dir, const int *modes, unsigned int nr_modes,
 	      double seconds, const struct demo_stats *by_mode);

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The demo's plot: a data file and a gnuplot script, rendered by gnuplot. */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "demo.h"
+
+extern char **environ;
 
 /* One row per kind: its name, then ops/s and p99 (ns) of each mode. */
 static int write_data(const char *path, unsigned int nr_modes, double seconds,
@@ -68,26 +73,81 @@ static int write_script(const char *path, const int *modes,
 	return fclose(f);
 }
 
-int demo_plot(const char *dir, const int *modes, unsigned int nr_modes,
-	      double seconds, const struct demo_stats *by_mode)
+/* mkdir -p @dir: 0, or -1 with the reason on stderr. */
+int demo_plot_dir(const char *dir)
 {
-	char path[4096], cmd[4200];
+	char path[4096];
+	size_t len = strlen(dir);
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "rcuproc demo: cannot create %s: %s\n", dir, strerror(errno));
+	if (len == 0 || len >= sizeof(path)) {
+		fprintf(stderr, "rcuproc demo: bad output directory '%s'\n", dir);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/demo.dat", dir);
-	if (write_data(path, nr_modes, seconds, by_mode))
-		return -1;
-	snprintf(path, sizeof(path), "%s/demo.gp", dir);
-	if (write_script(path, modes, nr_modes))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot demo.gp", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "rcuproc demo: gnuplot failed (is gnuplot installed?); "
-			"the data is in %s\n", dir);
+	memcpy(path, dir, len + 1);
+	for (char *p = path + 1; ; p++) {
+		bool last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			fprintf(stderr, "rcuproc demo: cannot create %s: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "rcuproc demo: cannot write in %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+/* gnuplot demo.gp, run in @dir: no shell, so any name is safe. */
+static int run_gnuplot(const char *dir)
+{
+	char *argv[] = { "gnuplot", "demo.gp", NULL };
+	posix_spawn_file_actions_t actions;
+	int err, status;
+	pid_t pid;
+
+	if (posix_spawn_file_actions_init(&actions))
+		return -1;
+	err = posix_spawn_file_actions_addchdir_np(&actions, dir);
+	if (!err)
+		err = posix_spawnp(&pid, "gnuplot", &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	if (err) {
+		fprintf(stderr, "rcuproc demo: cannot run gnuplot: %s\n", strerror(err));
+		return -1;
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "rcuproc demo: gnuplot failed (is gnuplot installed?)\n");
+		return -1;
+	}
+	return 0;
+}
+
+int demo_plot(const char *dir, const int *modes, unsigned int nr_modes,
+	      double seconds, const struct demo_stats *by_mode)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/demo.dat", dir);
+	if (write_data(path, nr_modes, seconds, by_mode))
+		goto cannot_write;
+	snprintf(path, sizeof(path), "%s/demo.gp", dir);
+	if (write_script(path, modes, nr_modes))
+		goto cannot_write;
+	if (run_gnuplot(dir)) {
+		fprintf(stderr, "rcuproc demo: the data and the script are in %s\n", dir);
+		return -1;
+	}
+	return 0;
+cannot_write:
+	fprintf(stderr, "rcuproc demo: cannot write %s: %s\n", path, strerror(errno));
+	return -1;
 }

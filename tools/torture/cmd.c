@@ -230,15 +230,32 @@ static void wait_for_workers(struct run *run, unsigned int *count, const char *w
 	}
 }
 
-/* Until the time or the operations run out: draw progress, sample the backlog. */
+/* Workers that have not run one operation yet. */
+static unsigned int idle_workers(struct run *run)
+{
+	unsigned int idle = 0;
+
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		idle += uatomic_read(&run->ws[i].done_ops) == 0;
+	return idle;
+}
+
+/*
+ * Until the time or the operations run out: draw progress, sample the
+ * backlog.  A run in which a worker did nothing checked nothing of it: past
+ * the time, the run goes on until every worker has run an operation, and
+ * STALL_SECONDS later counts as a run that did not run (I4).
+ */
 static void watch(struct run *run)
 {
 	double start = now(), done = 0, progressed = start;
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	bool bar = progress_wanted() && !run->cfg.json;
 	uint64_t last = 0;
+	unsigned int idle;
 
-	while (done < 1) {
+	while (done < 1 || ((idle = idle_workers(run)) &&
+			    now() - start < run->cfg.seconds + STALL_SECONDS)) {
 		unsigned long backlog = rp_deferred_backlog();
 		uint64_t ops = ops_done(run);
 
@@ -260,6 +277,11 @@ static void watch(struct run *run)
 	if (bar)
 		progress_clear();
 	uatomic_set(&run->stop, 1);
+	idle = idle_workers(run);
+	if (idle)
+		tt_report_violation(&run->report, 4, "seed %lu: did not run: %u of %u workers "
+				    "ran no operation in %.1f s", (unsigned long)run->cfg.seed,
+				    idle, run->cfg.threads, now() - start);
 }
 
 static int start_workers(struct run *run, struct rp_task *init)

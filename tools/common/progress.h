@@ -8,7 +8,11 @@
 /* Is stderr a terminal (and so worth drawing on)? */
 bool progress_wanted(void);
 
-/* Draw "@label [#####.....] NN%" for @done in [0, 1]. */
+/*
+ * Draw "@label [#####.....] NN%" for @done in [0, 1], fitted to the
+ * terminal's width.  While a bar is up, SIGINT, SIGTERM and SIGHUP (unless
+ * the command handles them) erase it before the command dies of them.
+ */
 void progress_draw(const char *label, double done);
 
 /* Erase the bar. */

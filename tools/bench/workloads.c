@@ -133,12 +133,13 @@ static void op_lookups_under_storm(struct bench_thread *t)
  */
 #define FORK_GAP_NS	50000
 
-static void paced_fork_exit_reap(struct bench_thread *t)
+static void paced_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
+				 unsigned int cycle_kind)
 {
 	struct timespec gap = { 0, FORK_GAP_NS };
 
 	nanosleep(&gap, NULL);
-	bench_fork_exit_reap(t, 0, 1);
+	bench_fork_exit_reap(t, fork_kind, cycle_kind);
 }
 
 static void op_fork_vs_kill_all(struct bench_thread *t)
@@ -146,7 +147,7 @@ static void op_fork_vs_kill_all(struct bench_thread *t)
 	if (t->index == 0)
 		bench_op_kill_all(t, 2);
 	else
-		paced_fork_exit_reap(t);
+		paced_fork_exit_reap(t, 0, 1);
 }
 
 static void op_fork_vs_ps(struct bench_thread *t)
@@ -154,7 +155,23 @@ static void op_fork_vs_ps(struct bench_thread *t)
 	if (t->index == 0)
 		bench_op_ps(t, 2);
 	else
-		paced_fork_exit_reap(t);
+		paced_fork_exit_reap(t, 0, 1);
+}
+
+/*
+ * What RCU is for: thread 0 lists the table, thread 1 forks at a steady
+ * pace, the others look processes up.  With a lock the fork waits for the
+ * listing, and with a fair lock each lookup waits for the fork; every
+ * lookup is timed, for the tail.
+ */
+static void op_kill0_under_ps(struct bench_thread *t)
+{
+	if (t->index == 0)
+		bench_op_ps(t, 2);
+	else if (t->index == 1)
+		paced_fork_exit_reap(t, 1, 1);
+	else
+		TIMED(t, 0, rp_kill(t->self, bench_random_pid(t), 0));
 }
 
 const struct bench_workload bench_kill0 = {
@@ -214,4 +231,11 @@ const struct bench_workload bench_fork_vs_ps = {
 	.name = "fork_ps", .summary = "fork+exit+wait every 50 us while thread 0 lists the table",
 	.kinds = { "fork", "fork+exit+wait", "ps" }, .min_threads = 2,
 	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_ps,
+};
+
+const struct bench_workload bench_kill0_under_ps = {
+	.name = "kill0_ps",
+	.summary = "kill(pid, 0) while thread 0 lists the table and 1 forks every 50 us",
+	.kinds = { "kill(pid,0)", "fork", "ps" }, .min_threads = 3,
+	.sized = true, .setup = bench_setup_table, .op = op_kill0_under_ps,
 };

@@ -89,13 +89,19 @@ Test(bench, targets_quick)
 	free(out);
 }
 
+/* `rcuproc @args` exits 0 and prints @text. */
+static void expect_output(const char *args, const char *text)
+{
+	char *out = run_ok(args);
+
+	cr_expect(strstr(out, text) != NULL, "rcuproc %s:\n%s", args, out);
+	free(out);
+}
+
 Test(bench, fixed_ops)
 {
-	char *out = run_ok("bench --workload kill0 --mode none --threads 1 --size 50 "
-			     "--ops 1000 --json");
-
-	cr_expect(strstr(out, "\"ops\":1000,") != NULL, "%s", out);
-	free(out);
+	expect_output("bench --workload kill0 --mode none --threads 1 --size 50 --ops 1000 --json",
+		      "\"ops\":1000,");
 }
 
 /* The reader's tail under a scan: three threads whatever --threads says. */
@@ -132,24 +138,16 @@ Test(bench, setup_and_rss)
 /* The usage says the workloads and how far the sizes go. */
 Test(bench, help)
 {
-	char *out = run_ok("bench -h");
-
-	cr_expect(strstr(out, "kill0_ps") != NULL, "%s", out);
-	cr_expect(strstr(out, "[list of 1..4194048; default 1000,100000]") != NULL, "%s", out);
-	free(out);
-	out = run_ok("ps --help");
-	cr_expect(strstr(out, "[0..4194292; default 0]") != NULL, "%s", out);
-	free(out);
+	expect_output("bench -h", "kill0_ps ");
+	expect_output("bench -h", "[list of 1..4194048; default 1000,100000]");
+	expect_output("ps --help", "[0..4194292; default 0]");
 }
 
 /* The largest sizes are taken; one more is a usage error (bad_flags). */
 Test(bench, whole_pid_space_accepted)
 {
-	char *out = run_ok("bench --workload getppid --mode none --threads 1 "
-			     "--size 1,4194048 --ops 1 --json");
-
-	cr_expect(strstr(out, "\"workload\":\"getppid\"") != NULL, "%s", out);
-	free(out);
+	expect_output("bench --workload getppid --mode none --threads 1 --size 1,4194048 "
+		      "--ops 1 --json", "\"workload\":\"getppid\"");
 }
 
 Test(bench, bad_flags)

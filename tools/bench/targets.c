@@ -107,9 +107,10 @@ static int measure_shared(const struct target_env *env, struct shared_pair *p,
 static struct bench_result ra, rb;	/* big: kept off the stack */
 
 /* A lookup's ops/s in rcu mode over the unsynchronized baseline's. */
-static double lookup_vs_none(const struct target_env *env, char *note, size_t len,
-			     const struct bench_workload *w)
+static double lookup_vs_none(const struct target_env *env, const void *arg, char *note,
+			     size_t len)
 {
+	const struct bench_workload *w = arg;
 	unsigned long size = target_size(env, 10000, 1000);
 	int err = measure_pair(env, w, 1, (struct side){ RP_SYNC_RCU, size },
 			       (struct side){ RP_SYNC_NONE, size }, FASTEST(0), &ra, &rb);
@@ -119,62 +120,49 @@ static double lookup_vs_none(const struct target_env *env, char *note, size_t le
 	return err ? err : bench_result_rate(&ra, 0) / bench_result_rate(&rb, 0);
 }
 
-static double kill0_vs_none(const struct target_env *env, char *note, size_t len)
-{
-	return lookup_vs_none(env, note, len, &bench_kill0);
-}
+/* A latency quantile of a mix's kind 0, in a lock mode and in rcu mode. */
+struct latency_cmp {
+	const struct bench_workload *w;	/* its kind 2 is the scan */
+	enum rp_sync_mode lock_mode;
+	const char *quantile;		/* "p99" */
+	double q;			/* 0.99 */
+};
 
-static double getpgid_vs_none(const struct target_env *env, char *note, size_t len)
+/* The lock mode's quantile over rcu's, while thread 0 scans 100,000 processes. */
+static double latency_under_scan(const struct target_env *env, const void *arg, char *note,
+				 size_t len)
 {
-	return lookup_vs_none(env, note, len, &bench_getpgid);
-}
-
-/*
- * A latency quantile @q of kind 0 in @lock_mode over the same in rcu mode,
- * while thread 0 runs @w's scan (kind 2) over 100,000 processes.
- */
-static double latency_under_scan(const struct target_env *env, char *note, size_t len,
-				 const struct bench_workload *w, enum rp_sync_mode lock_mode,
-				 const char *quantile, double q)
-{
+	const struct latency_cmp *c = arg;
 	unsigned long size = target_size(env, 100000, 2000);
-	int err = measure_pair(env, w, w->min_threads, (struct side){ lock_mode, size },
-			       (struct side){ RP_SYNC_RCU, size }, STEADIEST(0, q), &ra, &rb);
-	uint64_t lock_ns = hist_percentile(&ra.kinds[0].hist, q);
-	uint64_t rcu_ns = hist_percentile(&rb.kinds[0].hist, q);
+	int err = measure_pair(env, c->w, c->w->min_threads,
+			       (struct side){ c->lock_mode, size }, (struct side){ RP_SYNC_RCU, size },
+			       STEADIEST(0, c->q), &ra, &rb);
+	uint64_t lock_ns = hist_percentile(&ra.kinds[0].hist, c->q);
+	uint64_t rcu_ns = hist_percentile(&rb.kinds[0].hist, c->q);
 
-	snprintf(note, len, "%s %s %s %llu ns / rcu %llu ns, %s over %lu procs", w->kinds[0],
-		 quantile, rp_sync_mode_name(lock_mode), (unsigned long long)lock_ns,
-		 (unsigned long long)rcu_ns, w->kinds[2], size);
+	snprintf(note, len, "%s %s %s %llu ns / rcu %llu ns, %s over %lu procs", c->w->kinds[0],
+		 c->quantile, rp_sync_mode_name(c->lock_mode), (unsigned long long)lock_ns,
+		 (unsigned long long)rcu_ns, c->w->kinds[2], size);
 	return err ? err : rcu_ns ? (double)lock_ns / rcu_ns : 0;
 }
 
-static double read_p999_vs_rwlock(const struct target_env *env, char *note, size_t len)
-{
-	return latency_under_scan(env, note, len, &bench_kill0_under_ps, RP_SYNC_RWLOCK,
-				  "p999", 0.999);
-}
+static const struct latency_cmp read_p999_rwlock = {
+	&bench_kill0_under_ps, RP_SYNC_RWLOCK, "p999", 0.999,
+};
+static const struct latency_cmp read_p999_qrwlock = {
+	&bench_kill0_under_ps, RP_SYNC_QRWLOCK, "p999", 0.999,
+};
+static const struct latency_cmp fork_p99_kill_all = {
+	&bench_fork_vs_kill_all, RP_SYNC_RWLOCK, "p99", 0.99,
+};
+static const struct latency_cmp fork_p99_ps = {
+	&bench_fork_vs_ps, RP_SYNC_RWLOCK, "p99", 0.99,
+};
 
-static double read_p999_vs_qrwlock(const struct target_env *env, char *note, size_t len)
+static double fork_exit_cost(const struct target_env *env, const void *arg, char *note,
+			     size_t len)
 {
-	return latency_under_scan(env, note, len, &bench_kill0_under_ps, RP_SYNC_QRWLOCK,
-				  "p999", 0.999);
-}
-
-static double fork_under_kill_all(const struct target_env *env, char *note, size_t len)
-{
-	return latency_under_scan(env, note, len, &bench_fork_vs_kill_all, RP_SYNC_RWLOCK,
-				  "p99", 0.99);
-}
-
-static double fork_under_ps(const struct target_env *env, char *note, size_t len)
-{
-	return latency_under_scan(env, note, len, &bench_fork_vs_ps, RP_SYNC_RWLOCK,
-				  "p99", 0.99);
-}
-
-static double fork_exit_cost(const struct target_env *env, char *note, size_t len)
-{
+	(void)arg;
 	int err = measure_pair(env, &bench_fork_exit, 1, (struct side){ RP_SYNC_RCU, 0 },
 			       (struct side){ RP_SYNC_RWLOCK, 0 }, FASTEST(1), &ra, &rb);
 
@@ -199,9 +187,10 @@ static int storm_measured(const struct target_env *env)
 			      (struct side){ RP_SYNC_QRWLOCK, size }, FASTEST(1));
 }
 
-/* The storm's rate of @kind, rcu over qrwlock. */
-static double storm_rate(const struct target_env *env, char *note, size_t len, unsigned int kind)
+/* The storm's rate of kind *@arg, rcu over qrwlock. */
+static double storm_rate(const struct target_env *env, const void *arg, char *note, size_t len)
 {
+	unsigned int kind = *(const unsigned int *)arg;
 	int err = storm_measured(env);
 
 	snprintf(note, len, "%s/s, lookup_storm, %lu procs, rcu %.0f / qrwlock %.0f",
@@ -210,31 +199,28 @@ static double storm_rate(const struct target_env *env, char *note, size_t len, u
 	return err ? err : bench_result_rate(&storm.a, kind) / bench_result_rate(&storm.b, kind);
 }
 
-static double storm_forks(const struct target_env *env, char *note, size_t len)
-{
-	return storm_rate(env, note, len, 1);
-}
+/* The storm's kinds. */
+static const unsigned int storm_reads = 0, storm_forks = 1;
 
-static double storm_reads(const struct target_env *env, char *note, size_t len)
-{
-	return storm_rate(env, note, len, 0);
-}
-
-static double storm_fork_p99(const struct target_env *env, char *note, size_t len)
+static double storm_fork_p99(const struct target_env *env, const void *arg, char *note,
+                             size_t len)
 {
 	int err = storm_measured(env);
 	uint64_t rcu_ns = hist_percentile(&storm.a.kinds[1].hist, 0.99);
 	uint64_t lock_ns = hist_percentile(&storm.b.kinds[1].hist, 0.99);
 
+	(void)arg;
 	snprintf(note, len, "fork p99 during lookup_storm, rcu %llu ns / qrwlock %llu ns",
 		 (unsigned long long)rcu_ns, (unsigned long long)lock_ns);
 	return err ? err : lock_ns ? (double)rcu_ns / lock_ns : 0;
 }
 
-static double storm_backlog(const struct target_env *env, char *note, size_t len)
+static double storm_backlog(const struct target_env *env, const void *arg, char *note,
+                            size_t len)
 {
 	int err = storm_measured(env);
 
+	(void)arg;
 	snprintf(note, len, "deferred frees queued, peak (sampled every 10 ms), rcu, "
 		 "lookup_storm at %.0f forks/s", bench_result_rate(&storm.a, 1));
 	return err ? err : (double)storm.a.backlog_max;
@@ -256,20 +242,24 @@ static int flat_measured(const struct target_env *env)
 			      (struct side){ RP_SYNC_RCU, small }, FASTEST(0));
 }
 
-static double kill_pid_flat(const struct target_env *env, char *note, size_t len)
+static double kill_pid_flat(const struct target_env *env, const void *arg, char *note,
+                            size_t len)
 {
 	int err = flat_measured(env);
 
+	(void)arg;
 	snprintf(note, len, "kill(pid,0) of a hot set ns, rcu, %lu procs %.0f / %lu procs %.0f",
 		 flat.a.cfg.size, bench_result_mean_ns(&flat.a, 0), flat.b.cfg.size,
 		 bench_result_mean_ns(&flat.b, 0));
 	return err ? err : bench_result_mean_ns(&flat.a, 0) / bench_result_mean_ns(&flat.b, 0);
 }
 
-static double bytes_per_process(const struct target_env *env, char *note, size_t len)
+static double bytes_per_process(const struct target_env *env, const void *arg, char *note,
+                                size_t len)
 {
 	int err = flat_measured(env);
 
+	(void)arg;
 	snprintf(note, len, "heap bytes per single-threaded process, %lu procs",
 		 flat.a.cfg.size);
 	return err ? err : flat.a.bytes_per_process;
@@ -287,12 +277,14 @@ static double free_memory(void)
  * growth.  The big group is built only if it fits in free memory at the
  * heap per process measured above (its row has the figure).
  */
-static double killpg_linear(const struct target_env *env, char *note, size_t len)
+static double killpg_linear(const struct target_env *env, const void *arg, char *note,
+                            size_t len)
 {
 	unsigned long big = target_size(env, 1000000, 2000), small = target_size(env, 10000, 200);
 	int err = flat_measured(env);
 	double need = flat.a.bytes_per_process * big, per_small, per_big;
 
+	(void)arg;
 	if (!err && need > free_memory()) {
 		snprintf(note, len, "not run: a group of %lu needs %.1f GB, %.1f GB free",
 			 big, need / 1e9, free_memory() / 1e9);
@@ -312,20 +304,23 @@ static double killpg_linear(const struct target_env *env, char *note, size_t len
 #define BACKLOG_WARNING		131072
 
 static const struct target core_targets[] = {
-	{ "kill(pid,0): rcu vs unsynchronized", 0.7, 0.95, false, kill0_vs_none },
-	{ "getpgid: rcu vs unsynchronized", 0.7, 0.95, false, getpgid_vs_none },
-	{ "kill(pid,0) p999 ps+forks: rwlock/rcu", 1000, 0, false, read_p999_vs_rwlock },
-	{ "kill(pid,0) p999 ps+forks: qrwlock/rcu", 1000, 0, false, read_p999_vs_qrwlock },
-	{ "fork p99 under kill(-1): rwlock / rcu", 100, 0, false, fork_under_kill_all },
-	{ "fork p99 under ps: rwlock / rcu", 100, 0, false, fork_under_ps },
-	{ "fork+exit, no readers: rcu / rwlock", 1.0, 0, true, fork_exit_cost },
-	{ "lookup_storm forks/s: rcu / qrwlock", 1.0, 0, false, storm_forks },
-	{ "lookup_storm reads/s: rcu / qrwlock", 1.0, 0, false, storm_reads },
-	{ "lookup_storm fork p99: rcu / qrwlock", 2.0, 0, true, storm_fork_p99 },
-	{ "deferred-free backlog, peak (objects)", BACKLOG_WARNING, 0, true, storm_backlog },
-	{ "kill(pid) O(1): big / small table", 2.0, 0, true, kill_pid_flat },
-	{ "memory per process (bytes)", 512, 0, true, bytes_per_process },
-	{ "killpg linear: per member big / small", 1.5, 0, true, killpg_linear },
+	{ "kill(pid,0): rcu vs unsynchronized", 0.7, 0.95, false, lookup_vs_none, &bench_kill0 },
+	{ "getpgid: rcu vs unsynchronized", 0.7, 0.95, false, lookup_vs_none, &bench_getpgid },
+	{ "kill(pid,0) p999 ps+forks: rwlock/rcu", 1000, 0, false, latency_under_scan,
+	  &read_p999_rwlock },
+	{ "kill(pid,0) p999 ps+forks: qrwlock/rcu", 1000, 0, false, latency_under_scan,
+	  &read_p999_qrwlock },
+	{ "fork p99 under kill(-1): rwlock / rcu", 100, 0, false, latency_under_scan,
+	  &fork_p99_kill_all },
+	{ "fork p99 under ps: rwlock / rcu", 100, 0, false, latency_under_scan, &fork_p99_ps },
+	{ "fork+exit, no readers: rcu / rwlock", 1.0, 0, true, fork_exit_cost, NULL },
+	{ "lookup_storm forks/s: rcu / qrwlock", 1.0, 0, false, storm_rate, &storm_forks },
+	{ "lookup_storm reads/s: rcu / qrwlock", 1.0, 0, false, storm_rate, &storm_reads },
+	{ "lookup_storm fork p99: rcu / qrwlock", 2.0, 0, true, storm_fork_p99, NULL },
+	{ "deferred-free backlog, peak (objects)", BACKLOG_WARNING, 0, true, storm_backlog, NULL },
+	{ "kill(pid) O(1): big / small table", 2.0, 0, true, kill_pid_flat, NULL },
+	{ "memory per process (bytes)", 512, 0, true, bytes_per_process, NULL },
+	{ "killpg linear: per member big / small", 1.5, 0, true, killpg_linear, NULL },
 };
 
 struct target_row {
@@ -360,7 +355,8 @@ static int measure_all(const struct target_env *env, const struct target *ts, si
 		rows[i].goal = ts[i].goal;
 		if (ts[i].goal_qsbr && !strcmp(rp_rcu_flavour(), "qsbr"))
 			rows[i].goal = ts[i].goal_qsbr;
-		rows[i].measured = ts[i].measure(env, rows[i].note, sizeof(rows[i].note));
+		rows[i].measured = ts[i].measure(env, ts[i].arg, rows[i].note,
+						 sizeof(rows[i].note));
 		failed |= rows[i].measured < 0;
 	}
 	return failed;

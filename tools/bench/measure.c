@@ -222,6 +222,9 @@ static void tear_down(struct measure *m)
 		rp_task_put(r->init);
 	if (r->sys)
 		rp_system_destroy(r->sys);
+	/* The table's memory back before the next is built: two tables of a
+	 * million would not fit. */
+	rp_deferred_barrier();
 	free(r->priv);
 	free(r->table_pids);
 	free(m->threads);

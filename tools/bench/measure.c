@@ -222,9 +222,14 @@ static void tear_down(struct measure *m)
 		rp_task_put(r->init);
 	if (r->sys)
 		rp_system_destroy(r->sys);
-	/* The table's memory back before the next is built: two tables of a
-	 * million would not fit. */
+	/*
+	 * The table's memory back before the next is built, to the system too:
+	 * a thread's forks (wait_scan) allocate from its own malloc arena, which
+	 * cannot reuse the main arena's free memory.  Two tables of a million
+	 * would not fit.
+	 */
 	rp_deferred_barrier();
+	malloc_trim(0);
 	free(r->priv);
 	free(r->table_pids);
 	free(m->threads);

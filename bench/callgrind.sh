@@ -5,9 +5,10 @@
 #   bench/callgrind.sh [BUILD_DIR]
 #
 # For each hot path and mode, runs `rcuproc bench --ops N` and `--ops 2N`
-# under valgrind --tool=callgrind (one thread, a table of SIZE processes, or
-# the size after the workload's colon) and prints (Ir(2N) - Ir(N)) / N: the
-# set-up, identical in both runs, cancels.  BUILD_DIR defaults to the
+# under valgrind --tool=callgrind (one thread, or a mix's minimum; a table
+# of SIZE processes, or the size after the workload's colon) and prints
+# (Ir(2N) - Ir(N)) / N: the set-up, identical in both runs, cancels.  Every
+# thread's instructions count.  BUILD_DIR defaults to the
 # release build bench/run.sh makes.
 set -euo pipefail
 
@@ -17,33 +18,42 @@ rcuproc=$build/tools/rcuproc
 N=${N:-2000}
 SIZE=${SIZE:-1000}
 MODES=${MODES:-"none rcu rwlock qrwlock"}
-# workload[:size]: killpg to a group of 10, wait4 over SIZE children, ...
-WORKLOADS=${WORKLOADS:-"kill0 getppid fork_exit killpg:10 wait_scan"}
+# workload[:size]: killpg to a group of 10, wait4 over SIZE children,
+# fork+exit+wait, and kill0_ps (a mix of 3 threads: one of its operations is
+# a ps of 100 processes, a paced fork+exit+wait and a paced kill(pid, 0)).
+# A mix does not run unsynchronized: "-" in mode none.
+WORKLOADS=${WORKLOADS:-"kill0 getppid fork_exit killpg:10 wait_scan kill0_ps:100"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
 [ -x "$rcuproc" ] || { echo "callgrind.sh: no $rcuproc (run bench/run.sh or meson setup first)" >&2; exit 1; }
 
-# Total instructions (Ir) of one run: instructions WORKLOAD[:SIZE] MODE OPS.
+# Total instructions (Ir) of one run: instructions WORKLOAD[:SIZE] MODE OPS;
+# nothing if the workload does not run in MODE.
 instructions() {
 	local out=$tmp/cg.out size=$SIZE w=$1
 	[[ $w == *:* ]] && size=${w#*:} w=${w%%:*}
 	valgrind --tool=callgrind --callgrind-out-file="$out" "$rcuproc" bench \
-		--workload "$w" --mode "$2" --threads 1 --size "$size" --ops "$3" \
-		>/dev/null 2>"$tmp/valgrind.log" || { cat "$tmp/valgrind.log" >&2; return 1; }
+		--workload "$w" --mode "$2" --threads 1 --size "$size" --ops "$3" --json \
+		>"$tmp/bench.out" 2>"$tmp/valgrind.log" || { cat "$tmp/valgrind.log" >&2; return 1; }
+	[ -s "$tmp/bench.out" ] || return 0
 	awk '/^(summary|totals):/ { print $2; exit }' "$out"
 }
 
-printf '%-14s' "workload"
+printf '%-16s' "workload"
 for m in $MODES; do printf ' %10s' "$m"; done
 printf '   (instructions per operation, %s processes)\n' "$SIZE"
 for w in $WORKLOADS; do
-	printf '%-14s' "${w/:/ of }"
+	printf '%-16s' "${w/:/ of }"
 	for m in $MODES; do
 		one=$(instructions "$w" "$m" "$N")
 		two=$(instructions "$w" "$m" $((2 * N)))
-		printf ' %10d' $(((two - one) / N))
+		if [ -n "$one" ]; then
+			printf ' %10d' $(((two - one) / N))
+		else
+			printf ' %10s' -
+		fi
 	done
 	printf '\n'
 done

@@ -82,17 +82,72 @@ Test(bench, targets_quick)
 
 	cr_expect(strstr(out, "targets (performance contract: docs/performance.md)") != NULL);
 	cr_expect(strstr(out, "memory per process") != NULL);
+	cr_expect(strstr(out, "kill(pid,0) p999 ps+forks: qrwlock/rcu") != NULL, "%s", out);
+	cr_expect(strstr(out, "lookup_storm fork p99: rcu / qrwlock") != NULL, "%s", out);
+	cr_expect(strstr(out, "deferred-free backlog") != NULL, "%s", out);
 	cr_expect(strstr(out, " error ") == NULL, "a target could not run:\n%s", out);
+	free(out);
+}
+
+/* `rcuproc @args` exits 0 and prints @text. */
+static void expect_output(const char *args, const char *text)
+{
+	char *out = run_ok(args);
+
+	cr_expect(strstr(out, text) != NULL, "rcuproc %s:\n%s", args, out);
 	free(out);
 }
 
 Test(bench, fixed_ops)
 {
-	char *out = run_ok("bench --workload kill0 --mode none --threads 1 --size 50 "
-			     "--ops 1000 --json");
+	expect_output("bench --workload kill0 --mode none --threads 1 --size 50 --ops 1000 --json",
+		      "\"ops\":1000,");
+}
 
-	cr_expect(strstr(out, "\"ops\":1000,") != NULL, "%s", out);
+/* The reader's tail under a scan: three threads whatever --threads says. */
+Test(bench, kill0_ps_quick)
+{
+	char *out = run_ok("bench --quick --json --workload kill0_ps --threads 1 "
+			     "--mode rcu,qrwlock,none");
+	int rows = 0;
+
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		cr_expect(strstr(line, "\"workload\":\"kill0_ps\",\"threads\":3,") != NULL,
+			  "%s", line);
+		cr_expect(strstr(line, "\"mode\":\"none\"") == NULL, "a mix unsynchronized: %s",
+			  line);
+		rows++;
+	}
+	cr_expect_eq(rows, 6, "kill(pid,0), fork and ps in rcu and qrwlock: %d rows", rows);
 	free(out);
+}
+
+/* Each result says how long its set-up took and the peak RSS so far. */
+Test(bench, setup_and_rss)
+{
+	char *out = run_ok("bench --workload ps --mode rcu --threads 1 --size 2000 "
+			     "--ops 2 --json");
+
+	cr_expect(strstr(out, "\"setup_seconds\":") != NULL, "%s", out);
+	cr_expect(strstr(out, "\"maxrss_kb\":") != NULL && strstr(out, "\"maxrss_kb\":0}") == NULL,
+		  "%s", out);
+	cr_expect(strstr(out, "\"size\":2000,") != NULL, "%s", out);
+	free(out);
+}
+
+/* The usage says the workloads and how far the sizes go. */
+Test(bench, help)
+{
+	expect_output("bench -h", "kill0_ps ");
+	expect_output("bench -h", "[list of 1..4194048; default 1000,100000]");
+	expect_output("ps --help", "[0..4194292; default 0]");
+}
+
+/* The largest sizes are taken; one more is a usage error (bad_flags). */
+Test(bench, whole_pid_space_accepted)
+{
+	expect_output("bench --workload getppid --mode none --threads 1 --size 1,4194048 "
+		      "--ops 1 --json", "\"workload\":\"getppid\"");
 }
 
 Test(bench, bad_flags)
@@ -100,7 +155,8 @@ Test(bench, bad_flags)
 	static const char *const bad[] = {
 		"bench --threads 0", "bench --mode fast", "bench --workload nosuch",
 		"bench --size x", "bench extra", "demo --seconds -1", "ps --procs many",
-		"demo --mode none",
+		"demo --mode none", "bench --size 0", "bench --size 1000,4194049",
+		"bench --size 1000,", "bench --threads 65", "bench --workload kill0_ps,",
 	};
 	char *out;
 
@@ -208,12 +264,12 @@ Test(cli, number_out_of_range)
 	expect_usage_error("torture --seed 18446744073709551616", "torture: --seed: "
 			   "18446744073709551616 is out of range 0..18446744073709551615");
 	expect_usage_error("bench --threads 0", "bench: --threads: 0 is out of range 1..64");
-	expect_usage_error("bench --size 1,4194305",
-			   "bench: --size: 4194305 is out of range 1..4194304");
+	expect_usage_error("bench --size 1,4194049",
+			   "bench: --size: 4194049 is out of range 1..4194048");
 	expect_usage_error("demo --procs 1000001", "demo: --procs: 1000001 is out of range "
 			   "0..1000000");
 	expect_usage_error("demo --seconds 0", "demo: --seconds: 0 is out of range (0, 86400]");
-	expect_usage_error("ps --procs 2097153", "ps: --procs: 2097153 is out of range 0..2097152");
+	expect_usage_error("ps --procs 4194293", "ps: --procs: 4194293 is out of range 0..4194292");
 	expect_usage_error("torture --weights fork=1001",
 			   "torture: --weights: fork: 1001 is out of range 0..1000");
 }
@@ -231,7 +287,7 @@ Test(cli, number_not_decimal)
 	expect_usage_error("demo --procs -1", "demo: --procs: '-1' is not a decimal number in "
 			   "0..1000000");
 	expect_usage_error("ps --procs 010x", "ps: --procs: '010x' is not a decimal number in "
-			   "0..2097152");
+			   "0..4194292");
 }
 
 Test(cli, names_and_options)

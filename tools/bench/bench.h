@@ -22,6 +22,14 @@
 #define BENCH_MAX_KINDS		3
 #define BENCH_MAX_THREADS	64
 
+/*
+ * The largest table: the whole pid space (pids 1 to RP_PID_MAX_LIMIT - 1)
+ * less room for init, the threads' processes and the children they fork
+ * while they run.
+ */
+#define BENCH_SPARE_PIDS	256
+#define BENCH_SIZE_MAX		(RP_PID_MAX_LIMIT - BENCH_SPARE_PIDS)
+
 struct bench_kind_stats {
 	uint64_t ops;
 	struct hist hist;
@@ -72,6 +80,9 @@ struct bench_result {
 	double seconds;			/* measured wall time */
 	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
 	double bytes_per_process;	/* mallinfo2 delta of the table / size */
+	double setup_seconds;		/* building the table and the threads' state */
+	long maxrss_kb;			/* peak resident memory of the process so far
+					   (getrusage's ru_maxrss) */
 	unsigned long backlog_max;	/* deferred frees queued, peak */
 	unsigned long backlog_end;	/* at the end of the run */
 };

@@ -12,7 +12,7 @@
 const struct bench_workload *const bench_workloads[] = {
 	&bench_kill0, &bench_kill0_hot, &bench_getppid, &bench_kill_all, &bench_ps, &bench_wait_scan,
 	&bench_fork_exit, &bench_lookups_under_storm, &bench_fork_vs_kill_all,
-	&bench_fork_vs_ps, &bench_getpgid, &bench_killpg, &bench_kill_session,
+	&bench_fork_vs_ps, &bench_kill0_under_ps, &bench_getpgid, &bench_killpg, &bench_kill_session,
 	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, NULL,
 };
 
@@ -113,8 +113,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  "more than the CPUs is allowed and marked '*'", "1,2", .min = 1,
 		  .max = BENCH_MAX_THREADS, .list = MAX_LIST, .count = &a->nr_threads,
 		  .to = a->threads },
-		{ "size", 'n', CLI_UINT, "LIST", "processes in the table", "1000,100000",
-		  .min = 1, .max = RP_PID_MAX_LIMIT, .list = MAX_LIST, .count = &a->nr_sizes,
+		{ "size", 'n', CLI_UINT, "LIST", "processes in the table (or the group); up to\n"
+		  "the whole pid space less 256 pids", "1000,100000",
+		  .min = 1, .max = BENCH_SIZE_MAX, .list = MAX_LIST, .count = &a->nr_sizes,
 		  .to = a->sizes, .given = &a->sized },
 		{ "mode", 'm', CLI_ENUM, "LIST", "modes; none is unsynchronized, 1 thread", "all",
 		  .names = cli_mode_names(true), .all = true, .list = RP_SYNC_NONE + 1,

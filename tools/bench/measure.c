@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <urcu/uatomic.h>
 #include "bench.h"
 #include "common/progress.h"
@@ -17,6 +18,7 @@ struct measure {
 	struct bench_run run;
 	struct bench_thread *threads;
 	pthread_barrier_t ready;	/* every thread set up: start */
+	uint64_t begin;			/* bench_clock_ns() before the set-up */
 	int setup_err;			/* uatomic: a thread's setup failed */
 };
 
@@ -179,6 +181,7 @@ static int run_threads(struct measure *m, struct bench_result *res)
 		pthread_create(&tids[i], NULL, thread_main, &m->threads[i]);
 	pthread_barrier_wait(&m->ready);
 	start = bench_clock_ns();
+	res->setup_seconds = (start - m->begin) / 1e9;
 	if (!uatomic_read(&m->setup_err))
 		wait_for_end(m, res, start);
 	for (unsigned int i = 0; i < n; i++)
@@ -188,8 +191,16 @@ static int run_threads(struct measure *m, struct bench_result *res)
 	return uatomic_read(&m->setup_err);
 }
 
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_maxrss;
+}
+
 static void collect(struct measure *m, struct bench_result *res)
 {
+	res->maxrss_kb = peak_rss_kb();
 	for (unsigned int i = 0; i < m->run.cfg.threads; i++) {
 		for (unsigned int k = 0; k < BENCH_MAX_KINDS; k++) {
 			res->kinds[k].ops += m->threads[i].kinds[k].ops;
@@ -211,6 +222,14 @@ static void tear_down(struct measure *m)
 		rp_task_put(r->init);
 	if (r->sys)
 		rp_system_destroy(r->sys);
+	/*
+	 * The table's memory back before the next is built, to the system too:
+	 * a thread's forks (wait_scan) allocate from its own malloc arena, which
+	 * cannot reuse the main arena's free memory.  Two tables of a million
+	 * would not fit.
+	 */
+	rp_deferred_barrier();
+	malloc_trim(0);
 	free(r->priv);
 	free(r->table_pids);
 	free(m->threads);
@@ -230,6 +249,7 @@ int bench_measure(const struct bench_config *cfg, struct bench_result *res)
 	if (!m.threads)
 		return -ENOMEM;
 	rp_thread_register();
+	m.begin = bench_clock_ns();
 	err = build_system(&m, res);
 	if (!err)
 		err = fork_thread_tasks(&m);

@@ -30,9 +30,9 @@ void bench_report_header(bool json)
 	printf("rcuproc bench: RCU flavour %s, %u CPUs online; latencies in ns "
 	       "(lookups timed 1 call in %d); '*' marks more threads than CPUs\n",
 	       rp_rcu_flavour(), online_cpus(), BENCH_SAMPLE);
-	printf("%-8s %-13s %4s %8s %-15s %12s %9s %9s %9s %7s %8s\n",
+	printf("%-8s %-13s %4s %8s %-15s %12s %9s %9s %9s %7s %8s %7s %7s\n",
 	       "mode", "workload", "thr", "size", "kind", "ops/s", "p50", "p99",
-	       "p999", "B/proc", "backlog");
+	       "p999", "B/proc", "backlog", "setup_s", "RSS_MB");
 }
 
 static void print_row(const struct bench_result *res, unsigned int k)
@@ -40,13 +40,13 @@ static void print_row(const struct bench_result *res, unsigned int k)
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
 
-	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %9llu %9llu %9llu %7.0f %8lu\n",
+	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %9llu %9llu %9llu %7.0f %8lu %7.1f %7ld\n",
 	       rp_sync_mode_name(c->mode), c->w->name, c->threads,
 	       c->threads > online_cpus() ? '*' : ' ', c->size, c->w->kinds[k],
 	       bench_result_rate(res, k), (unsigned long long)hist_percentile(h, 0.50),
 	       (unsigned long long)hist_percentile(h, 0.99),
 	       (unsigned long long)hist_percentile(h, 0.999), res->bytes_per_process,
-	       res->backlog_max);
+	       res->backlog_max, res->setup_seconds, res->maxrss_kb / 1024);
 }
 
 /* The percentiles JSON reports: "pNN_ns" keys, then max_ns. */
@@ -74,8 +74,9 @@ static void print_json(const struct bench_result *res, unsigned int k)
 		printf("\"%s_ns\":%llu,", json_percentiles[i].key,
 		       (unsigned long long)hist_percentile(h, json_percentiles[i].q));
 	printf("\"max_ns\":%llu,\"bytes_per_process\":%.1f,\"backlog_max\":%lu,"
-	       "\"backlog_end\":%lu}\n", (unsigned long long)h->max,
-	       res->bytes_per_process, res->backlog_max, res->backlog_end);
+	       "\"backlog_end\":%lu,\"setup_seconds\":%.3f,\"maxrss_kb\":%ld}\n",
+	       (unsigned long long)h->max, res->bytes_per_process, res->backlog_max,
+	       res->backlog_end, res->setup_seconds, res->maxrss_kb);
 }
 
 void bench_report_result(const struct bench_result *res, bool json)

@@ -28,7 +28,8 @@ struct target {
 	double goal_qsbr;		/* 0: the same with the QSBR flavour */
 	bool at_most;			/* met when measured <= goal (else >=) */
 	/* The measured ratio, or a negative errno; @note says what was compared. */
-	double (*measure)(const struct target_env *env, char *note, size_t len);
+	double (*measure)(const struct target_env *env, const void *arg, char *note, size_t len);
+	const void *arg;		/* the row's own, for measure */
 };
 
 /* Measure every target and print the table; 0, or 1 if one could not run. */

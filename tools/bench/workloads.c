@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu/arch.h>
 #include "bench.h"
 #include "workloads.h"
 
@@ -133,12 +134,13 @@ static void op_lookups_under_storm(struct bench_thread *t)
  */
 #define FORK_GAP_NS	50000
 
-static void paced_fork_exit_reap(struct bench_thread *t)
+static void paced_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
+				 unsigned int cycle_kind)
 {
 	struct timespec gap = { 0, FORK_GAP_NS };
 
 	nanosleep(&gap, NULL);
-	bench_fork_exit_reap(t, 0, 1);
+	bench_fork_exit_reap(t, fork_kind, cycle_kind);
 }
 
 static void op_fork_vs_kill_all(struct bench_thread *t)
@@ -146,7 +148,7 @@ static void op_fork_vs_kill_all(struct bench_thread *t)
 	if (t->index == 0)
 		bench_op_kill_all(t, 2);
 	else
-		paced_fork_exit_reap(t);
+		paced_fork_exit_reap(t, 0, 1);
 }
 
 static void op_fork_vs_ps(struct bench_thread *t)
@@ -154,7 +156,52 @@ static void op_fork_vs_ps(struct bench_thread *t)
 	if (t->index == 0)
 		bench_op_ps(t, 2);
 	else
-		paced_fork_exit_reap(t);
+		paced_fork_exit_reap(t, 0, 1);
+}
+
+/*
+ * Lookups at a steady pace too, one due every READ_GAP_NS, each timed from
+ * when it was due: a lookup that waits 20 ms makes the 200 due meanwhile
+ * late as well, as they would be for a caller with work arriving.  Timed
+ * from its own start, the one wait would be one slow call in thousands and
+ * vanish from the p999.  The thread spins until the next one is due, but
+ * for a fixed count of operations (--ops: callgrind counts the spin too).
+ */
+#define READ_GAP_NS	100000
+
+static void paced_kill0(struct bench_thread *t)
+{
+	uint64_t *due = t->priv;
+	pid_t pid = bench_random_pid(t);
+
+	if (!due) {
+		t->priv = due = malloc(sizeof(*due));
+		if (!due)
+			return;
+		*due = bench_clock_ns();
+	}
+	while (!t->run->cfg.ops && bench_clock_ns() < *due)
+		caa_cpu_relax();
+	rp_kill(t->self, pid, 0);
+	bench_record(t, 0, bench_clock_ns() - *due);
+	t->kinds[0].ops++;
+	*due += READ_GAP_NS;
+}
+
+/*
+ * What RCU is for: thread 0 lists the table, thread 1 forks at a steady
+ * pace, the others look processes up at a steady pace.  With a lock the
+ * fork waits for the listing, and with a fair lock each lookup waits for
+ * the fork.
+ */
+static void op_kill0_under_ps(struct bench_thread *t)
+{
+	if (t->index == 0)
+		bench_op_ps(t, 2);
+	else if (t->index == 1)
+		paced_fork_exit_reap(t, 1, 1);
+	else
+		paced_kill0(t);
 }
 
 const struct bench_workload bench_kill0 = {
@@ -214,4 +261,11 @@ const struct bench_workload bench_fork_vs_ps = {
 	.name = "fork_ps", .summary = "fork+exit+wait every 50 us while thread 0 lists the table",
 	.kinds = { "fork", "fork+exit+wait", "ps" }, .min_threads = 2,
 	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_ps,
+};
+
+const struct bench_workload bench_kill0_under_ps = {
+	.name = "kill0_ps",
+	.summary = "kill(pid, 0) every 100 us while thread 0 runs ps, 1 forks every 50 us",
+	.kinds = { "kill(pid,0)", "fork", "ps" }, .min_threads = 3,
+	.sized = true, .setup = bench_setup_table, .op = op_kill0_under_ps,
 };

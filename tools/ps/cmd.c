@@ -26,8 +26,9 @@ struct ps_args {
 static int parse_args(int argc, char **argv, struct ps_args *a)
 {
 	const struct cli_command cmd = { "ps", NULL, about, NULL, {
-		{ "procs", 'p', CLI_U64, "N", "add N worker processes under the build", "0",
-		  .min = 0, .max = RP_PID_MAX_LIMIT / 2, .to = &a->procs },
+		{ "procs", 'p', CLI_U64, "N", "add N worker processes under the build; the\n"
+		  "most fills the whole pid space (pid_max 4194304)", "0",
+		  .min = 0, .max = PS_WORKERS_MAX, .to = &a->procs },
 		CLI_MODE(&a->mode),
 		CLI_JSON(&a->json, "one JSON object per process"),
 	} };

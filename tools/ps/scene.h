@@ -5,6 +5,15 @@
 
 #include <rcuproc/rcuproc.h>
 
+/*
+ * Pids the scene takes besides its workers: init, sshd and its two threads,
+ * bash, cron, watchdog, make, ld and two compilers.
+ */
+#define PS_SCENE_PIDS	11
+
+/* The most workers: the whole pid space, pids 1 to RP_PID_MAX_LIMIT - 1. */
+#define PS_WORKERS_MAX	(RP_PID_MAX_LIMIT - 1 - PS_SCENE_PIDS)
+
 struct scene {
 	struct rp_system *sys;
 	struct rp_task *init;

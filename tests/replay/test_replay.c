@@ -15,6 +15,8 @@
 /* Replay @path in @mode; the report goes to @report (may be NULL). */
 static int replay_path(const char *path, enum rp_sync_mode mode, char **report)
 {
+	/* A replay that hangs fails the test instead of holding it. */
+	struct replay_opts opts = { .mode = mode, .watchdog_seconds = 300 };
 	struct replay_trace tr;
 	size_t len;
 	FILE *in = fopen(path, "r"), *out;
@@ -24,7 +26,7 @@ static int replay_path(const char *path, enum rp_sync_mode mode, char **report)
 	cr_assert_eq(replay_parse(in, path, &tr), 0, "%s does not parse", path);
 	fclose(in);
 	out = open_memstream(report, &len);
-	mismatches = replay_run_trace(&tr, path, mode, false, out);
+	mismatches = replay_run_trace(&tr, path, &opts, out);
 	fclose(out);
 	replay_trace_free(&tr);
 	return mismatches;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,20 +56,140 @@ static long call_fork(struct replay_run *run, struct replay_task *t, const struc
 	return clone_with_flags(run, t, ev, SIGCHLD);
 }
 
+/* An execve running on a thread of its own while its group is emptied. */
+struct exec_worker {
+	struct rp_task *task;
+	const char *comm;
+	long ret;
+	bool done;		/* (atomic) ret is set */
+};
+
+static void *exec_worker_main(void *arg)
+{
+	struct exec_worker *w = arg;
+
+	rp_thread_register();
+	w->ret = rp_execve(w->task, w->comm);
+	rp_thread_unregister();
+	/* Pairs with the load in exec_worker_done: the result is written first. */
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool exec_worker_done(struct exec_worker *w)
+{
+	/* Pairs with the store in exec_worker_main. */
+	return __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * @o, another thread of the exec's group, runs into the kill the exec sent
+ * it, as each thread does on Linux when it next returns to user space.
+ * Looks until the kill has arrived (the worker sends it) or the exec is over.
+ */
+static void die_of_exec(struct replay_run *run, struct replay_task *o, struct exec_worker *w,
+			const struct replay_event *ev)
+{
+	for (long i = 0; i < REPLAY_PATIENCE; i++) {
+		if (rp_get_signal(o->task, NULL) == -ESRCH) {
+			o->dead = true;
+			return;
+		}
+		if (exec_worker_done(w))
+			return;
+		sched_yield();
+	}
+	replay_expect(run, ev, "other thread", "killed by the exec", "still running");
+}
+
+/*
+ * Linux's de_thread kills the other threads and waits until they are gone;
+ * in the replay they are driven by this one thread, so the exec runs on a
+ * worker while each other thread of the group dies of its kill here, and
+ * only then is the exec taken back (the watchdog reports it if it never
+ * returns).  The recording shows those threads' "+++" lines later.
+ */
+static long exec_in_group(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, const char *comm)
+{
+	struct exec_worker w = { .task = t->task, .comm = comm };
+	pid_t tgid = rp_getpid(t->task);
+	pthread_t thread;
+
+	if (pthread_create(&thread, NULL, exec_worker_main, &w))
+		return -EAGAIN;
+	for (int i = 0; i < run->ntasks; i++) {
+		struct replay_task *o = run->tasks[i];
+
+		if (o != t && !o->dead && rp_getpid(o->task) == tgid)
+			die_of_exec(run, o, &w, ev);
+	}
+	pthread_join(thread, NULL);
+	return w.ret;
+}
+
+/* The task that held the leader's tid before a thread's exec took it. */
+static struct replay_task *task_now_numbered(struct replay_run *run, struct replay_task *t,
+					     pid_t nr)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i] != t && run->tasks[i]->nr == nr)
+			return run->tasks[i];
+	return NULL;
+}
+
+/*
+ * A thread that execs takes over its leader's pid; the recording goes on
+ * calling it by that pid (after "+++ superseded by execve in pid N +++"),
+ * and the old leader, released, by none.
+ */
+static void take_leaders_place(struct replay_run *run, struct replay_task *t)
+{
+	pid_t nr = rp_gettid(t->task);
+	struct replay_task *leader = task_now_numbered(run, t, nr);
+
+	if (nr == t->nr || !leader)
+		return;
+	leader->nr = t->nr;
+	leader->dead = true;
+	leader->superseded = true;
+	t->nr = nr;
+	t->exec_tid = t->rec;
+	leader->exec_tid = leader->rec;
+	t->rec = leader->rec;
+	leader->rec = t->exec_tid;
+}
+
+static bool has_other_threads(struct replay_run *run, struct replay_task *t)
+{
+	pid_t tgid = rp_getpid(t->task);
+
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i] != t && !run->tasks[i]->dead && rp_getpid(run->tasks[i]->task) == tgid)
+			return true;
+	return false;
+}
+
 /* A failed execve is a file-system answer (ENOENT while searching PATH). */
 static long call_execve(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	char path[256];
+	char path[256] = "?";
 	size_t len;
+	long ret;
 
 	if (ev->ret != 0 || ev->argc < 1)
 		return replay_skip(run, ev);
 	len = strlen(ev->argv[0]);
-	if (len < 2 || len >= sizeof(path))
-		return rp_execve(t->task, "?");
-	memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
-	path[len - 2] = '\0';
-	return rp_execve(t->task, basename(path));
+	if (len >= 2 && len < sizeof(path)) {
+		memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
+		path[len - 2] = '\0';
+	}
+	if (!has_other_threads(run, t))
+		return rp_execve(t->task, basename(path));
+	ret = exec_in_group(run, t, ev, basename(path));
+	if (ret == 0)
+		take_leaders_place(run, t);
+	return ret;
 }
 
 static long call_exit(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)

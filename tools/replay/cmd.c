@@ -11,11 +11,13 @@ static const char about[] =
 	"every result, errno, wait status, delivered signal and exit status with\n"
 	"what the real kernel answered.  Prints one MISMATCH line per difference,\n"
 	"naming the recording's line, then a summary per recording.\n"
-	"Exits 1 if anything differs, 2 on a usage or format error.";
+	"Exits 1 if anything differs, 2 on a usage or format error, 3 when a\n"
+	"replay stopped making progress (the watchdog names the line).";
 
 struct replay_args {
 	int mode;			/* enum rp_sync_mode */
 	bool verbose;
+	unsigned int watchdog;		/* seconds */
 };
 
 /* -1 and the first recording's index in *@first, or the exit status. */
@@ -25,6 +27,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 		CLI_MODE(&a->mode),
 		{ "verbose", 'v', CLI_FLAG, NULL, "every task's summary and every skipped call",
 		  .to = &a->verbose },
+		{ "watchdog", 'w', CLI_UINT, "S", "end a replay that makes no progress for S "
+		  "seconds (0: never)", "60", .max = 86400, .to = &a->watchdog },
 	} };
 	int ret = cli_parse(&cmd, argc, argv, first);
 
@@ -36,6 +40,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 /* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
 static int replay_file(const char *file, const struct replay_args *a)
 {
+	struct replay_opts opts = { .mode = (enum rp_sync_mode)a->mode, .verbose = a->verbose,
+				    .watchdog_seconds = a->watchdog };
 	struct replay_trace tr;
 	FILE *in = fopen(file, "r");
 	int mismatches;
@@ -44,8 +50,7 @@ static int replay_file(const char *file, const struct replay_args *a)
 		perror(file);
 		return 2;
 	}
-	mismatches = replay_parse(in, file, &tr) ? -1 :
-		     replay_run_trace(&tr, file, a->mode, a->verbose, stdout);
+	mismatches = replay_parse(in, file, &tr) ? -1 : replay_run_trace(&tr, file, &opts, stdout);
 	fclose(in);
 	replay_trace_free(&tr);
 	return mismatches < 0 ? 2 : mismatches > 0;
@@ -53,7 +58,7 @@ static int replay_file(const char *file, const struct replay_args *a)
 
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_args a = { .mode = RP_SYNC_RCU };
+	struct replay_args a = { .mode = RP_SYNC_RCU, .watchdog = 60 };
 	int first, ret = parse_args(argc, argv, &a, &first), worst = 0;
 
 	if (ret >= 0)

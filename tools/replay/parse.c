@@ -11,6 +11,8 @@
 #include "replay.h"
 
 #define UNFINISHED	" <unfinished ...>"
+/* An execve in a thread that is taking over its leader's pid. */
+#define PID_CHANGED	" <pid changed to "
 
 struct parser {
 	struct replay_trace *tr;
@@ -188,10 +190,16 @@ static int parse_end(struct parser *p, pid_t pid, const char *rest)
 {
 	struct replay_event *ev;
 	char name[32];
+	long other;
 
 	if (!strncmp(rest, "exited with ", 12)) {
 		ev = new_event(p, pid, REPLAY_EXITED);
 		ev->status = atoi(rest + 12);
+		return 0;
+	}
+	if (sscanf(rest, "superseded by execve in pid %ld", &other) == 1 && other > 0) {
+		ev = new_event(p, pid, REPLAY_SUPERSEDED);
+		ev->status = (int)other;
 		return 0;
 	}
 	if (sscanf(rest, "killed by %31s", name) != 1)
@@ -206,7 +214,7 @@ static int take_pending(struct parser *p, pid_t pid, const char *name)
 	for (int i = 0; i < p->npending; i++) {
 		struct replay_event *ev = &p->tr->ev[p->pending[i]];
 
-		if (ev->pid == pid && !strcmp(ev->name, name)) {
+		if ((ev->pid == pid || ev->resumed_as == pid) && !strcmp(ev->name, name)) {
 			int idx = p->pending[i];
 
 			p->pending[i] = p->pending[--p->npending];
@@ -244,17 +252,36 @@ static int parse_resumed(struct parser *p, pid_t pid, const char *rest)
 	return err;
 }
 
-static int parse_start(struct parser *p, pid_t pid, char *rest)
+/*
+ * The end of a call strace left unfinished: " <unfinished ...>", or
+ * " <pid changed to N ...>" (an execve in a thread, which goes on as pid N);
+ * NULL if @rest is a whole call.
+ */
+static char *unfinished_at(char *rest, pid_t *resumed_as)
 {
 	size_t len = strlen(rest), ulen = strlen(UNFINISHED);
-	struct replay_event *ev = new_event(p, pid, REPLAY_CALL);
-	char *open = strchr(rest, '(');
+	char *changed = strstr(rest, PID_CHANGED);
+	long pid;
 
-	if (len > ulen && !strcmp(rest + len - ulen, UNFINISHED)) {
+	if (len > ulen && !strcmp(rest + len - ulen, UNFINISHED))
+		return rest + len - ulen;
+	if (changed && sscanf(changed + strlen(PID_CHANGED), "%ld ...>", &pid) == 1 && pid > 0) {
+		*resumed_as = (pid_t)pid;
+		return changed;
+	}
+	return NULL;
+}
+
+static int parse_start(struct parser *p, pid_t pid, char *rest)
+{
+	struct replay_event *ev = new_event(p, pid, REPLAY_CALL);
+	char *open = strchr(rest, '('), *end = unfinished_at(rest, &ev->resumed_as);
+
+	if (end) {
 		if (!open || open - rest >= (long)sizeof(ev->name) ||
 		    p->npending == (int)(sizeof(p->pending) / sizeof(p->pending[0])))
 			return -1;
-		rest[len - ulen] = '\0';
+		*end = '\0';
 		memcpy(ev->name, rest, open - rest);
 		ev->args = strdup(rest);	/* "name(args..." until resumed */
 		p->pending[p->npending++] = p->tr->nev - 1;

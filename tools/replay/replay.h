@@ -19,6 +19,9 @@ struct rp_tty;
 
 #define REPLAY_MAX_ARGS	8
 #define REPLAY_MAX_FRAMES	8	/* nested handlers a task may run */
+/* How many looks a task may take to stop, or to die of an exec's kill,
+ * before it is a mismatch. */
+#define REPLAY_PATIENCE	1000000
 
 enum replay_kind {
 	REPLAY_CALL,		/* "PID name(args) = ret" */
@@ -26,6 +29,7 @@ enum replay_kind {
 	REPLAY_STOPPED,		/* "PID --- stopped by SIGX ---" */
 	REPLAY_EXITED,		/* "PID +++ exited with N +++" */
 	REPLAY_KILLED,		/* "PID +++ killed by SIGX +++" */
+	REPLAY_SUPERSEDED,	/* "PID +++ superseded by execve in pid N +++" */
 };
 
 /* One line of the recording, or one call joined from unfinished + resumed. */
@@ -35,6 +39,7 @@ struct replay_event {
 	int end_line;		/* line of its result */
 	int at;			/* line at which it is replayed */
 	pid_t pid;		/* recorded tid */
+	pid_t resumed_as;	/* an execve in a thread: the leader's pid it resumes as */
 	char name[24];
 	char *args;		/* the argument text, joined (owned) */
 	char *argbuf;		/* (owned) split into argv */
@@ -45,7 +50,7 @@ struct replay_event {
 	bool ret_unknown;	/* "= ?": no result (exit, or the task died) */
 	bool interrupted;	/* "= ? ERESTART...": restarted, had no effect */
 	int sig;		/* SIGNAL, STOPPED, KILLED */
-	int status;		/* EXITED: exit code */
+	int status;		/* EXITED: exit code; SUPERSEDED: the exec's tid */
 	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
 };
 
@@ -86,6 +91,9 @@ struct replay_task {
 	pid_t nr;			/* its rcuproc tid */
 	bool dead;			/* exited or killed in rcuproc */
 	bool ended;			/* its "+++" line was seen */
+	bool superseded;		/* a leader whose thread's exec took its pid */
+	pid_t exec_tid;			/* a thread that took its leader's pid: its own;
+					   the superseded leader: its recorded pid */
 	int end_status;			/* that line as a wait status */
 	bool suspended;			/* in rt_sigsuspend: the next frame saves saved_mask */
 	sigset_t saved_mask;
@@ -115,6 +123,9 @@ struct replay_run {
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
+	/* The watchdog: the event being replayed, and how many have been. */
+	const struct replay_event *current;	/* (atomic) */
+	unsigned long progress;		/* (atomic) */
 };
 
 /* A call rcuproc models: returns the result or -errno, checks its outputs. */
@@ -168,8 +179,35 @@ void replay_check_stopped(struct replay_run *run, struct replay_task *t,
 void replay_settle_stoppers(struct replay_run *run);
 void replay_end_stoppers(struct replay_run *run);
 
-/* Run the replay of @tr in @mode; the number of mismatches, or -1. */
+/* watchdog.c: a thread that ends a replay which stopped making progress. */
+struct replay_watchdog {
+	struct replay_run *run;
+	unsigned int seconds;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;			/* under lock: stop watching */
+	bool running;
+};
+int replay_watchdog_start(struct replay_watchdog *w, struct replay_run *run, unsigned int seconds);
+/* The replay goes on to @ev. */
+void replay_watchdog_tick(struct replay_run *run, const struct replay_event *ev);
+void replay_watchdog_stop(struct replay_watchdog *w);
+/* "+++ exited", "--- signal ---", ...: what a line that is no call is. */
+const char *replay_kind_name(enum replay_kind kind);
+
+/* How a recording is replayed. */
+struct replay_opts {
+	enum rp_sync_mode mode;
+	bool verbose;		/* every task's summary and every skipped call */
+	/* A replay that makes no progress for this long is reported on stderr
+	 * and the process exits with REPLAY_STUCK; 0: no watchdog. */
+	unsigned int watchdog_seconds;
+};
+#define REPLAY_STUCK	3
+
+/* Run the replay of @tr; the number of mismatches, or -1. */
 int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     enum rp_sync_mode mode, bool verbose, FILE *out);
+		     const struct replay_opts *opts, FILE *out);
 
 #endif /* RP_TOOLS_REPLAY_H */

@@ -197,6 +197,35 @@ static struct replay_task *top_task(struct replay_run *run, const struct replay_
 	return replay_add_task(run, ev->pid, child);
 }
 
+const char *replay_kind_name(enum replay_kind kind)
+{
+	static const char *const names[] = {
+		[REPLAY_CALL] = "call", [REPLAY_SIGNAL] = "signal delivery",
+		[REPLAY_STOPPED] = "stop", [REPLAY_EXITED] = "exit", [REPLAY_KILLED] = "death",
+		[REPLAY_SUPERSEDED] = "supersession by an exec",
+	};
+
+	return names[kind];
+}
+
+/*
+ * "LEADER +++ superseded by execve in pid N +++": thread N's exec took the
+ * leader's pid, which the replay did when it replayed the exec (calls.c);
+ * the task the recording now calls LEADER must be that thread.
+ */
+static void check_superseded(struct replay_run *run, struct replay_task *t,
+			     const struct replay_event *ev)
+{
+	char rec[48], got[48];
+
+	snprintf(rec, sizeof(rec), "by the exec of %d", ev->status);
+	if (t->exec_tid)
+		snprintf(got, sizeof(got), "by the exec of %d", t->exec_tid);
+	else
+		snprintf(got, sizeof(got), "not superseded");
+	replay_expect(run, ev, "leader", rec, got);
+}
+
 static void replay_event(struct replay_run *run, const struct replay_event *ev)
 {
 	struct replay_task *t = replay_task_of(run, ev->pid);
@@ -220,6 +249,9 @@ static void replay_event(struct replay_run *run, const struct replay_event *ev)
 	case REPLAY_EXITED:
 	case REPLAY_KILLED:
 		replay_end(run, t, ev);
+		break;
+	case REPLAY_SUPERSEDED:
+		check_superseded(run, t, ev);
 		break;
 	}
 }
@@ -270,8 +302,13 @@ static void summary(struct replay_run *run)
 			continue;
 		if (t->ended)
 			replay_format_wstatus(t->end_status, st, sizeof(st));
-		fprintf(run->out, "  pid %d (rcuproc %d): %d calls, %d mismatches, %s\n", t->rec,
-			t->nr, t->calls, t->mismatches, t->ended ? st : "no end recorded");
+		else if (t->superseded)
+			snprintf(st, sizeof(st), "superseded by the exec of %d", t->rec);
+		else
+			snprintf(st, sizeof(st), "no end recorded");
+		/* A superseded leader keeps its recorded pid in exec_tid. */
+		fprintf(run->out, "  pid %d (rcuproc %d): %d calls, %d mismatches, %s\n",
+			t->superseded ? t->exec_tid : t->rec, t->nr, t->calls, t->mismatches, st);
 	}
 	fprintf(run->out, "replay %s: %d tasks, %d calls replayed, %d skipped, %d mismatches\n",
 		run->file, run->ntasks, run->replayed, run->skipped, run->mismatches);
@@ -308,16 +345,21 @@ static void teardown(struct replay_run *run)
 }
 
 int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     enum rp_sync_mode mode, bool verbose, FILE *out)
+		     const struct replay_opts *opts, FILE *out)
 {
-	struct replay_run run = { .file = file, .tr = tr, .out = out, .verbose = verbose };
+	struct replay_run run = { .file = file, .tr = tr, .out = out, .verbose = opts->verbose };
+	struct replay_watchdog dog;
 	int mismatches = -1;
 
-	if (!setup(&run, mode)) {
+	if (replay_watchdog_start(&dog, &run, opts->watchdog_seconds))
+		return -1;
+	if (!setup(&run, opts->mode)) {
 		for (int i = 0; i < tr->nev; i++) {
+			replay_watchdog_tick(&run, &tr->ev[i]);
 			replay_event(&run, &tr->ev[i]);
 			replay_settle_stoppers(&run);
 		}
+		replay_watchdog_tick(&run, NULL);
 		replay_end_stoppers(&run);
 		reap_the_rest(&run, run.recorder);
 		reap_the_rest(&run, run.init);
@@ -325,5 +367,6 @@ int replay_run_trace(const struct replay_trace *tr, const char *file,
 		mismatches = run.mismatches;
 	}
 	teardown(&run);
+	replay_watchdog_stop(&dog);
 	return mismatches;
 }

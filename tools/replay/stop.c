@@ -15,9 +15,6 @@
 #include <rcuproc/snapshot.h>
 #include "replay.h"
 
-/* How many looks at the table a task may take to stop before it is a mismatch. */
-#define STOP_PATIENCE	1000000
-
 static void *stopper_main(void *arg)
 {
 	struct replay_task *t = arg;
@@ -48,7 +45,7 @@ static char ps_state(struct replay_run *run, const struct replay_task *t)
 /* Wait until @t has stopped, or its stopper came back; false if neither. */
 static bool wait_stopped(struct replay_run *run, struct replay_task *t)
 {
-	for (long i = 0; i < STOP_PATIENCE; i++) {
+	for (long i = 0; i < REPLAY_PATIENCE; i++) {
 		/* Pairs with the store in stopper_main. */
 		if (__atomic_load_n(&t->stopper_done, __ATOMIC_ACQUIRE) || ps_state(run, t) == 'T')
 			return true;

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -60,3 +60,7 @@ record proc_errors -- "$bin/proc_errors"
 record subreaper -- "$bin/subreaper"
 record sigqueue -- "$bin/sigqueue"
 record killstorm -- "$bin/killstorm"
+record thread_exec_leader --note "the leader execs while a thread runs: the thread dies first" \
+	-- "$bin/thread_exec" leader
+record thread_exec_thread --note "a thread execs: it takes the leader's pid, the leader is superseded" \
+	-- "$bin/thread_exec" thread

@@ -18,7 +18,6 @@
 struct rp_tty;
 
 #define REPLAY_MAX_ARGS	8
-#define REPLAY_MAX_FRAMES	8	/* nested handlers a task may run */
 /* How many looks a task may take to stop, or to die of an exec's kill,
  * before it is a mismatch. */
 #define REPLAY_PATIENCE	1000000
@@ -97,9 +96,10 @@ struct replay_task {
 	int end_status;			/* that line as a wait status */
 	bool suspended;			/* in rt_sigsuspend: the next frame saves saved_mask */
 	sigset_t saved_mask;
-	/* The mask each running handler's rt_sigreturn restores, innermost last. */
-	sigset_t frames[REPLAY_MAX_FRAMES];
-	int nframes;
+	/* The mask each running handler's rt_sigreturn restores, innermost
+	 * last: as deep as the program nests handlers (grown as needed). */
+	sigset_t *frames;
+	int nframes, frames_cap;
 	/* stop.c: a stopped task's rp_get_signal runs on its stopper thread. */
 	pthread_t stopper;
 	bool stopping;			/* the stopper runs */

@@ -331,6 +331,7 @@ static void teardown(struct replay_run *run)
 {
 	for (int i = 0; i < run->ntasks; i++) {
 		rp_task_put(run->tasks[i]->task);
+		free(run->tasks[i]->frames);
 		free(run->tasks[i]);
 	}
 	if (run->recorder) {

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -64,3 +64,5 @@ record thread_exec_leader --note "the leader execs while a thread runs: the thre
 	-- "$bin/thread_exec" leader
 record thread_exec_thread --note "a thread execs: it takes the leader's pid, the leader is superseded" \
 	-- "$bin/thread_exec" thread
+record nested_handlers --note "twelve handlers nested, each frame with its own mask" \
+	-- "$bin/nested_handlers"

@@ -219,18 +219,19 @@ static int wait_options(const struct replay_event *ev, int i)
 
 /*
  * Which of several ready children a wait reports is not part of the
- * contract (rcuproc's children list is unordered): a wait that reported a
- * child asks for that child, if it is one the selector names in rcuproc
+ * contract (rcuproc's children list is unordered): a wait that reported
+ * child @rec_child asks for that child, if it is one the selector @sel
+ * (wait4's: -1, 0, -pgrp or a pid, in rcuproc's numbers) names in rcuproc
  * (docs/replay.md, "Order", rule 4).
  */
-static pid_t wait_selector(struct replay_run *run, struct replay_task *t,
-			   const struct replay_event *ev)
+static pid_t wait_target(struct replay_run *run, struct replay_task *t, pid_t sel,
+			 long rec_child)
 {
-	pid_t sel = replay_pid_arg(run, ev, 0), child;
+	pid_t child;
 
-	if (ev->ret <= 0 || sel > 0)
+	if (rec_child <= 0 || sel > 0)
 		return sel;
-	child = (pid_t)replay_pid_to_sim(run, ev->ret);
+	child = (pid_t)replay_pid_to_sim(run, rec_child);
 	if (sel == -1)
 		return child;
 	if (rp_getpgid(t->task, child) == (sel ? -sel : rp_getpgrp(t->task)))
@@ -242,7 +243,8 @@ static long call_wait4(struct replay_run *run, struct replay_task *t, const stru
 {
 	char rec[48], got[48];
 	int status = 0, rec_status;
-	long ret = rp_wait4(t->task, wait_selector(run, t, ev), &status, wait_options(ev, 2), NULL);
+	pid_t target = wait_target(run, t, replay_pid_arg(run, ev, 0), ev->ret);
+	long ret = rp_wait4(t->task, target, &status, wait_options(ev, 2), NULL);
 
 	if (ret > 0 && ev->ret > 0 && ev->argc > 1 && replay_parse_wstatus(ev->argv[1], &rec_status)) {
 		replay_format_wstatus(rec_status, rec, sizeof(rec));
@@ -257,9 +259,31 @@ static void format_waitid(long pid, long code, long status, char *buf, size_t le
 	snprintf(buf, len, "pid %ld code %ld status %ld", pid, code, status);
 }
 
+/*
+ * waitid's selector as wait4 spells it, the rule of wait_target applied,
+ * and back: P_ALL is -1, P_PGID g is -g (0: the caller's group).
+ */
+static void waitid_target(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, idtype_t *idtype, id_t *id)
+{
+	long rec_child = 0;
+	pid_t sel, target;
+
+	if (ev->ret == 0 && ev->argc > 2)
+		replay_field(ev->argv[2], "si_pid", &rec_child);
+	sel = *idtype == P_ALL ? -1 : *idtype == P_PGID ? -(pid_t)*id : (pid_t)*id;
+	target = wait_target(run, t, sel, rec_child);
+	if (target != sel) {
+		*idtype = P_PID;
+		*id = (id_t)target;
+	}
+}
+
 static long call_waitid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	long idtype = replay_arg(ev, 0), id = replay_arg(ev, 1), rpid, rcode, rstatus;
+	long idtype = replay_arg(ev, 0), rpid, rcode, rstatus;
+	id_t id = (id_t)replay_arg(ev, 1);
+	idtype_t which = (idtype_t)idtype;
 	char rec[64], got[64];
 	siginfo_t si;
 	long ret;
@@ -267,9 +291,10 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
 		return replay_skip(run, ev);	/* P_PIDFD: no descriptors */
 	if (idtype != P_ALL)
-		id = replay_pid_to_sim(run, id);
+		id = (id_t)replay_pid_to_sim(run, (long)id);
+	waitid_target(run, t, ev, &which, &id);
 	memset(&si, 0, sizeof(si));
-	ret = rp_waitid(t->task, (idtype_t)idtype, (id_t)id, &si, wait_options(ev, 3));
+	ret = rp_waitid(t->task, which, id, &si, wait_options(ev, 3));
 	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &rpid)) {
 		replay_field(ev->argv[2], "si_code", &rcode);
 		replay_field(ev->argv[2], "si_status", &rstatus);

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -66,3 +66,5 @@ record thread_exec_thread --note "a thread execs: it takes the leader's pid, the
 	-- "$bin/thread_exec" thread
 record nested_handlers --note "twelve handlers nested, each frame with its own mask" \
 	-- "$bin/nested_handlers"
+record waitid_many --note "waitid(P_ALL) and waitid(P_PGID) choosing among three zombies" \
+	-- "$bin/waitid_many"

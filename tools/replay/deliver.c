@@ -100,6 +100,14 @@ static void enter_handler(struct replay_task *t, int sig)
 	rp_sigprocmask(t->task, SIG_BLOCK, &block, NULL);
 }
 
+void replay_restore_suspended_mask(struct replay_task *t)
+{
+	if (!t->suspended)
+		return;
+	t->suspended = false;
+	rp_sigprocmask(t->task, SIG_SETMASK, &t->saved_mask, NULL);
+}
+
 void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
 	char rec[96], got_text[96];
@@ -120,8 +128,11 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 	}
 	if (d == DISP_KILL)
 		return;		/* it dies at its "+++ killed" line */
-	if (d == DISP_IGNORE)
-		return;		/* only a traced task queues it (docs/replay.md) */
+	if (d == DISP_IGNORE) {
+		/* Only a traced task queues it (docs/replay.md); no handler runs. */
+		replay_restore_suspended_mask(t);
+		return;
+	}
 	memset(&info, 0, sizeof(info));
 	got = rp_get_signal(t->task, &info);
 	if (got == -ESRCH)

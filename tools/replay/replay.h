@@ -169,6 +169,9 @@ enum disposition { DISP_HANDLER, DISP_IGNORE, DISP_STOP, DISP_KILL };
 enum disposition replay_disposition(struct rp_task *task, int sig);
 void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
 void replay_end(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
+/* An interrupted rt_sigsuspend, pselect6 or ppoll that ran no handler: its
+ * saved mask comes back before the call restarts (or the task goes on). */
+void replay_restore_suspended_mask(struct replay_task *t);
 
 /* stop.c: "--- SIGTSTP ---" with the default action, "--- stopped by ---";
  * after each event, take back the stoppers of tasks no longer stopped;

@@ -175,6 +175,8 @@ static void replay_call(struct replay_run *run, struct replay_task *t,
 		report(run, ev, "rcuproc: the task has already exited");
 		return;
 	}
+	/* No handler ran since the task's last suspending call was interrupted. */
+	replay_restore_suspended_mask(t);
 	t->calls++;
 	run->replayed++;
 	ret = def->fn(run, t, ev);

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -68,3 +68,5 @@ record nested_handlers --note "twelve handlers nested, each frame with its own m
 	-- "$bin/nested_handlers"
 record waitid_many --note "waitid(P_ALL) and waitid(P_PGID) choosing among three zombies" \
 	-- "$bin/waitid_many"
+record ppoll_restart --note "ppoll interrupted by an ignored SIGCHLD: the saved mask is back before the restart" \
+	-- "$bin/ppoll_restart"

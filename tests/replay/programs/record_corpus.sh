@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -70,3 +70,5 @@ record waitid_many --note "waitid(P_ALL) and waitid(P_PGID) choosing among three
 	-- "$bin/waitid_many"
 record ppoll_restart --note "ppoll interrupted by an ignored SIGCHLD: the saved mask is back before the restart" \
 	-- "$bin/ppoll_restart"
+record thread_stop --note "SIGSTOP to a threaded process: the other thread takes part in the group stop" \
+	-- "$bin/thread_stop"

@@ -178,7 +178,7 @@ static long call_execve(struct replay_run *run, struct replay_task *t, const str
 	long ret;
 
 	if (ev->ret != 0 || ev->argc < 1)
-		return replay_skip(run, ev);
+		return replay_skip(run, ev, "a failed exec: the file system answered");
 	len = strlen(ev->argv[0]);
 	if (len >= 2 && len < sizeof(path)) {
 		memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
@@ -289,7 +289,7 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 	long ret;
 
 	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
-		return replay_skip(run, ev);	/* P_PIDFD: no descriptors */
+		return replay_skip(run, ev, "P_PIDFD: file descriptors are not modelled");
 	if (idtype != P_ALL)
 		id = (id_t)replay_pid_to_sim(run, (long)id);
 	waitid_target(run, t, ev, &which, &id);
@@ -420,8 +420,10 @@ static long suspend_with_mask(struct replay_run *run, struct replay_task *t,
 	uint64_t bits;
 	sigset_t set;
 
-	if (!ev->interrupted || !replay_parse_sigset(inner ? inner + 8 : text, &bits))
-		return replay_skip(run, ev);
+	if (!ev->interrupted)
+		return replay_skip(run, ev, "not interrupted: its mask left no trace");
+	if (!replay_parse_sigset(inner ? inner + 8 : text, &bits))
+		return replay_skip(run, ev, "no signal mask given");
 	sigset_from_bits(&set, bits);
 	t->suspended = true;
 	return rp_sigprocmask(t->task, SIG_SETMASK, &set, &t->saved_mask);
@@ -453,7 +455,8 @@ static long call_rt_sigreturn(struct replay_run *run, struct replay_task *t,
 	uint64_t bits;
 
 	if (!t->nframes)
-		return replay_skip(run, ev);
+		return replay_skip(run, ev, "no handler frame to return from: the recording "
+				   "does not show the handler's signal delivered");
 	t->nframes--;
 	if (mask && replay_parse_sigset(mask + 5, &bits)) {
 		replay_format_sigset(bits, rec, sizeof(rec));
@@ -497,7 +500,7 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 		}
 		return ret;
 	default:
-		return replay_skip(run, ev);	/* names, seccomp, ...: not the table's */
+		return replay_skip(run, ev, "a prctl option outside the process table");
 	}
 }
 
@@ -509,7 +512,15 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 static long call_ptrace(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
 	(void)t;
-	return replay_skip(run, ev);
+	return replay_skip(run, ev, "strace traces every task already: the kernel's "
+			   "answer is not the program's process table's");
+}
+
+/* timer_*: the recordings arm wall-clock timers; rcuproc's count CPU time. */
+static long call_timer(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	(void)t;
+	return replay_skip(run, ev, "a wall-clock timer: rcuproc's timers count CPU time");
 }
 
 const struct replay_call_def replay_core_calls[] = {
@@ -535,5 +546,10 @@ const struct replay_call_def replay_core_calls[] = {
 	{ "getppid", call_getppid, true, false },
 	{ "prctl", call_prctl, false, false },
 	{ "ptrace", call_ptrace, false, false },
+	{ "timer_create", call_timer, false, false },
+	{ "timer_settime", call_timer, false, false },
+	{ "timer_gettime", call_timer, false, false },
+	{ "timer_getoverrun", call_timer, false, false },
+	{ "timer_delete", call_timer, false, false },
 	{ 0 },
 };

@@ -159,8 +159,8 @@ struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp
 /* Report a mismatch of @what at @ev unless @rec and @got are equal. */
 void replay_expect(struct replay_run *run, const struct replay_event *ev, const char *what,
 		   const char *rec, const char *got);
-/* The call was not replayed (outside the model): counted, not compared. */
-long replay_skip(struct replay_run *run, const struct replay_event *ev);
+/* The call was not replayed, for reason @why: counted, not compared. */
+long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)
 
 /* deliver.c: a "--- SIGX ---" line, and a "+++" line; what rcuproc would

@@ -117,12 +117,12 @@ void replay_expect(struct replay_run *run, const struct replay_event *ev, const 
 		report(run, ev, "%s: recorded %s, rcuproc %s", what, rec, got);
 }
 
-long replay_skip(struct replay_run *run, const struct replay_event *ev)
+long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why)
 {
 	run->skipped++;
 	if (run->verbose)
-		fprintf(run->out, "skip %s:%d: %s (outside the model)\n", run->file, ev->line,
-			ev->name);
+		fprintf(run->out, "skip %s:%d: pid %d %s: %s\n", run->file, ev->line, ev->pid,
+			ev->name, why);
 	return REPLAY_SKIPPED;
 }
 
@@ -167,8 +167,12 @@ static void replay_call(struct replay_run *run, struct replay_task *t,
 	char rec[48], got[48];
 	long ret;
 
-	if (!def || (ev->interrupted && !def->acts_when_interrupted)) {
-		replay_skip(run, ev);
+	if (!def) {
+		replay_skip(run, ev, "not a call rcuproc models");
+		return;
+	}
+	if (ev->interrupted && !def->acts_when_interrupted) {
+		replay_skip(run, ev, "interrupted: no effect, the call is issued again");
 		return;
 	}
 	if (t->dead) {
@@ -177,10 +181,12 @@ static void replay_call(struct replay_run *run, struct replay_task *t,
 	}
 	/* No handler ran since the task's last suspending call was interrupted. */
 	replay_restore_suspended_mask(t);
+	ret = def->fn(run, t, ev);
+	if (ret == REPLAY_SKIPPED)
+		return;
 	t->calls++;
 	run->replayed++;
-	ret = def->fn(run, t, ev);
-	if (ret == REPLAY_SKIPPED || ev->ret_unknown)
+	if (ev->ret_unknown)
 		return;
 	if (def->returns_pid && ret > 0)
 		ret = replay_pid_to_rec(run, ret);

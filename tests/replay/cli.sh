@@ -41,4 +41,78 @@ for reason in "4: pid 101 execve: a failed exec: the file system answered" \
 	expect 0 "$reason" --verbose "$skips"
 done
 
+# Recordings people bring: each bad input says what is wrong, exit 2.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+good=$dir/corpus/nice_sh.strace
+header='# recorder-pid: 400'
+
+expect 2 "$tmp/none.strace: No such file or directory" "$tmp/none.strace"
+expect 2 "$tmp: Is a directory" "$tmp"
+if [ "$(id -u)" != 0 ]; then	# root reads a file of mode 000 anyway
+	printf '%s\n' "$header" > "$tmp/unreadable.strace"
+	chmod 000 "$tmp/unreadable.strace"
+	expect 2 "unreadable.strace: Permission denied" "$tmp/unreadable.strace"
+fi
+
+# Binary garbage is quoted, never written to the terminal as it is.
+printf '%s\n500 \033[2J\001\377(\n' "$header" > "$tmp/garbage.strace"
+expect 2 "garbage.strace:2: expected 'name(args) = result'" "$tmp/garbage.strace"
+expect 2 'the line: 500 \x1b[2J\x01\xff(' "$tmp/garbage.strace"
+if "$rcuproc" replay "$tmp/garbage.strace" 2>&1 | grep -q $'\033'; then
+	echo "FAIL: an escape byte of the recording reached the output"
+	failed=1
+fi
+printf '%s\n500 getppid()\0 = 400\n' "$header" > "$tmp/nul.strace"
+expect 2 'nul.strace:2: a NUL byte in the line: not a text file' "$tmp/nul.strace"
+
+# strace without -X raw, or without -f; a truncated line; no header.
+printf '%s\n500 kill(501, SIGTERM) = 0\n' "$header" > "$tmp/names.strace"
+expect 2 "names.strace:2: a constant's name where strace -X raw prints a number" "$tmp/names.strace"
+printf '%s\nkill(501, 15) = 0\n' "$header" > "$tmp/nopid.strace"
+expect 2 "nopid.strace:2: a call without the pid before it: record with 'strace -f'" "$tmp/nopid.strace"
+{ cat "$good"; printf '500 kill(501, '; } > "$tmp/cut.strace"
+expect 2 "cut.strace:$(($(wc -l < "$good") + 1)): the argument list never closes: the line is cut short" \
+	"$tmp/cut.strace"
+printf '%s\n500 getppid()\n' "$header" > "$tmp/noresult.strace"
+expect 2 "noresult.strace:2: no '= result' after the arguments: the line is cut short" \
+	"$tmp/noresult.strace"
+printf '500 getppid() = 400\n' > "$tmp/noheader.strace"
+expect 2 "noheader.strace:1: a traced line before the '# recorder-pid: N' header" \
+	"$tmp/noheader.strace"
+printf '%s\n500 +++ vanished +++\n' "$header" > "$tmp/end.strace"
+expect 2 "end.strace:2: expected '+++ exited with N +++'" "$tmp/end.strace"
+printf '%s\n500 <... wait4 resumed>) = 0\n' "$header" > "$tmp/resumed.strace"
+expect 2 "resumed.strace:2: a call resumed that this pid did not leave unfinished" \
+	"$tmp/resumed.strace"
+
+# A header alone replays nothing, and says so.
+grep '^#' "$good" > "$tmp/header.strace"
+expect 2 "header.strace: nothing to replay: no traced line after the header" "$tmp/header.strace"
+
+# CRLF line endings and standard input are read as they are meant.
+sed 's/$/\r/' "$good" > "$tmp/crlf.strace"
+expect 0 "crlf.strace: 1 tasks" "$tmp/crlf.strace"
+out=$("$rcuproc" replay - < "$good" 2>&1)
+if [ $? != 0 ] || [[ "$out" != *"replay -: 1 tasks"* ]]; then
+	echo "FAIL: replay - < $good: $out"
+	failed=1
+fi
+
+# Memory follows the live tasks, not the file: 20 times the lines of one
+# task take no more memory.
+lines() {
+	echo "$header"
+	yes '500 getppid()                         = 400' | head -n "$1"
+	printf '500 exit_group(0) = ?\n500 +++ exited with 0 +++\n'
+}
+lines 20000 > "$tmp/small.strace"
+lines 400000 > "$tmp/large.strace"
+small=$( { /usr/bin/time -f %M "$rcuproc" replay "$tmp/small.strace" > /dev/null; } 2>&1)
+large=$( { /usr/bin/time -f %M "$rcuproc" replay "$tmp/large.strace" > /dev/null; } 2>&1)
+if [ "$large" -gt $((small + 4096)) ]; then
+	echo "FAIL: 400000 lines take ${large} KB, 20000 take ${small} KB"
+	failed=1
+fi
+
 exit $failed

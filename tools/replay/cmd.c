@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc replay: replay strace recordings into rcuproc and compare. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "common/cli.h"
 #include "replay.h"
 
@@ -37,22 +39,40 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 	return ret;
 }
 
+/* @file opened for reading ("-": standard input), or NULL, said on stderr. */
+static FILE *open_recording(const char *file)
+{
+	FILE *in = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	struct stat st;
+
+	if (!in) {
+		fprintf(stderr, "rcuproc replay: %s: %s\n", file, strerror(errno));
+		return NULL;
+	}
+	if (!fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rcuproc replay: %s: %s\n", file, strerror(EISDIR));
+		fclose(in);
+		return NULL;
+	}
+	return in;
+}
+
 /* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
 static int replay_file(const char *file, const struct replay_args *a)
 {
 	struct replay_opts opts = { .mode = (enum rp_sync_mode)a->mode, .verbose = a->verbose,
 				    .watchdog_seconds = a->watchdog };
-	struct replay_trace tr;
-	FILE *in = fopen(file, "r");
+	struct replay_reader r;
+	FILE *in = open_recording(file);
 	int mismatches;
 
-	if (!in) {
-		perror(file);
+	if (!in)
 		return 2;
-	}
-	mismatches = replay_parse(in, file, &tr) ? -1 : replay_run_trace(&tr, file, &opts, stdout);
-	fclose(in);
-	replay_trace_free(&tr);
+	replay_reader_init(&r, in, file);
+	mismatches = replay_run_trace(&r, &opts, stdout);
+	replay_reader_free(&r);
+	if (in != stdin)
+		fclose(in);
 	return mismatches < 0 ? 2 : mismatches > 0;
 }
 

@@ -39,6 +39,8 @@ struct replay_event {
 	int at;			/* line at which it is replayed */
 	pid_t pid;		/* recorded tid */
 	pid_t resumed_as;	/* an execve in a thread: the leader's pid it resumes as */
+	pid_t tgid;		/* exit_group: the caller's thread group */
+	bool pending;		/* unfinished: waiting for its "resumed" line */
 	char name[24];
 	char *args;		/* the argument text, joined (owned) */
 	char *argbuf;		/* (owned) split into argv */
@@ -53,17 +55,38 @@ struct replay_event {
 	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
 };
 
-struct replay_trace {
+/*
+ * parse.c: the events of a recording, read as a stream, in the order they
+ * are replayed.  Holds only what later lines may still change.
+ */
+struct replay_reader {
+	FILE *in;
+	const char *file;
 	pid_t recorder;		/* "# recorder-pid:": strace, the top's parent */
-	struct replay_event *ev;	/* in the order they are replayed */
-	int nev;
+	int line;		/* lines read */
+	char *buf;
+	size_t cap;
+	struct replay_event **ready;	/* a heap by replay point */
+	int nready, ready_cap;
+	struct replay_event **held;	/* unfinished calls; exits before their "+++" */
+	int nheld, held_cap;
+	struct { pid_t pid, tgid; } *tgids;	/* live threads and their groups */
+	int ntgids, tgids_cap;
+	bool eof, failed;
+	long handed_out;	/* events returned so far */
 };
 
-/* parse.c: 0, or -1 with a message on stderr. */
-int replay_parse(FILE *in, const char *file, struct replay_trace *tr);
-void replay_trace_free(struct replay_trace *tr);
+void replay_reader_init(struct replay_reader *r, FILE *in, const char *file);
+/* The next event to replay (the caller frees it with replay_event_free):
+ * 1, 0 at the end, -1 on a format or read error (said on stderr). */
+int replay_next(struct replay_reader *r, struct replay_event **ev);
+void replay_event_free(struct replay_event *ev);
+void replay_reader_free(struct replay_reader *r);
 /* Split @s (an argument list) at its top-level commas, in place. */
 int replay_split_args(char *s, char **argv, int max);
+/* Write @len bytes of @s taken from a recording, non-printing bytes as
+ * \xNN, at most @max of them and "..." if there are more. */
+void replay_fputs_quoted(FILE *out, const char *s, size_t len, size_t max);
 
 /* names.c: strace's spellings of signals, errnos, wait statuses, sets. */
 int replay_signal_number(const char *name);	/* "SIGINT", "SIGRT_2": 0 if unknown */
@@ -112,7 +135,7 @@ struct replay_task {
 
 struct replay_run {
 	const char *file;
-	const struct replay_trace *tr;
+	pid_t recorder_rec;		/* the recorder's recorded pid */
 	FILE *out;
 	bool verbose;
 	struct rp_system *sys;
@@ -126,6 +149,7 @@ struct replay_run {
 	/* The watchdog: the event being replayed, and how many have been. */
 	const struct replay_event *current;	/* (atomic) */
 	unsigned long progress;		/* (atomic) */
+	bool reading;			/* (atomic) waiting for the recording's next line */
 };
 
 /* A call rcuproc models: returns the result or -errno, checks its outputs. */
@@ -159,6 +183,8 @@ struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp
 /* Report a mismatch of @what at @ev unless @rec and @got are equal. */
 void replay_expect(struct replay_run *run, const struct replay_event *ev, const char *what,
 		   const char *rec, const char *got);
+/* "name(args)" of call @ev, as replay_fputs_quoted writes it. */
+void replay_fputs_call(FILE *out, const struct replay_event *ev);
 /* The call was not replayed, for reason @why: counted, not compared. */
 long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)
@@ -209,8 +235,8 @@ struct replay_opts {
 };
 #define REPLAY_STUCK	3
 
-/* Run the replay of @tr; the number of mismatches, or -1. */
-int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     const struct replay_opts *opts, FILE *out);
+/* Replay what @r reads; the number of mismatches, or -1 if the recording
+ * cannot be read (said on stderr) or holds nothing to replay. */
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out);
 
 #endif /* RP_TOOLS_REPLAY_H */

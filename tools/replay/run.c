@@ -50,7 +50,7 @@ long replay_pid_to_sim(struct replay_run *run, long rec)
 
 	if (a <= 1)
 		return rec;
-	if (a == run->tr->recorder)
+	if (a == run->recorder_rec)
 		return sign * rp_getpid(run->recorder);
 	t = replay_task_of(run, (pid_t)a);
 	if (t && t->task)
@@ -81,13 +81,23 @@ long replay_pid_to_rec(struct replay_run *run, long nr)
 	if (a <= 1)
 		return nr;
 	if (a == rp_getpid(run->recorder))
-		return sign * run->tr->recorder;
+		return sign * run->recorder_rec;
 	t = task_by_nr(run, (pid_t)a);
 	if (t)
 		return sign * t->rec;
 	if (a >= UNKNOWN_PID_BASE && a < UNKNOWN_PID_BASE + run->nunknown)
 		return sign * run->unknown_rec[a - UNKNOWN_PID_BASE];
 	return sign * (a + 1000000000L);	/* a pid the recording cannot have */
+}
+
+void replay_fputs_call(FILE *out, const struct replay_event *ev)
+{
+	const char *args = ev->args ? ev->args : "";
+
+	replay_fputs_quoted(out, ev->name, strlen(ev->name), sizeof(ev->name));
+	fputc('(', out);
+	replay_fputs_quoted(out, args, strlen(args), 300);
+	fputc(')', out);
 }
 
 static void report(struct replay_run *run, const struct replay_event *ev, const char *fmt, ...)
@@ -102,8 +112,10 @@ static void report(struct replay_run *run, const struct replay_event *ev, const 
 	if (t)
 		t->mismatches++;
 	fprintf(run->out, "MISMATCH %s:%d: pid %d ", run->file, ev->line, ev->pid);
-	if (ev->kind == REPLAY_CALL)
-		fprintf(run->out, "%s(%s): ", ev->name, ev->args ? ev->args : "");
+	if (ev->kind == REPLAY_CALL) {
+		replay_fputs_call(run->out, ev);
+		fputs(": ", run->out);
+	}
 	va_start(ap, fmt);
 	vfprintf(run->out, fmt, ap);
 	va_end(ap);
@@ -122,7 +134,7 @@ long replay_skip(struct replay_run *run, const struct replay_event *ev, const ch
 	run->skipped++;
 	if (run->verbose)
 		fprintf(run->out, "skip %s:%d: pid %d %s: %s\n", run->file, ev->line, ev->pid,
-			ev->name, why);
+			ev->name, why);	/* a known call's name: printable */
 	return REPLAY_SKIPPED;
 }
 
@@ -353,27 +365,63 @@ static void teardown(struct replay_run *run)
 	free(run->tasks);
 }
 
-int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     const struct replay_opts *opts, FILE *out)
+/* The next event, the watchdog looking away while the file is read. */
+static int next_event(struct replay_run *run, struct replay_reader *r, struct replay_event **ev)
 {
-	struct replay_run run = { .file = file, .tr = tr, .out = out, .verbose = opts->verbose };
+	int got;
+
+	/* Pairs with the load in the watchdog: a slow pipe is no stuck replay. */
+	__atomic_store_n(&run->reading, true, __ATOMIC_RELEASE);
+	got = replay_next(r, ev);
+	__atomic_store_n(&run->reading, false, __ATOMIC_RELEASE);
+	return got;
+}
+
+/* Replay events from @first on; false if the recording could not be read. */
+static bool replay_events(struct replay_run *run, struct replay_reader *r,
+			  struct replay_event *first)
+{
+	struct replay_event *ev = first, *prev = NULL;
+	int got = 1;
+
+	while (got > 0) {
+		replay_watchdog_tick(run, ev);
+		/* The watchdog may name the previous event until the tick above. */
+		replay_event_free(prev);
+		replay_event(run, ev);
+		replay_settle_stoppers(run);
+		prev = ev;
+		got = next_event(run, r, &ev);
+	}
+	replay_watchdog_tick(run, NULL);
+	replay_event_free(prev);
+	return got == 0;
+}
+
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out)
+{
+	struct replay_run run = { .file = r->file, .out = out, .verbose = opts->verbose };
 	struct replay_watchdog dog;
-	int mismatches = -1;
+	struct replay_event *first;
+	int mismatches = -1, got;
 
 	if (replay_watchdog_start(&dog, &run, opts->watchdog_seconds))
 		return -1;
-	if (!setup(&run, opts->mode)) {
-		for (int i = 0; i < tr->nev; i++) {
-			replay_watchdog_tick(&run, &tr->ev[i]);
-			replay_event(&run, &tr->ev[i]);
-			replay_settle_stoppers(&run);
-		}
-		replay_watchdog_tick(&run, NULL);
+	got = next_event(&run, r, &first);
+	if (got == 0)
+		fprintf(stderr, "rcuproc replay: %s: nothing to replay: no traced line after "
+			"the header\n", r->file);
+	run.recorder_rec = r->recorder;
+	if (got > 0 && !setup(&run, opts->mode)) {
+		bool read_all = replay_events(&run, r, first);
+
 		replay_end_stoppers(&run);
-		reap_the_rest(&run, run.recorder);
-		reap_the_rest(&run, run.init);
-		summary(&run);
-		mismatches = run.mismatches;
+		if (read_all) {
+			reap_the_rest(&run, run.recorder);
+			reap_the_rest(&run, run.init);
+			summary(&run);
+			mismatches = run.mismatches;
+		}
 	}
 	teardown(&run);
 	replay_watchdog_stop(&dog);

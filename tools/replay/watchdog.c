@@ -31,10 +31,11 @@ static void report_stuck(struct replay_run *run, unsigned int seconds)
 		ev->line, seconds, ev->pid);
 	if (t)
 		fprintf(stderr, " (rcuproc %d)", t->nr);
+	fputc(' ', stderr);
 	if (ev->kind == REPLAY_CALL)
-		fprintf(stderr, " %s(%s)", ev->name, ev->args ? ev->args : "");
+		replay_fputs_call(stderr, ev);
 	else
-		fprintf(stderr, " %s", replay_kind_name(ev->kind));
+		fputs(replay_kind_name(ev->kind), stderr);
 	fprintf(stderr, ", replayed at line %d\n", ev->at);
 }
 
@@ -49,7 +50,8 @@ static void *watchdog_main(void *arg)
 		/* Pairs with the increment in replay_watchdog_tick. */
 		unsigned long now = __atomic_load_n(&w->run->progress, __ATOMIC_ACQUIRE);
 
-		if (now == seen) {
+		/* Pairs with the stores in next_event (run.c). */
+		if (now == seen && !__atomic_load_n(&w->run->reading, __ATOMIC_ACQUIRE)) {
 			report_stuck(w->run, w->seconds);
 			_exit(REPLAY_STUCK);
 		}

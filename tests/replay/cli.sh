@@ -99,6 +99,21 @@ if [ $? != 0 ] || [[ "$out" != *"replay -: 1 tasks"* ]]; then
 	failed=1
 fi
 
+# scripts/record.sh -o FILE: a command with a line break and quotes stays
+# one header line, quoted, and the recording replays.
+if strace -o /dev/null true 2> /dev/null; then
+	"$dir/../../scripts/record.sh" quoting -o "$tmp/quoting.strace" --note $'two\nlines' \
+		-- sh -c $'true\n: "q" \'x\'; exit 3' > /dev/null
+	want=$'# command: sh -c $\'true\\n: "q" \\\'x\\\'; exit 3\''
+	if [ "$(grep '^# command:' "$tmp/quoting.strace")" != "$want" ] ||
+	   [ "$(grep -c '^# note: two lines$' "$tmp/quoting.strace")" != 1 ]; then
+		echo "FAIL: record.sh header:"
+		grep '^#' "$tmp/quoting.strace"
+		failed=1
+	fi
+	expect 0 "quoting.strace: 1 tasks" "$tmp/quoting.strace"
+fi
+
 # Memory follows the live tasks, not the file: 20 times the lines of one
 # task take no more memory.
 lines() {

@@ -114,6 +114,24 @@ if strace -o /dev/null true 2> /dev/null; then
 	expect 0 "quoting.strace: 1 tasks" "$tmp/quoting.strace"
 fi
 
+# Several recordings end with a total line; --json writes one object per
+# recording and one for the total, each on its line.
+expect 2 "total: 3 recordings (1 matched, 1 unreadable)" \
+	"$good" "$dir/altered/proc_errors_eperm.strace" "$tmp/none.strace"
+json=$("$rcuproc" replay --json "$good" "$dir/altered/proc_errors_eperm.strace" \
+	"$tmp/none.strace" 2> /dev/null)
+if ! python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert [r.get("outcome") for r in rows[:3]] == ["matched", "mismatch", "unreadable"], rows
+assert rows[1]["mismatches"] == 1 and rows[1]["lines"][0].startswith("MISMATCH "), rows[1]
+assert rows[3]["total"]["recordings"] == 3 and rows[3]["total"]["mismatches"] == 1, rows[3]
+' <<< "$json"; then
+	echo "FAIL: replay --json:"
+	echo "$json"
+	failed=1
+fi
+
 # Memory follows the live tasks, not the file: 20 times the lines of one
 # task take no more memory.
 lines() {

@@ -25,7 +25,7 @@ static int replay_path(const char *path, enum rp_sync_mode mode, char **report)
 	cr_assert(in, "cannot open %s", path);
 	replay_reader_init(&r, in, path);
 	out = open_memstream(report, &len);
-	mismatches = replay_run_trace(&r, &opts, out);
+	mismatches = replay_run_trace(&r, &opts, out, NULL);
 	fclose(out);
 	replay_reader_free(&r);
 	fclose(in);

@@ -235,8 +235,15 @@ struct replay_opts {
 };
 #define REPLAY_STUCK	3
 
-/* Replay what @r reads; the number of mismatches, or -1 if the recording
- * cannot be read (said on stderr) or holds nothing to replay. */
-int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out);
+/* What a replay counted, as its summary line says it. */
+struct replay_counts {
+	long tasks, replayed, skipped, mismatches;
+};
+
+/* Replay what @r reads, adding its counts to @counts (may be NULL); the
+ * number of mismatches, or -1 if the recording cannot be read (said on
+ * stderr) or holds nothing to replay. */
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
+		     struct replay_counts *counts);
 
 #endif /* RP_TOOLS_REPLAY_H */

@@ -398,7 +398,8 @@ static bool replay_events(struct replay_run *run, struct replay_reader *r,
 	return got == 0;
 }
 
-int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out)
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
+		     struct replay_counts *counts)
 {
 	struct replay_run run = { .file = r->file, .out = out, .verbose = opts->verbose };
 	struct replay_watchdog dog;
@@ -421,6 +422,12 @@ int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FI
 			reap_the_rest(&run, run.init);
 			summary(&run);
 			mismatches = run.mismatches;
+			if (counts) {
+				counts->tasks += run.ntasks;
+				counts->replayed += run.replayed;
+				counts->skipped += run.skipped;
+				counts->mismatches += run.mismatches;
+			}
 		}
 	}
 	teardown(&run);

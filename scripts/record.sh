@@ -18,6 +18,7 @@ calls+=,kill,tkill,tgkill,rt_sigqueueinfo,rt_sigaction,rt_sigprocmask,rt_sigsusp
 calls+=,setpgid,getpgid,getpgrp,setsid,getsid,getppid
 calls+=,setpriority,getpriority,ioprio_set,ioprio_get,prctl,ptrace
 calls+=,timer_create,timer_settime,timer_gettime,timer_getoverrun,timer_delete,ioctl
+calls+=,setuid,setresuid,setgroups,capset,setrlimit,prlimit64
 # -q: no attach/detach notes, but keep "+++ exited with N +++";
 # -X raw: numbers instead of flag and constant names (one parser, no tables).
 options=(-f -q -X raw -e "trace=$calls" -e signal=all)

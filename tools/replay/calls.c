@@ -499,6 +499,11 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 			replay_expect(run, ev, "value", rec, got);
 		}
 		return ret;
+	case PR_CAPBSET_READ:
+	case PR_CAPBSET_DROP:
+	case PR_CAP_AMBIENT:
+		return replay_skip(run, ev, "the capability bounding and ambient sets are not "
+				   "modelled");
 	default:
 		return replay_skip(run, ev, "a prctl option outside the process table");
 	}

@@ -146,6 +146,10 @@ struct replay_run {
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
+	/* creds.c: the limits the recording set (by resource), and those
+	 * counted over the machine that it set, which make it inexact. */
+	uint32_t rlimits_set, inexact;
+	int inexact_answers;		/* mismatches noted as inexact instead */
 	/* The watchdog: the event being replayed, and how many have been. */
 	const struct replay_event *current;	/* (atomic) */
 	unsigned long progress;		/* (atomic) */
@@ -163,9 +167,11 @@ struct replay_call_def {
 	bool acts_when_interrupted;	/* rt_sigsuspend: its "= ? ERESTART" is its work */
 };
 
-/* calls.c and groups.c: the tables, ended by a NULL name. */
+/* calls.c, groups.c and creds.c: the tables, ended by a NULL name. */
 extern const struct replay_call_def replay_core_calls[];
 extern const struct replay_call_def replay_group_calls[];
+/* creds.c */
+extern const struct replay_call_def replay_cred_calls[];
 /* groups.c: make the recorder a session leader, as scripts/record.sh does,
  * and the terminal; undo before the system goes. */
 void replay_setup_recorder(struct replay_run *run);

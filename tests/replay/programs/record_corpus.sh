@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -72,3 +72,5 @@ record ppoll_restart --note "ppoll interrupted by an ignored SIGCHLD: the saved 
 	-- "$bin/ppoll_restart"
 record thread_stop --note "SIGSTOP to a threaded process: the other thread takes part in the group stop" \
 	-- "$bin/thread_stop"
+record creds --note "setresuid, setuid, setgroups, capset, a capability prctl and limits" \
+	-- "$bin/creds"

@@ -563,8 +563,9 @@ static bool read_line(struct replay_reader *r)
 	return !why;
 }
 
-/* Every unfinished call is over at the end of the file, with no result;
- * an exit with no "+++" line happens where it was called. */
+/* Every unfinished call is over at the end of the file, with no result (a
+ * wait that never returned is replayed last); an exit with no "+++" line
+ * happens where it was called. */
 static void end_of_file(struct replay_reader *r)
 {
 	while (r->nheld) {
@@ -577,7 +578,6 @@ static void end_of_file(struct replay_reader *r)
 			ready(r, ev);
 		}
 	}
-	/* Waits that never returned are replayed last; finish_call put them at INT32_MAX. */
 }
 
 /* Can the first ready event go, or may a line still to come go before it? */
@@ -605,7 +605,6 @@ int replay_next(struct replay_reader *r, struct replay_event **out)
 	while (!r->failed) {
 		if (r->nready && first_is_final(r)) {
 			*out = take_first(r);
-			r->handed_out++;
 			return 1;
 		}
 		if (r->eof)

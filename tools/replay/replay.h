@@ -73,7 +73,6 @@ struct replay_reader {
 	struct { pid_t pid, tgid; } *tgids;	/* live threads and their groups */
 	int ntgids, tgids_cap;
 	bool eof, failed;
-	long handed_out;	/* events returned so far */
 };
 
 void replay_reader_init(struct replay_reader *r, FILE *in, const char *file);

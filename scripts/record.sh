@@ -1,37 +1,44 @@
 #!/usr/bin/env bash
 # Record a real program's process-management calls for 'rcuproc replay'.
 #
-#   scripts/record.sh NAME [--note TEXT] -- COMMAND [ARGS...]
+#   scripts/record.sh NAME [--note TEXT] [-o FILE] -- COMMAND [ARGS...]
 #
 # Runs COMMAND under strace -f in a new session (so that the recorder is a
 # session and process-group leader, which replay reproduces), keeps only the
 # calls rcuproc models, and stores the result as
-# tests/replay/corpus/NAME.strace with a header saying what produced it.
+# tests/replay/corpus/NAME.strace (or FILE) with a header saying what
+# produced it.  COMMAND runs in the repository's top directory.
 # See docs/replay.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+usage="usage: $0 NAME [--note TEXT] [-o FILE] -- COMMAND [ARGS...]"
+top=$(cd "$(dirname "$0")/.." && pwd)
 
 calls=clone,clone3,fork,vfork,execve,exit,exit_group,wait4,waitid
 calls+=,kill,tkill,tgkill,rt_sigqueueinfo,rt_sigaction,rt_sigprocmask,rt_sigsuspend,rt_sigreturn,pselect6,ppoll
 calls+=,setpgid,getpgid,getpgrp,setsid,getsid,getppid
 calls+=,setpriority,getpriority,ioprio_set,ioprio_get,prctl,ptrace
 calls+=,timer_create,timer_settime,timer_gettime,timer_getoverrun,timer_delete,ioctl
+calls+=,setuid,setresuid,setgroups,capset,setrlimit,prlimit64
 # -q: no attach/detach notes, but keep "+++ exited with N +++";
 # -X raw: numbers instead of flag and constant names (one parser, no tables).
 options=(-f -q -X raw -e "trace=$calls" -e signal=all)
 
-[ $# -ge 3 ] || { echo "usage: $0 NAME [--note TEXT] -- COMMAND [ARGS...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
 name=$1
 shift
 note=""
-if [ "$1" = "--note" ]; then
-	note=$2
-	shift 2
-fi
-[ "$1" = "--" ] || { echo "record.sh: expected -- before the command" >&2; exit 2; }
+out=$top/tests/replay/corpus/$name.strace
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	case $1 in
+	--note) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; note=$2; shift 2 ;;
+	-o) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; out=$(realpath -m -- "$2"); shift 2 ;;
+	*) echo "record.sh: unknown option '$1'; $usage" >&2; exit 2 ;;
+	esac
+done
+[ $# -ge 2 ] || { echo "record.sh: expected -- and a command; $usage" >&2; exit 2; }
 shift
+cd "$top"
 
-out=tests/replay/corpus/$name.strace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -41,10 +48,14 @@ trap 'rm -rf "$tmp"' EXIT
 setsid --wait bash -c 'echo $$ > "$1"; shift; exec env --default-signal strace "$@"' record \
 	"$tmp/pid" "${options[@]}" -o "$tmp/trace" "$@" || true
 
+# The header is one line per field whatever the words hold: the command
+# quoted as the shell would take it back, the note's line breaks as spaces.
 {
-	echo "# rcuproc replay recording: $name"
-	echo "# command: $*"
-	[ -n "$note" ] && echo "# note: $note"
+	echo "# rcuproc replay recording: ${name//[$'\n\r']/ }"
+	printf '# command:'
+	printf ' %q' "$@"
+	echo
+	[ -n "$note" ] && echo "# note: ${note//[$'\n\r']/ }"
 	echo "# produced by: scripts/record.sh ($(strace -V | head -1))"
 	echo "# options: ${options[*]}"
 	echo "# recorder-pid: $(cat "$tmp/pid")"

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,20 +56,140 @@ static long call_fork(struct replay_run *run, struct replay_task *t, const struc
 	return clone_with_flags(run, t, ev, SIGCHLD);
 }
 
+/* An execve running on a thread of its own while its group is emptied. */
+struct exec_worker {
+	struct rp_task *task;
+	const char *comm;
+	long ret;
+	bool done;		/* (atomic) ret is set */
+};
+
+static void *exec_worker_main(void *arg)
+{
+	struct exec_worker *w = arg;
+
+	rp_thread_register();
+	w->ret = rp_execve(w->task, w->comm);
+	rp_thread_unregister();
+	/* Pairs with the load in exec_worker_done: the result is written first. */
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool exec_worker_done(struct exec_worker *w)
+{
+	/* Pairs with the store in exec_worker_main. */
+	return __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * @o, another thread of the exec's group, runs into the kill the exec sent
+ * it, as each thread does on Linux when it next returns to user space.
+ * Looks until the kill has arrived (the worker sends it) or the exec is over.
+ */
+static void die_of_exec(struct replay_run *run, struct replay_task *o, struct exec_worker *w,
+			const struct replay_event *ev)
+{
+	for (long i = 0; i < REPLAY_PATIENCE; i++) {
+		if (rp_get_signal(o->task, NULL) == -ESRCH) {
+			o->dead = true;
+			return;
+		}
+		if (exec_worker_done(w))
+			return;
+		sched_yield();
+	}
+	replay_expect(run, ev, "other thread", "killed by the exec", "still running");
+}
+
+/*
+ * Linux's de_thread kills the other threads and waits until they are gone;
+ * in the replay they are driven by this one thread, so the exec runs on a
+ * worker while each other thread of the group dies of its kill here, and
+ * only then is the exec taken back (the watchdog reports it if it never
+ * returns).  The recording shows those threads' "+++" lines later.
+ */
+static long exec_in_group(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, const char *comm)
+{
+	struct exec_worker w = { .task = t->task, .comm = comm };
+	pid_t tgid = rp_getpid(t->task);
+	pthread_t thread;
+
+	if (pthread_create(&thread, NULL, exec_worker_main, &w))
+		return -EAGAIN;
+	for (int i = 0; i < run->ntasks; i++) {
+		struct replay_task *o = run->tasks[i];
+
+		if (o != t && !o->dead && rp_getpid(o->task) == tgid)
+			die_of_exec(run, o, &w, ev);
+	}
+	pthread_join(thread, NULL);
+	return w.ret;
+}
+
+/* The task that held the leader's tid before a thread's exec took it. */
+static struct replay_task *task_now_numbered(struct replay_run *run, struct replay_task *t,
+					     pid_t nr)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i] != t && run->tasks[i]->nr == nr)
+			return run->tasks[i];
+	return NULL;
+}
+
+/*
+ * A thread that execs takes over its leader's pid; the recording goes on
+ * calling it by that pid (after "+++ superseded by execve in pid N +++"),
+ * and the old leader, released, by none.
+ */
+static void take_leaders_place(struct replay_run *run, struct replay_task *t)
+{
+	pid_t nr = rp_gettid(t->task);
+	struct replay_task *leader = task_now_numbered(run, t, nr);
+
+	if (nr == t->nr || !leader)
+		return;
+	leader->nr = t->nr;
+	leader->dead = true;
+	leader->superseded = true;
+	t->nr = nr;
+	t->exec_tid = t->rec;
+	leader->exec_tid = leader->rec;
+	t->rec = leader->rec;
+	leader->rec = t->exec_tid;
+}
+
+static bool has_other_threads(struct replay_run *run, struct replay_task *t)
+{
+	pid_t tgid = rp_getpid(t->task);
+
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i] != t && !run->tasks[i]->dead && rp_getpid(run->tasks[i]->task) == tgid)
+			return true;
+	return false;
+}
+
 /* A failed execve is a file-system answer (ENOENT while searching PATH). */
 static long call_execve(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	char path[256];
+	char path[256] = "?";
 	size_t len;
+	long ret;
 
 	if (ev->ret != 0 || ev->argc < 1)
-		return replay_skip(run, ev);
+		return replay_skip(run, ev, "a failed exec: the file system answered");
 	len = strlen(ev->argv[0]);
-	if (len < 2 || len >= sizeof(path))
-		return rp_execve(t->task, "?");
-	memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
-	path[len - 2] = '\0';
-	return rp_execve(t->task, basename(path));
+	if (len >= 2 && len < sizeof(path)) {
+		memcpy(path, ev->argv[0] + 1, len - 2);	/* without the quotes */
+		path[len - 2] = '\0';
+	}
+	if (!has_other_threads(run, t))
+		return rp_execve(t->task, basename(path));
+	ret = exec_in_group(run, t, ev, basename(path));
+	if (ret == 0)
+		take_leaders_place(run, t);
+	return ret;
 }
 
 static long call_exit(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
@@ -98,18 +219,19 @@ static int wait_options(const struct replay_event *ev, int i)
 
 /*
  * Which of several ready children a wait reports is not part of the
- * contract (rcuproc's children list is unordered): a wait that reported a
- * child asks for that child, if it is one the selector names in rcuproc
+ * contract (rcuproc's children list is unordered): a wait that reported
+ * child @rec_child asks for that child, if it is one the selector @sel
+ * (wait4's: -1, 0, -pgrp or a pid, in rcuproc's numbers) names in rcuproc
  * (docs/replay.md, "Order", rule 4).
  */
-static pid_t wait_selector(struct replay_run *run, struct replay_task *t,
-			   const struct replay_event *ev)
+static pid_t wait_target(struct replay_run *run, struct replay_task *t, pid_t sel,
+			 long rec_child)
 {
-	pid_t sel = replay_pid_arg(run, ev, 0), child;
+	pid_t child;
 
-	if (ev->ret <= 0 || sel > 0)
+	if (rec_child <= 0 || sel > 0)
 		return sel;
-	child = (pid_t)replay_pid_to_sim(run, ev->ret);
+	child = (pid_t)replay_pid_to_sim(run, rec_child);
 	if (sel == -1)
 		return child;
 	if (rp_getpgid(t->task, child) == (sel ? -sel : rp_getpgrp(t->task)))
@@ -121,7 +243,8 @@ static long call_wait4(struct replay_run *run, struct replay_task *t, const stru
 {
 	char rec[48], got[48];
 	int status = 0, rec_status;
-	long ret = rp_wait4(t->task, wait_selector(run, t, ev), &status, wait_options(ev, 2), NULL);
+	pid_t target = wait_target(run, t, replay_pid_arg(run, ev, 0), ev->ret);
+	long ret = rp_wait4(t->task, target, &status, wait_options(ev, 2), NULL);
 
 	if (ret > 0 && ev->ret > 0 && ev->argc > 1 && replay_parse_wstatus(ev->argv[1], &rec_status)) {
 		replay_format_wstatus(rec_status, rec, sizeof(rec));
@@ -136,19 +259,42 @@ static void format_waitid(long pid, long code, long status, char *buf, size_t le
 	snprintf(buf, len, "pid %ld code %ld status %ld", pid, code, status);
 }
 
+/*
+ * waitid's selector as wait4 spells it, the rule of wait_target applied,
+ * and back: P_ALL is -1, P_PGID g is -g (0: the caller's group).
+ */
+static void waitid_target(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, idtype_t *idtype, id_t *id)
+{
+	long rec_child = 0;
+	pid_t sel, target;
+
+	if (ev->ret == 0 && ev->argc > 2)
+		replay_field(ev->argv[2], "si_pid", &rec_child);
+	sel = *idtype == P_ALL ? -1 : *idtype == P_PGID ? -(pid_t)*id : (pid_t)*id;
+	target = wait_target(run, t, sel, rec_child);
+	if (target != sel) {
+		*idtype = P_PID;
+		*id = (id_t)target;
+	}
+}
+
 static long call_waitid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	long idtype = replay_arg(ev, 0), id = replay_arg(ev, 1), rpid, rcode, rstatus;
+	long idtype = replay_arg(ev, 0), rpid, rcode, rstatus;
+	id_t id = (id_t)replay_arg(ev, 1);
+	idtype_t which = (idtype_t)idtype;
 	char rec[64], got[64];
 	siginfo_t si;
 	long ret;
 
 	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
-		return replay_skip(run, ev);	/* P_PIDFD: no descriptors */
+		return replay_skip(run, ev, "P_PIDFD: file descriptors are not modelled");
 	if (idtype != P_ALL)
-		id = replay_pid_to_sim(run, id);
+		id = (id_t)replay_pid_to_sim(run, (long)id);
+	waitid_target(run, t, ev, &which, &id);
 	memset(&si, 0, sizeof(si));
-	ret = rp_waitid(t->task, (idtype_t)idtype, (id_t)id, &si, wait_options(ev, 3));
+	ret = rp_waitid(t->task, which, id, &si, wait_options(ev, 3));
 	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &rpid)) {
 		replay_field(ev->argv[2], "si_code", &rcode);
 		replay_field(ev->argv[2], "si_status", &rstatus);
@@ -274,8 +420,10 @@ static long suspend_with_mask(struct replay_run *run, struct replay_task *t,
 	uint64_t bits;
 	sigset_t set;
 
-	if (!ev->interrupted || !replay_parse_sigset(inner ? inner + 8 : text, &bits))
-		return replay_skip(run, ev);
+	if (!ev->interrupted)
+		return replay_skip(run, ev, "not interrupted: its mask left no trace");
+	if (!replay_parse_sigset(inner ? inner + 8 : text, &bits))
+		return replay_skip(run, ev, "no signal mask given");
 	sigset_from_bits(&set, bits);
 	t->suspended = true;
 	return rp_sigprocmask(t->task, SIG_SETMASK, &set, &t->saved_mask);
@@ -307,7 +455,8 @@ static long call_rt_sigreturn(struct replay_run *run, struct replay_task *t,
 	uint64_t bits;
 
 	if (!t->nframes)
-		return replay_skip(run, ev);
+		return replay_skip(run, ev, "no handler frame to return from: the recording "
+				   "does not show the handler's signal delivered");
 	t->nframes--;
 	if (mask && replay_parse_sigset(mask + 5, &bits)) {
 		replay_format_sigset(bits, rec, sizeof(rec));
@@ -350,8 +499,13 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 			replay_expect(run, ev, "value", rec, got);
 		}
 		return ret;
+	case PR_CAPBSET_READ:
+	case PR_CAPBSET_DROP:
+	case PR_CAP_AMBIENT:
+		return replay_skip(run, ev, "the capability bounding and ambient sets are not "
+				   "modelled");
 	default:
-		return replay_skip(run, ev);	/* names, seccomp, ...: not the table's */
+		return replay_skip(run, ev, "a prctl option outside the process table");
 	}
 }
 
@@ -363,7 +517,15 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 static long call_ptrace(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
 	(void)t;
-	return replay_skip(run, ev);
+	return replay_skip(run, ev, "strace traces every task already: the kernel's "
+			   "answer is not the program's process table's");
+}
+
+/* timer_*: the recordings arm wall-clock timers; rcuproc's count CPU time. */
+static long call_timer(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
+{
+	(void)t;
+	return replay_skip(run, ev, "a wall-clock timer: rcuproc's timers count CPU time");
 }
 
 const struct replay_call_def replay_core_calls[] = {
@@ -389,5 +551,10 @@ const struct replay_call_def replay_core_calls[] = {
 	{ "getppid", call_getppid, true, false },
 	{ "prctl", call_prctl, false, false },
 	{ "ptrace", call_ptrace, false, false },
+	{ "timer_create", call_timer, false, false },
+	{ "timer_settime", call_timer, false, false },
+	{ "timer_gettime", call_timer, false, false },
+	{ "timer_getoverrun", call_timer, false, false },
+	{ "timer_delete", call_timer, false, false },
 	{ 0 },
 };

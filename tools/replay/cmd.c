@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc replay: replay strace recordings into rcuproc and compare. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "common/cli.h"
 #include "replay.h"
 
@@ -10,12 +13,22 @@ static const char about[] =
 	"into rcuproc, as the recorded tasks with their pids mapped, and compares\n"
 	"every result, errno, wait status, delivered signal and exit status with\n"
 	"what the real kernel answered.  Prints one MISMATCH line per difference,\n"
-	"naming the recording's line, then a summary per recording.\n"
-	"Exits 1 if anything differs, 2 on a usage or format error.";
+	"naming the recording's line, then a summary per recording, and a total\n"
+	"line when there are several (--json: one object per recording, then the\n"
+	"total).\n"
+	"Exits 1 if anything differs, 2 on a usage or format error, 3 when a\n"
+	"replay stopped making progress (the watchdog names the line).";
 
 struct replay_args {
 	int mode;			/* enum rp_sync_mode */
-	bool verbose;
+	bool verbose, json;
+	unsigned int watchdog;		/* seconds */
+};
+
+/* Over all recordings: what was counted, and how each went. */
+struct replay_total {
+	struct replay_counts counts;
+	int recordings, matched, unreadable;
 };
 
 /* -1 and the first recording's index in *@first, or the exit status. */
@@ -25,6 +38,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 		CLI_MODE(&a->mode),
 		{ "verbose", 'v', CLI_FLAG, NULL, "every task's summary and every skipped call",
 		  .to = &a->verbose },
+		{ "watchdog", 'w', CLI_UINT, "S", "end a replay that makes no progress for S "
+		  "seconds (0: never)", "60", .max = 86400, .to = &a->watchdog },
+		CLI_JSON(&a->json, "one JSON object per recording, then one for the total"),
 	} };
 	int ret = cli_parse(&cmd, argc, argv, first);
 
@@ -33,37 +49,142 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *first)
 	return ret;
 }
 
-/* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
-static int replay_file(const char *file, const struct replay_args *a)
+/* @file opened for reading ("-": standard input), or NULL, said on stderr. */
+static FILE *open_recording(const char *file)
 {
-	struct replay_trace tr;
-	FILE *in = fopen(file, "r");
-	int mismatches;
+	FILE *in = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	struct stat st;
 
 	if (!in) {
-		perror(file);
-		return 2;
+		fprintf(stderr, "rcuproc replay: %s: %s\n", file, strerror(errno));
+		return NULL;
 	}
-	mismatches = replay_parse(in, file, &tr) ? -1 :
-		     replay_run_trace(&tr, file, a->mode, a->verbose, stdout);
-	fclose(in);
-	replay_trace_free(&tr);
-	return mismatches < 0 ? 2 : mismatches > 0;
+	if (!fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rcuproc replay: %s: %s\n", file, strerror(EISDIR));
+		fclose(in);
+		return NULL;
+	}
+	return in;
+}
+
+/* @s as a JSON string: the report's text is printable already (quoted). */
+static void json_string(const char *s, size_t len)
+{
+	putchar('"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *const outcome[] = { "matched", "mismatch", "unreadable" };
+
+/* One recording's JSON object: its counts, its outcome, and the lines of
+ * its text report (MISMATCH lines; with --verbose skips and tasks too). */
+static void print_json(const char *file, int status, const struct replay_counts *c,
+		       const char *report, size_t len)
+{
+	const char *line = report, *end = report + len;
+	bool first = true;
+
+	printf("{\"file\":");
+	json_string(file, strlen(file));
+	printf(",\"outcome\":\"%s\",\"tasks\":%ld,\"replayed\":%ld,\"skipped\":%ld,"
+	       "\"mismatches\":%ld,\"lines\":[", outcome[status], c->tasks, c->replayed,
+	       c->skipped, c->mismatches);
+	while (line < end) {
+		const char *nl = memchr(line, '\n', end - line);
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+
+		/* The summary line is the counts above. */
+		if (strncmp(line, "replay ", 7)) {
+			if (!first)
+				putchar(',');
+			json_string(line, n);
+			first = false;
+		}
+		line += n + 1;
+	}
+	printf("]}\n");
+}
+
+/* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
+static int replay_file(const char *file, const struct replay_args *a, struct replay_total *total)
+{
+	struct replay_opts opts = { .mode = (enum rp_sync_mode)a->mode, .verbose = a->verbose,
+				    .watchdog_seconds = a->watchdog };
+	struct replay_counts counts = { 0 };
+	struct replay_reader r;
+	FILE *in = open_recording(file), *out = stdout;
+	char *report = NULL;
+	size_t len = 0;
+	int mismatches = -1, status;
+
+	if (in && a->json)
+		out = open_memstream(&report, &len);
+	if (in && out) {
+		replay_reader_init(&r, in, file);
+		mismatches = replay_run_trace(&r, &opts, out, &counts);
+		replay_reader_free(&r);
+	}
+	if (in && in != stdin)
+		fclose(in);
+	if (out && out != stdout)
+		fclose(out);
+	status = mismatches < 0 ? 2 : mismatches > 0;
+	if (a->json)
+		print_json(file, status, &counts, report ? report : "", report ? len : 0);
+	free(report);
+	total->recordings++;
+	total->matched += status == 0;
+	total->unreadable += status == 2;
+	total->counts.tasks += counts.tasks;
+	total->counts.replayed += counts.replayed;
+	total->counts.skipped += counts.skipped;
+	total->counts.mismatches += counts.mismatches;
+	return status;
+}
+
+static void print_total(const struct replay_total *t, bool json)
+{
+	const struct replay_counts *c = &t->counts;
+
+	if (json) {
+		printf("{\"total\":{\"recordings\":%d,\"matched\":%d,\"unreadable\":%d,"
+		       "\"tasks\":%ld,\"replayed\":%ld,\"skipped\":%ld,\"mismatches\":%ld}}\n",
+		       t->recordings, t->matched, t->unreadable, c->tasks, c->replayed, c->skipped,
+		       c->mismatches);
+		return;
+	}
+	printf("total: %d recordings (%d matched, %d unreadable), %ld tasks, %ld calls "
+	       "replayed, %ld skipped, %ld mismatches\n", t->recordings, t->matched,
+	       t->unreadable, c->tasks, c->replayed, c->skipped, c->mismatches);
 }
 
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_args a = { .mode = RP_SYNC_RCU };
+	struct replay_args a = { .mode = RP_SYNC_RCU, .watchdog = 60 };
 	int first, ret = parse_args(argc, argv, &a, &first), worst = 0;
+	struct replay_total total;
 
 	if (ret >= 0)
 		return ret;
+	memset(&total, 0, sizeof(total));
 	rp_thread_register();
 	for (int i = first; i < argc; i++) {
-		int r = replay_file(argv[i], &a);
+		int r = replay_file(argv[i], &a, &total);
 
 		worst = r > worst ? r : worst;
 	}
 	rp_thread_unregister();
+	if (a.json || total.recordings > 1)
+		print_total(&total, a.json);
 	return worst;
 }

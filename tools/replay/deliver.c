@@ -5,6 +5,7 @@
  * as the task's return to user space, rp_get_signal().
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "replay.h"
 
@@ -71,15 +72,23 @@ static void inject_timer_signal(struct replay_task *t, const struct replay_event
  * the mask for rt_sigreturn (sigsuspend's saved one if it was suspended),
  * then block the handler's sa_mask and, unless SA_NODEFER, the signal.
  */
+static sigset_t *push_frame(struct replay_task *t)
+{
+	if (t->nframes == t->frames_cap) {
+		t->frames_cap = t->frames_cap ? 2 * t->frames_cap : 4;
+		t->frames = realloc(t->frames, t->frames_cap * sizeof(*t->frames));
+		if (!t->frames)
+			abort();
+	}
+	return &t->frames[t->nframes++];
+}
+
 static void enter_handler(struct replay_task *t, int sig)
 {
 	struct sigaction sa;
 	sigset_t block;
-	sigset_t *frame = &t->frames[t->nframes < REPLAY_MAX_FRAMES ? t->nframes :
-				     REPLAY_MAX_FRAMES - 1];
+	sigset_t *frame = push_frame(t);
 
-	if (t->nframes < REPLAY_MAX_FRAMES)
-		t->nframes++;
 	rp_sigprocmask(t->task, SIG_BLOCK, NULL, frame);
 	if (t->suspended)
 		*frame = t->saved_mask;
@@ -89,6 +98,14 @@ static void enter_handler(struct replay_task *t, int sig)
 	if (!(sa.sa_flags & SA_NODEFER))
 		sigaddset(&block, sig);
 	rp_sigprocmask(t->task, SIG_BLOCK, &block, NULL);
+}
+
+void replay_restore_suspended_mask(struct replay_task *t)
+{
+	if (!t->suspended)
+		return;
+	t->suspended = false;
+	rp_sigprocmask(t->task, SIG_SETMASK, &t->saved_mask, NULL);
 }
 
 void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
@@ -111,8 +128,11 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 	}
 	if (d == DISP_KILL)
 		return;		/* it dies at its "+++ killed" line */
-	if (d == DISP_IGNORE)
-		return;		/* only a traced task queues it (docs/replay.md) */
+	if (d == DISP_IGNORE) {
+		/* Only a traced task queues it (docs/replay.md); no handler runs. */
+		replay_restore_suspended_mask(t);
+		return;
+	}
 	memset(&info, 0, sizeof(info));
 	got = rp_get_signal(t->task, &info);
 	if (got == -ESRCH)

@@ -111,7 +111,7 @@ static long call_ioctl(struct replay_run *run, struct replay_task *t, const stru
 	case TIOCNOTTY:
 		return rp_tty_ioctl(t->task, run->tty, request, NULL);
 	default:
-		return replay_skip(run, ev);	/* TCGETS and the like: the line discipline */
+		return replay_skip(run, ev, "a terminal ioctl outside the process table");
 	}
 }
 

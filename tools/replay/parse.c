@@ -1,40 +1,48 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Reading an strace -f recording into events.  A call strace split into
- * "<unfinished ...>" and "<... name resumed>" is joined into one event; each
- * event gets the line at which it is replayed (docs/replay.md, "Order").
+ * Reading an strace -f recording into events, as a stream.  A call strace
+ * split into "<unfinished ...>" and "<... name resumed>" is joined into one
+ * event; each event gets the line at which it is replayed (docs/replay.md,
+ * "Order"), and is handed out once no line still to come can hold an event
+ * replayed before it.  What is kept meanwhile is the calls still
+ * unfinished and the exits waiting for their "+++" line, a few per live
+ * task, and the events replayed after the oldest unfinished call: memory
+ * follows the live tasks, not the file.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include "replay.h"
 
 #define UNFINISHED	" <unfinished ...>"
+/* An execve in a thread that is taking over its leader's pid. */
+#define PID_CHANGED	" <pid changed to "
 
-struct parser {
-	struct replay_trace *tr;
-	int cap;
-	int line;
-	int pending[256];	/* events waiting for their "resumed" line */
-	int npending;
-};
-
-static struct replay_event *new_event(struct parser *p, pid_t pid, enum replay_kind kind)
+/* Grow the array *@v of *@cap elements of @size to hold @n. */
+static void grow(void *v, int *cap, int n, size_t size)
 {
-	struct replay_event *ev;
+	void **array = v;
 
-	if (p->tr->nev == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 256;
-		p->tr->ev = realloc(p->tr->ev, p->cap * sizeof(*ev));
-		if (!p->tr->ev)
-			abort();
-	}
-	ev = &p->tr->ev[p->tr->nev++];
-	memset(ev, 0, sizeof(*ev));
+	if (n <= *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 16;
+	*array = realloc(*array, *cap * size);
+	if (!*array)
+		abort();
+}
+
+static struct replay_event *new_event(struct replay_reader *r, pid_t pid, enum replay_kind kind)
+{
+	struct replay_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		abort();
 	ev->kind = kind;
 	ev->pid = pid;
-	ev->line = ev->end_line = ev->at = p->line;
+	ev->line = ev->end_line = ev->at = r->line;
 	return ev;
 }
 
@@ -97,7 +105,7 @@ int replay_split_args(char *s, char **argv, int max)
 }
 
 /* "= 0", "= -1 ENOENT (...)", "= ?", "= ? ERESTARTSYS (...)". */
-static int parse_result(struct replay_event *ev, const char *res)
+static const char *parse_result(struct replay_event *ev, const char *res)
 {
 	char name[32];
 
@@ -105,131 +113,306 @@ static int parse_result(struct replay_event *ev, const char *res)
 	if (res[0] == '?') {
 		ev->ret_unknown = true;
 		ev->interrupted = !strncmp(res, "? ERESTART", 10);
-		return 0;
+		return NULL;
 	}
 	if (!strncmp(res, "-1 ", 3) && sscanf(res + 3, "%31s", name) == 1) {
 		int err = replay_errno_number(name);
 
 		if (!err)
-			return -1;
+			return "an errno name strace does not print after '= -1 '";
 		ev->ret = -err;
-		return 0;
+		return NULL;
 	}
+	if (!isdigit((unsigned char)res[0]) && res[0] != '-')
+		return "expected a number, '-1 ERRNO (text)' or '?' after '= '";
 	ev->ret = strtol(res, NULL, 0);
-	return 0;
+	return NULL;
+}
+
+/* The arguments that strace -X raw prints as numbers, which plain strace names. */
+static const struct { const char *call; int arg; } numeric_args[] = {
+	{ "kill", 1 }, { "tkill", 1 }, { "tgkill", 2 }, { "rt_sigqueueinfo", 1 },
+	{ "rt_sigaction", 0 }, { "rt_sigprocmask", 0 }, { "wait4", 2 }, { "waitid", 0 },
+	{ "prctl", 0 }, { "ioctl", 1 }, { "setpriority", 0 }, { "getpriority", 0 },
+};
+
+static const char *check_raw(const struct replay_event *ev)
+{
+	long v;
+
+	for (size_t i = 0; i < sizeof(numeric_args) / sizeof(numeric_args[0]); i++)
+		if (!strcmp(ev->name, numeric_args[i].call) && numeric_args[i].arg < ev->argc &&
+		    !replay_parse_long(ev->argv[numeric_args[i].arg], &v))
+			return "a constant's name where strace -X raw prints a number: record "
+			       "with 'strace -X raw' (scripts/record.sh does)";
+	return NULL;
 }
 
 /* A whole call: "name(args) = result". */
-static int parse_call(struct replay_event *ev, const char *text)
+static const char *parse_call(struct replay_event *ev, const char *text)
 {
 	const char *open = strchr(text, '(');
 	char *copy, *close;
 	int len;
 
 	if (!open)
-		return -1;
+		return "expected 'name(args) = result', '--- SIGX ... ---' or '+++ ... +++' "
+		       "after the pid";
 	len = (int)(open - text);
+	if (!len || strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_") != (size_t)len)
+		return "expected 'name(args) = result', '--- SIGX ... ---' or '+++ ... +++' "
+		       "after the pid";
 	if (len >= (int)sizeof(ev->name))
-		return -1;
+		return "a call name longer than any system call's";
 	memcpy(ev->name, text, len);
 	ev->name[len] = '\0';
 	copy = strdup(open + 1);
 	close = skip_balanced(copy);
 	if (!close) {
 		free(copy);
-		return -1;
+		return "the argument list never closes: the line is cut short";
 	}
 	*close++ = '\0';
 	ev->args = copy;
 	while (*close == ' ')
 		close++;
 	if (strncmp(close, "= ", 2))
-		return -1;
+		return "no '= result' after the arguments: the line is cut short";
 	ev->argbuf = strdup(ev->args);
 	ev->argc = replay_split_args(ev->argbuf, ev->argv, REPLAY_MAX_ARGS);
-	return parse_result(ev, close + 2);
+	return check_raw(ev) ?: parse_result(ev, close + 2);
+}
+
+static bool is_wait(const struct replay_event *ev)
+{
+	return !strcmp(ev->name, "wait4") || !strcmp(ev->name, "waitid");
+}
+
+static bool is_call(const struct replay_event *ev, const char *name)
+{
+	return ev->kind == REPLAY_CALL && !strcmp(ev->name, name);
+}
+
+/* The thread group of recorded task @pid: clone with CLONE_THREAD keeps the caller's. */
+static pid_t tgid_of(const struct replay_reader *r, pid_t pid)
+{
+	for (int i = 0; i < r->ntgids; i++)
+		if (r->tgids[i].pid == pid)
+			return r->tgids[i].tgid;
+	return pid;
+}
+
+static void forget_tgid(struct replay_reader *r, pid_t pid)
+{
+	for (int i = 0; i < r->ntgids; i++)
+		if (r->tgids[i].pid == pid)
+			r->tgids[i] = r->tgids[--r->ntgids];
+}
+
+/* A thread's clone returned: remember its group until its "+++" line. */
+static void note_thread(struct replay_reader *r, const struct replay_event *ev)
+{
+	if (ev->ret <= 0 || strncmp(ev->name, "clone", 5) ||
+	    !(replay_clone_flags_of(ev->args) & CLONE_THREAD))
+		return;
+	grow(&r->tgids, &r->tgids_cap, r->ntgids + 1, sizeof(*r->tgids));
+	r->tgids[r->ntgids].pid = (pid_t)ev->ret;
+	r->tgids[r->ntgids++].tgid = tgid_of(r, ev->pid);
+}
+
+/* Is (at, line) of @x before that of @y? */
+static bool before(const struct replay_event *x, const struct replay_event *y)
+{
+	return x->at != y->at ? x->at < y->at : x->line < y->line;
+}
+
+/* @ev's replay point is known: into the heap of events ready to go. */
+static void ready(struct replay_reader *r, struct replay_event *ev)
+{
+	int i = r->nready++;
+
+	grow(&r->ready, &r->ready_cap, r->nready, sizeof(*r->ready));
+	for (; i > 0 && before(ev, r->ready[(i - 1) / 2]); i = (i - 1) / 2)
+		r->ready[i] = r->ready[(i - 1) / 2];
+	r->ready[i] = ev;
+}
+
+static struct replay_event *take_first(struct replay_reader *r)
+{
+	struct replay_event *first = r->ready[0], *last = r->ready[--r->nready];
+	int i = 0;
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= r->nready)
+			break;
+		if (c + 1 < r->nready && before(r->ready[c + 1], r->ready[c]))
+			c++;
+		if (!before(r->ready[c], last))
+			break;
+		r->ready[i] = r->ready[c];
+		i = c;
+	}
+	if (r->nready)
+		r->ready[i] = last;
+	return first;
+}
+
+static void hold(struct replay_reader *r, struct replay_event *ev)
+{
+	grow(&r->held, &r->held_cap, r->nheld + 1, sizeof(*r->held));
+	r->held[r->nheld++] = ev;
+}
+
+static void unhold(struct replay_reader *r, int i)
+{
+	r->held[i] = r->held[--r->nheld];
 }
 
 /*
- * A wait reports on other tasks: it is replayed where it returned, the
- * other calls where they started (docs/replay.md, "Order").
+ * A complete call: a wait reports on other tasks and is replayed where it
+ * returned, the other calls where they started (docs/replay.md, "Order").
+ * exit waits for the caller's "+++" line, exit_group for the first of its
+ * thread group: until then a parent's WNOHANG wait may still find the task
+ * running.
  */
-static void finish_call(struct replay_event *ev)
+static void finish_call(struct replay_reader *r, struct replay_event *ev)
 {
-	bool wait = !strcmp(ev->name, "wait4") || !strcmp(ev->name, "waitid");
-
-	ev->at = wait ? ev->end_line : ev->line;
+	note_thread(r, ev);
+	if (is_call(ev, "exit") || is_call(ev, "exit_group")) {
+		ev->tgid = tgid_of(r, ev->pid);
+		hold(r, ev);
+		return;
+	}
+	ev->at = is_wait(ev) ? ev->end_line : ev->line;
+	ready(r, ev);
 }
 
-static int parse_signal(struct parser *p, pid_t pid, const char *rest)
+/* An unfinished call @ev never returns: its task ended at line @end. */
+static void never_returns(struct replay_reader *r, struct replay_event *ev, int end)
+{
+	char *args = ev->args;
+
+	ev->args = strdup(strchr(args, '(') + 1);
+	free(args);
+	ev->ret_unknown = true;
+	ev->end_line = end;
+	finish_call(r, ev);
+}
+
+/*
+ * "+++" line at @line of @pid: its unfinished call never returns, its exit
+ * and its group's exit_group happen here.
+ */
+static void task_ended(struct replay_reader *r, pid_t pid, int line)
+{
+	pid_t tgid = tgid_of(r, pid);
+
+	for (int i = r->nheld - 1; i >= 0; i--) {
+		struct replay_event *ev = r->held[i];
+
+		if (ev->pending && ev->pid == pid) {
+			unhold(r, i);
+			ev->pending = false;
+			never_returns(r, ev, line);
+		}
+	}
+	for (int i = r->nheld - 1; i >= 0; i--) {
+		struct replay_event *ev = r->held[i];
+
+		if (ev->pending || !(ev->pid == pid || (is_call(ev, "exit_group") && ev->tgid == tgid)))
+			continue;
+		unhold(r, i);
+		ev->at = line;
+		ready(r, ev);
+	}
+	forget_tgid(r, pid);
+}
+
+static const char *parse_signal(struct replay_reader *r, pid_t pid, const char *rest)
 {
 	struct replay_event *ev;
 	char name[32];
+	long signo;
+	int sig;
 
 	if (!strncmp(rest, "stopped by ", 11)) {
-		ev = new_event(p, pid, REPLAY_STOPPED);
-		ev->sig = sscanf(rest + 11, "%31s", name) == 1 ? replay_signal_number(name) : 0;
-		return ev->sig ? 0 : -1;
+		sig = sscanf(rest + 11, "%31s", name) == 1 ? replay_signal_number(name) : 0;
+		if (!sig)
+			return "expected a signal's name after 'stopped by '";
+		ev = new_event(r, pid, REPLAY_STOPPED);
+		ev->sig = sig;
+		ready(r, ev);
+		return NULL;
 	}
-	ev = new_event(p, pid, REPLAY_SIGNAL);
-	if (!replay_field(rest, "si_signo", &ev->info_status))
-		return -1;
-	ev->sig = (int)ev->info_status;
-	ev->info_status = 0;
+	if (!replay_field(rest, "si_signo", &signo) || signo <= 0 || signo > 64)
+		return "expected '--- SIGX {si_signo=N, ...} ---' or '--- stopped by SIGX ---'";
+	ev = new_event(r, pid, REPLAY_SIGNAL);
+	ev->sig = (int)signo;
 	if (replay_field(rest, "si_code", &ev->info_code))
 		ev->info_code = (int)ev->info_code;	/* -X raw prints it unsigned */
 	replay_field(rest, "si_pid", &ev->info_pid);
 	replay_field(rest, "si_uid", &ev->info_uid);
 	replay_field(rest, "si_status", &ev->info_status);
-	return 0;
+	ready(r, ev);
+	return NULL;
 }
 
-static int parse_end(struct parser *p, pid_t pid, const char *rest)
+static const char *parse_end(struct replay_reader *r, pid_t pid, const char *rest)
 {
 	struct replay_event *ev;
 	char name[32];
+	long other;
 
-	if (!strncmp(rest, "exited with ", 12)) {
-		ev = new_event(p, pid, REPLAY_EXITED);
+	if (!strncmp(rest, "exited with ", 12) && isdigit((unsigned char)rest[12])) {
+		ev = new_event(r, pid, REPLAY_EXITED);
 		ev->status = atoi(rest + 12);
-		return 0;
+	} else if (sscanf(rest, "superseded by execve in pid %ld", &other) == 1 && other > 0) {
+		ev = new_event(r, pid, REPLAY_SUPERSEDED);
+		ev->status = (int)other;
+		forget_tgid(r, (pid_t)other);
+		ready(r, ev);
+		return NULL;
+	} else if (sscanf(rest, "killed by %31s", name) == 1 && replay_signal_number(name)) {
+		ev = new_event(r, pid, REPLAY_KILLED);
+		ev->sig = replay_signal_number(name);
+	} else {
+		return "expected '+++ exited with N +++', '+++ killed by SIGX +++' or "
+		       "'+++ superseded by execve in pid N +++'";
 	}
-	if (sscanf(rest, "killed by %31s", name) != 1)
-		return -1;
-	ev = new_event(p, pid, REPLAY_KILLED);
-	ev->sig = replay_signal_number(name);
-	return ev->sig ? 0 : -1;
+	ready(r, ev);
+	task_ended(r, pid, r->line);
+	return NULL;
 }
 
-static int take_pending(struct parser *p, pid_t pid, const char *name)
+static struct replay_event *take_pending(struct replay_reader *r, pid_t pid, const char *name)
 {
-	for (int i = 0; i < p->npending; i++) {
-		struct replay_event *ev = &p->tr->ev[p->pending[i]];
+	for (int i = 0; i < r->nheld; i++) {
+		struct replay_event *ev = r->held[i];
 
-		if (ev->pid == pid && !strcmp(ev->name, name)) {
-			int idx = p->pending[i];
-
-			p->pending[i] = p->pending[--p->npending];
-			return idx;
+		if (ev->pending && (ev->pid == pid || ev->resumed_as == pid) &&
+		    !strcmp(ev->name, name)) {
+			unhold(r, i);
+			ev->pending = false;
+			return ev;
 		}
 	}
-	return -1;
+	return NULL;
 }
 
 /* "<... name resumed>rest": join with the unfinished start. */
-static int parse_resumed(struct parser *p, pid_t pid, const char *rest)
+static const char *parse_resumed(struct replay_reader *r, pid_t pid, const char *rest)
 {
 	char name[24], *joined;
-	const char *tail = strchr(rest, '>');
+	const char *tail = strchr(rest, '>'), *err;
 	struct replay_event *ev;
-	int idx, err;
 
 	if (!tail || sscanf(rest, "<... %23s", name) != 1)
-		return -1;
-	idx = take_pending(p, pid, name);
-	if (idx < 0)
-		return -1;
-	ev = &p->tr->ev[idx];
+		return "expected '<... name resumed>' after the pid";
+	ev = take_pending(r, pid, name);
+	if (!ev)
+		return "a call resumed that this pid did not leave unfinished before";
 	tail++;
 	if (!strncmp(tail, UNFINISHED, strlen(UNFINISHED)))
 		tail += strlen(UNFINISHED);	/* it died in the call */
@@ -239,170 +422,226 @@ static int parse_resumed(struct parser *p, pid_t pid, const char *rest)
 	ev->args = NULL;
 	err = parse_call(ev, joined);
 	free(joined);
-	ev->end_line = p->line;
-	finish_call(ev);
+	ev->end_line = r->line;
+	finish_call(r, ev);
 	return err;
 }
 
-static int parse_start(struct parser *p, pid_t pid, char *rest)
+/*
+ * The end of a call strace left unfinished: " <unfinished ...>", or
+ * " <pid changed to N ...>" (an execve in a thread, which goes on as pid N);
+ * NULL if @rest is a whole call.
+ */
+static char *unfinished_at(char *rest, pid_t *resumed_as)
 {
 	size_t len = strlen(rest), ulen = strlen(UNFINISHED);
-	struct replay_event *ev = new_event(p, pid, REPLAY_CALL);
-	char *open = strchr(rest, '(');
+	char *changed = strstr(rest, PID_CHANGED);
+	long pid;
 
-	if (len > ulen && !strcmp(rest + len - ulen, UNFINISHED)) {
-		if (!open || open - rest >= (long)sizeof(ev->name) ||
-		    p->npending == (int)(sizeof(p->pending) / sizeof(p->pending[0])))
-			return -1;
-		rest[len - ulen] = '\0';
-		memcpy(ev->name, rest, open - rest);
-		ev->args = strdup(rest);	/* "name(args..." until resumed */
-		p->pending[p->npending++] = p->tr->nev - 1;
-		return 0;
+	if (len > ulen && !strcmp(rest + len - ulen, UNFINISHED))
+		return rest + len - ulen;
+	if (changed && sscanf(changed + strlen(PID_CHANGED), "%ld ...>", &pid) == 1 && pid > 0) {
+		*resumed_as = (pid_t)pid;
+		return changed;
 	}
-	if (parse_call(ev, rest))
-		return -1;
-	finish_call(ev);
-	return 0;
+	return NULL;
 }
 
-static int parse_line(struct parser *p, char *s)
+static const char *parse_start(struct replay_reader *r, pid_t pid, char *rest)
+{
+	struct replay_event *ev = new_event(r, pid, REPLAY_CALL);
+	char *open = strchr(rest, '('), *end = unfinished_at(rest, &ev->resumed_as);
+	const char *err;
+
+	if (!end) {
+		err = parse_call(ev, rest);
+		finish_call(r, ev);
+		return err;
+	}
+	if (!open || open > end || open - rest >= (long)sizeof(ev->name)) {
+		replay_event_free(ev);
+		return "expected 'name(args <unfinished ...>'";
+	}
+	*end = '\0';
+	memcpy(ev->name, rest, open - rest);
+	ev->args = strdup(rest);	/* "name(args..." until resumed */
+	ev->pending = true;
+	hold(r, ev);
+	return NULL;
+}
+
+static const char *parse_line(struct replay_reader *r, char *s)
 {
 	char *rest;
 	long pid;
 
 	if (!strncmp(s, "# recorder-pid: ", 16)) {
-		p->tr->recorder = atoi(s + 16);
-		return 0;
+		r->recorder = atoi(s + 16);
+		return r->recorder > 0 ? NULL : "expected a pid after '# recorder-pid: '";
 	}
 	if (s[0] == '#' || s[0] == '\0')
-		return 0;
+		return NULL;
+	if (isalpha((unsigned char)s[0]) && strchr(s, '('))
+		return "a call without the pid before it: record with 'strace -f' "
+		       "(scripts/record.sh does)";
 	pid = strtol(s, &rest, 10);
-	if (rest == s || pid <= 0 || *rest != ' ')
-		return -1;
+	if (rest == s || pid <= 0 || pid > INT_MAX || *rest != ' ')
+		return "expected a pid and a space at the start of the line (strace -f's format)";
+	if (!r->recorder)
+		return "a traced line before the '# recorder-pid: N' header "
+		       "(scripts/record.sh writes it)";
 	while (*rest == ' ')
 		rest++;
 	if (!strncmp(rest, "--- ", 4))
-		return parse_signal(p, (pid_t)pid, rest + 4);
+		return parse_signal(r, (pid_t)pid, rest + 4);
 	if (!strncmp(rest, "+++ ", 4))
-		return parse_end(p, (pid_t)pid, rest + 4);
+		return parse_end(r, (pid_t)pid, rest + 4);
 	if (!strncmp(rest, "<... ", 5))
-		return parse_resumed(p, (pid_t)pid, rest);
-	return parse_start(p, (pid_t)pid, rest);
+		return parse_resumed(r, (pid_t)pid, rest);
+	return parse_start(r, (pid_t)pid, rest);
 }
 
-/* A joined call's "name(" prefix stays in ->args until it is resumed. */
-static void drop_unresumed(struct parser *p)
+void replay_fputs_quoted(FILE *out, const char *s, size_t len, size_t max)
 {
-	for (int i = 0; i < p->npending; i++) {
-		struct replay_event *ev = &p->tr->ev[p->pending[i]];
-		char *args = ev->args;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
 
-		ev->args = strdup(strchr(args, '(') + 1);
-		free(args);
-		ev->ret_unknown = true;
-		ev->end_line = INT32_MAX;
-		finish_call(ev);
+		if (i == max) {
+			fputs("...", out);
+			return;
+		}
+		if (c >= 0x20 && c < 0x7f)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
 	}
 }
 
-static bool is_call(const struct replay_event *ev, const char *name)
+void replay_reader_init(struct replay_reader *r, FILE *in, const char *file)
 {
-	return ev->kind == REPLAY_CALL && !strcmp(ev->name, name);
+	memset(r, 0, sizeof(*r));
+	r->in = in;
+	r->file = file;
 }
 
-static bool is_end(const struct replay_event *ev)
+static void parse_error(struct replay_reader *r, const char *why, const char *text, size_t len)
 {
-	return ev->kind == REPLAY_EXITED || ev->kind == REPLAY_KILLED;
+	fprintf(stderr, "rcuproc replay: %s:%d: %s\n  the line: ", r->file, r->line, why);
+	replay_fputs_quoted(stderr, text, len, 200);
+	fputc('\n', stderr);
+	r->failed = true;
 }
 
-/* The thread group of @pid: clone with CLONE_THREAD keeps the caller's. */
-static pid_t tgid_of(const struct replay_trace *tr, pid_t pid)
+/* Read one more line; false at the end of the file or on an error. */
+static bool read_line(struct replay_reader *r)
 {
-	for (int i = 0; i < tr->nev; i++) {
-		const struct replay_event *ev = &tr->ev[i];
-
-		if (ev->ret == pid && ev->kind == REPLAY_CALL && !strncmp(ev->name, "clone", 5) &&
-		    (replay_clone_flags_of(ev->args) & CLONE_THREAD))
-			return tgid_of(tr, ev->pid);
-	}
-	return pid;
-}
-
-/* The first "+++" line after event @i of @pid, or of its thread group. */
-static int next_end(const struct replay_trace *tr, int i, pid_t pid, bool group)
-{
-	pid_t tgid = group ? tgid_of(tr, pid) : pid;
-
-	for (int j = i + 1; j < tr->nev; j++)
-		if (is_end(&tr->ev[j]) && (tr->ev[j].pid == pid ||
-					   (group && tgid_of(tr, tr->ev[j].pid) == tgid)))
-			return tr->ev[j].line;
-	return tr->ev[i].at;
-}
-
-/*
- * A task dies at its "+++" line: until then a parent's WNOHANG wait may still
- * find it running (docs/replay.md).  So exit moves to the caller's "+++"
- * line, and exit_group to the first "+++" line of its thread group.
- */
-static void exit_at_end(struct replay_trace *tr)
-{
-	for (int i = 0; i < tr->nev; i++) {
-		struct replay_event *ev = &tr->ev[i];
-
-		if (is_call(ev, "exit"))
-			ev->at = next_end(tr, i, ev->pid, false);
-		else if (is_call(ev, "exit_group"))
-			ev->at = next_end(tr, i, ev->pid, true);
-	}
-}
-
-static int by_replay_point(const void *a, const void *b)
-{
-	const struct replay_event *x = a, *y = b;
-
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-int replay_parse(FILE *in, const char *file, struct replay_trace *tr)
-{
-	struct parser p = { .tr = tr };
-	char *buf = NULL;
-	size_t cap = 0;
 	ssize_t n;
-	int err = 0;
+	const char *why;
 
-	memset(tr, 0, sizeof(*tr));
-	while (!err && (n = getline(&buf, &cap, in)) >= 0) {
-		p.line++;
-		if (n && buf[n - 1] == '\n')
-			buf[n - 1] = '\0';
-		err = parse_line(&p, buf);
-		if (err)
-			fprintf(stderr, "rcuproc replay: %s:%d: cannot read: %s\n", file, p.line, buf);
+	errno = 0;
+	n = getline(&r->buf, &r->cap, r->in);
+	if (n < 0) {
+		if (ferror(r->in)) {
+			fprintf(stderr, "rcuproc replay: %s: cannot read: %s\n", r->file,
+				strerror(errno ?: EIO));
+			r->failed = true;
+		}
+		return false;
 	}
-	free(buf);
-	drop_unresumed(&p);
-	exit_at_end(tr);
-	/* Events are replayed at their point, ties in recorded order. */
-	qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_replay_point);
-	if (!err && !tr->recorder) {
-		fprintf(stderr, "rcuproc replay: %s: no '# recorder-pid:' header\n", file);
-		err = -1;
+	r->line++;
+	if (n && r->buf[n - 1] == '\n')
+		r->buf[--n] = '\0';
+	if (n && r->buf[n - 1] == '\r')
+		r->buf[--n] = '\0';	/* CRLF line endings */
+	if (strlen(r->buf) != (size_t)n) {
+		parse_error(r, "a NUL byte in the line: not a text file", r->buf, n);
+		return false;
 	}
-	return err;
+	why = parse_line(r, r->buf);
+	if (why)
+		parse_error(r, why, r->buf, n);
+	return !why;
 }
 
-void replay_trace_free(struct replay_trace *tr)
+/* Every unfinished call is over at the end of the file, with no result (a
+ * wait that never returned is replayed last); an exit with no "+++" line
+ * happens where it was called. */
+static void end_of_file(struct replay_reader *r)
 {
-	for (int i = 0; i < tr->nev; i++) {
-		free(tr->ev[i].args);
-		free(tr->ev[i].result);
-		free(tr->ev[i].argbuf);
+	while (r->nheld) {
+		struct replay_event *ev = r->held[--r->nheld];
+
+		if (ev->pending) {
+			ev->pending = false;
+			never_returns(r, ev, INT32_MAX);
+		} else {
+			ready(r, ev);
+		}
 	}
-	free(tr->ev);
-	memset(tr, 0, sizeof(*tr));
+}
+
+/* Can the first ready event go, or may a line still to come go before it? */
+static bool first_is_final(const struct replay_reader *r)
+{
+	const struct replay_event *first = r->ready[0];
+
+	if (r->eof)
+		return true;
+	/* Anything not read yet, or resolved later, is replayed after this line. */
+	if (first->at > r->line)
+		return false;
+	for (int i = 0; i < r->nheld; i++) {
+		const struct replay_event *ev = r->held[i];
+
+		/* An unfinished call other than a wait goes at its start. */
+		if (ev->pending && !is_wait(ev) && before(ev, first))
+			return false;
+	}
+	return true;
+}
+
+int replay_next(struct replay_reader *r, struct replay_event **out)
+{
+	while (!r->failed) {
+		if (r->nready && first_is_final(r)) {
+			*out = take_first(r);
+			return 1;
+		}
+		if (r->eof)
+			break;
+		if (!read_line(r) && !r->failed) {
+			r->eof = true;
+			end_of_file(r);
+		}
+	}
+	if (r->failed)
+		return -1;
+	if (!r->recorder) {
+		fprintf(stderr, "rcuproc replay: %s: no '# recorder-pid: N' header: not a "
+			"recording of scripts/record.sh\n", r->file);
+		return -1;
+	}
+	return 0;
+}
+
+void replay_event_free(struct replay_event *ev)
+{
+	if (!ev)
+		return;
+	free(ev->args);
+	free(ev->result);
+	free(ev->argbuf);
+	free(ev);
+}
+
+void replay_reader_free(struct replay_reader *r)
+{
+	while (r->nready)
+		replay_event_free(take_first(r));
+	while (r->nheld)
+		replay_event_free(r->held[--r->nheld]);
+	free(r->ready);
+	free(r->held);
+	free(r->tgids);
+	free(r->buf);
 }

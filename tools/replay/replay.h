@@ -18,7 +18,9 @@
 struct rp_tty;
 
 #define REPLAY_MAX_ARGS	8
-#define REPLAY_MAX_FRAMES	8	/* nested handlers a task may run */
+/* How many looks a task may take to stop, or to die of an exec's kill,
+ * before it is a mismatch. */
+#define REPLAY_PATIENCE	1000000
 
 enum replay_kind {
 	REPLAY_CALL,		/* "PID name(args) = ret" */
@@ -26,6 +28,7 @@ enum replay_kind {
 	REPLAY_STOPPED,		/* "PID --- stopped by SIGX ---" */
 	REPLAY_EXITED,		/* "PID +++ exited with N +++" */
 	REPLAY_KILLED,		/* "PID +++ killed by SIGX +++" */
+	REPLAY_SUPERSEDED,	/* "PID +++ superseded by execve in pid N +++" */
 };
 
 /* One line of the recording, or one call joined from unfinished + resumed. */
@@ -35,6 +38,9 @@ struct replay_event {
 	int end_line;		/* line of its result */
 	int at;			/* line at which it is replayed */
 	pid_t pid;		/* recorded tid */
+	pid_t resumed_as;	/* an execve in a thread: the leader's pid it resumes as */
+	pid_t tgid;		/* exit_group: the caller's thread group */
+	bool pending;		/* unfinished: waiting for its "resumed" line */
 	char name[24];
 	char *args;		/* the argument text, joined (owned) */
 	char *argbuf;		/* (owned) split into argv */
@@ -45,21 +51,41 @@ struct replay_event {
 	bool ret_unknown;	/* "= ?": no result (exit, or the task died) */
 	bool interrupted;	/* "= ? ERESTART...": restarted, had no effect */
 	int sig;		/* SIGNAL, STOPPED, KILLED */
-	int status;		/* EXITED: exit code */
+	int status;		/* EXITED: exit code; SUPERSEDED: the exec's tid */
 	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
 };
 
-struct replay_trace {
+/*
+ * parse.c: the events of a recording, read as a stream, in the order they
+ * are replayed.  Holds only what later lines may still change.
+ */
+struct replay_reader {
+	FILE *in;
+	const char *file;
 	pid_t recorder;		/* "# recorder-pid:": strace, the top's parent */
-	struct replay_event *ev;	/* in the order they are replayed */
-	int nev;
+	int line;		/* lines read */
+	char *buf;
+	size_t cap;
+	struct replay_event **ready;	/* a heap by replay point */
+	int nready, ready_cap;
+	struct replay_event **held;	/* unfinished calls; exits before their "+++" */
+	int nheld, held_cap;
+	struct { pid_t pid, tgid; } *tgids;	/* live threads and their groups */
+	int ntgids, tgids_cap;
+	bool eof, failed;
 };
 
-/* parse.c: 0, or -1 with a message on stderr. */
-int replay_parse(FILE *in, const char *file, struct replay_trace *tr);
-void replay_trace_free(struct replay_trace *tr);
+void replay_reader_init(struct replay_reader *r, FILE *in, const char *file);
+/* The next event to replay (the caller frees it with replay_event_free):
+ * 1, 0 at the end, -1 on a format or read error (said on stderr). */
+int replay_next(struct replay_reader *r, struct replay_event **ev);
+void replay_event_free(struct replay_event *ev);
+void replay_reader_free(struct replay_reader *r);
 /* Split @s (an argument list) at its top-level commas, in place. */
 int replay_split_args(char *s, char **argv, int max);
+/* Write @len bytes of @s taken from a recording, non-printing bytes as
+ * \xNN, at most @max of them and "..." if there are more. */
+void replay_fputs_quoted(FILE *out, const char *s, size_t len, size_t max);
 
 /* names.c: strace's spellings of signals, errnos, wait statuses, sets. */
 int replay_signal_number(const char *name);	/* "SIGINT", "SIGRT_2": 0 if unknown */
@@ -86,12 +112,16 @@ struct replay_task {
 	pid_t nr;			/* its rcuproc tid */
 	bool dead;			/* exited or killed in rcuproc */
 	bool ended;			/* its "+++" line was seen */
+	bool superseded;		/* a leader whose thread's exec took its pid */
+	pid_t exec_tid;			/* a thread that took its leader's pid: its own;
+					   the superseded leader: its recorded pid */
 	int end_status;			/* that line as a wait status */
 	bool suspended;			/* in rt_sigsuspend: the next frame saves saved_mask */
 	sigset_t saved_mask;
-	/* The mask each running handler's rt_sigreturn restores, innermost last. */
-	sigset_t frames[REPLAY_MAX_FRAMES];
-	int nframes;
+	/* The mask each running handler's rt_sigreturn restores, innermost
+	 * last: as deep as the program nests handlers (grown as needed). */
+	sigset_t *frames;
+	int nframes, frames_cap;
 	/* stop.c: a stopped task's rp_get_signal runs on its stopper thread. */
 	pthread_t stopper;
 	bool stopping;			/* the stopper runs */
@@ -104,7 +134,7 @@ struct replay_task {
 
 struct replay_run {
 	const char *file;
-	const struct replay_trace *tr;
+	pid_t recorder_rec;		/* the recorder's recorded pid */
 	FILE *out;
 	bool verbose;
 	struct rp_system *sys;
@@ -115,6 +145,14 @@ struct replay_run {
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
+	/* creds.c: the limits the recording set (by resource), and those
+	 * counted over the machine that it set, which make it inexact. */
+	uint32_t rlimits_set, inexact;
+	int inexact_answers;		/* mismatches noted as inexact instead */
+	/* The watchdog: the event being replayed, and how many have been. */
+	const struct replay_event *current;	/* (atomic) */
+	unsigned long progress;		/* (atomic) */
+	bool reading;			/* (atomic) waiting for the recording's next line */
 };
 
 /* A call rcuproc models: returns the result or -errno, checks its outputs. */
@@ -128,9 +166,11 @@ struct replay_call_def {
 	bool acts_when_interrupted;	/* rt_sigsuspend: its "= ? ERESTART" is its work */
 };
 
-/* calls.c and groups.c: the tables, ended by a NULL name. */
+/* calls.c, groups.c and creds.c: the tables, ended by a NULL name. */
 extern const struct replay_call_def replay_core_calls[];
 extern const struct replay_call_def replay_group_calls[];
+/* creds.c */
+extern const struct replay_call_def replay_cred_calls[];
 /* groups.c: make the recorder a session leader, as scripts/record.sh does,
  * and the terminal; undo before the system goes. */
 void replay_setup_recorder(struct replay_run *run);
@@ -148,8 +188,10 @@ struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp
 /* Report a mismatch of @what at @ev unless @rec and @got are equal. */
 void replay_expect(struct replay_run *run, const struct replay_event *ev, const char *what,
 		   const char *rec, const char *got);
-/* The call was not replayed (outside the model): counted, not compared. */
-long replay_skip(struct replay_run *run, const struct replay_event *ev);
+/* "name(args)" of call @ev, as replay_fputs_quoted writes it. */
+void replay_fputs_call(FILE *out, const struct replay_event *ev);
+/* The call was not replayed, for reason @why: counted, not compared. */
+long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)
 
 /* deliver.c: a "--- SIGX ---" line, and a "+++" line; what rcuproc would
@@ -158,6 +200,9 @@ enum disposition { DISP_HANDLER, DISP_IGNORE, DISP_STOP, DISP_KILL };
 enum disposition replay_disposition(struct rp_task *task, int sig);
 void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
 void replay_end(struct replay_run *run, struct replay_task *t, const struct replay_event *ev);
+/* An interrupted rt_sigsuspend, pselect6 or ppoll that ran no handler: its
+ * saved mask comes back before the call restarts (or the task goes on). */
+void replay_restore_suspended_mask(struct replay_task *t);
 
 /* stop.c: "--- SIGTSTP ---" with the default action, "--- stopped by ---";
  * after each event, take back the stoppers of tasks no longer stopped;
@@ -168,8 +213,42 @@ void replay_check_stopped(struct replay_run *run, struct replay_task *t,
 void replay_settle_stoppers(struct replay_run *run);
 void replay_end_stoppers(struct replay_run *run);
 
-/* Run the replay of @tr in @mode; the number of mismatches, or -1. */
-int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     enum rp_sync_mode mode, bool verbose, FILE *out);
+/* watchdog.c: a thread that ends a replay which stopped making progress. */
+struct replay_watchdog {
+	struct replay_run *run;
+	unsigned int seconds;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;			/* under lock: stop watching */
+	bool running;
+};
+int replay_watchdog_start(struct replay_watchdog *w, struct replay_run *run, unsigned int seconds);
+/* The replay goes on to @ev. */
+void replay_watchdog_tick(struct replay_run *run, const struct replay_event *ev);
+void replay_watchdog_stop(struct replay_watchdog *w);
+/* "+++ exited", "--- signal ---", ...: what a line that is no call is. */
+const char *replay_kind_name(enum replay_kind kind);
+
+/* How a recording is replayed. */
+struct replay_opts {
+	enum rp_sync_mode mode;
+	bool verbose;		/* every task's summary and every skipped call */
+	/* A replay that makes no progress for this long is reported on stderr
+	 * and the process exits with REPLAY_STUCK; 0: no watchdog. */
+	unsigned int watchdog_seconds;
+};
+#define REPLAY_STUCK	3
+
+/* What a replay counted, as its summary line says it. */
+struct replay_counts {
+	long tasks, replayed, skipped, mismatches;
+};
+
+/* Replay what @r reads, adding its counts to @counts (may be NULL); the
+ * number of mismatches, or -1 if the recording cannot be read (said on
+ * stderr) or holds nothing to replay. */
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
+		     struct replay_counts *counts);
 
 #endif /* RP_TOOLS_REPLAY_H */

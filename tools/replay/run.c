@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "replay.h"
 
 /* Pids the recording names but never created map above rcuproc's pid_max. */
@@ -50,7 +51,7 @@ long replay_pid_to_sim(struct replay_run *run, long rec)
 
 	if (a <= 1)
 		return rec;
-	if (a == run->tr->recorder)
+	if (a == run->recorder_rec)
 		return sign * rp_getpid(run->recorder);
 	t = replay_task_of(run, (pid_t)a);
 	if (t && t->task)
@@ -81,13 +82,23 @@ long replay_pid_to_rec(struct replay_run *run, long nr)
 	if (a <= 1)
 		return nr;
 	if (a == rp_getpid(run->recorder))
-		return sign * run->tr->recorder;
+		return sign * run->recorder_rec;
 	t = task_by_nr(run, (pid_t)a);
 	if (t)
 		return sign * t->rec;
 	if (a >= UNKNOWN_PID_BASE && a < UNKNOWN_PID_BASE + run->nunknown)
 		return sign * run->unknown_rec[a - UNKNOWN_PID_BASE];
 	return sign * (a + 1000000000L);	/* a pid the recording cannot have */
+}
+
+void replay_fputs_call(FILE *out, const struct replay_event *ev)
+{
+	const char *args = ev->args ? ev->args : "";
+
+	replay_fputs_quoted(out, ev->name, strlen(ev->name), sizeof(ev->name));
+	fputc('(', out);
+	replay_fputs_quoted(out, args, strlen(args), 300);
+	fputc(')', out);
 }
 
 static void report(struct replay_run *run, const struct replay_event *ev, const char *fmt, ...)
@@ -102,8 +113,10 @@ static void report(struct replay_run *run, const struct replay_event *ev, const 
 	if (t)
 		t->mismatches++;
 	fprintf(run->out, "MISMATCH %s:%d: pid %d ", run->file, ev->line, ev->pid);
-	if (ev->kind == REPLAY_CALL)
-		fprintf(run->out, "%s(%s): ", ev->name, ev->args ? ev->args : "");
+	if (ev->kind == REPLAY_CALL) {
+		replay_fputs_call(run->out, ev);
+		fputs(": ", run->out);
+	}
 	va_start(ap, fmt);
 	vfprintf(run->out, fmt, ap);
 	va_end(ap);
@@ -117,12 +130,12 @@ void replay_expect(struct replay_run *run, const struct replay_event *ev, const 
 		report(run, ev, "%s: recorded %s, rcuproc %s", what, rec, got);
 }
 
-long replay_skip(struct replay_run *run, const struct replay_event *ev)
+long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why)
 {
 	run->skipped++;
 	if (run->verbose)
-		fprintf(run->out, "skip %s:%d: %s (outside the model)\n", run->file, ev->line,
-			ev->name);
+		fprintf(run->out, "skip %s:%d: pid %d %s: %s\n", run->file, ev->line, ev->pid,
+			ev->name, why);	/* a known call's name: printable */
 	return REPLAY_SKIPPED;
 }
 
@@ -151,13 +164,34 @@ static void format_result(long ret, char *buf, size_t len)
 
 static const struct replay_call_def *find_call(const char *name)
 {
-	const struct replay_call_def *tables[] = { replay_core_calls, replay_group_calls };
+	const struct replay_call_def *tables[] = {
+		replay_core_calls, replay_group_calls, replay_cred_calls,
+	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		for (const struct replay_call_def *d = tables[i]; d->name; d++)
 			if (!strcmp(d->name, name))
 				return d;
 	return NULL;
+}
+
+/*
+ * Did Linux refuse @ev for a limit the recording set that counts over the
+ * whole machine (creds.c)?  Then rcuproc's answer cannot be compared.
+ */
+static bool hit_machine_wide_limit(const struct replay_run *run, const struct replay_event *ev)
+{
+	static const char *const queues[] = { "kill", "tkill", "tgkill", "rt_sigqueueinfo" };
+
+	if (ev->ret != -EAGAIN)
+		return false;
+	if (run->inexact & (1u << RLIMIT_NPROC) &&
+	    (!strncmp(ev->name, "clone", 5) || strstr(ev->name, "fork")))
+		return true;
+	for (size_t i = 0; i < sizeof(queues) / sizeof(queues[0]); i++)
+		if (run->inexact & (1u << RLIMIT_SIGPENDING) && !strcmp(ev->name, queues[i]))
+			return true;
+	return false;
 }
 
 static void replay_call(struct replay_run *run, struct replay_task *t,
@@ -167,23 +201,39 @@ static void replay_call(struct replay_run *run, struct replay_task *t,
 	char rec[48], got[48];
 	long ret;
 
-	if (!def || (ev->interrupted && !def->acts_when_interrupted)) {
-		replay_skip(run, ev);
+	if (!def) {
+		replay_skip(run, ev, "not a call rcuproc models");
+		return;
+	}
+	if (ev->interrupted && !def->acts_when_interrupted) {
+		replay_skip(run, ev, "interrupted: no effect, the call is issued again");
 		return;
 	}
 	if (t->dead) {
 		report(run, ev, "rcuproc: the task has already exited");
 		return;
 	}
+	/* No handler ran since the task's last suspending call was interrupted. */
+	replay_restore_suspended_mask(t);
+	ret = def->fn(run, t, ev);
+	if (ret == REPLAY_SKIPPED)
+		return;
 	t->calls++;
 	run->replayed++;
-	ret = def->fn(run, t, ev);
-	if (ret == REPLAY_SKIPPED || ev->ret_unknown)
+	if (ev->ret_unknown)
 		return;
 	if (def->returns_pid && ret > 0)
 		ret = replay_pid_to_rec(run, ret);
 	format_result(ev->ret, rec, sizeof(rec));
 	format_result(ret, got, sizeof(got));
+	if (ret != ev->ret && hit_machine_wide_limit(run, ev)) {
+		run->inexact_answers++;
+		fprintf(run->out, "inexact %s:%d: pid %d ", run->file, ev->line, ev->pid);
+		replay_fputs_call(run->out, ev);
+		fprintf(run->out, ": recorded %s, rcuproc %s: a limit counted over the machine\n",
+			rec, got);
+		return;
+	}
 	replay_expect(run, ev, "result", rec, got);
 }
 
@@ -195,6 +245,35 @@ static struct replay_task *top_task(struct replay_run *run, const struct replay_
 	if (run->ntasks || rp_fork(run->recorder, &child) <= 0)
 		return NULL;
 	return replay_add_task(run, ev->pid, child);
+}
+
+const char *replay_kind_name(enum replay_kind kind)
+{
+	static const char *const names[] = {
+		[REPLAY_CALL] = "call", [REPLAY_SIGNAL] = "signal delivery",
+		[REPLAY_STOPPED] = "stop", [REPLAY_EXITED] = "exit", [REPLAY_KILLED] = "death",
+		[REPLAY_SUPERSEDED] = "supersession by an exec",
+	};
+
+	return names[kind];
+}
+
+/*
+ * "LEADER +++ superseded by execve in pid N +++": thread N's exec took the
+ * leader's pid, which the replay did when it replayed the exec (calls.c);
+ * the task the recording now calls LEADER must be that thread.
+ */
+static void check_superseded(struct replay_run *run, struct replay_task *t,
+			     const struct replay_event *ev)
+{
+	char rec[48], got[48];
+
+	snprintf(rec, sizeof(rec), "by the exec of %d", ev->status);
+	if (t->exec_tid)
+		snprintf(got, sizeof(got), "by the exec of %d", t->exec_tid);
+	else
+		snprintf(got, sizeof(got), "not superseded");
+	replay_expect(run, ev, "leader", rec, got);
 }
 
 static void replay_event(struct replay_run *run, const struct replay_event *ev)
@@ -220,6 +299,9 @@ static void replay_event(struct replay_run *run, const struct replay_event *ev)
 	case REPLAY_EXITED:
 	case REPLAY_KILLED:
 		replay_end(run, t, ev);
+		break;
+	case REPLAY_SUPERSEDED:
+		check_superseded(run, t, ev);
 		break;
 	}
 }
@@ -270,11 +352,20 @@ static void summary(struct replay_run *run)
 			continue;
 		if (t->ended)
 			replay_format_wstatus(t->end_status, st, sizeof(st));
-		fprintf(run->out, "  pid %d (rcuproc %d): %d calls, %d mismatches, %s\n", t->rec,
-			t->nr, t->calls, t->mismatches, t->ended ? st : "no end recorded");
+		else if (t->superseded)
+			snprintf(st, sizeof(st), "superseded by the exec of %d", t->rec);
+		else
+			snprintf(st, sizeof(st), "no end recorded");
+		/* A superseded leader keeps its recorded pid in exec_tid. */
+		fprintf(run->out, "  pid %d (rcuproc %d): %d calls, %d mismatches, %s\n",
+			t->superseded ? t->exec_tid : t->rec, t->nr, t->calls, t->mismatches, st);
 	}
-	fprintf(run->out, "replay %s: %d tasks, %d calls replayed, %d skipped, %d mismatches\n",
+	fprintf(run->out, "replay %s: %d tasks, %d calls replayed, %d skipped, %d mismatches",
 		run->file, run->ntasks, run->replayed, run->skipped, run->mismatches);
+	if (run->inexact)
+		fprintf(run->out, " (not exact: it sets a limit counted over the machine; "
+			"%d answers noted)", run->inexact_answers);
+	fputc('\n', run->out);
 }
 
 static int setup(struct replay_run *run, enum rp_sync_mode mode)
@@ -294,6 +385,7 @@ static void teardown(struct replay_run *run)
 {
 	for (int i = 0; i < run->ntasks; i++) {
 		rp_task_put(run->tasks[i]->task);
+		free(run->tasks[i]->frames);
 		free(run->tasks[i]);
 	}
 	if (run->recorder) {
@@ -307,23 +399,72 @@ static void teardown(struct replay_run *run)
 	free(run->tasks);
 }
 
-int replay_run_trace(const struct replay_trace *tr, const char *file,
-		     enum rp_sync_mode mode, bool verbose, FILE *out)
+/* The next event, the watchdog looking away while the file is read. */
+static int next_event(struct replay_run *run, struct replay_reader *r, struct replay_event **ev)
 {
-	struct replay_run run = { .file = file, .tr = tr, .out = out, .verbose = verbose };
-	int mismatches = -1;
+	int got;
 
-	if (!setup(&run, mode)) {
-		for (int i = 0; i < tr->nev; i++) {
-			replay_event(&run, &tr->ev[i]);
-			replay_settle_stoppers(&run);
-		}
+	/* Pairs with the load in the watchdog: a slow pipe is no stuck replay. */
+	__atomic_store_n(&run->reading, true, __ATOMIC_RELEASE);
+	got = replay_next(r, ev);
+	__atomic_store_n(&run->reading, false, __ATOMIC_RELEASE);
+	return got;
+}
+
+/* Replay events from @first on; false if the recording could not be read. */
+static bool replay_events(struct replay_run *run, struct replay_reader *r,
+			  struct replay_event *first)
+{
+	struct replay_event *ev = first, *prev = NULL;
+	int got = 1;
+
+	while (got > 0) {
+		replay_watchdog_tick(run, ev);
+		/* The watchdog may name the previous event until the tick above. */
+		replay_event_free(prev);
+		replay_event(run, ev);
+		replay_settle_stoppers(run);
+		prev = ev;
+		got = next_event(run, r, &ev);
+	}
+	replay_watchdog_tick(run, NULL);
+	replay_event_free(prev);
+	return got == 0;
+}
+
+int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
+		     struct replay_counts *counts)
+{
+	struct replay_run run = { .file = r->file, .out = out, .verbose = opts->verbose };
+	struct replay_watchdog dog;
+	struct replay_event *first;
+	int mismatches = -1, got;
+
+	if (replay_watchdog_start(&dog, &run, opts->watchdog_seconds))
+		return -1;
+	got = next_event(&run, r, &first);
+	if (got == 0)
+		fprintf(stderr, "rcuproc replay: %s: nothing to replay: no traced line after "
+			"the header\n", r->file);
+	run.recorder_rec = r->recorder;
+	if (got > 0 && !setup(&run, opts->mode)) {
+		bool read_all = replay_events(&run, r, first);
+
 		replay_end_stoppers(&run);
-		reap_the_rest(&run, run.recorder);
-		reap_the_rest(&run, run.init);
-		summary(&run);
-		mismatches = run.mismatches;
+		if (read_all) {
+			reap_the_rest(&run, run.recorder);
+			reap_the_rest(&run, run.init);
+			summary(&run);
+			mismatches = run.mismatches;
+			if (counts) {
+				counts->tasks += run.ntasks;
+				counts->replayed += run.replayed;
+				counts->skipped += run.skipped;
+				counts->mismatches += run.mismatches;
+			}
+		}
 	}
 	teardown(&run);
+	replay_watchdog_stop(&dog);
 	return mismatches;
 }

@@ -12,11 +12,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <rcuproc/snapshot.h>
 #include "replay.h"
-
-/* How many looks at the table a task may take to stop before it is a mismatch. */
-#define STOP_PATIENCE	1000000
 
 static void *stopper_main(void *arg)
 {
@@ -30,8 +28,8 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
-/* @t's ps state letter, or 0 if the table no longer lists it. */
-static char ps_state(struct replay_run *run, const struct replay_task *t)
+/* The ps state letter of process @tgid, or 0 if the table no longer lists it. */
+static char ps_state(struct replay_run *run, pid_t tgid)
 {
 	size_t max = (size_t)run->ntasks + 8;
 	struct rp_ps_entry *rows = calloc(max, sizeof(*rows));
@@ -39,18 +37,97 @@ static char ps_state(struct replay_run *run, const struct replay_task *t)
 	char state = 0;
 
 	for (long i = 0; i < n && i < (long)max; i++)
-		if (rows[i].pid == t->nr)
+		if (rows[i].pid == tgid)
 			state = rows[i].state;
 	free(rows);
 	return state;
 }
 
+static bool stopper_returned(struct replay_task *t)
+{
+	/* Pairs with the store in stopper_main. */
+	return __atomic_load_n(&t->stopper_done, __ATOMIC_ACQUIRE);
+}
+
+static bool is_leader(const struct replay_task *t)
+{
+	return rp_getpid(t->task) == t->nr;
+}
+
+/*
+ * Does the table show @t, which has a stopper, stopped?  The table shows a
+ * process's state, its leader's: another thread counts as stopped while
+ * its group does, or, the leader gone, while its stopper sleeps.
+ */
+static bool shows_stopped(struct replay_run *run, struct replay_task *t)
+{
+	char state = ps_state(run, rp_getpid(t->task));
+
+	if (is_leader(t) || state != 'Z')
+		return state == 'T';
+	return !stopper_returned(t);
+}
+
+/* The replayed task that is rcuproc's task @nr, the recorder or init. */
+static struct rp_task *task_numbered(struct replay_run *run, pid_t nr)
+{
+	if (nr == rp_getpid(run->recorder))
+		return run->recorder;
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i]->nr == nr && !run->tasks[i]->dead)
+			return run->tasks[i]->task;
+	return nr == rp_getpid(run->init) ? run->init : NULL;
+}
+
+/*
+ * Has @t's group stop been completed, so that its parent could wait for it
+ * (a look with WNOWAIT, which leaves the report)?  True if the parent is
+ * not one the replay drives.
+ */
+static bool group_stop_reported(struct replay_run *run, struct replay_task *t)
+{
+	struct rp_task *parent = task_numbered(run, rp_getppid(t->task));
+	siginfo_t si;
+
+	if (!parent)
+		return true;
+	memset(&si, 0, sizeof(si));
+	return rp_waitid(parent, P_PID, (id_t)rp_getpid(t->task), &si,
+			 WSTOPPED | WNOHANG | WNOWAIT) == 0 && si.si_pid;
+}
+
+/* Has every other live thread of @t's group a stopper too? */
+static bool whole_group_stopping(struct replay_run *run, struct replay_task *t)
+{
+	pid_t tgid = rp_getpid(t->task);
+
+	for (int i = 0; i < run->ntasks; i++) {
+		struct replay_task *o = run->tasks[i];
+
+		if (!o->dead && !o->stopping && rp_getpid(o->task) == tgid)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Has @t stopped, as far as the replay can see?  The leader's stop is in
+ * the table.  Another thread's is not: it is seen once the last thread of
+ * the group to take part completes the group stop, which its parent's
+ * wait reports; until then there is nothing to wait for.
+ */
+static bool seen_stopped(struct replay_run *run, struct replay_task *t)
+{
+	if (is_leader(t))
+		return shows_stopped(run, t);
+	return !whole_group_stopping(run, t) || group_stop_reported(run, t);
+}
+
 /* Wait until @t has stopped, or its stopper came back; false if neither. */
 static bool wait_stopped(struct replay_run *run, struct replay_task *t)
 {
-	for (long i = 0; i < STOP_PATIENCE; i++) {
-		/* Pairs with the store in stopper_main. */
-		if (__atomic_load_n(&t->stopper_done, __ATOMIC_ACQUIRE) || ps_state(run, t) == 'T')
+	for (long i = 0; i < REPLAY_PATIENCE; i++) {
+		if (stopper_returned(t) || seen_stopped(run, t))
 			return true;
 		sched_yield();
 	}
@@ -110,15 +187,22 @@ void replay_stop(struct replay_run *run, struct replay_task *t, const struct rep
 		replay_expect(run, ev, "stop", "stopped", "never stopped");
 		return;
 	}
-	if (__atomic_load_n(&t->stopper_done, __ATOMIC_ACQUIRE))
+	if (stopper_returned(t))
 		take_back(t);
 }
 
+/*
+ * "--- stopped by SIGX ---": the task is stopped.  A thread that did not
+ * take the stop signal itself (no "--- SIGX ---" line) takes part in its
+ * group's stop here, on a stopper of its own.
+ */
 void replay_check_stopped(struct replay_run *run, struct replay_task *t,
 			  const struct replay_event *ev)
 {
+	if (!t->stopping && !t->dead)
+		replay_stop(run, t, ev);
 	replay_expect(run, ev, "state", "stopped",
-		      t->stopping && ps_state(run, t) == 'T' ? "stopped" : "running");
+		      t->stopping && shows_stopped(run, t) ? "stopped" : "running");
 }
 
 void replay_settle_stoppers(struct replay_run *run)
@@ -126,7 +210,7 @@ void replay_settle_stoppers(struct replay_run *run)
 	for (int i = 0; i < run->ntasks; i++) {
 		struct replay_task *t = run->tasks[i];
 
-		if (t->stopping && ps_state(run, t) != 'T')
+		if (t->stopping && !shows_stopped(run, t))
 			take_back(t);
 	}
 }

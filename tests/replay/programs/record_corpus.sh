@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -60,3 +60,17 @@ record proc_errors -- "$bin/proc_errors"
 record subreaper -- "$bin/subreaper"
 record sigqueue -- "$bin/sigqueue"
 record killstorm -- "$bin/killstorm"
+record thread_exec_leader --note "the leader execs while a thread runs: the thread dies first" \
+	-- "$bin/thread_exec" leader
+record thread_exec_thread --note "a thread execs: it takes the leader's pid, the leader is superseded" \
+	-- "$bin/thread_exec" thread
+record nested_handlers --note "twelve handlers nested, each frame with its own mask" \
+	-- "$bin/nested_handlers"
+record waitid_many --note "waitid(P_ALL) and waitid(P_PGID) choosing among three zombies" \
+	-- "$bin/waitid_many"
+record ppoll_restart --note "ppoll interrupted by an ignored SIGCHLD: the saved mask is back before the restart" \
+	-- "$bin/ppoll_restart"
+record thread_stop --note "SIGSTOP to a threaded process: the other thread takes part in the group stop" \
+	-- "$bin/thread_stop"
+record creds --note "setresuid, setuid, setgroups, capset, a capability prctl and limits" \
+	-- "$bin/creds"

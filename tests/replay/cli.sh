@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# rcuproc replay on recordings people bring: each bad input gets its
+# message and exit status (docs/replay.md).  Usage: cli.sh RCUPROC DIR,
+# DIR being tests/replay.
+set -uo pipefail
+rcuproc=$1
+dir=$2
+failed=0
+
+# expect STATUS TEXT ARGS...: `rcuproc replay ARGS` exits STATUS and its
+# standard error or output contains TEXT.
+expect() {
+	local status=$1 text=$2 out got
+	shift 2
+	out=$("$rcuproc" replay "$@" 2>&1)
+	got=$?
+	if [ "$got" != "$status" ] || [[ "$out" != *"$text"* ]]; then
+		echo "FAIL: replay $*: expected status $status and '$text', got status $got:"
+		echo "$out" | head -20
+		failed=1
+	fi
+}
+
+# A replay that cannot go on is reported where it stuck, not held.
+expect 3 "stuck_exec.strace:5: stuck for 1 s replaying pid 101 (rcuproc 3) execve(\"/bin/true\"" \
+	--watchdog 1 "$dir/bad/stuck_exec.strace"
+
+# --verbose gives every skipped call its own reason.
+skips=$dir/handmade/skips.strace
+for reason in "4: pid 101 execve: a failed exec: the file system answered" \
+	"6: pid 101 ioctl: a terminal ioctl outside the process table" \
+	"7: pid 101 prctl: a prctl option outside the process table" \
+	"8: pid 101 ptrace: strace traces every task already" \
+	"9: pid 101 timer_create: a wall-clock timer" \
+	"10: pid 101 rt_sigreturn: no handler frame to return from" \
+	"11: pid 101 waitid: P_PIDFD: file descriptors are not modelled" \
+	"12: pid 101 wait4: interrupted: no effect, the call is issued again" \
+	"13: pid 101 ppoll: not interrupted: its mask left no trace" \
+	"14: pid 101 getuid: not a call rcuproc models" \
+	"1 tasks, 2 calls replayed, 10 skipped, 0 mismatches"; do
+	expect 0 "$reason" --verbose "$skips"
+done
+
+# A limit Linux counts over the whole machine: the recording is said not to
+# replay exactly, and the answer that hit the limit is noted, not a mismatch.
+limit=$dir/handmade/sigpending_limit.strace
+expect 0 "sigpending_limit.strace:4: pid 101 sets RLIMIT_SIGPENDING, which Linux counts per user" "$limit"
+expect 0 "inexact $limit:6: pid 101 rt_sigqueueinfo(101, 34, " "$limit"
+expect 0 "0 mismatches (not exact: it sets a limit counted over the machine; 1 answers noted)" "$limit"
+
+# Recordings people bring: each bad input says what is wrong, exit 2.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+good=$dir/corpus/nice_sh.strace
+header='# recorder-pid: 400'
+
+expect 2 "$tmp/none.strace: No such file or directory" "$tmp/none.strace"
+expect 2 "$tmp: Is a directory" "$tmp"
+if [ "$(id -u)" != 0 ]; then	# root reads a file of mode 000 anyway
+	printf '%s\n' "$header" > "$tmp/unreadable.strace"
+	chmod 000 "$tmp/unreadable.strace"
+	expect 2 "unreadable.strace: Permission denied" "$tmp/unreadable.strace"
+fi
+
+# Binary garbage is quoted, never written to the terminal as it is.
+printf '%s\n500 \033[2J\001\377(\n' "$header" > "$tmp/garbage.strace"
+expect 2 "garbage.strace:2: expected 'name(args) = result'" "$tmp/garbage.strace"
+expect 2 'the line: 500 \x1b[2J\x01\xff(' "$tmp/garbage.strace"
+if "$rcuproc" replay "$tmp/garbage.strace" 2>&1 | grep -q $'\033'; then
+	echo "FAIL: an escape byte of the recording reached the output"
+	failed=1
+fi
+printf '%s\n500 getppid()\0 = 400\n' "$header" > "$tmp/nul.strace"
+expect 2 'nul.strace:2: a NUL byte in the line: not a text file' "$tmp/nul.strace"
+
+# strace without -X raw, or without -f; a truncated line; no header.
+printf '%s\n500 kill(501, SIGTERM) = 0\n' "$header" > "$tmp/names.strace"
+expect 2 "names.strace:2: a constant's name where strace -X raw prints a number" "$tmp/names.strace"
+printf '%s\nkill(501, 15) = 0\n' "$header" > "$tmp/nopid.strace"
+expect 2 "nopid.strace:2: a call without the pid before it: record with 'strace -f'" "$tmp/nopid.strace"
+{ cat "$good"; printf '500 kill(501, '; } > "$tmp/cut.strace"
+expect 2 "cut.strace:$(($(wc -l < "$good") + 1)): the argument list never closes: the line is cut short" \
+	"$tmp/cut.strace"
+printf '%s\n500 getppid()\n' "$header" > "$tmp/noresult.strace"
+expect 2 "noresult.strace:2: no '= result' after the arguments: the line is cut short" \
+	"$tmp/noresult.strace"
+printf '500 getppid() = 400\n' > "$tmp/noheader.strace"
+expect 2 "noheader.strace:1: a traced line before the '# recorder-pid: N' header" \
+	"$tmp/noheader.strace"
+printf '%s\n500 +++ vanished +++\n' "$header" > "$tmp/end.strace"
+expect 2 "end.strace:2: expected '+++ exited with N +++'" "$tmp/end.strace"
+printf '%s\n500 <... wait4 resumed>) = 0\n' "$header" > "$tmp/resumed.strace"
+expect 2 "resumed.strace:2: a call resumed that this pid did not leave unfinished" \
+	"$tmp/resumed.strace"
+
+# A header alone replays nothing, and says so.
+grep '^#' "$good" > "$tmp/header.strace"
+expect 2 "header.strace: nothing to replay: no traced line after the header" "$tmp/header.strace"
+
+# CRLF line endings and standard input are read as they are meant.
+sed 's/$/\r/' "$good" > "$tmp/crlf.strace"
+expect 0 "crlf.strace: 1 tasks" "$tmp/crlf.strace"
+out=$("$rcuproc" replay - < "$good" 2>&1)
+if [ $? != 0 ] || [[ "$out" != *"replay -: 1 tasks"* ]]; then
+	echo "FAIL: replay - < $good: $out"
+	failed=1
+fi
+
+# scripts/record.sh -o FILE: a command with a line break and quotes stays
+# one header line, quoted, and the recording replays.
+if strace -o /dev/null true 2> /dev/null; then
+	"$dir/../../scripts/record.sh" quoting -o "$tmp/quoting.strace" --note $'two\nlines' \
+		-- sh -c $'true\n: "q" \'x\'; exit 3' > /dev/null
+	want=$'# command: sh -c $\'true\\n: "q" \\\'x\\\'; exit 3\''
+	if [ "$(grep '^# command:' "$tmp/quoting.strace")" != "$want" ] ||
+	   [ "$(grep -c '^# note: two lines$' "$tmp/quoting.strace")" != 1 ]; then
+		echo "FAIL: record.sh header:"
+		grep '^#' "$tmp/quoting.strace"
+		failed=1
+	fi
+	expect 0 "quoting.strace: 1 tasks" "$tmp/quoting.strace"
+fi
+
+# Several recordings end with a total line; --json writes one object per
+# recording and one for the total, each on its line.
+expect 2 "total: 3 recordings (1 matched, 1 unreadable)" \
+	"$good" "$dir/altered/proc_errors_eperm.strace" "$tmp/none.strace"
+json=$("$rcuproc" replay --json "$good" "$dir/altered/proc_errors_eperm.strace" \
+	"$tmp/none.strace" 2> /dev/null)
+if ! python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert [r.get("outcome") for r in rows[:3]] == ["matched", "mismatch", "unreadable"], rows
+assert rows[1]["mismatches"] == 1 and rows[1]["lines"][0].startswith("MISMATCH "), rows[1]
+assert rows[3]["total"]["recordings"] == 3 and rows[3]["total"]["mismatches"] == 1, rows[3]
+' <<< "$json"; then
+	echo "FAIL: replay --json:"
+	echo "$json"
+	failed=1
+fi
+
+# Memory follows the live tasks, not the file: 20 times the lines of one
+# task take no more memory.
+lines() {
+	echo "$header"
+	yes '500 getppid()                         = 400' | head -n "$1"
+	printf '500 exit_group(0) = ?\n500 +++ exited with 0 +++\n'
+}
+lines 20000 > "$tmp/small.strace"
+lines 400000 > "$tmp/large.strace"
+# (An ASan build would keep what is freed in quarantine: it is told not to.)
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+small=$( { /usr/bin/time -f %M "$rcuproc" replay "$tmp/small.strace" > /dev/null; } 2>&1)
+large=$( { /usr/bin/time -f %M "$rcuproc" replay "$tmp/large.strace" > /dev/null; } 2>&1)
+if [ "$large" -gt $((small + 4096)) ]; then
+	echo "FAIL: 400000 lines take ${large} KB, 20000 take ${small} KB"
+	failed=1
+fi
+
+exit $failed

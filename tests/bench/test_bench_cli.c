@@ -55,6 +55,9 @@ static char *run_ok(const char *args)
 }
 
 /* `rcuproc @args` prints at least @min lines, each a JSON object holding @key. */
+/* The record bench starts with: version, commit, build, machine, load. */
+#define ENVIRONMENT_RECORD "{\"type\":\"environment\","
+
 static void expect_json_lines(const char *args, const char *key, int min)
 {
 	char *out = run_ok(args);
@@ -64,6 +67,8 @@ static void expect_json_lines(const char *args, const char *key, int min)
 		size_t len = strlen(line);
 
 		cr_expect(len > 2 && line[0] == '{' && line[len - 1] == '}', "not JSON: %s", line);
+		if (strstr(line, ENVIRONMENT_RECORD))
+			continue;
 		cr_expect(strstr(line, key) != NULL, "no %s in: %s", key, line);
 		lines++;
 	}
@@ -98,6 +103,31 @@ static void expect_output(const char *args, const char *text)
 	free(out);
 }
 
+/*
+ * Every run starts with where it ran; a debug build (as this suite's) says
+ * on stderr that its figures are not for measuring.
+ */
+Test(bench, environment_record)
+{
+	static const char *const keys[] = {
+		"\"commit\":\"", "\"buildtype\":\"", "\"debug_checks\":true,", "\"kernel\":\"",
+		"\"cpu_model\":\"", "\"cpus_online\":", "\"loadavg\":[",
+	};
+	char *out;
+	int rc = run_redirected("bench --workload kill0 --mode none --threads 1 --size 50 "
+				"--ops 100 --json", "2>&1", &out);
+
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "WARNING: this is a debug build") != NULL, "%s", out);
+	cr_expect(strstr(out, ENVIRONMENT_RECORD "\"version\":\"") != NULL, "%s", out);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		cr_expect(strstr(out, keys[i]) != NULL, "no %s in:\n%s", keys[i], out);
+	free(out);
+	out = run_ok("bench --workload kill0 --mode none --threads 1 --size 50 --ops 100");
+	cr_expect(strstr(out, "debug checks ON (not for measuring)") != NULL, "%s", out);
+	free(out);
+}
+
 Test(bench, fixed_ops)
 {
 	expect_output("bench --workload kill0 --mode none --threads 1 --size 50 --ops 1000 --json",
@@ -112,6 +142,8 @@ Test(bench, kill0_ps_quick)
 	int rows = 0;
 
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strstr(line, ENVIRONMENT_RECORD))
+			continue;
 		cr_expect(strstr(line, "\"workload\":\"kill0_ps\",\"threads\":3,") != NULL,
 			  "%s", line);
 		cr_expect(strstr(line, "\"mode\":\"none\"") == NULL, "a mix unsynchronized: %s",

@@ -220,6 +220,7 @@ int cmd_bench(int argc, char **argv)
 		a.all = a.targets = true;
 	if (a.all)
 		memcpy(a.chosen, bench_workloads, sizeof(bench_workloads));
+	bench_report_environment(a.json);
 	bench_report_header(a.json);
 	failed = run_suite(&a);
 	if (a.targets) {

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <rcuproc/version.h>
+#include "build_info.h"
 #include "report.h"
 
 static unsigned int online_cpus(void)
@@ -23,13 +28,78 @@ double bench_result_mean_ns(const struct bench_result *res, unsigned int kind)
 	return rate > 0 ? 1e9 / rate : 0;
 }
 
+/* The CPU's model name from /proc/cpuinfo, or "unknown". */
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			snprintf(buf, len, "%s", colon + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Did the library come with its debug checks (race windows, poisoning)? */
+static bool debug_build(void)
+{
+#ifdef RP_DEBUG
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Every run starts with where it ran: a figure from a debug build, or from
+ * a machine with a load average of 20, is not one to compare with.
+ */
+void bench_report_environment(bool json)
+{
+	struct utsname u;
+	char model[128];
+	double load[3] = { -1, -1, -1 };
+
+	uname(&u);
+	cpu_model(model, sizeof(model));
+	if (getloadavg(load, 3) < 0)
+		load[0] = load[1] = load[2] = -1;
+	if (debug_build())
+		fprintf(stderr, "rcuproc bench: WARNING: this is a debug build (race-window "
+			"delays, lock-order checks, poisoning): its figures do not measure the "
+			"library users install; build it with 'meson setup' (release, the "
+			"default) to measure\n");
+	if (json) {
+		printf("{\"type\":\"environment\",\"version\":\"%s\",\"commit\":\"%s\","
+		       "\"buildtype\":\"%s\",\"debug_checks\":%s,\"flavour\":\"%s\","
+		       "\"kernel\":\"%s\",\"cpu_model\":\"%s\",\"cpus_online\":%u,"
+		       "\"loadavg\":[%.2f,%.2f,%.2f]}\n",
+		       rp_version(), RP_BUILD_COMMIT, RP_BUILD_TYPE,
+		       debug_build() ? "true" : "false", rp_rcu_flavour(), u.release, model,
+		       online_cpus(), load[0], load[1], load[2]);
+		return;
+	}
+	printf("rcuproc bench %s (commit %s), %s build, debug checks %s, RCU flavour %s\n"
+	       "  kernel %s, %s, %u CPUs online, load average %.2f %.2f %.2f\n",
+	       rp_version(), RP_BUILD_COMMIT, RP_BUILD_TYPE,
+	       debug_build() ? "ON (not for measuring)" : "off", rp_rcu_flavour(),
+	       u.release, model, online_cpus(), load[0], load[1], load[2]);
+}
+
 void bench_report_header(bool json)
 {
 	if (json)
 		return;
-	printf("rcuproc bench: RCU flavour %s, %u CPUs online; latencies in ns "
-	       "(lookups timed 1 call in %d); '*' marks more threads than CPUs\n",
-	       rp_rcu_flavour(), online_cpus(), BENCH_SAMPLE);
+	printf("latencies in ns (lookups timed 1 call in %d); '*' marks more threads than "
+	       "CPUs\n", BENCH_SAMPLE);
 	printf("%-8s %-13s %4s %8s %-15s %12s %9s %9s %9s %7s %8s %7s %7s\n",
 	       "mode", "workload", "thr", "size", "kind", "ops/s", "p50", "p99",
 	       "p999", "B/proc", "backlog", "setup_s", "RSS_MB");

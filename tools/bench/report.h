@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include "bench.h"
 
+/* Where the run is: version, commit, build, flavour, kernel, CPU, load; and a
+ * warning on stderr if the library is a debug build. */
+void bench_report_environment(bool json);
 void bench_report_header(bool json);
 /* One row (or JSON object) per kind the result counted. */
 void bench_report_result(const struct bench_result *res, bool json);

@@ -129,7 +129,7 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 int rp_get_signal(struct rp_task *self, siginfo_t *info)
 {
 	struct rp_sighand *sh;
-	struct sigaction *ka;
+	const struct rp_ksigaction *ka;
 	siginfo_t si;
 	int sig;
 
@@ -170,14 +170,15 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				continue;
 			}
 		}
-		ka = &sh->action[sig];
+		ka = rp_sighand_action(sh, sig);
 		if (rp_sig_handler_ignored(ka, sig)) {
 			rp_unlock_sighand(sh);
 			continue;
 		}
-		if (ka->sa_handler != SIG_DFL) {
-			if (ka->sa_flags & SA_RESETHAND)
-				ka->sa_handler = SIG_DFL;
+		if (ka->handler != SIG_DFL) {
+			/* A handler is installed: the table is private, no copy to fail. */
+			if (ka->flags & SA_RESETHAND)
+				rp_sighand_action_write(sh, sig)->handler = SIG_DFL;
 			rp_unlock_sighand(sh);
 			if (info)
 				*info = si;

@@ -205,7 +205,13 @@ static int unshare_sighand(struct rp_task *self)
 	rp_update_lock(sync);
 	old = rp_lock_task_sighand(self);
 	rp_sighand_lock_new(new);
-	memcpy(new->action, old->action, sizeof(new->action));
+	if (rp_sighand_copy_actions(new, old)) {
+		rp_sighand_unlock_new(new);
+		rp_unlock_sighand(old);
+		rp_update_unlock(sync);
+		rp_sighand_put(new);
+		return -ENOMEM;
+	}
 	/* Widen the window in which senders load the old pointer (torture). */
 	RP_TORTURE_DELAY();
 	/*
@@ -226,14 +232,7 @@ static void flush_signal_handlers(struct rp_task *self)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
 
-	for (int sig = 1; sig < RP_NSIG; sig++) {
-		struct sigaction *ka = &sh->action[sig];
-
-		if (ka->sa_handler != SIG_IGN)
-			ka->sa_handler = SIG_DFL;
-		ka->sa_flags = 0;
-		sigemptyset(&ka->sa_mask);
-	}
+	rp_sighand_flush_handlers(sh);
 	rp_unlock_sighand(sh);
 }
 

@@ -78,7 +78,8 @@ static int alloc_tables(struct rp_task *p, unsigned long flags, struct rp_proxy 
  * siglock (exec may switch its table; sigaction, sigprocmask, setrlimit and
  * setpriority write them), and open the fork window (@rec, NULL for a
  * thread).  A signal already pending restarts the fork: -RP_ERESTARTNOINTR
- * before anything is shared.  Else the caller's RLIMIT_NPROC in *@nproc.
+ * before anything is shared; -ENOMEM if the caller's private action table
+ * cannot be copied.  Else the caller's RLIMIT_NPROC in *@nproc.
  */
 static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags,
 			    struct rp_fork_record *rec, rlim_t *nproc)
@@ -93,8 +94,9 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 	if (flags & CLONE_SIGHAND) {
 		uatomic_inc(&sh->count);
 		p->sighand = sh;
-	} else {
-		memcpy(p->sighand->action, sh->action, sizeof(sh->action));
+	} else if (rp_sighand_copy_actions(p->sighand, sh)) {
+		rp_unlock_sighand(sh);
+		return -ENOMEM;
 	}
 	if (flags & CLONE_THREAD) {
 		uatomic_inc(&self->signal->sigcnt);

@@ -56,31 +56,54 @@ static struct rp_sighand *lock_own_sighand(struct rp_task *self)
 	return sh;
 }
 
+/* The API's struct sigaction to the table's form (SIGKILL and SIGSTOP never blocked). */
+static struct rp_ksigaction action_from_user(const struct sigaction *act)
+{
+	return (struct rp_ksigaction){
+		.handler = act->sa_handler,
+		.flags = act->sa_flags,
+		.mask = rp_sigset_bits(&act->sa_mask) & ~UNBLOCKABLE,
+	};
+}
+
+static void action_to_user(const struct rp_ksigaction *ka, struct sigaction *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sa_handler = ka->handler;
+	out->sa_flags = ka->flags;
+	rp_sigset_set_bits(&out->sa_mask, ka->mask);
+}
+
 int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
 		 struct sigaction *oact)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	struct rp_ksigaction old, *k;
 	struct rp_sighand *sh;
-	struct sigaction *k;
+	int err = 0;
 
 	if (sig < 1 || sig >= RP_NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
 		return -EINVAL;
 	sh = lock_own_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	k = &sh->action[sig];
-	if (oact)
-		*oact = *k;
+	old = *rp_sighand_action(sh, sig);
 	if (act) {
-		*k = *act;
-		rp_sigset_set_bits(&k->sa_mask, rp_sigset_bits(&k->sa_mask) & ~UNBLOCKABLE);
-		if (rp_sig_handler_ignored(k, sig))
-			discard_everywhere(self, sig);
+		k = rp_sighand_action_write(sh, sig);
+		if (k) {
+			*k = action_from_user(act);
+			if (rp_sig_handler_ignored(k, sig))
+				discard_everywhere(self, sig);
+		} else {
+			err = -ENOMEM;
+		}
 	}
 	rp_unlock_sighand(sh);
 	rp_read_unlock(sync);
+	if (oact && !err)
+		action_to_user(&old, oact);
 	rp_sync_quiescent();
-	return 0;
+	return err;
 }
 
 /*

@@ -123,7 +123,7 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *leader, *parent;
-	const struct sigaction *ka;
+	const struct rp_ksigaction *ka;
 	struct rp_sighand *psh;
 	siginfo_t info;
 
@@ -135,8 +135,8 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 	info.si_status = status;
 	psh = rp_lock_task_sighand_rcu(parent);
 	if (psh) {
-		ka = &psh->action[SIGCHLD];
-		if (ka->sa_handler != SIG_IGN && !(ka->sa_flags & SA_NOCLDSTOP))
+		ka = rp_sighand_action(psh, SIGCHLD);
+		if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
 			rp_send_signal_locked(parent, SIGCHLD, &info, true);
 		rp_wake_up_parent(parent);
 		rp_unlock_sighand(psh);

@@ -39,10 +39,10 @@ bool rp_sig_kernel_stop(int sig)
 	return sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & RP_SIG_STOP_MASK);
 }
 
-bool rp_sig_handler_ignored(const struct sigaction *ka, int sig)
+bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig)
 {
-	return ka->sa_handler == SIG_IGN ||
-	       (ka->sa_handler == SIG_DFL && sig < RP_SIGRTMIN &&
+	return ka->handler == SIG_IGN ||
+	       (ka->handler == SIG_DFL && sig < RP_SIGRTMIN &&
 		(RP_SIGBIT(sig) & KERNEL_IGNORE_MASK));
 }
 
@@ -90,7 +90,7 @@ static bool is_global_init(const struct rp_task *t)
 /* Linux's sig_ignored: may @sig be dropped at once? */
 static bool sig_ignored(const struct rp_task *t, int sig)
 {
-	const struct sigaction *ka = &t->sighand->action[sig];
+	const struct rp_ksigaction *ka = rp_sighand_action(t->sighand, sig);
 
 	/* Blocked: the handler may change before it is unblocked. */
 	if (sig_blocked(t, sig))
@@ -99,7 +99,7 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 	if ((t->ptrace & RP_PT_PTRACED) && sig != SIGKILL)
 		return false;
 	/* Init takes only the signals it has handlers for (SIGNAL_UNKILLABLE). */
-	if (is_global_init(t) && ka->sa_handler == SIG_DFL)
+	if (is_global_init(t) && ka->handler == SIG_DFL)
 		return true;
 	return rp_sig_handler_ignored(ka, sig);
 }
@@ -173,7 +173,7 @@ static bool wants_signal(const struct rp_task *t, int sig)
 static bool sig_fatal(const struct rp_task *t, int sig)
 {
 	return !(sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & (KERNEL_IGNORE_MASK | RP_SIG_STOP_MASK))) &&
-	       t->sighand->action[sig].sa_handler == SIG_DFL;
+	       rp_sighand_action(t->sighand, sig)->handler == SIG_DFL;
 }
 
 /* The first thread of @p's group that can take @sig (see rp_send_signal_locked). */

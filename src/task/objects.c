@@ -2,6 +2,10 @@
 /* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
 #include "task.h"
 #include "objects.h"
+#include <errno.h>
+
+/* Zero is SIG_DFL with no flags and an empty mask: every action default. */
+const struct rp_action_table rp_default_actions;
 
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 {
@@ -11,18 +15,88 @@ struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 		return NULL;
 	sh->count = 1;
 	sh->sys = sys;
-	for (int sig = 1; sig < RP_NSIG; sig++)
-		sh->action[sig].sa_handler = SIG_DFL;
+	sh->actions = &rp_default_actions;
 	rp_count_inc(sys, sighands);
 	return sh;
+}
+
+static void actions_free(const struct rp_action_table *actions)
+{
+	if (actions != &rp_default_actions)
+		rp_free((void *)actions);
 }
 
 static void sighand_free(struct rp_deferred *d)
 {
 	struct rp_sighand *sh = caa_container_of(d, struct rp_sighand, rcu);
 
+	actions_free(sh->actions);
 	rp_count_dec(sh->sys, sighands);
 	rp_free(sh);
+}
+
+/* A private copy of @actions; NULL on ENOMEM. */
+static struct rp_action_table *actions_dup(const struct rp_action_table *actions)
+{
+	struct rp_action_table *copy = rp_zalloc(sizeof(*copy));
+
+	if (copy)
+		*copy = *actions;
+	return copy;
+}
+
+int rp_sighand_copy_actions(struct rp_sighand *dst, const struct rp_sighand *src)
+{
+	const struct rp_action_table *actions;
+
+	rp_lockdep_assert_held_obj(src);
+	actions = src->actions;
+	if (actions != &rp_default_actions && !(actions = actions_dup(actions)))
+		return -ENOMEM;
+	actions_free(dst->actions);
+	dst->actions = actions;
+	return 0;
+}
+
+struct rp_ksigaction *rp_sighand_action_write(struct rp_sighand *sh, int sig)
+{
+	struct rp_action_table *own;
+
+	rp_lockdep_assert_held_obj(sh);
+#ifndef RP_BREAK_SHARED_ACTIONS_WRITTEN
+	if (sh->actions == &rp_default_actions) {
+		own = actions_dup(sh->actions);
+		if (!own)
+			return NULL;
+		/* Readers hold our siglock, as we do: a plain store. */
+		sh->actions = own;
+	}
+#endif
+	own = (struct rp_action_table *)sh->actions;
+	return &own->action[sig - 1];
+}
+
+void rp_sighand_flush_handlers(struct rp_sighand *sh)
+{
+	struct rp_action_table *own;
+
+	rp_lockdep_assert_held_obj(sh);
+	if (sh->actions == &rp_default_actions)
+		return;
+	own = (struct rp_action_table *)sh->actions;
+	for (int i = 0; i < RP_NSIG - 1; i++) {
+		struct rp_ksigaction *ka = &own->action[i];
+
+		if (ka->handler != SIG_IGN)
+			ka->handler = SIG_DFL;
+		ka->flags = 0;
+		ka->mask = 0;
+	}
+	/* Nothing ignored: back to the shared table, no reader left on ours. */
+	if (!memcmp(own, &rp_default_actions, sizeof(*own))) {
+		sh->actions = &rp_default_actions;
+		rp_free(own);
+	}
 }
 
 void rp_sighand_put(struct rp_sighand *sh)

@@ -82,14 +82,45 @@ struct rp_sigpending {
 	sigset_t signal;		/* (s) signals pending */
 };
 
-/* Signal-handler table, shared by CLONE_SIGHAND (commit e56d090310d7). */
+/*
+ * A signal action as Linux keeps it (struct k_sigaction): the handler, the
+ * flags and the mask, 24 bytes, where glibc's struct sigaction is 152.
+ * rp_sigaction converts at the API boundary; glibc's sa_restorer is not
+ * kept (the library delivers no signal frames, so nothing would use it).
+ */
+struct rp_ksigaction {
+	__sighandler_t handler;		/* SIG_DFL, SIG_IGN or sa_handler/sa_sigaction */
+	uint64_t mask;			/* blocked while it runs, bit sig - 1 */
+	int flags;			/* SA_* */
+};
+
+/* The actions of signals 1..64, at index sig - 1 (rp_sighand_action). */
+struct rp_action_table {
+	struct rp_ksigaction action[RP_NSIG - 1];
+};
+
+/*
+ * Signal-handler table, shared by CLONE_SIGHAND (commit e56d090310d7).
+ *
+ * ->actions is the one all-default table every sighand starts with and
+ * shares (rp_default_actions: all zero, in read-only memory, never freed)
+ * until a first change, which copies it into a private table under the
+ * siglock (rp_sighand_action_write); exec's reset that leaves every action
+ * default returns to the shared one.  Every read of an action holds the
+ * siglock of the sighand it reads through (rp_sighand_action asserts it):
+ * a private table is written and switched under that lock only, so it is
+ * freed at once when exec gives it up, else with its sighand.
+ */
 struct rp_sighand {
-	unsigned long count;		/* (a) tasks using it */
 	struct rp_ticketlock siglock;	/* the lock of (s) fields */
-	struct sigaction action[RP_NSIG]; /* (s) */
+	const struct rp_action_table *actions; /* (s) shared default or private */
+	unsigned long count;		/* (a) tasks using it */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;		/* freed after a grace period */
 };
+
+/* The shared all-default action table (objects.c). */
+extern const struct rp_action_table rp_default_actions;
 
 /* rp_signal.flags */
 #define RP_SIGNAL_GROUP_EXIT	0x1	/* exit_group or a fatal signal began */
@@ -362,6 +393,14 @@ static inline bool rp_group_siglock_held_here(struct rp_signal *sig)
 		if ((sh = CMM_LOAD_SHARED(t->sighand)))
 			return rp_lockdep_holds(sh);
 	return false;
+}
+
+/* The action of @sig in @sh, to read: @sh's siglock held. */
+static inline const struct rp_ksigaction *rp_sighand_action(const struct rp_sighand *sh,
+							    int sig)
+{
+	rp_lockdep_assert_held_obj(sh);
+	return &sh->actions->action[sig - 1];
 }
 
 void rp_waitq_init(struct rp_waitq *wq);

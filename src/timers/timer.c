@@ -144,7 +144,7 @@ static bool timer_signal_ignored(struct rp_task *p, int sig)
 	rp_assert_siglock_held(p);
 	if ((rp_sigset_bits(&p->blocked) & bit) || (p->ptrace & RP_PT_PTRACED))
 		return false;
-	return rp_sig_handler_ignored(&p->sighand->action[sig], sig);
+	return rp_sig_handler_ignored(rp_sighand_action(p->sighand, sig), sig);
 }
 
 /*

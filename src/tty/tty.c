@@ -91,7 +91,7 @@ static bool sig_ignored_or_blocked(struct rp_task *self, int sig)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
 	bool ignored = !sh || sigismember(&self->blocked, sig) ||
-		       sh->action[sig].sa_handler == SIG_IGN;
+		       rp_sighand_action(sh, sig)->handler == SIG_IGN;
 
 	if (sh)
 		rp_unlock_sighand(sh);

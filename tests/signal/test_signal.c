@@ -334,6 +334,40 @@ Test(action, einval_and_old_action, .init = start_rcu, .fini = finish_all_ended)
 	set_action(init, SIGUSR1, SIG_DFL);
 }
 
+/*
+ * Every sighand shares one all-default action table until its first
+ * change, which copies it: another process never sees the change.  A fork
+ * copies a private table; exec's reset returns to the shared table unless
+ * an ignored signal keeps the table private.
+ */
+Test(action, default_table_shared_until_changed, .init = start_rcu, .fini = finish_all_ended)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000), *c;
+	struct sigaction old;
+
+	cr_assert_eq(a->sighand->actions, &rp_default_actions);
+	cr_assert_eq(b->sighand->actions, &rp_default_actions);
+	handle(a, SIGUSR1);
+	cr_assert_neq(a->sighand->actions, &rp_default_actions, "the first change copies");
+	cr_assert_eq(b->sighand->actions, &rp_default_actions);
+	cr_assert_eq(rp_sigaction(b, SIGUSR1, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_DFL, "another process keeps its default");
+	c = fork_of(a);
+	cr_assert_neq(c->sighand->actions, a->sighand->actions, "fork copies a private table");
+	cr_assert_eq(rp_sigaction(c, SIGUSR1, NULL, &old), 0);
+	cr_assert_neq(old.sa_handler, SIG_DFL, "with the parent's handler");
+	cr_assert_eq(rp_execve(a, "a"), 0);
+	cr_assert_eq(a->sighand->actions, &rp_default_actions, "exec returns to the shared table");
+	set_action(c, SIGUSR2, SIG_IGN);
+	cr_assert_eq(rp_execve(c, "c"), 0);
+	cr_assert_neq(c->sighand->actions, &rp_default_actions, "an ignored signal stays");
+	cr_assert_eq(rp_sigaction(c, SIGUSR2, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_IGN);
+	end_process(a);		/* c goes to init */
+	end_process(c);
+	end_process(b);
+}
+
 Test(action, ignoring_discards_pending, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);

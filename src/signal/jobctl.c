@@ -217,8 +217,8 @@ static void sleep_stopped(struct rp_task *self)
 	unsigned long seq;
 
 	for (;;) {
-		/* Sampled before the check: SIGCONT and kills wake ->wake after their change. */
-		seq = rp_waitq_seq(&self->wake);
+		/* Sampled before the check: SIGCONT and kills wake its queue after their change. */
+		seq = rp_waitq_seq(rp_task_waitq(self));
 		sh = rp_lock_task_sighand(self);
 		if (!sh)
 			return;
@@ -228,7 +228,7 @@ static void sleep_stopped(struct rp_task *self)
 			return;
 		}
 		rp_unlock_sighand(sh);
-		rp_waitq_wait(&self->wake, seq);
+		rp_waitq_wait(rp_task_waitq(self), seq);
 	}
 }
 

@@ -292,8 +292,8 @@ int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group
 void rp_signal_wake_up(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	rp_waitq_wake(&t->wake);
-	rp_waitq_wake(&t->signal->wait_chldexit);
+	rp_waitq_wake(rp_task_waitq(t));
+	rp_waitq_wake(rp_chldexit_waitq(t->signal));
 }
 
 bool rp_signal_pending_locked(struct rp_task *t)

@@ -128,7 +128,6 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
 	sigemptyset(&sig->shared_pending.signal);
-	rp_waitq_init(&sig->wait_chldexit);
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		sig->rlim[r] = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
 	sig->dumpable = true;
@@ -150,7 +149,6 @@ static void signal_free(struct rp_deferred *d)
 {
 	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
 
-	rp_waitq_destroy(&sig->wait_chldexit);
 	cputimers_group_free(sig);
 	rp_count_dec(sig->sys, signals);
 	rp_free(sig);

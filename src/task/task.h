@@ -42,12 +42,23 @@
 #define RP_NSIG		65	/* signals 1..64, as Linux's _NSIG */
 #define RP_COMM_LEN	16
 
-/* A condition to sleep on: a sequence number bumped by every wake-up. */
+/*
+ * A condition to sleep on: a sequence number bumped by every wake-up.  The
+ * objects do not embed one: a task or a thread group sleeps on the bucket
+ * its address hashes to in one table of RP_WAITQ_BUCKETS (rp_waitq_of, as
+ * Linux's bit wait queues), so a wake-up also wakes the other sleepers of
+ * its bucket.  Every sleeper samples the count, checks its own condition,
+ * sleeps until the count moves and checks again: a wake-up meant for
+ * another object costs a recheck, and none is lost.
+ */
 struct rp_waitq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned long seq;		/* (w) */
-};
+} __attribute__((aligned(128)));
+
+#define RP_WAITQ_BITS		8
+#define RP_WAITQ_BUCKETS	(1U << RP_WAITQ_BITS)
 
 /* Per-uid accounting (Group 1: not read-mostly, so its own lock). */
 struct rp_user {
@@ -143,7 +154,6 @@ struct rp_signal {
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
-	struct rp_waitq wait_chldexit;	/* wait(2) sleeps here */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	struct rp_task *curr_target;	/* (s) next thread to take a signal */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
@@ -228,7 +238,6 @@ struct rp_task {
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	char comm[RP_COMM_LEN];		/* (t) */
 	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
-	struct rp_waitq wake;		/* a stopped task sleeps here */
 	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
 	struct rp_deferred rcu;		/* freed after a grace period */
 };
@@ -403,8 +412,18 @@ static inline const struct rp_ksigaction *rp_sighand_action(const struct rp_sigh
 	return &sh->actions->action[sig - 1];
 }
 
-void rp_waitq_init(struct rp_waitq *wq);
-void rp_waitq_destroy(struct rp_waitq *wq);
+/* The wait queue of the object at @obj: its bucket of the hashed table. */
+struct rp_waitq *rp_waitq_of(const void *obj);
+/* Where a stopped or traced task sleeps (rp_signal_wake_up wakes it). */
+static inline struct rp_waitq *rp_task_waitq(const struct rp_task *t)
+{
+	return rp_waitq_of(t);
+}
+/* Where wait(2) and exec's de_thread sleep: a child or a thread changed state. */
+static inline struct rp_waitq *rp_chldexit_waitq(const struct rp_signal *sig)
+{
+	return rp_waitq_of(sig);
+}
 /* The wake-up count now: sample before checking the condition. */
 unsigned long rp_waitq_seq(struct rp_waitq *wq);
 /* Sleep until a wake-up after @seq (goes offline for QSBR while asleep). */
@@ -414,7 +433,7 @@ void rp_waitq_wake(struct rp_waitq *wq);
 /* Wake every thread of @p's group sleeping in wait(2): a child changed state. */
 static inline void rp_wake_up_parent(struct rp_task *p)
 {
-	rp_waitq_wake(&p->signal->wait_chldexit);
+	rp_waitq_wake(rp_chldexit_waitq(p->signal));
 }
 
 /* Credentials and per-uid accounting. */

@@ -90,7 +90,7 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 		rp_unlock_sighand(sh);
 		return -RP_ERESTARTNOINTR;
 	}
-	*nproc = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
+	*nproc = rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur;
 	if (flags & CLONE_SIGHAND) {
 		uatomic_inc(&sh->count);
 		p->sighand = sh;
@@ -102,7 +102,7 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 		uatomic_inc(&self->signal->sigcnt);
 		p->signal = self->signal;
 	} else {
-		memcpy(p->signal->rlim, self->signal->rlim, sizeof(p->signal->rlim));
+		rp_signal_share_rlimits(p->signal, self->signal);
 		p->signal->dumpable = self->signal->dumpable;
 	}
 	p->blocked = self->blocked;

@@ -113,7 +113,7 @@ static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool overri
 {
 	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
 	struct rp_user *user = rp_task_cred_rcu(t)->user;
-	rlim_t limit = t->signal->rlim[RLIMIT_SIGPENDING].rlim_cur;
+	rlim_t limit = rp_task_rlimit(t, RLIMIT_SIGPENDING)->rlim_cur;
 	struct rp_sigqueue *q;
 
 	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {

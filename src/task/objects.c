@@ -117,6 +117,53 @@ void rp_cputimers_group_init(struct rp_signal *sig)
 	CDS_INIT_LIST_HEAD(&sig->cputimers.owned);
 }
 
+const struct rp_rlimits rp_default_rlimits = {
+	.rlim = { [0 ... RLIM_NLIMITS - 1] = { RLIM_INFINITY, RLIM_INFINITY } },
+};
+
+static void rlimits_put(const struct rp_rlimits *rl)
+{
+	if (rl != &rp_default_rlimits && uatomic_sub_return((unsigned long *)&rl->refs, 1) == 0)
+		rp_free((void *)rl);
+}
+
+struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig)
+{
+	const struct rp_rlimits *old = sig->rlim;
+	struct rp_rlimits *own;
+
+	/* One holder: no other group can take a reference (fork holds our siglock). */
+	if (old != &rp_default_rlimits && uatomic_read(&old->refs) == 1)
+		return (struct rp_rlimits *)old;
+	own = rp_zalloc(sizeof(*own));
+	if (!own)
+		return NULL;
+	memcpy(own->rlim, old->rlim, sizeof(own->rlim));
+	own->refs = 1;
+	sig->rlim = own;
+	rlimits_put(old);
+	return own;
+}
+
+struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource)
+{
+	struct rp_rlimits *own;
+
+	rp_assert_siglock_held(t);
+	own = rp_signal_own_rlimits(t->signal);
+	return own ? &own->rlim[resource] : NULL;
+}
+
+void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent)
+{
+	const struct rp_rlimits *rl = parent->rlim;
+
+	if (rl != &rp_default_rlimits)
+		uatomic_inc((unsigned long *)&rl->refs);
+	rlimits_put(child->rlim);
+	child->rlim = rl;
+}
+
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
 	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
@@ -128,8 +175,7 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
 	sigemptyset(&sig->shared_pending.signal);
-	for (int r = 0; r < RLIM_NLIMITS; r++)
-		sig->rlim[r] = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
+	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
 	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
@@ -150,6 +196,7 @@ static void signal_free(struct rp_deferred *d)
 	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
 
 	cputimers_group_free(sig);
+	rlimits_put(sig->rlim);
 	rp_count_dec(sig->sys, signals);
 	rp_free(sig);
 }

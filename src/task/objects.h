@@ -29,9 +29,19 @@ struct rp_ksigaction *rp_sighand_action_write(struct rp_sighand *sh, int sig);
  */
 void rp_sighand_flush_handlers(struct rp_sighand *sh);
 
-/* A thread group with no threads yet, sigcnt 1, unlimited rlimits. */
+/* A thread group with no threads yet, sigcnt 1, the shared unlimited rlimits. */
 struct rp_signal *rp_signal_alloc(struct rp_system *sys);
 void rp_signal_put(struct rp_signal *sig);
+
+/*
+ * Make @sig's limits its own (its siglock held, or @sig not yet published):
+ * the private block, copied from a shared one first; NULL on ENOMEM.
+ */
+struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig);
+/* Limit @resource of @t's group, to change (siglock held); NULL on ENOMEM. */
+struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource);
+/* Give @child (not yet published) the limits of @parent (its siglock held). */
+void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent);
 
 /* A queued-signal entry charged to @user (RLIMIT_SIGPENDING is the caller's check). */
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user);

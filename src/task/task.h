@@ -133,6 +133,22 @@ struct rp_sighand {
 /* The shared all-default action table (objects.c). */
 extern const struct rp_action_table rp_default_actions;
 
+/*
+ * Resource limits, shared copy-on-write between thread groups: fork takes
+ * a reference to its parent's block, the first change (setrlimit, the
+ * RLIMIT_CPU tick) copies a shared one (rp_task_rlimit_write).  A group
+ * reads and switches its ->rlim under its siglock; a block another group
+ * holds is never written (it is copied), and a group drops its reference
+ * under its own siglock: so a block is freed at once when its last group
+ * lets go.  rp_default_rlimits (all unlimited) is never counted or freed.
+ */
+struct rp_rlimits {
+	unsigned long refs;		/* (a) groups holding it */
+	struct rlimit rlim[RLIM_NLIMITS]; /* (c) while shared; its group's (s) once private */
+};
+
+extern const struct rp_rlimits rp_default_rlimits;
+
 /* rp_signal.flags */
 #define RP_SIGNAL_GROUP_EXIT	0x1	/* exit_group or a fatal signal began */
 #define RP_SIGNAL_STOP_STOPPED	0x2	/* the group is stopped */
@@ -170,7 +186,7 @@ struct rp_signal {
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
 					   pgrp's and session's member lists */
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
-	struct rlimit rlim[RLIM_NLIMITS]; /* (s) */
+	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
@@ -410,6 +426,13 @@ static inline const struct rp_ksigaction *rp_sighand_action(const struct rp_sigh
 {
 	rp_lockdep_assert_held_obj(sh);
 	return &sh->actions->action[sig - 1];
+}
+
+/* Limit @resource of @t's group: @t's siglock held. */
+static inline const struct rlimit *rp_task_rlimit(const struct rp_task *t, int resource)
+{
+	rp_assert_siglock_held(t);
+	return &t->signal->rlim->rlim[resource];
 }
 
 /* The wait queue of the object at @obj: its bucket of the hashed table. */

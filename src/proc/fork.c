@@ -130,8 +130,8 @@ static bool fork_interrupted(const struct rp_task *self)
 {
 	rp_assert_siglock_held(self);
 	return (self->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
-	       sigismember(&self->pending.signal, SIGKILL) ||
-	       sigismember(&self->signal->shared_pending.signal, SIGKILL);
+	       (self->pending.signal & RP_SIGBIT(SIGKILL)) ||
+	       (self->signal->shared_pending.signal & RP_SIGBIT(SIGKILL));
 }
 
 /* A new process's own group: its ids, and what it inherits (update lock held). */

@@ -12,7 +12,7 @@ static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 {
 	struct rp_sigqueue *q, *tmp;
 
-	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~RP_SIGBIT(sig));
+	p->signal &= ~RP_SIGBIT(sig);
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (q->info.si_signo == sig) {
 			cds_list_del(&q->list);
@@ -113,14 +113,14 @@ int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
  */
 static void retarget_shared(struct rp_task *self, uint64_t newly_blocked)
 {
-	uint64_t left = rp_sigset_bits(&self->signal->shared_pending.signal) & newly_blocked;
+	uint64_t left = self->signal->shared_pending.signal & newly_blocked;
 	struct rp_task *t;
 
 	rp_assert_read_section(&self->sys->sync);
 	rp_assert_siglock_held(self);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node) {
-		uint64_t take = left & ~rp_sigset_bits(&t->blocked);
+		uint64_t take = left & ~t->blocked;
 
 		if (!left)
 			return;
@@ -159,11 +159,11 @@ int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t 
 	sh = lock_own_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	old = rp_sigset_bits(&self->blocked);
+	old = self->blocked;
 	if (set)
 		err = new_mask(how, old, rp_sigset_bits(set) & ~UNBLOCKABLE, &mask);
 	if (set && !err) {
-		rp_sigset_set_bits(&self->blocked, mask);
+		self->blocked = mask;
 		retarget_shared(self, mask & ~old);
 	}
 	rp_unlock_sighand(sh);
@@ -188,9 +188,9 @@ int rp_sigpending(struct rp_task *self, sigset_t *set)
 	sh = rp_lock_task_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	bits = (rp_sigset_bits(&self->pending.signal) |
-		rp_sigset_bits(&self->signal->shared_pending.signal)) &
-	       rp_sigset_bits(&self->blocked);
+	bits = (self->pending.signal |
+		self->signal->shared_pending.signal) &
+	       self->blocked;
 	rp_unlock_sighand(sh);
 	sigemptyset(set);
 	rp_sigset_set_bits(set, bits);

@@ -36,9 +36,9 @@ static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, 
 {
 	struct rp_sigqueue *q, *tmp;
 
-	if (!(rp_sigset_bits(&p->signal) & mask))
+	if (!(p->signal & mask))
 		return;
-	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~mask);
+	p->signal &= ~mask;
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (RP_SIGBIT(q->info.si_signo) & mask) {
 			cds_list_del(&q->list);

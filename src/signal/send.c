@@ -79,7 +79,7 @@ void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
 
 static bool sig_blocked(const struct rp_task *t, int sig)
 {
-	return rp_sigset_bits(&t->blocked) & RP_SIGBIT(sig);
+	return t->blocked & RP_SIGBIT(sig);
 }
 
 static bool is_global_init(const struct rp_task *t)
@@ -201,8 +201,7 @@ static void zap_thread(struct rp_task *t)
 #endif
 	if (uatomic_read(&t->exit_state))
 		return;
-	rp_sigset_set_bits(&t->pending.signal,
-			   rp_sigset_bits(&t->pending.signal) | RP_SIGBIT(SIGKILL));
+	t->pending.signal |= RP_SIGBIT(SIGKILL);
 	rp_signal_wake_up(t);
 }
 
@@ -262,12 +261,12 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	if (sig_ignored(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
-	if (sig < RP_SIGRTMIN && (rp_sigset_bits(&pending->signal) & RP_SIGBIT(sig)))
+	if (sig < RP_SIGRTMIN && (pending->signal & RP_SIGBIT(sig)))
 		return 0;
 	err = queue_siginfo(t, pending, sig, info);
 	if (err)
 		return err;
-	rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) | RP_SIGBIT(sig));
+	pending->signal |= RP_SIGBIT(sig);
 	complete_signal(t, sig, group);
 	return 0;
 }
@@ -298,11 +297,11 @@ void rp_signal_wake_up(struct rp_task *t)
 
 bool rp_signal_pending_locked(struct rp_task *t)
 {
-	uint64_t pending = rp_sigset_bits(&t->pending.signal) |
-			   rp_sigset_bits(&t->signal->shared_pending.signal);
+	uint64_t pending = t->pending.signal |
+			   t->signal->shared_pending.signal;
 
 	rp_assert_siglock_held(t);
-	return (pending & ~rp_sigset_bits(&t->blocked)) ||
+	return (pending & ~t->blocked) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
 	       (t->jobctl & RP_JOBCTL_STOP_PENDING);	/* a group stop to join */
 }
@@ -470,7 +469,7 @@ int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uin
 bool rp_fatal_signal_pending(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	return sigismember(&t->pending.signal, SIGKILL) ||
-	       sigismember(&t->signal->shared_pending.signal, SIGKILL) ||
+	return (t->pending.signal & RP_SIGBIT(SIGKILL)) ||
+	       (t->signal->shared_pending.signal & RP_SIGBIT(SIGKILL)) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
 }

@@ -174,7 +174,7 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	sig->sys = sys;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
-	sigemptyset(&sig->shared_pending.signal);
+	sig->shared_pending.signal = 0;
 	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
 	rp_cputimers_group_init(sig);
@@ -240,5 +240,5 @@ void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p)
 		cds_list_del(&q->list);
 		rp_sigqueue_free(sys, q);
 	}
-	sigemptyset(&p->signal);
+	p->signal = 0;
 }

@@ -74,8 +74,8 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 	CDS_INIT_LIST_HEAD(&t->tasks);
 	CDS_INIT_LIST_HEAD(&t->thread_node);
 	CDS_INIT_LIST_HEAD(&t->pending.list);
-	sigemptyset(&t->pending.signal);
-	sigemptyset(&t->blocked);
+	t->pending.signal = 0;
+	t->blocked = 0;
 	rp_cputimers_task_init(t);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_add(&t->registry, &sys->registry);

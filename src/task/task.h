@@ -90,7 +90,7 @@ struct rp_sigqueue {
 
 struct rp_sigpending {
 	struct cds_list_head list;	/* (s) rp_sigqueue entries, in order */
-	sigset_t signal;		/* (s) signals pending */
+	uint64_t signal;		/* (s) signals pending, bit sig - 1 (RP_SIGBIT) */
 };
 
 /*
@@ -238,7 +238,7 @@ struct rp_task {
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
-	sigset_t blocked;		/* (s) */
+	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
 	unsigned long jobctl;		/* (s) */
 	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */

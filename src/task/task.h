@@ -172,10 +172,10 @@ struct rp_signal {
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	struct rp_task *curr_target;	/* (s) next thread to take a signal */
+	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
-	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
 	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
@@ -219,39 +219,47 @@ struct rp_signal {
 #define RP_PT_PTRACED		0x1
 #define RP_PT_SEIZED		0x2
 
+/*
+ * Fields in three groups by who touches them: what lock-free readers follow
+ * (the relations and the exit state, first), what the siglock guards, and
+ * the rest.  Small ranges are kept in small types (nice, pdeath_signal).
+ */
 struct rp_task {
 	unsigned long usage;		/* (a) references; get under RCU with
 					   rp_task_get_rcu (increment-not-zero) */
 	struct rp_system *sys;		/* (c) */
+	/* Read under rp_read_lock. */
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
 	struct rp_task *group_leader;	/* (r, u) */
 	struct rp_task *real_parent;	/* (r, u) who gets the exit signal */
 	struct rp_task *parent;		/* (r, u) the tracer, or real_parent */
-	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
-	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
-	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
-	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
-	unsigned int ptrace;		/* (u, s) RP_PT_* */
-	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
-	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
 	struct rp_signal *signal;	/* (c) */
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
+	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
+	unsigned int flags;		/* RP_PF_*: see each */
+	unsigned int ptrace;		/* (u, s) RP_PT_* */
+	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
+	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
+	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
+	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
+	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
+	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
+	/* Under the siglock. */
 	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
-	unsigned long jobctl;		/* (s) */
-	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
+	unsigned int jobctl;		/* (s) RP_JOBCTL_* */
 	int exit_code;			/* (u, s) status for wait, stop reports */
-	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
+	int8_t nice;			/* (s) -20..19, per thread as Linux */
+	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
+					   by its credential changes), read (u) */
+	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
 					   exit_signal only while they match */
-	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
-					   by its credential changes), read (u) */
-	unsigned int flags;		/* RP_PF_*: see each */
-	int nice;			/* (s) -20..19, per thread as Linux */
-	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	char comm[RP_COMM_LEN];		/* (t) */
 	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
 	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */

@@ -132,9 +132,16 @@ struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig)
 	const struct rp_rlimits *old = sig->rlim;
 	struct rp_rlimits *own;
 
-	/* One holder: no other group can take a reference (fork holds our siglock). */
-	if (old != &rp_default_rlimits && uatomic_read(&old->refs) == 1)
+	/*
+	 * One holder: no other group can take a reference (that takes a fork
+	 * of ours, under our siglock).  A group that held it too copied it
+	 * before it let go: our writes come after that copy's reads, which
+	 * pairs with the full barrier of uatomic_sub_return in rlimits_put.
+	 */
+	if (old != &rp_default_rlimits && uatomic_read(&old->refs) == 1) {
+		cmm_smp_mb();
 		return (struct rp_rlimits *)old;
+	}
 	own = rp_zalloc(sizeof(*own));
 	if (!own)
 		return NULL;

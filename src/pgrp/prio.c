@@ -99,7 +99,7 @@ static int nice_permission(struct rp_task *self, struct rp_task *t, int nice)
 	if (tc->uid != c->euid && tc->euid != c->euid && !cap)
 		return -EPERM;
 	/* Lowering nice (raising priority) needs RLIMIT_NICE >= 20 - nice, or the capability. */
-	if (nice < t->nice && (rlim_t)(20 - nice) > t->signal->rlim[RLIMIT_NICE].rlim_cur &&
+	if (nice < t->nice && (rlim_t)(20 - nice) > rp_task_rlimit(t, RLIMIT_NICE)->rlim_cur &&
 	    !cap)
 		return -EACCES;
 	return 0;

@@ -17,9 +17,9 @@
 			  RP_SIGBIT(SIGTRAP) | RP_SIGBIT(SIGFPE) | RP_SIGBIT(SIGSYS))
 
 /* The lowest unblocked signal of @p, synchronous ones first; 0 if none. */
-static int next_signal(const struct rp_sigpending *p, const sigset_t *blocked)
+static int next_signal(const struct rp_sigpending *p, uint64_t blocked)
 {
-	uint64_t ready = rp_sigset_bits(&p->signal) & ~rp_sigset_bits(blocked);
+	uint64_t ready = p->signal & ~blocked;
 
 	if (ready & SYNCHRONOUS_MASK)
 		ready &= SYNCHRONOUS_MASK;
@@ -47,7 +47,7 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 		first = q;
 	}
 	if (!more)
-		rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~RP_SIGBIT(sig));
+		p->signal &= ~RP_SIGBIT(sig);
 	if (!first) {
 		rp_siginfo_init(info, sig, SI_USER, 0, 0);
 		return;
@@ -61,12 +61,12 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 static int dequeue_signal(struct rp_task *t, siginfo_t *info)
 {
 	struct rp_sigpending *p = &t->pending;
-	int sig = next_signal(p, &t->blocked);
+	int sig = next_signal(p, t->blocked);
 
 	rp_assert_siglock_held(t);
 	if (!sig) {
 		p = &t->signal->shared_pending;
-		sig = next_signal(p, &t->blocked);
+		sig = next_signal(p, t->blocked);
 	}
 	if (sig)
 		collect_signal(t->sys, p, sig, info);
@@ -87,10 +87,10 @@ static bool fatal_pending(struct rp_task *t, int *code)
 		*code = t->signal->group_exit_code;
 		return true;
 	}
-	if (!((rp_sigset_bits(&t->pending.signal) | rp_sigset_bits(&shared->signal)) & kill))
+	if (!((t->pending.signal | shared->signal) & kill))
 		return false;
-	rp_sigset_set_bits(&t->pending.signal, rp_sigset_bits(&t->pending.signal) & ~kill);
-	rp_sigset_set_bits(&shared->signal, rp_sigset_bits(&shared->signal) & ~kill);
+	t->pending.signal &= ~kill;
+	shared->signal &= ~kill;
 	*code = SIGKILL;
 	return true;
 }
@@ -112,7 +112,7 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 	*sh = rp_lock_task_sighand(t);
 	if (!*sh)
 		return -ESRCH;
-	if (sig && (rp_sigset_bits(&t->blocked) & RP_SIGBIT(sig))) {
+	if (sig && (t->blocked & RP_SIGBIT(sig))) {
 		info->si_signo = sig;
 		rp_send_signal_locked(t, sig, info, false);
 		sig = 0;
@@ -129,7 +129,7 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 int rp_get_signal(struct rp_task *self, siginfo_t *info)
 {
 	struct rp_sighand *sh;
-	struct sigaction *ka;
+	const struct rp_ksigaction *ka;
 	siginfo_t si;
 	int sig;
 
@@ -170,14 +170,15 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				continue;
 			}
 		}
-		ka = &sh->action[sig];
+		ka = rp_sighand_action(sh, sig);
 		if (rp_sig_handler_ignored(ka, sig)) {
 			rp_unlock_sighand(sh);
 			continue;
 		}
-		if (ka->sa_handler != SIG_DFL) {
-			if (ka->sa_flags & SA_RESETHAND)
-				ka->sa_handler = SIG_DFL;
+		if (ka->handler != SIG_DFL) {
+			/* A handler is installed: the table is private, no copy to fail. */
+			if (ka->flags & SA_RESETHAND)
+				rp_sighand_action_write(sh, sig)->handler = SIG_DFL;
 			rp_unlock_sighand(sh);
 			if (info)
 				*info = si;

@@ -146,7 +146,7 @@ static void take_leadership(struct rp_task *self)
 }
 
 /*
- * Linux's de_thread.  Sleeps on the group's wait_chldexit, which each other
+ * Linux's de_thread.  Sleeps on the group's wait queue (rp_chldexit_waitq), which each other
  * thread wakes once it is a zombie (exit_notify) and once it is released
  * (rp_release_task, also when a tracer reaps it later), seeing
  * group_exec_task set under the update lock.
@@ -161,7 +161,7 @@ static int de_thread(struct rp_task *self)
 
 	for (;;) {
 		/* Sampled before the look: an exit after it wakes the wait below. */
-		seq = rp_waitq_seq(&sig->wait_chldexit);
+		seq = rp_waitq_seq(rp_chldexit_waitq(sig));
 		rp_update_lock(sync);
 		sh = rp_lock_task_sighand(self);
 		ret = sh ? de_thread_step(self) : -ESRCH;
@@ -171,7 +171,7 @@ static int de_thread(struct rp_task *self)
 			break;
 		rp_update_unlock(sync);
 		RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
-		rp_waitq_wait(&sig->wait_chldexit, seq);
+		rp_waitq_wait(rp_chldexit_waitq(sig), seq);
 	}
 	if (ret > 0) {
 		if (!rp_thread_group_leader(self))
@@ -205,7 +205,13 @@ static int unshare_sighand(struct rp_task *self)
 	rp_update_lock(sync);
 	old = rp_lock_task_sighand(self);
 	rp_sighand_lock_new(new);
-	memcpy(new->action, old->action, sizeof(new->action));
+	if (rp_sighand_copy_actions(new, old)) {
+		rp_sighand_unlock_new(new);
+		rp_unlock_sighand(old);
+		rp_update_unlock(sync);
+		rp_sighand_put(new);
+		return -ENOMEM;
+	}
 	/* Widen the window in which senders load the old pointer (torture). */
 	RP_TORTURE_DELAY();
 	/*
@@ -226,14 +232,7 @@ static void flush_signal_handlers(struct rp_task *self)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
 
-	for (int sig = 1; sig < RP_NSIG; sig++) {
-		struct sigaction *ka = &sh->action[sig];
-
-		if (ka->sa_handler != SIG_IGN)
-			ka->sa_handler = SIG_DFL;
-		ka->sa_flags = 0;
-		sigemptyset(&ka->sa_mask);
-	}
+	rp_sighand_flush_handlers(sh);
 	rp_unlock_sighand(sh);
 }
 

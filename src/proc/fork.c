@@ -78,7 +78,8 @@ static int alloc_tables(struct rp_task *p, unsigned long flags, struct rp_proxy 
  * siglock (exec may switch its table; sigaction, sigprocmask, setrlimit and
  * setpriority write them), and open the fork window (@rec, NULL for a
  * thread).  A signal already pending restarts the fork: -RP_ERESTARTNOINTR
- * before anything is shared.  Else the caller's RLIMIT_NPROC in *@nproc.
+ * before anything is shared; -ENOMEM if the caller's private action table
+ * cannot be copied.  Else the caller's RLIMIT_NPROC in *@nproc.
  */
 static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags,
 			    struct rp_fork_record *rec, rlim_t *nproc)
@@ -89,18 +90,19 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 		rp_unlock_sighand(sh);
 		return -RP_ERESTARTNOINTR;
 	}
-	*nproc = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
+	*nproc = rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur;
 	if (flags & CLONE_SIGHAND) {
 		uatomic_inc(&sh->count);
 		p->sighand = sh;
-	} else {
-		memcpy(p->sighand->action, sh->action, sizeof(sh->action));
+	} else if (rp_sighand_copy_actions(p->sighand, sh)) {
+		rp_unlock_sighand(sh);
+		return -ENOMEM;
 	}
 	if (flags & CLONE_THREAD) {
 		uatomic_inc(&self->signal->sigcnt);
 		p->signal = self->signal;
 	} else {
-		memcpy(p->signal->rlim, self->signal->rlim, sizeof(p->signal->rlim));
+		rp_signal_share_rlimits(p->signal, self->signal);
 		p->signal->dumpable = self->signal->dumpable;
 	}
 	p->blocked = self->blocked;
@@ -128,8 +130,8 @@ static bool fork_interrupted(const struct rp_task *self)
 {
 	rp_assert_siglock_held(self);
 	return (self->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
-	       sigismember(&self->pending.signal, SIGKILL) ||
-	       sigismember(&self->signal->shared_pending.signal, SIGKILL);
+	       (self->pending.signal & RP_SIGBIT(SIGKILL)) ||
+	       (self->signal->shared_pending.signal & RP_SIGBIT(SIGKILL));
 }
 
 /* A new process's own group: its ids, and what it inherits (update lock held). */

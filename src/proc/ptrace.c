@@ -13,7 +13,7 @@
  * the signal in ->exit_code, under its siglock.  Its tracer's wait reports
  * it (and clears exit_code); PTRACE_CONT and PTRACE_DETACH put the signal
  * to deliver in exit_code, clear RP_JOBCTL_TRACED and wake it, as Linux's
- * ptrace_resume.  The tracee sleeps on its own ->wake.
+ * ptrace_resume.  The tracee sleeps on its own wait queue (rp_task_waitq).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -185,15 +185,15 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 		return sig;
 	notify_tracer(t, code);
 	for (;;) {
-		/* Sampled before the check: CONT, DETACH and kills wake ->wake after it. */
-		seq = rp_waitq_seq(&t->wake);
+		/* Sampled before the check: CONT, DETACH and kills wake its queue after it. */
+		seq = rp_waitq_seq(rp_task_waitq(t));
 		sh = rp_lock_task_sighand(t);
 		if (!sh)
 			return -ESRCH;
 		if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
 			break;
 		rp_unlock_sighand(sh);
-		rp_waitq_wait(&t->wake, seq);
+		rp_waitq_wait(rp_task_waitq(t), seq);
 	}
 	sig = leave_stop(t, !sig);
 	rp_unlock_sighand(sh);

@@ -447,7 +447,7 @@ static bool interrupted(struct rp_task *self)
  */
 static long do_wait(struct rp_task *self, struct wait_opts *wo)
 {
-	struct rp_waitq *wq = &self->signal->wait_chldexit;
+	struct rp_waitq *wq = rp_chldexit_waitq(self->signal);
 	struct candidate c;
 	unsigned long seq;
 

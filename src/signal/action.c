@@ -12,7 +12,7 @@ static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 {
 	struct rp_sigqueue *q, *tmp;
 
-	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~RP_SIGBIT(sig));
+	p->signal &= ~RP_SIGBIT(sig);
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (q->info.si_signo == sig) {
 			cds_list_del(&q->list);
@@ -56,31 +56,54 @@ static struct rp_sighand *lock_own_sighand(struct rp_task *self)
 	return sh;
 }
 
+/* The API's struct sigaction to the table's form (SIGKILL and SIGSTOP never blocked). */
+static struct rp_ksigaction action_from_user(const struct sigaction *act)
+{
+	return (struct rp_ksigaction){
+		.handler = act->sa_handler,
+		.flags = act->sa_flags,
+		.mask = rp_sigset_bits(&act->sa_mask) & ~UNBLOCKABLE,
+	};
+}
+
+static void action_to_user(const struct rp_ksigaction *ka, struct sigaction *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sa_handler = ka->handler;
+	out->sa_flags = ka->flags;
+	rp_sigset_set_bits(&out->sa_mask, ka->mask);
+}
+
 int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
 		 struct sigaction *oact)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	struct rp_ksigaction old, *k;
 	struct rp_sighand *sh;
-	struct sigaction *k;
+	int err = 0;
 
 	if (sig < 1 || sig >= RP_NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
 		return -EINVAL;
 	sh = lock_own_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	k = &sh->action[sig];
-	if (oact)
-		*oact = *k;
+	old = *rp_sighand_action(sh, sig);
 	if (act) {
-		*k = *act;
-		rp_sigset_set_bits(&k->sa_mask, rp_sigset_bits(&k->sa_mask) & ~UNBLOCKABLE);
-		if (rp_sig_handler_ignored(k, sig))
-			discard_everywhere(self, sig);
+		k = rp_sighand_action_write(sh, sig);
+		if (k) {
+			*k = action_from_user(act);
+			if (rp_sig_handler_ignored(k, sig))
+				discard_everywhere(self, sig);
+		} else {
+			err = -ENOMEM;
+		}
 	}
 	rp_unlock_sighand(sh);
 	rp_read_unlock(sync);
+	if (oact && !err)
+		action_to_user(&old, oact);
 	rp_sync_quiescent();
-	return 0;
+	return err;
 }
 
 /*
@@ -90,14 +113,14 @@ int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
  */
 static void retarget_shared(struct rp_task *self, uint64_t newly_blocked)
 {
-	uint64_t left = rp_sigset_bits(&self->signal->shared_pending.signal) & newly_blocked;
+	uint64_t left = self->signal->shared_pending.signal & newly_blocked;
 	struct rp_task *t;
 
 	rp_assert_read_section(&self->sys->sync);
 	rp_assert_siglock_held(self);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node) {
-		uint64_t take = left & ~rp_sigset_bits(&t->blocked);
+		uint64_t take = left & ~t->blocked;
 
 		if (!left)
 			return;
@@ -136,11 +159,11 @@ int rp_sigprocmask(struct rp_task *self, int how, const sigset_t *set, sigset_t 
 	sh = lock_own_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	old = rp_sigset_bits(&self->blocked);
+	old = self->blocked;
 	if (set)
 		err = new_mask(how, old, rp_sigset_bits(set) & ~UNBLOCKABLE, &mask);
 	if (set && !err) {
-		rp_sigset_set_bits(&self->blocked, mask);
+		self->blocked = mask;
 		retarget_shared(self, mask & ~old);
 	}
 	rp_unlock_sighand(sh);
@@ -165,9 +188,9 @@ int rp_sigpending(struct rp_task *self, sigset_t *set)
 	sh = rp_lock_task_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	bits = (rp_sigset_bits(&self->pending.signal) |
-		rp_sigset_bits(&self->signal->shared_pending.signal)) &
-	       rp_sigset_bits(&self->blocked);
+	bits = (self->pending.signal |
+		self->signal->shared_pending.signal) &
+	       self->blocked;
 	rp_unlock_sighand(sh);
 	sigemptyset(set);
 	rp_sigset_set_bits(set, bits);

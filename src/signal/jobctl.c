@@ -36,9 +36,9 @@ static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, 
 {
 	struct rp_sigqueue *q, *tmp;
 
-	if (!(rp_sigset_bits(&p->signal) & mask))
+	if (!(p->signal & mask))
 		return;
-	rp_sigset_set_bits(&p->signal, rp_sigset_bits(&p->signal) & ~mask);
+	p->signal &= ~mask;
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (RP_SIGBIT(q->info.si_signo) & mask) {
 			cds_list_del(&q->list);
@@ -123,7 +123,7 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *leader, *parent;
-	const struct sigaction *ka;
+	const struct rp_ksigaction *ka;
 	struct rp_sighand *psh;
 	siginfo_t info;
 
@@ -135,8 +135,8 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 	info.si_status = status;
 	psh = rp_lock_task_sighand_rcu(parent);
 	if (psh) {
-		ka = &psh->action[SIGCHLD];
-		if (ka->sa_handler != SIG_IGN && !(ka->sa_flags & SA_NOCLDSTOP))
+		ka = rp_sighand_action(psh, SIGCHLD);
+		if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
 			rp_send_signal_locked(parent, SIGCHLD, &info, true);
 		rp_wake_up_parent(parent);
 		rp_unlock_sighand(psh);
@@ -217,8 +217,8 @@ static void sleep_stopped(struct rp_task *self)
 	unsigned long seq;
 
 	for (;;) {
-		/* Sampled before the check: SIGCONT and kills wake ->wake after their change. */
-		seq = rp_waitq_seq(&self->wake);
+		/* Sampled before the check: SIGCONT and kills wake its queue after their change. */
+		seq = rp_waitq_seq(rp_task_waitq(self));
 		sh = rp_lock_task_sighand(self);
 		if (!sh)
 			return;
@@ -228,7 +228,7 @@ static void sleep_stopped(struct rp_task *self)
 			return;
 		}
 		rp_unlock_sighand(sh);
-		rp_waitq_wait(&self->wake, seq);
+		rp_waitq_wait(rp_task_waitq(self), seq);
 	}
 }
 

@@ -54,11 +54,11 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	if (!psh)
 		return false;	/* a parent is never released before its children leave */
 	if (!t->ptrace && sig == SIGCHLD) {
-		const struct sigaction *ka = &psh->action[SIGCHLD];
+		const struct rp_ksigaction *ka = rp_sighand_action(psh, SIGCHLD);
 
 		/* POSIX: nobody will wait for it; SIG_IGN also means no signal. */
-		autoreap = ka->sa_handler == SIG_IGN || (ka->sa_flags & SA_NOCLDWAIT);
-		if (ka->sa_handler == SIG_IGN)
+		autoreap = ka->handler == SIG_IGN || (ka->flags & SA_NOCLDWAIT);
+		if (ka->handler == SIG_IGN)
 			sig = 0;
 	}
 	if (sig > 0)

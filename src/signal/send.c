@@ -39,10 +39,10 @@ bool rp_sig_kernel_stop(int sig)
 	return sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & RP_SIG_STOP_MASK);
 }
 
-bool rp_sig_handler_ignored(const struct sigaction *ka, int sig)
+bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig)
 {
-	return ka->sa_handler == SIG_IGN ||
-	       (ka->sa_handler == SIG_DFL && sig < RP_SIGRTMIN &&
+	return ka->handler == SIG_IGN ||
+	       (ka->handler == SIG_DFL && sig < RP_SIGRTMIN &&
 		(RP_SIGBIT(sig) & KERNEL_IGNORE_MASK));
 }
 
@@ -79,7 +79,7 @@ void rp_siginfo_init(siginfo_t *info, int sig, int code, pid_t pid, uid_t uid)
 
 static bool sig_blocked(const struct rp_task *t, int sig)
 {
-	return rp_sigset_bits(&t->blocked) & RP_SIGBIT(sig);
+	return t->blocked & RP_SIGBIT(sig);
 }
 
 static bool is_global_init(const struct rp_task *t)
@@ -90,7 +90,7 @@ static bool is_global_init(const struct rp_task *t)
 /* Linux's sig_ignored: may @sig be dropped at once? */
 static bool sig_ignored(const struct rp_task *t, int sig)
 {
-	const struct sigaction *ka = &t->sighand->action[sig];
+	const struct rp_ksigaction *ka = rp_sighand_action(t->sighand, sig);
 
 	/* Blocked: the handler may change before it is unblocked. */
 	if (sig_blocked(t, sig))
@@ -99,7 +99,7 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 	if ((t->ptrace & RP_PT_PTRACED) && sig != SIGKILL)
 		return false;
 	/* Init takes only the signals it has handlers for (SIGNAL_UNKILLABLE). */
-	if (is_global_init(t) && ka->sa_handler == SIG_DFL)
+	if (is_global_init(t) && ka->handler == SIG_DFL)
 		return true;
 	return rp_sig_handler_ignored(ka, sig);
 }
@@ -113,7 +113,7 @@ static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool overri
 {
 	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
 	struct rp_user *user = rp_task_cred_rcu(t)->user;
-	rlim_t limit = t->signal->rlim[RLIMIT_SIGPENDING].rlim_cur;
+	rlim_t limit = rp_task_rlimit(t, RLIMIT_SIGPENDING)->rlim_cur;
 	struct rp_sigqueue *q;
 
 	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {
@@ -173,7 +173,7 @@ static bool wants_signal(const struct rp_task *t, int sig)
 static bool sig_fatal(const struct rp_task *t, int sig)
 {
 	return !(sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & (KERNEL_IGNORE_MASK | RP_SIG_STOP_MASK))) &&
-	       t->sighand->action[sig].sa_handler == SIG_DFL;
+	       rp_sighand_action(t->sighand, sig)->handler == SIG_DFL;
 }
 
 /* The first thread of @p's group that can take @sig (see rp_send_signal_locked). */
@@ -201,8 +201,7 @@ static void zap_thread(struct rp_task *t)
 #endif
 	if (uatomic_read(&t->exit_state))
 		return;
-	rp_sigset_set_bits(&t->pending.signal,
-			   rp_sigset_bits(&t->pending.signal) | RP_SIGBIT(SIGKILL));
+	t->pending.signal |= RP_SIGBIT(SIGKILL);
 	rp_signal_wake_up(t);
 }
 
@@ -262,12 +261,12 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	if (sig_ignored(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
-	if (sig < RP_SIGRTMIN && (rp_sigset_bits(&pending->signal) & RP_SIGBIT(sig)))
+	if (sig < RP_SIGRTMIN && (pending->signal & RP_SIGBIT(sig)))
 		return 0;
 	err = queue_siginfo(t, pending, sig, info);
 	if (err)
 		return err;
-	rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) | RP_SIGBIT(sig));
+	pending->signal |= RP_SIGBIT(sig);
 	complete_signal(t, sig, group);
 	return 0;
 }
@@ -292,17 +291,17 @@ int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group
 void rp_signal_wake_up(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	rp_waitq_wake(&t->wake);
-	rp_waitq_wake(&t->signal->wait_chldexit);
+	rp_waitq_wake(rp_task_waitq(t));
+	rp_waitq_wake(rp_chldexit_waitq(t->signal));
 }
 
 bool rp_signal_pending_locked(struct rp_task *t)
 {
-	uint64_t pending = rp_sigset_bits(&t->pending.signal) |
-			   rp_sigset_bits(&t->signal->shared_pending.signal);
+	uint64_t pending = t->pending.signal |
+			   t->signal->shared_pending.signal;
 
 	rp_assert_siglock_held(t);
-	return (pending & ~rp_sigset_bits(&t->blocked)) ||
+	return (pending & ~t->blocked) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
 	       (t->jobctl & RP_JOBCTL_STOP_PENDING);	/* a group stop to join */
 }
@@ -470,7 +469,7 @@ int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uin
 bool rp_fatal_signal_pending(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	return sigismember(&t->pending.signal, SIGKILL) ||
-	       sigismember(&t->signal->shared_pending.signal, SIGKILL) ||
+	return (t->pending.signal & RP_SIGBIT(SIGKILL)) ||
+	       (t->signal->shared_pending.signal & RP_SIGBIT(SIGKILL)) ||
 	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
 }

@@ -19,7 +19,7 @@ void rp_sigset_set_bits(sigset_t *set, uint64_t bits);
 /* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: default action stop. */
 bool rp_sig_kernel_stop(int sig);
 /* SIG_IGN, or SIG_DFL whose default action is to ignore. */
-bool rp_sig_handler_ignored(const struct sigaction *ka, int sig);
+bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig);
 
 /* Linux's check_kill_permission: 0 or -EPERM (-EINVAL for a bad signal). */
 int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *t);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <sys/prctl.h>
 #include "../task/task.h"
+#include "../task/objects.h"
 
 /*
  * Bug 7 of issue 13: these calls announced no quiescent state, so under
@@ -178,7 +179,7 @@ int rp_getrlimit(struct rp_task *self, int resource, struct rlimit *rlim)
 	sh = rp_lock_task_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	*rlim = self->signal->rlim[resource];
+	*rlim = *rp_task_rlimit(self, resource);
 	rp_unlock_sighand(sh);
 	return 0;
 }
@@ -195,12 +196,13 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
 	sh = rp_lock_task_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	cur = &self->signal->rlim[resource];
-	if (rlim->rlim_max > cur->rlim_max &&
+	if (rlim->rlim_max > rp_task_rlimit(self, resource)->rlim_max &&
 	    !rp_cred_capable(self->cred, RP_CAP_SYS_RESOURCE))
 		err = -EPERM;
-	else
+	else if ((cur = rp_task_rlimit_write(self, resource)))
 		*cur = *rlim;
+	else
+		err = -ENOMEM;
 	rp_unlock_sighand(sh);
 	return err;
 }

@@ -23,13 +23,16 @@ static int create_init(struct rp_system *sys)
 {
 	struct rp_task *t = rp_task_alloc(sys);
 	struct rp_proxy *px[RP_MEMBER_LISTS] = { rp_proxy_alloc(sys), rp_proxy_alloc(sys) };
+	struct rp_rlimits *rlim = NULL;
 	int err = -ENOMEM;
 
 	if (t) {
 		t->signal = rp_signal_alloc(sys);
 		t->sighand = rp_sighand_alloc(sys);
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
-		if (t->signal && t->sighand && t->cred && px[0] && px[1])
+		if (t->signal)
+			rlim = rp_signal_own_rlimits(t->signal);
+		if (rlim && t->sighand && t->cred && px[0] && px[1])
 			t->pid = rp_pid_alloc(sys, &err);
 	}
 	if (!t || !t->pid) {
@@ -46,7 +49,7 @@ static int create_init(struct rp_system *sys)
 	t->signal->leader_pid = t->pid;
 	t->pid->users++;
 	rp_pgrp_init_leader(t->signal, t->pid, px);
-	t->signal->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
+	rlim->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
 	t->signal->nr_threads = t->signal->live = 1;
 	cds_list_add_tail_rcu(&t->thread_node, &t->signal->thread_head);
 	cds_list_add_tail_rcu(&t->tasks, &sys->tasks);

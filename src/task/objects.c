@@ -2,6 +2,10 @@
 /* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
 #include "task.h"
 #include "objects.h"
+#include <errno.h>
+
+/* Zero is SIG_DFL with no flags and an empty mask: every action default. */
+const struct rp_action_table rp_default_actions;
 
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 {
@@ -11,18 +15,88 @@ struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 		return NULL;
 	sh->count = 1;
 	sh->sys = sys;
-	for (int sig = 1; sig < RP_NSIG; sig++)
-		sh->action[sig].sa_handler = SIG_DFL;
+	sh->actions = &rp_default_actions;
 	rp_count_inc(sys, sighands);
 	return sh;
+}
+
+static void actions_free(const struct rp_action_table *actions)
+{
+	if (actions != &rp_default_actions)
+		rp_free((void *)actions);
 }
 
 static void sighand_free(struct rp_deferred *d)
 {
 	struct rp_sighand *sh = caa_container_of(d, struct rp_sighand, rcu);
 
+	actions_free(sh->actions);
 	rp_count_dec(sh->sys, sighands);
 	rp_free(sh);
+}
+
+/* A private copy of @actions; NULL on ENOMEM. */
+static struct rp_action_table *actions_dup(const struct rp_action_table *actions)
+{
+	struct rp_action_table *copy = rp_zalloc(sizeof(*copy));
+
+	if (copy)
+		*copy = *actions;
+	return copy;
+}
+
+int rp_sighand_copy_actions(struct rp_sighand *dst, const struct rp_sighand *src)
+{
+	const struct rp_action_table *actions;
+
+	rp_lockdep_assert_held_obj(src);
+	actions = src->actions;
+	if (actions != &rp_default_actions && !(actions = actions_dup(actions)))
+		return -ENOMEM;
+	actions_free(dst->actions);
+	dst->actions = actions;
+	return 0;
+}
+
+struct rp_ksigaction *rp_sighand_action_write(struct rp_sighand *sh, int sig)
+{
+	struct rp_action_table *own;
+
+	rp_lockdep_assert_held_obj(sh);
+#ifndef RP_BREAK_SHARED_ACTIONS_WRITTEN
+	if (sh->actions == &rp_default_actions) {
+		own = actions_dup(sh->actions);
+		if (!own)
+			return NULL;
+		/* Readers hold our siglock, as we do: a plain store. */
+		sh->actions = own;
+	}
+#endif
+	own = (struct rp_action_table *)sh->actions;
+	return &own->action[sig - 1];
+}
+
+void rp_sighand_flush_handlers(struct rp_sighand *sh)
+{
+	struct rp_action_table *own;
+
+	rp_lockdep_assert_held_obj(sh);
+	if (sh->actions == &rp_default_actions)
+		return;
+	own = (struct rp_action_table *)sh->actions;
+	for (int i = 0; i < RP_NSIG - 1; i++) {
+		struct rp_ksigaction *ka = &own->action[i];
+
+		if (ka->handler != SIG_IGN)
+			ka->handler = SIG_DFL;
+		ka->flags = 0;
+		ka->mask = 0;
+	}
+	/* Nothing ignored: back to the shared table, no reader left on ours. */
+	if (!memcmp(own, &rp_default_actions, sizeof(*own))) {
+		sh->actions = &rp_default_actions;
+		rp_free(own);
+	}
 }
 
 void rp_sighand_put(struct rp_sighand *sh)
@@ -43,6 +117,60 @@ void rp_cputimers_group_init(struct rp_signal *sig)
 	CDS_INIT_LIST_HEAD(&sig->cputimers.owned);
 }
 
+const struct rp_rlimits rp_default_rlimits = {
+	.rlim = { [0 ... RLIM_NLIMITS - 1] = { RLIM_INFINITY, RLIM_INFINITY } },
+};
+
+static void rlimits_put(const struct rp_rlimits *rl)
+{
+	if (rl != &rp_default_rlimits && uatomic_sub_return((unsigned long *)&rl->refs, 1) == 0)
+		rp_free((void *)rl);
+}
+
+struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig)
+{
+	const struct rp_rlimits *old = sig->rlim;
+	struct rp_rlimits *own;
+
+	/*
+	 * One holder: no other group can take a reference (that takes a fork
+	 * of ours, under our siglock).  A group that held it too copied it
+	 * before it let go: our writes come after that copy's reads, which
+	 * pairs with the full barrier of uatomic_sub_return in rlimits_put.
+	 */
+	if (old != &rp_default_rlimits && uatomic_read(&old->refs) == 1) {
+		cmm_smp_mb();
+		return (struct rp_rlimits *)old;
+	}
+	own = rp_zalloc(sizeof(*own));
+	if (!own)
+		return NULL;
+	memcpy(own->rlim, old->rlim, sizeof(own->rlim));
+	own->refs = 1;
+	sig->rlim = own;
+	rlimits_put(old);
+	return own;
+}
+
+struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource)
+{
+	struct rp_rlimits *own;
+
+	rp_assert_siglock_held(t);
+	own = rp_signal_own_rlimits(t->signal);
+	return own ? &own->rlim[resource] : NULL;
+}
+
+void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent)
+{
+	const struct rp_rlimits *rl = parent->rlim;
+
+	if (rl != &rp_default_rlimits)
+		uatomic_inc((unsigned long *)&rl->refs);
+	rlimits_put(child->rlim);
+	child->rlim = rl;
+}
+
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
 	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
@@ -53,10 +181,8 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	sig->sys = sys;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
-	sigemptyset(&sig->shared_pending.signal);
-	rp_waitq_init(&sig->wait_chldexit);
-	for (int r = 0; r < RLIM_NLIMITS; r++)
-		sig->rlim[r] = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
+	sig->shared_pending.signal = 0;
+	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
 	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
@@ -76,8 +202,8 @@ static void signal_free(struct rp_deferred *d)
 {
 	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
 
-	rp_waitq_destroy(&sig->wait_chldexit);
 	cputimers_group_free(sig);
+	rlimits_put(sig->rlim);
 	rp_count_dec(sig->sys, signals);
 	rp_free(sig);
 }
@@ -121,5 +247,5 @@ void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p)
 		cds_list_del(&q->list);
 		rp_sigqueue_free(sys, q);
 	}
-	sigemptyset(&p->signal);
+	p->signal = 0;
 }

@@ -10,10 +10,38 @@
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys);
 /* One user less; the last frees it after a grace period. */
 void rp_sighand_put(struct rp_sighand *sh);
+/*
+ * Give @dst (nobody else's yet) the actions of @src, whose siglock is held:
+ * the shared default table, or a private copy.  0 or -ENOMEM.
+ */
+int rp_sighand_copy_actions(struct rp_sighand *dst, const struct rp_sighand *src);
+/*
+ * The action of @sig in @sh, to change (siglock held): a sighand still on
+ * the shared default table gets its private copy first.  NULL on ENOMEM.
+ * RP_BREAK_SHARED_ACTIONS_WRITTEN skips the copy: the change lands in the
+ * table every other sighand shares.
+ */
+struct rp_ksigaction *rp_sighand_action_write(struct rp_sighand *sh, int sig);
+/*
+ * exec's reset (Linux's flush_signal_handlers(t, 0)): every action SIG_DFL
+ * with no flags and an empty mask, SIG_IGN kept; a table left all default
+ * returns to the shared one (siglock held).
+ */
+void rp_sighand_flush_handlers(struct rp_sighand *sh);
 
-/* A thread group with no threads yet, sigcnt 1, unlimited rlimits. */
+/* A thread group with no threads yet, sigcnt 1, the shared unlimited rlimits. */
 struct rp_signal *rp_signal_alloc(struct rp_system *sys);
 void rp_signal_put(struct rp_signal *sig);
+
+/*
+ * Make @sig's limits its own (its siglock held, or @sig not yet published):
+ * the private block, copied from a shared one first; NULL on ENOMEM.
+ */
+struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig);
+/* Limit @resource of @t's group, to change (siglock held); NULL on ENOMEM. */
+struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource);
+/* Give @child (not yet published) the limits of @parent (its siglock held). */
+void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent);
 
 /* A queued-signal entry charged to @user (RLIMIT_SIGPENDING is the caller's check). */
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user);

@@ -43,7 +43,6 @@ void rp_task_free_now(struct rp_task *t)
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_del(&t->registry);
 	pthread_mutex_unlock(&sys->registry_lock);
-	rp_waitq_destroy(&t->wake);
 	rp_count_dec(sys, tasks);
 	rp_free(t);
 }
@@ -75,9 +74,8 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 	CDS_INIT_LIST_HEAD(&t->tasks);
 	CDS_INIT_LIST_HEAD(&t->thread_node);
 	CDS_INIT_LIST_HEAD(&t->pending.list);
-	sigemptyset(&t->pending.signal);
-	sigemptyset(&t->blocked);
-	rp_waitq_init(&t->wake);
+	t->pending.signal = 0;
+	t->blocked = 0;
 	rp_cputimers_task_init(t);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_add(&t->registry, &sys->registry);
@@ -129,17 +127,19 @@ void rp_unlock_sighand(struct rp_sighand *sh)
 	rp_lockdep_release_obj(RP_LOCK_SIGHAND, sh);
 }
 
-void rp_waitq_init(struct rp_waitq *wq)
-{
-	pthread_mutex_init(&wq->lock, NULL);
-	pthread_cond_init(&wq->cond, NULL);
-	wq->seq = 0;
-}
+static struct rp_waitq waitq_table[RP_WAITQ_BUCKETS] = {
+	[0 ... RP_WAITQ_BUCKETS - 1] = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	},
+};
 
-void rp_waitq_destroy(struct rp_waitq *wq)
+struct rp_waitq *rp_waitq_of(const void *obj)
 {
-	pthread_mutex_destroy(&wq->lock);
-	pthread_cond_destroy(&wq->cond);
+	/* Fibonacci hashing: the multiply spreads the address's middle bits to the top. */
+	uint64_t h = (uint64_t)(uintptr_t)obj * 0x9e3779b97f4a7c15ULL;
+
+	return &waitq_table[h >> (64 - RP_WAITQ_BITS)];
 }
 
 static void waitq_lock(struct rp_waitq *wq)

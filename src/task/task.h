@@ -42,12 +42,23 @@
 #define RP_NSIG		65	/* signals 1..64, as Linux's _NSIG */
 #define RP_COMM_LEN	16
 
-/* A condition to sleep on: a sequence number bumped by every wake-up. */
+/*
+ * A condition to sleep on: a sequence number bumped by every wake-up.  The
+ * objects do not embed one: a task or a thread group sleeps on the bucket
+ * its address hashes to in one table of RP_WAITQ_BUCKETS (rp_waitq_of, as
+ * Linux's bit wait queues), so a wake-up also wakes the other sleepers of
+ * its bucket.  Every sleeper samples the count, checks its own condition,
+ * sleeps until the count moves and checks again: a wake-up meant for
+ * another object costs a recheck, and none is lost.
+ */
 struct rp_waitq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned long seq;		/* (w) */
-};
+} __attribute__((aligned(128)));
+
+#define RP_WAITQ_BITS		8
+#define RP_WAITQ_BUCKETS	(1U << RP_WAITQ_BITS)
 
 /* Per-uid accounting (Group 1: not read-mostly, so its own lock). */
 struct rp_user {
@@ -79,17 +90,64 @@ struct rp_sigqueue {
 
 struct rp_sigpending {
 	struct cds_list_head list;	/* (s) rp_sigqueue entries, in order */
-	sigset_t signal;		/* (s) signals pending */
+	uint64_t signal;		/* (s) signals pending, bit sig - 1 (RP_SIGBIT) */
 };
 
-/* Signal-handler table, shared by CLONE_SIGHAND (commit e56d090310d7). */
+/*
+ * A signal action as Linux keeps it (struct k_sigaction): the handler, the
+ * flags and the mask, 24 bytes, where glibc's struct sigaction is 152.
+ * rp_sigaction converts at the API boundary; glibc's sa_restorer is not
+ * kept (the library delivers no signal frames, so nothing would use it).
+ */
+struct rp_ksigaction {
+	__sighandler_t handler;		/* SIG_DFL, SIG_IGN or sa_handler/sa_sigaction */
+	uint64_t mask;			/* blocked while it runs, bit sig - 1 */
+	int flags;			/* SA_* */
+};
+
+/* The actions of signals 1..64, at index sig - 1 (rp_sighand_action). */
+struct rp_action_table {
+	struct rp_ksigaction action[RP_NSIG - 1];
+};
+
+/*
+ * Signal-handler table, shared by CLONE_SIGHAND (commit e56d090310d7).
+ *
+ * ->actions is the one all-default table every sighand starts with and
+ * shares (rp_default_actions: all zero, in read-only memory, never freed)
+ * until a first change, which copies it into a private table under the
+ * siglock (rp_sighand_action_write); exec's reset that leaves every action
+ * default returns to the shared one.  Every read of an action holds the
+ * siglock of the sighand it reads through (rp_sighand_action asserts it):
+ * a private table is written and switched under that lock only, so it is
+ * freed at once when exec gives it up, else with its sighand.
+ */
 struct rp_sighand {
-	unsigned long count;		/* (a) tasks using it */
 	struct rp_ticketlock siglock;	/* the lock of (s) fields */
-	struct sigaction action[RP_NSIG]; /* (s) */
+	const struct rp_action_table *actions; /* (s) shared default or private */
+	unsigned long count;		/* (a) tasks using it */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;		/* freed after a grace period */
 };
+
+/* The shared all-default action table (objects.c). */
+extern const struct rp_action_table rp_default_actions;
+
+/*
+ * Resource limits, shared copy-on-write between thread groups: fork takes
+ * a reference to its parent's block, the first change (setrlimit, the
+ * RLIMIT_CPU tick) copies a shared one (rp_task_rlimit_write).  A group
+ * reads and switches its ->rlim under its siglock; a block another group
+ * holds is never written (it is copied), and a group drops its reference
+ * under its own siglock: so a block is freed at once when its last group
+ * lets go.  rp_default_rlimits (all unlimited) is never counted or freed.
+ */
+struct rp_rlimits {
+	unsigned long refs;		/* (a) groups holding it */
+	struct rlimit rlim[RLIM_NLIMITS]; /* (c) while shared; its group's (s) once private */
+};
+
+extern const struct rp_rlimits rp_default_rlimits;
 
 /* rp_signal.flags */
 #define RP_SIGNAL_GROUP_EXIT	0x1	/* exit_group or a fatal signal began */
@@ -112,13 +170,12 @@ struct rp_signal {
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
-	struct rp_waitq wait_chldexit;	/* wait(2) sleeps here */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	struct rp_task *curr_target;	/* (s) next thread to take a signal */
+	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
-	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
 	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
@@ -129,7 +186,7 @@ struct rp_signal {
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
 					   pgrp's and session's member lists */
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
-	struct rlimit rlim[RLIM_NLIMITS]; /* (s) */
+	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
@@ -162,42 +219,49 @@ struct rp_signal {
 #define RP_PT_PTRACED		0x1
 #define RP_PT_SEIZED		0x2
 
+/*
+ * Fields in three groups by who touches them: what lock-free readers follow
+ * (the relations and the exit state, first), what the siglock guards, and
+ * the rest.  Small ranges are kept in small types (nice, pdeath_signal).
+ */
 struct rp_task {
 	unsigned long usage;		/* (a) references; get under RCU with
 					   rp_task_get_rcu (increment-not-zero) */
 	struct rp_system *sys;		/* (c) */
+	/* Read under rp_read_lock. */
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
 	struct rp_task *group_leader;	/* (r, u) */
 	struct rp_task *real_parent;	/* (r, u) who gets the exit signal */
 	struct rp_task *parent;		/* (r, u) the tracer, or real_parent */
-	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
-	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
-	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
-	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
-	unsigned int ptrace;		/* (u, s) RP_PT_* */
-	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
-	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
 	struct rp_signal *signal;	/* (c) */
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
-	sigset_t blocked;		/* (s) */
-	struct rp_sigpending pending;	/* (s) thread-directed signals */
-	unsigned long jobctl;		/* (s) */
 	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
-	int exit_code;			/* (u, s) status for wait, stop reports */
+	unsigned int flags;		/* RP_PF_*: see each */
+	unsigned int ptrace;		/* (u, s) RP_PT_* */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
+	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
+	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
+	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
+	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
+	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
+	/* Under the siglock. */
+	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
+	struct rp_sigpending pending;	/* (s) thread-directed signals */
+	unsigned int jobctl;		/* (s) RP_JOBCTL_* */
+	int exit_code;			/* (u, s) status for wait, stop reports */
+	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
+	int8_t nice;			/* (s) -20..19, per thread as Linux */
+	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
+					   by its credential changes), read (u) */
+	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
 					   exit_signal only while they match */
-	int pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
-					   by its credential changes), read (u) */
-	unsigned int flags;		/* RP_PF_*: see each */
-	int nice;			/* (s) -20..19, per thread as Linux */
-	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	char comm[RP_COMM_LEN];		/* (t) */
 	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
-	struct rp_waitq wake;		/* a stopped task sleeps here */
 	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
 	struct rp_deferred rcu;		/* freed after a grace period */
 };
@@ -364,8 +428,33 @@ static inline bool rp_group_siglock_held_here(struct rp_signal *sig)
 	return false;
 }
 
-void rp_waitq_init(struct rp_waitq *wq);
-void rp_waitq_destroy(struct rp_waitq *wq);
+/* The action of @sig in @sh, to read: @sh's siglock held. */
+static inline const struct rp_ksigaction *rp_sighand_action(const struct rp_sighand *sh,
+							    int sig)
+{
+	rp_lockdep_assert_held_obj(sh);
+	return &sh->actions->action[sig - 1];
+}
+
+/* Limit @resource of @t's group: @t's siglock held. */
+static inline const struct rlimit *rp_task_rlimit(const struct rp_task *t, int resource)
+{
+	rp_assert_siglock_held(t);
+	return &t->signal->rlim->rlim[resource];
+}
+
+/* The wait queue of the object at @obj: its bucket of the hashed table. */
+struct rp_waitq *rp_waitq_of(const void *obj);
+/* Where a stopped or traced task sleeps (rp_signal_wake_up wakes it). */
+static inline struct rp_waitq *rp_task_waitq(const struct rp_task *t)
+{
+	return rp_waitq_of(t);
+}
+/* Where wait(2) and exec's de_thread sleep: a child or a thread changed state. */
+static inline struct rp_waitq *rp_chldexit_waitq(const struct rp_signal *sig)
+{
+	return rp_waitq_of(sig);
+}
 /* The wake-up count now: sample before checking the condition. */
 unsigned long rp_waitq_seq(struct rp_waitq *wq);
 /* Sleep until a wake-up after @seq (goes offline for QSBR while asleep). */
@@ -375,7 +464,7 @@ void rp_waitq_wake(struct rp_waitq *wq);
 /* Wake every thread of @p's group sleeping in wait(2): a child changed state. */
 static inline void rp_wake_up_parent(struct rp_task *p)
 {
-	rp_waitq_wake(&p->signal->wait_chldexit);
+	rp_waitq_wake(rp_chldexit_waitq(p->signal));
 }
 
 /* Credentials and per-uid accounting. */

@@ -56,7 +56,8 @@ static void check_itimer(struct rp_task *t, struct rp_itimer *it, uint64_t now, 
  */
 static void check_rlimit_cpu(struct rp_task *t, uint64_t prof)
 {
-	struct rlimit *rl = &t->signal->rlim[RLIMIT_CPU];
+	const struct rlimit *rl = rp_task_rlimit(t, RLIMIT_CPU);
+	struct rlimit *own;
 
 	if (rl->rlim_cur == RLIM_INFINITY)
 		return;
@@ -66,7 +67,10 @@ static void check_rlimit_cpu(struct rp_task *t, uint64_t prof)
 	}
 	if (prof >= rl->rlim_cur * RP_NSEC_PER_SEC) {
 		rp_send_signal_locked(t, SIGXCPU, NULL, true);
-		rl->rlim_cur++;
+		/* Out of memory for a private copy: SIGXCPU again at the next tick. */
+		own = rp_task_rlimit_write(t, RLIMIT_CPU);
+		if (own)
+			own->rlim_cur++;
 	}
 }
 

@@ -142,9 +142,9 @@ static bool timer_signal_ignored(struct rp_task *p, int sig)
 	uint64_t bit = 1ULL << (sig - 1);
 
 	rp_assert_siglock_held(p);
-	if ((rp_sigset_bits(&p->blocked) & bit) || (p->ptrace & RP_PT_PTRACED))
+	if ((p->blocked & bit) || (p->ptrace & RP_PT_PTRACED))
 		return false;
-	return rp_sig_handler_ignored(&p->sighand->action[sig], sig);
+	return rp_sig_handler_ignored(rp_sighand_action(p->sighand, sig), sig);
 }
 
 /*
@@ -170,8 +170,7 @@ static void notify(struct rp_cpu_timer *tm, uint64_t n)
 	} else if (!(tm->owner->flags & RP_SIGNAL_GROUP_EXIT) && !timer_signal_ignored(p, sig)) {
 		q->info.si_overrun = tm->overrun_last;
 		cds_list_add_tail(&q->list, &pending->list);
-		rp_sigset_set_bits(&pending->signal,
-				   rp_sigset_bits(&pending->signal) | 1ULL << (sig - 1));
+		pending->signal |= 1ULL << (sig - 1);
 		rp_signal_wake_up(p);
 	}
 	rp_unlock_sighand(sh);
@@ -211,8 +210,7 @@ static void unqueue(struct rp_cpu_timer *tm)
 		cds_list_for_each_entry(e, &pending->list, list)
 			more |= e->info.si_signo == sig;
 		if (!more)
-			rp_sigset_set_bits(&pending->signal, rp_sigset_bits(&pending->signal) &
-							     ~(1ULL << (sig - 1)));
+			pending->signal &= ~(1ULL << (sig - 1));
 	}
 	rp_unlock_sighand(sh);
 }

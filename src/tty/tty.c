@@ -90,8 +90,8 @@ static void own_ids(struct rp_task *self, pid_t *sid, pid_t *pgrp)
 static bool sig_ignored_or_blocked(struct rp_task *self, int sig)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
-	bool ignored = !sh || sigismember(&self->blocked, sig) ||
-		       sh->action[sig].sa_handler == SIG_IGN;
+	bool ignored = !sh || (self->blocked & RP_SIGBIT(sig)) ||
+		       rp_sighand_action(sh, sig)->handler == SIG_IGN;
 
 	if (sh)
 		rp_unlock_sighand(sh);

@@ -47,13 +47,13 @@ static long die_job(struct job *j)
 
 	for (;;) {
 		/* Sampled first: the kill after it wakes the wait below. */
-		unsigned long seq = rp_waitq_seq(&j->t->wake);
+		unsigned long seq = rp_waitq_seq(rp_task_waitq(j->t));
 
 		sig = rp_get_signal(j->t, NULL);
 		if (sig < 0)
 			return sig;
 		if (sig == 0)
-			rp_waitq_wait(&j->t->wake, seq);
+			rp_waitq_wait(rp_task_waitq(j->t), seq);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <rcuproc/tty.h>
 #include "../fixture/puppet.h"
 #include "../fixture/fixture.h"
+#include "signal/signal.h"
 
 static struct rp_tty *tty;
 
@@ -181,8 +182,8 @@ static bool hangup_sent(struct rp_task *p)
 	if (!sh)
 		return true;		/* released: it is dead already */
 	sent = (p->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
-	       sigismember(&p->signal->shared_pending.signal, SIGHUP) ||
-	       sigismember(&p->pending.signal, SIGHUP);
+	       (p->signal->shared_pending.signal & RP_SIGBIT(SIGHUP)) ||
+	       (p->pending.signal & RP_SIGBIT(SIGHUP));
 	rp_unlock_sighand(sh);
 	return sent;
 }

@@ -59,14 +59,14 @@ static void *member_main(void *arg)
 	rp_thread_register();
 	for (;;) {
 		/* Sampled first: a signal after it wakes the wait below. */
-		unsigned long seq = rp_waitq_seq(&m->t->wake);
+		unsigned long seq = rp_waitq_seq(rp_task_waitq(m->t));
 
 		if (rp_get_signal(m->t, NULL) < 0)
 			break;
 		if (m->churn)
 			churn_once(m);
 		else
-			rp_waitq_wait(&m->t->wake, seq);
+			rp_waitq_wait(rp_task_waitq(m->t), seq);
 	}
 	rp_thread_unregister();
 	return NULL;

@@ -125,6 +125,66 @@ static int queue(struct rp_task *self, pid_t pid, int sig, int value)
 	return rp_rt_sigqueueinfo(self, pid, sig, &info);
 }
 
+/* ---- the hashed wait queues ---- */
+
+#define WAITQ_ROUNDS 2000
+
+/* Two objects whose queues share a bucket, and a sleeper's progress on one. */
+struct bucket_mates {
+	char objs[2 * RP_WAITQ_BUCKETS];
+	const char *mine, *other;
+	unsigned long posted, seen;	/* (a) rounds posted to mine, and taken */
+};
+
+static void *bucket_sleeper(void *arg)
+{
+	struct bucket_mates *m = arg;
+	struct rp_waitq *wq = rp_waitq_of(m->mine);
+
+	rp_thread_register();		/* a sleeper goes offline (QSBR) */
+	while (uatomic_read(&m->seen) < WAITQ_ROUNDS) {
+		unsigned long seq = rp_waitq_seq(wq);	/* sampled before the check */
+
+		if (uatomic_read(&m->posted) > uatomic_read(&m->seen))
+			uatomic_inc(&m->seen);
+		else
+			rp_waitq_wait(wq, seq);		/* any wake of the bucket: check again */
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * A wake-up is never lost, also when the bucket is shared: each round
+ * wakes the other object first (the sleeper rechecks and sleeps again),
+ * then posts to the sleeper's object and wakes it.  A lost wake-up leaves
+ * the sleeper asleep and the hang detector fails the test.
+ */
+Test(waitq, shared_bucket_loses_no_wakeup)
+{
+	static struct bucket_mates m;
+	pthread_t thr;
+
+	m.mine = &m.objs[0];
+	for (int i = 1; i < (int)sizeof(m.objs) && !m.other; i++)
+		if (rp_waitq_of(&m.objs[i]) == rp_waitq_of(m.mine))
+			m.other = &m.objs[i];
+	cr_assert_not_null(m.other, "two addresses in one bucket");
+	cr_assert_eq(pthread_create(&thr, NULL, bucket_sleeper, &m), 0);
+	for (unsigned long r = 1; r <= WAITQ_ROUNDS; r++) {
+		double end = now_seconds() + TEST_HANG_SECONDS;
+
+		rp_waitq_wake(rp_waitq_of(m.other));
+		uatomic_set(&m.posted, r);		/* the change, then its wake-up */
+		rp_waitq_wake(rp_waitq_of(m.mine));
+		while (uatomic_read(&m.seen) < r) {
+			cr_assert_lt(now_seconds(), end, "round %lu: a wake-up was lost", r);
+			sched_yield();
+		}
+	}
+	pthread_join(thr, NULL);
+}
+
 /* ---- permission (check_kill_permission) ---- */
 
 Test(permission, uids_and_cap_kill, .init = start_rcu, .fini = finish_all_ended)
@@ -334,6 +394,40 @@ Test(action, einval_and_old_action, .init = start_rcu, .fini = finish_all_ended)
 	set_action(init, SIGUSR1, SIG_DFL);
 }
 
+/*
+ * Every sighand shares one all-default action table until its first
+ * change, which copies it: another process never sees the change.  A fork
+ * copies a private table; exec's reset returns to the shared table unless
+ * an ignored signal keeps the table private.
+ */
+Test(action, default_table_shared_until_changed, .init = start_rcu, .fini = finish_all_ended)
+{
+	struct rp_task *a = make_process(1000), *b = make_process(1000), *c;
+	struct sigaction old;
+
+	cr_assert_eq(a->sighand->actions, &rp_default_actions);
+	cr_assert_eq(b->sighand->actions, &rp_default_actions);
+	handle(a, SIGUSR1);
+	cr_assert_neq(a->sighand->actions, &rp_default_actions, "the first change copies");
+	cr_assert_eq(b->sighand->actions, &rp_default_actions);
+	cr_assert_eq(rp_sigaction(b, SIGUSR1, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_DFL, "another process keeps its default");
+	c = fork_of(a);
+	cr_assert_neq(c->sighand->actions, a->sighand->actions, "fork copies a private table");
+	cr_assert_eq(rp_sigaction(c, SIGUSR1, NULL, &old), 0);
+	cr_assert_neq(old.sa_handler, SIG_DFL, "with the parent's handler");
+	cr_assert_eq(rp_execve(a, "a"), 0);
+	cr_assert_eq(a->sighand->actions, &rp_default_actions, "exec returns to the shared table");
+	set_action(c, SIGUSR2, SIG_IGN);
+	cr_assert_eq(rp_execve(c, "c"), 0);
+	cr_assert_neq(c->sighand->actions, &rp_default_actions, "an ignored signal stays");
+	cr_assert_eq(rp_sigaction(c, SIGUSR2, NULL, &old), 0);
+	cr_assert_eq(old.sa_handler, SIG_IGN);
+	end_process(a);		/* c goes to init */
+	end_process(c);
+	end_process(b);
+}
+
 Test(action, ignoring_discards_pending, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);
@@ -453,16 +547,18 @@ Test(deliver, group_exit_and_sigkill_come_first, .init = start_rcu, .fini = fini
 Test(deliver, thread_directed_and_wakeups, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000), *t = make_thread(a);
-	unsigned long seq_t = rp_waitq_seq(&t->wake);
-	unsigned long seq_a = rp_waitq_seq(&a->wake);
+	unsigned long seq_t = rp_waitq_seq(rp_task_waitq(t));
+	unsigned long seq_a = rp_waitq_seq(rp_task_waitq(a));
 	struct rp_sighand *sh;
 	siginfo_t info;
 
 	handle(a, SIGUSR1);
 	mask_signal(a, SIG_BLOCK, SIGUSR1);
 	cr_assert_eq(rp_kill(init, rp_getpid(a), SIGUSR1), 0);
-	cr_assert_neq(rp_waitq_seq(&t->wake), seq_t, "the thread that can take it is woken");
-	cr_assert_eq(rp_waitq_seq(&a->wake), seq_a, "not the one that blocks it");
+	cr_assert_neq(rp_waitq_seq(rp_task_waitq(t)), seq_t, "the thread that can take it is woken");
+	/* Unless the two share their hashed queue's bucket. */
+	if (rp_task_waitq(a) != rp_task_waitq(t))
+		cr_assert_eq(rp_waitq_seq(rp_task_waitq(a)), seq_a, "not the one that blocks it");
 	cr_assert_eq(rp_get_signal(a, &info), 0);
 	cr_assert_eq(rp_get_signal(t, &info), SIGUSR1);
 	cr_assert_eq(rp_tkill(init, rp_gettid(a), SIGUSR1), 0);
@@ -606,7 +702,7 @@ static void *receiver(void *p)
 
 	rp_thread_register();
 	for (;;) {
-		unsigned long seq = rp_waitq_seq(&c->target->wake);
+		unsigned long seq = rp_waitq_seq(rp_task_waitq(c->target));
 
 		sig = rp_get_signal(c->target, &info);
 		if (sig > 0) {
@@ -619,7 +715,7 @@ static void *receiver(void *p)
 			uatomic_inc(&c->errors);
 		if (sig < 0 || uatomic_read(&c->done))
 			break;
-		rp_waitq_wait(&c->target->wake, seq);
+		rp_waitq_wait(rp_task_waitq(c->target), seq);
 	}
 	rp_thread_unregister();
 	return NULL;
@@ -646,7 +742,7 @@ static void exactly_once(enum rp_sync_mode mode)
 	for (int i = 0; i < SENDERS; i++)
 		pthread_join(tids[i], NULL);
 	uatomic_set(&c->done, 1);
-	rp_waitq_wake(&c->target->wake);
+	rp_waitq_wake(rp_task_waitq(c->target));
 	pthread_join(rx, NULL);
 	cr_assert_eq(rp_get_signal(c->target, &info), 0);
 	cr_assert_eq(c->errors, 0);

@@ -184,6 +184,30 @@ Test(rlimit, set_and_get, .init = start_rcu, .fini = stop_system)
 	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), -EPERM, "raising max needs CAP_SYS_RESOURCE");
 }
 
+/*
+ * Limits are shared copy-on-write: a child shares its parent's block until
+ * either changes a limit, and a change is seen by nobody else.
+ */
+Test(rlimit, shared_until_changed, .init = start_rcu, .fini = stop_system)
+{
+	struct rp_task *a = fork_of(init), *b = fork_of(init);
+	struct rlimit r = { 10, 20 }, got;
+
+	cr_assert_eq(a->signal->rlim, init->signal->rlim, "fork shares the block");
+	cr_assert_eq(rp_setrlimit(a, RLIMIT_NOFILE, &r), 0);
+	cr_assert_neq(a->signal->rlim, init->signal->rlim, "the first change copies");
+	cr_assert_eq(b->signal->rlim, init->signal->rlim);
+	cr_assert_eq(rp_getrlimit(b, RLIMIT_NOFILE, &got), 0);
+	cr_assert_eq(got.rlim_cur, RLIM_INFINITY, "a sibling keeps its limit");
+	cr_assert_eq(rp_setrlimit(init, RLIMIT_NOFILE, &(struct rlimit){ 5, 6 }), 0);
+	cr_assert_eq(rp_getrlimit(b, RLIMIT_NOFILE, &got), 0);
+	cr_assert_eq(got.rlim_cur, RLIM_INFINITY, "nor does the parent's change reach it");
+	cr_assert_eq(rp_getrlimit(a, RLIMIT_NOFILE, &got), 0);
+	cr_assert_eq(got.rlim_cur, 10);
+	cr_assert_eq(rp_getrlimit(init, RLIMIT_NICE, &got), 0);
+	cr_assert_eq(got.rlim_max, 0, "init's own RLIMIT_NICE");
+}
+
 Test(prctl, options, .init = start_rcu, .fini = stop_system)
 {
 	int v = -1;

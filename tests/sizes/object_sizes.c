@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The layout of the objects a process is made of: each field's offset and
+ * size, the holes, each object's size and the heap it takes (glibc's chunk:
+ * the size plus an 8-byte header, rounded up to 16, 32 at least), and the
+ * heap of a single-threaded process (docs/performance.md, "Object sizes").
+ *
+ *	ninja -C build tests/object_sizes && build/tests/object_sizes
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include "task/task.h"
+#include "task/relations.h"
+
+struct field {
+	const char *name;
+	size_t offset, size;
+};
+
+#define FIELD(type, member) { #member, offsetof(type, member), sizeof(((type *)0)->member) }
+
+static size_t heap_chunk(size_t size)
+{
+	size_t chunk = (size + 8 + 15) & ~(size_t)15;
+
+	return chunk < 32 ? 32 : chunk;
+}
+
+/* Print @fields of an object of @size bytes; its heap chunk. */
+static size_t print_object(const char *name, size_t size, const struct field *fields, size_t n)
+{
+	size_t end = 0;
+
+	printf("struct %s: %zu bytes, heap chunk %zu\n", name, size, heap_chunk(size));
+	for (size_t i = 0; i < n; i++) {
+		if (fields[i].offset > end)
+			printf("  %5zu %4zu  (hole)\n", end, fields[i].offset - end);
+		printf("  %5zu %4zu  %s\n", fields[i].offset, fields[i].size, fields[i].name);
+		end = fields[i].offset + fields[i].size;
+	}
+	if (size > end)
+		printf("  %5zu %4zu  (padding)\n", end, size - end);
+	printf("\n");
+	return heap_chunk(size);
+}
+
+#define OBJECT(type, ...) ({							\
+	static const struct field f_[] = { __VA_ARGS__ };			\
+	print_object(#type, sizeof(struct type), f_, sizeof(f_) / sizeof(f_[0])); \
+})
+
+int main(void)
+{
+	size_t task, signal, sighand, pid, proxy;
+
+	task = OBJECT(rp_task,
+		FIELD(struct rp_task, usage), FIELD(struct rp_task, sys),
+		FIELD(struct rp_task, pid), FIELD(struct rp_task, group_leader),
+		FIELD(struct rp_task, real_parent), FIELD(struct rp_task, parent),
+		FIELD(struct rp_task, children), FIELD(struct rp_task, sibling),
+		FIELD(struct rp_task, ptraced), FIELD(struct rp_task, ptrace_entry),
+		FIELD(struct rp_task, ptrace), FIELD(struct rp_task, tasks),
+		FIELD(struct rp_task, thread_node), FIELD(struct rp_task, signal),
+		FIELD(struct rp_task, sighand), FIELD(struct rp_task, cred),
+		FIELD(struct rp_task, blocked), FIELD(struct rp_task, pending),
+		FIELD(struct rp_task, jobctl), FIELD(struct rp_task, exit_state),
+		FIELD(struct rp_task, exit_code), FIELD(struct rp_task, exit_signal),
+		FIELD(struct rp_task, self_exec_id), FIELD(struct rp_task, parent_exec_id),
+		FIELD(struct rp_task, pdeath_signal), FIELD(struct rp_task, flags),
+		FIELD(struct rp_task, nice), FIELD(struct rp_task, ioprio),
+		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
+		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
+	signal = OBJECT(rp_signal,
+		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
+		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
+		FIELD(struct rp_signal, shared_pending), FIELD(struct rp_signal, curr_target),
+		FIELD(struct rp_signal, flags), FIELD(struct rp_signal, group_exit_code),
+		FIELD(struct rp_signal, group_stop_count), FIELD(struct rp_signal, group_exec_task),
+		FIELD(struct rp_signal, is_child_subreaper),
+		FIELD(struct rp_signal, has_child_subreaper), FIELD(struct rp_signal, dumpable),
+		FIELD(struct rp_signal, leader_pid), FIELD(struct rp_signal, pgrp),
+		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
+		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, multiprocess),
+		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers),
+		FIELD(struct rp_signal, sys), FIELD(struct rp_signal, rcu));
+	sighand = OBJECT(rp_sighand,
+		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
+		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, sys),
+		FIELD(struct rp_sighand, rcu));
+	pid = OBJECT(rp_pid,
+		FIELD(struct rp_pid, nr), FIELD(struct rp_pid, users),
+		FIELD(struct rp_pid, task), FIELD(struct rp_pid, hash),
+		FIELD(struct rp_pid, members), FIELD(struct rp_pid, sys),
+		FIELD(struct rp_pid, rcu));
+	proxy = OBJECT(rp_proxy,
+		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, signal),
+		FIELD(struct rp_proxy, obsolete), FIELD(struct rp_proxy, sys),
+		FIELD(struct rp_proxy, rcu));
+	OBJECT(rp_cred,
+		FIELD(struct rp_cred, refs), FIELD(struct rp_cred, uid),
+		FIELD(struct rp_cred, euid), FIELD(struct rp_cred, suid),
+		FIELD(struct rp_cred, caps), FIELD(struct rp_cred, caps_permitted),
+		FIELD(struct rp_cred, user), FIELD(struct rp_cred, sys),
+		FIELD(struct rp_cred, rcu));
+	printf("shared, not per process: struct rp_action_table %zu bytes (a private copy\n"
+	       "once a handler is installed), struct rp_rlimits %zu bytes (a copy once a\n"
+	       "limit is changed), struct rp_cred (fork shares the parent's)\n\n",
+	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
+	printf("single-threaded process: task %zu + signal %zu + sighand %zu + pid %zu"
+	       " + 2 proxies %zu = %zu heap bytes\n", task, signal, sighand, pid, 2 * proxy,
+	       task + signal + sighand + pid + 2 * proxy);
+	return 0;
+}

@@ -2,6 +2,7 @@
 /* A system: its pid space, its task lists, and init. */
 #include <errno.h>
 #include <stdio.h>
+#include "../debug/cache.h"
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../pgrp/pgrp.h"
@@ -167,4 +168,6 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_free(sys->pidmap);
 	rp_free(sys->pid_hash);
 	rp_free(sys);
+	/* A table gone: the objects cached for the next one go back to malloc. */
+	rp_cache_shrink_all();
 }

@@ -2,10 +2,14 @@
 /* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
 #include "task.h"
 #include "objects.h"
+#include "../debug/cache.h"
+
+static struct rp_cache sighand_cache = RP_CACHE_INIT("sighand", struct rp_sighand);
+static struct rp_cache signal_cache = RP_CACHE_INIT("signal", struct rp_signal);
 
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 {
-	struct rp_sighand *sh = rp_zalloc(sizeof(*sh));
+	struct rp_sighand *sh = rp_cache_zalloc(&sighand_cache);
 
 	if (!sh)
 		return NULL;
@@ -22,7 +26,7 @@ static void sighand_free(struct rp_deferred *d)
 	struct rp_sighand *sh = caa_container_of(d, struct rp_sighand, rcu);
 
 	rp_count_dec(sh->sys, sighands);
-	rp_free(sh);
+	rp_cache_free(&sighand_cache, sh);
 }
 
 void rp_sighand_put(struct rp_sighand *sh)
@@ -45,7 +49,7 @@ void rp_cputimers_group_init(struct rp_signal *sig)
 
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
-	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
+	struct rp_signal *sig = rp_cache_zalloc(&signal_cache);
 
 	if (!sig)
 		return NULL;
@@ -79,7 +83,7 @@ static void signal_free(struct rp_deferred *d)
 	rp_waitq_destroy(&sig->wait_chldexit);
 	cputimers_group_free(sig);
 	rp_count_dec(sig->sys, signals);
-	rp_free(sig);
+	rp_cache_free(&signal_cache, sig);
 }
 
 void rp_signal_put(struct rp_signal *sig)

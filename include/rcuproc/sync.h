@@ -67,7 +67,10 @@ RP_API void rp_thread_unregister(void);
  * then waits at it, and rp_deferred_barrier never returns.  Do
  * not call rcuproc from inside your own liburcu read-side sections: its
  * calls announce quiescent states.  With memb these three do nothing but
- * the debug builds' accounting (below); they are always safe to call.
+ * the debug builds' accounting (below) and, with the deferred-free backlog
+ * at its bound, the release of the caller's own waiting frees after a
+ * grace period (docs/sync.md); they are always safe to call outside a
+ * read-side section.
  */
 RP_API void rp_thread_quiescent(void);
 RP_API void rp_thread_offline(void);

@@ -67,10 +67,14 @@ RP_API void rp_thread_unregister(void);
  *				thread must not call rcuproc).
  *
  * Otherwise reclamation stops for the whole process: the deferred-free
- * backlog grows without bound and rp_deferred_barrier never returns.  Do
+ * backlog fills to its bound (65536 objects), every thread that frees
+ * then waits at it, and rp_deferred_barrier never returns.  Do
  * not call rcuproc from inside your own liburcu read-side sections: its
  * calls announce quiescent states.  With memb these three do nothing but
- * the debug builds' accounting (below); they are always safe to call.
+ * the debug builds' accounting (below) and, with the deferred-free backlog
+ * at its bound, the release of the caller's own waiting frees after a
+ * grace period (docs/sync.md); they are always safe to call outside a
+ * read-side section.
  */
 RP_API void rp_thread_quiescent(void);
 RP_API void rp_thread_offline(void);
@@ -92,12 +96,12 @@ RP_API unsigned long rp_thread_quiescent_count(void);
  * Returns how many, or -ENOSYS in builds without debug checks.  Under
  * QSBR, debug builds run this check themselves with 10 s while the backlog
  * grows and while rp_deferred_barrier waits; every build warns on stderr
- * when the backlog passes 131072 with no deferred free run for 65536
- * deferrals.
+ * when the backlog passes 32768 with no deferred free run while 65536
+ * objects were queued.
  */
 RP_API int rp_thread_stalls(double seconds, char *name, unsigned long len);
 
-/* Deferred frees queued and not yet run, process-wide (I7's backlog). */
+/* Deferred frees queued and not yet run, process-wide (I7's backlog, at most 65536). */
 RP_API unsigned long rp_deferred_backlog(void);
 
 /* Wait until every deferred free queued so far has run. */

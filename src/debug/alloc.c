@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/uatomic.h>
+#include "cache.h"
 #include "fault.h"
 
 #define MAX_SITES	256
@@ -97,20 +98,34 @@ static bool should_fail(struct rp_alloc_site *site, unsigned long call)
 	}
 }
 
-void *rp_zalloc_at(struct rp_alloc_site *site, size_t size)
+bool rp_alloc_admit(struct rp_alloc_site *site)
 {
-	void *p;
-
 	if (uatomic_read(&site->index) < 0)
 		register_site(site);
 	if (should_fail(site, uatomic_add_return(&site->calls, 1))) {
 		uatomic_inc(&failures);
-		return NULL;
+		return false;
 	}
-	p = calloc(1, size);
+	return true;
+}
+
+void *rp_alloc_zeroed(size_t size)
+{
+	void *p = calloc(1, size);
+
 	if (p)
 		uatomic_inc(&live_objects);
 	return p;
+}
+
+void rp_alloc_count(long delta)
+{
+	uatomic_add(&live_objects, delta);
+}
+
+void *rp_zalloc_at(struct rp_alloc_site *site, size_t size)
+{
+	return rp_alloc_admit(site) ? rp_alloc_zeroed(size) : NULL;
 }
 
 /*
@@ -124,14 +139,24 @@ static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *quarantine[QUARANTINE];	/* quarantine_lock */
 static unsigned int quarantine_next;	/* quarantine_lock */
 
-static void check_poison(const unsigned char *p)
+bool rp_alloc_poisoning(void)
 {
+	return CMM_LOAD_SHARED(poison);
+}
+
+void rp_alloc_poison(void *p)
+{
+	memset(p, RP_POISON_FREE, malloc_usable_size(p));
+}
+
+void rp_alloc_check_poison(const void *p)
+{
+	const unsigned char *b = p;
 	size_t n = malloc_usable_size((void *)p);
 
 	for (size_t i = 0; i < n; i++)
-		RP_BUG_ON_MSG(p[i] != RP_POISON_FREE,
-			      "object %p written at offset %zu after it was freed",
-			      (const void *)p, i);
+		RP_BUG_ON_MSG(b[i] != RP_POISON_FREE,
+			      "object %p written at offset %zu after it was freed", p, i);
 }
 
 static void quarantine_put(void *p)
@@ -144,22 +169,27 @@ static void quarantine_put(void *p)
 	quarantine_next = (quarantine_next + 1) % QUARANTINE;
 	pthread_mutex_unlock(&quarantine_lock);
 	if (old) {
-		check_poison(old);
+		rp_alloc_check_poison(old);
 		free(old);
 	}
+}
+
+void rp_alloc_release(void *p)
+{
+	if (rp_alloc_poisoning())
+		quarantine_put(p);
+	else
+		free(p);
 }
 
 void rp_free(void *p)
 {
 	if (!p)
 		return;
-	uatomic_dec(&live_objects);
-	if (!CMM_LOAD_SHARED(poison)) {
-		free(p);
-		return;
-	}
-	memset(p, RP_POISON_FREE, malloc_usable_size(p));
-	quarantine_put(p);
+	rp_alloc_count(-1);
+	if (rp_alloc_poisoning())
+		rp_alloc_poison(p);
+	rp_alloc_release(p);
 }
 
 unsigned int rp_debug_alloc_sites(void)
@@ -227,6 +257,8 @@ bool rp_debug_set_poison(bool on)
 {
 	bool old = CMM_LOAD_SHARED(poison);
 
+	/* The cached objects go back as they came: poisoned or not. */
+	rp_cache_shrink_all();
 	CMM_STORE_SHARED(poison, on);
 	return old;
 }

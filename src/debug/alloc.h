@@ -8,6 +8,7 @@
 #ifndef RP_DEBUG_ALLOC_H
 #define RP_DEBUG_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One rp_zalloc call in the sources; registered when first reached. */
@@ -26,5 +27,17 @@ struct rp_alloc_site {
 
 void *rp_zalloc_at(struct rp_alloc_site *site, size_t size);
 void rp_free(void *p);
+
+/*
+ * The steps of rp_zalloc and rp_free, for the type caches (cache.h), so
+ * that their objects pass the same injection, accounting and poisoning.
+ */
+bool rp_alloc_admit(struct rp_alloc_site *site);	/* false: an injected failure */
+void *rp_alloc_zeroed(size_t size);			/* calloc, counted live */
+void rp_alloc_count(long delta);			/* live objects */
+bool rp_alloc_poisoning(void);
+void rp_alloc_poison(void *p);				/* its whole usable size */
+void rp_alloc_check_poison(const void *p);		/* stops if written since */
+void rp_alloc_release(void *p);	/* to malloc, through the quarantine if poisoning */
 
 #endif /* RP_DEBUG_ALLOC_H */

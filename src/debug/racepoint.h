@@ -47,6 +47,10 @@ enum rp_race_point {
 	/* timer_delete or settime found a tick firing the timer of target
 	   @t, cancelled it and waits for the tick (no lock held). */
 	RP_RACE_TIMER_CANCEL_WAITS,
+	/* A thread's batch of deferred releases does not fit under the
+	   backlog's bound: it is about to wait for a grace period and release
+	   the batch itself (no lock held, no read section); @t NULL. */
+	RP_RACE_DEFERRED_BOUND,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

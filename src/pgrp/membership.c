@@ -12,6 +12,9 @@
  * right behind the parent's: see docs/pgrp.md.
  */
 #include "pgrp.h"
+#include "../debug/cache.h"
+
+static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct rp_proxy);
 
 /* The id field of @sig for list @type: its pgrp or its session. */
 static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
@@ -21,7 +24,7 @@ static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
 
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
 {
-	struct rp_proxy *px = rp_zalloc(sizeof(*px));
+	struct rp_proxy *px = rp_cache_zalloc(&proxy_cache);
 
 	if (!px)
 		return NULL;
@@ -36,7 +39,7 @@ static void proxy_free(struct rp_deferred *d)
 	struct rp_proxy *px = caa_container_of(d, struct rp_proxy, rcu);
 
 	rp_count_dec(px->sys, proxies);
-	rp_free(px);
+	rp_cache_free(&proxy_cache, px);
 }
 
 void rp_proxy_free_unlinked(struct rp_proxy *px)

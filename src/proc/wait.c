@@ -422,8 +422,9 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 			break;
 		}
 	}
-	rp_update_unlock(sync);
+	/* Under the lock: a reaped child's last put joins the section's one batch. */
 	rp_task_put(c->p);
+	rp_update_unlock(sync);
 	return done;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sync.h"
+#include "../debug/racepoint.h"
 
 static const char *const mode_names[RP_SYNC_NONE + 1] = {
 	[RP_SYNC_RCU] = "rcu",
@@ -22,6 +23,7 @@ static const char *const mode_names[RP_SYNC_NONE + 1] = {
 
 __thread char rp_thread_token;
 __thread struct rp_read_nest rp_read_nest;
+__thread struct rp_defer_batch rp_defer_batch;
 
 /* Deferred releases queued and not yet run (uatomic). */
 static unsigned long deferred_pending;
@@ -32,6 +34,9 @@ static unsigned long deferred_pending;
  * read by the backlog check.
  */
 static unsigned long deferred_runs;
+
+/* Batches released by their own thread after waiting at the bound (uatomic). */
+static unsigned long deferred_waits;
 
 __thread struct rp_qs_thread rp_qs_self;
 
@@ -119,6 +124,8 @@ void rp_thread_register(void)
 void rp_thread_unregister(void)
 {
 	if (--registrations == 0) {
+		if (rp_defer_batch.n)
+			rp_deferred_flush();
 		qs_unregister();
 		rcu_unregister_thread();
 	}
@@ -255,9 +262,11 @@ static void drain_watching(void)
 void rp_deferred_barrier(void)
 {
 	rp_lockdep_assert_may_synchronize();
+	if (rp_defer_batch.n)
+		rp_deferred_flush();
 	rp_sync_block_begin();
 	drain_watching();
-	/* A callback may queue another (a task's free puts its group): drain them all. */
+	/* A release may defer another object: drain them all. */
 	do
 		rcu_barrier();
 	while (uatomic_read(&deferred_pending));
@@ -280,23 +289,46 @@ void rp_sync_destroy(struct rp_sync *s)
 	pthread_rwlock_destroy(&s->rw);
 }
 
-static void deferred_run(struct rcu_head *head)
-{
-	struct rp_deferred *d = caa_container_of(head, struct rp_deferred, rcu);
+/* This thread runs released objects (a liburcu worker, or a flush at the bound). */
+static __thread bool releasing;
 
-	uatomic_dec(&deferred_pending);
-	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
-	d->release(d);
+/* Release the objects of batch @d; returns how many. */
+static unsigned long batch_release(struct rp_deferred *d)
+{
+	struct rp_deferred *next;
+	unsigned long n = 0;
+	bool outer = releasing;
+
+	releasing = true;
+	for (; d; d = next, n++) {
+		next = d->next;		/* @d is gone once released */
+		d->release(d);
+	}
+	releasing = outer;
+	return n;
 }
 
-/* The backlog at which the next warning is due (a power of two, doubled each time). */
-static unsigned long backlog_warn_at = 1UL << 17;
+/* liburcu's callback, a grace period after the hand-over: one batch. */
+static void batch_run(struct rcu_head *head)
+{
+	unsigned long n = batch_release(caa_container_of(head, struct rp_deferred, rcu));
+
+	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
+	uatomic_sub(&deferred_pending, n);
+}
+
+/* The backlog at which the next warning is due (doubled each time). */
+static unsigned long backlog_warn_at = RP_DEFERRED_BOUND / 2;
+
+/* Objects handed to liburcu so far (uatomic): the backlog check's clock. */
+static unsigned long deferred_handed;
 
 /*
- * Every build, every 65536 deferrals: a backlog past the warning mark with
- * no free run since the last look means grace periods have stopped ending
- * (under QSBR, most likely a registered thread that is online and never
- * quiescent).  Warned once per doubling of the backlog.
+ * Every build, every 65536 objects handed over: a backlog past the warning
+ * mark with no batch run since the last look means grace periods have
+ * stopped ending (under QSBR, most likely a registered thread that is
+ * online and never quiescent), and updaters will soon wait at the bound.
+ * Warned once per doubling of the mark.
  */
 static void backlog_check(unsigned long backlog)
 {
@@ -315,6 +347,101 @@ static void backlog_check(unsigned long backlog)
 		"away from rcuproc (docs/sync.md)\n", backlog);
 }
 
+/* The bound in force: RP_DEFERRED_BOUND, lowered by tests (rp_deferred_set_bound). */
+static unsigned long deferred_bound = RP_DEFERRED_BOUND;
+
+void rp_deferred_set_bound(unsigned long bound)
+{
+	CMM_STORE_SHARED(deferred_bound, bound ? bound : RP_DEFERRED_BOUND);
+}
+
+/* Count @n more objects in the backlog if that keeps it within the bound. */
+static bool backlog_reserve(unsigned long n)
+{
+	unsigned long old = uatomic_read(&deferred_pending), seen;
+
+	while (old + n <= CMM_LOAD_SHARED(deferred_bound)) {
+		seen = uatomic_cmpxchg(&deferred_pending, old, old + n);
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+	return false;
+}
+
+/* Queue batch @head of @n objects, already counted in the backlog, at liburcu. */
+static void batch_queue(struct rp_deferred *head, unsigned long n)
+{
+	unsigned long handed = uatomic_add_return(&deferred_handed, n);
+
+	if (handed / 65536 != (handed - n) / 65536)
+		backlog_check(uatomic_read(&deferred_pending));
+	call_rcu(&head->rcu, batch_run);
+}
+
+/* Take this thread's batch, leaving it empty. */
+static struct rp_deferred *batch_take(void)
+{
+	struct rp_deferred *head = rp_defer_batch.head;
+
+	rp_defer_batch.head = NULL;
+	rp_defer_batch.n = 0;
+	return head;
+}
+
+static void batch_add(struct rp_deferred *d)
+{
+	d->next = rp_defer_batch.head;
+	rp_defer_batch.head = d;
+	rp_defer_batch.n++;
+}
+
+/*
+ * RP_BREAK_CACHE_EARLY_REUSE: the end of an update section releases its
+ * batch at once, so that the type caches (src/debug/cache.h) take the
+ * objects back, and the next allocation reuses them, while readers that
+ * found them before the section ended still hold them.
+ */
+#ifdef RP_BREAK_CACHE_EARLY_REUSE
+#define SECTION_END_WAITS false
+#else
+#define SECTION_END_WAITS true
+#endif
+
+void rp_deferred_hand_over(void)
+{
+	unsigned long n = rp_defer_batch.n;
+
+	if (!SECTION_END_WAITS) {
+		batch_release(batch_take());
+		return;
+	}
+	if (backlog_reserve(n))
+		batch_queue(batch_take(), n);
+}
+
+void rp_deferred_flush(void)
+{
+	struct rp_deferred *head;
+
+	rp_deferred_hand_over();
+	if (!rp_defer_batch.n)
+		return;
+	/* At the bound (I7): this thread's batch waits for a grace period here. */
+	rp_lockdep_assert_may_synchronize();
+	head = batch_take();
+	RP_RACE_POINT(RP_RACE_DEFERRED_BOUND, NULL);
+	qs_watch();
+	synchronize_rcu();
+	uatomic_inc(&deferred_waits);
+	batch_release(head);
+}
+
+unsigned long rp_deferred_bound_waits(void)
+{
+	return uatomic_read(&deferred_waits);
+}
+
 /* RP_BREAK_IMMEDIATE_FREE: rcu mode frees at once, with readers still inside. */
 #ifdef RP_BREAK_IMMEDIATE_FREE
 #define RCU_MODE_DEFERS false
@@ -326,15 +453,23 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 		      void (*release)(struct rp_deferred *))
 {
 	d->release = release;
-	if (s->mode == RP_SYNC_RCU && RCU_MODE_DEFERS) {
-		unsigned long backlog = uatomic_add_return(&deferred_pending, 1);
-
-		if ((backlog & 0xffff) == 0)
-			backlog_check(backlog);
-		call_rcu(&d->rcu, deferred_run);
+	if (s->mode != RP_SYNC_RCU || !RCU_MODE_DEFERS) {
+		release(d);
 		return;
 	}
-	release(d);
+	d->next = NULL;
+	/*
+	 * Outside an update section: queued alone while the backlog has room,
+	 * else kept for the thread's next quiescent state, unless this thread
+	 * runs releases (a worker must not wait for grace periods).
+	 */
+	if (!rp_update_held_here(s) && (releasing || backlog_reserve(1))) {
+		if (releasing)
+			uatomic_inc(&deferred_pending);
+		batch_queue(d, 1);
+		return;
+	}
+	batch_add(d);
 }
 
 void rp_sync_synchronize(struct rp_sync *s)

@@ -114,11 +114,37 @@ static inline bool rp_read_drops_lock(struct rp_sync *s)
 	return true;
 }
 
-/* Embedded in an object whose free must wait for readers. */
+/*
+ * Embedded in an object whose free must wait for readers.  The deferrals
+ * of one update section form a batch, chained through ->next, that goes to
+ * liburcu as one callback: the first one's ->rcu (sync.c).
+ */
 struct rp_deferred {
 	struct rcu_head rcu;			/* W: liburcu's call_rcu */
+	struct rp_deferred *next;		/* W: the deferring thread's batch */
 	void (*release)(struct rp_deferred *);	/* W: rp_defer_release */
 };
+
+/*
+ * The deferrals this thread made in rcu mode and has not handed to liburcu
+ * yet: those of its current update section, or those kept back while the
+ * backlog was at its bound.  Handed over at the end of the section
+ * (rp_deferred_hand_over) or at the thread's next quiescent state
+ * (rp_deferred_flush).
+ */
+struct rp_defer_batch {
+	struct rp_deferred *head;		/* this thread only */
+	unsigned long n;			/* this thread only: objects on it */
+};
+extern __thread struct rp_defer_batch rp_defer_batch;
+
+/*
+ * The most deferred releases queued at liburcu at any time (I7).  A batch
+ * that does not fit stays with its thread until the thread's next
+ * quiescent state, where the thread waits for a grace period itself and
+ * releases it (sync.c, docs/sync.md).
+ */
+#define RP_DEFERRED_BOUND	65536UL
 
 void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode);
 void rp_sync_destroy(struct rp_sync *s);
@@ -126,11 +152,32 @@ void rp_sync_destroy(struct rp_sync *s);
 /*
  * Run @release(@d) once no reader can still hold a pointer to @d's object:
  * after a grace period in rcu mode, at once in the lock modes (whose readers
- * are excluded by the lock the caller held while unlinking).
- * RP_BREAK_IMMEDIATE_FREE releases at once in rcu mode too.
+ * are excluded by the lock the caller held while unlinking).  In rcu mode,
+ * inside an update section of @s, @d joins the thread's batch, which the
+ * section's end hands over as one callback.  RP_BREAK_IMMEDIATE_FREE
+ * releases at once in rcu mode too.
  */
 void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 		      void (*release)(struct rp_deferred *));
+
+/*
+ * Hand this thread's batch to liburcu as one callback if the backlog has
+ * room for it; else keep it for rp_deferred_flush.
+ */
+void rp_deferred_hand_over(void);
+
+/*
+ * Hand this thread's batch over or, with the backlog at its bound, wait for
+ * a grace period and release it here.  Outside any read section, holding no
+ * lock a reader may wait for: at a quiescent state.
+ */
+void rp_deferred_flush(void);
+
+/* Tests: a lower bound than RP_DEFERRED_BOUND in force (0: back to it). */
+void rp_deferred_set_bound(unsigned long bound);
+
+/* Batches released by their own thread after waiting at the bound, so far. */
+unsigned long rp_deferred_bound_waits(void);
 
 /*
  * Wait for every reader that might see the state before the caller's last
@@ -241,6 +288,8 @@ static inline void rp_sync_block_end(void)
 static inline void rp_sync_quiescent(void)
 {
 	rp_lockdep_assert_may_synchronize();
+	if (rp_defer_batch.n)
+		rp_deferred_flush();
 #ifdef RP_RCU_QSBR
 	rcu_quiescent_state();
 #endif
@@ -287,6 +336,8 @@ static inline void rp_update_unlock(struct rp_sync *s)
 		break;
 	}
 	rp_lockdep_release(RP_LOCK_UPDATE);
+	if (rp_defer_batch.n)
+		rp_deferred_hand_over();
 }
 
 #endif /* RP_SYNC_SYNC_H */

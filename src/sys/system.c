@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "../debug/cache.h"
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../pgrp/pgrp.h"
@@ -194,6 +195,8 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_free(sys->pidmap);
 	rp_free(sys->pid_hash);
 	rp_free(sys);
+	/* A table gone: the objects cached for the next one go back to malloc. */
+	rp_cache_shrink_all();
 }
 
 const char *rp_version(void)

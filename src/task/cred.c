@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Credentials (immutable, replaced whole, freed after RCU) and per-uid counts. */
 #include "task.h"
+#include "../debug/cache.h"
+
+static struct rp_cache cred_cache = RP_CACHE_INIT("cred", struct rp_cred);
 
 static struct cds_hlist_head *users_bucket(struct rp_system *sys, uid_t uid)
 {
@@ -61,13 +64,13 @@ void rp_user_put(struct rp_system *sys, struct rp_user *u)
 struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
 			      uid_t suid, uint64_t caps)
 {
-	struct rp_cred *c = rp_zalloc(sizeof(*c));
+	struct rp_cred *c = rp_cache_zalloc(&cred_cache);
 
 	if (!c)
 		return NULL;
 	c->user = user_get(sys, uid);
 	if (!c->user) {
-		rp_free(c);
+		rp_cache_free(&cred_cache, c);
 		return NULL;
 	}
 	c->refs = 1;
@@ -94,7 +97,7 @@ static void cred_free(struct rp_deferred *d)
 
 	rp_user_put(sys, c->user);
 	rp_count_dec(sys, creds);
-	rp_free(c);
+	rp_cache_free(&cred_cache, c);
 }
 
 void rp_cred_put(struct rp_cred *c)

@@ -2,14 +2,18 @@
 /* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
 #include "task.h"
 #include "objects.h"
+#include "../debug/cache.h"
 #include <errno.h>
+
+static struct rp_cache sighand_cache = RP_CACHE_INIT("sighand", struct rp_sighand);
+static struct rp_cache signal_cache = RP_CACHE_INIT("signal", struct rp_signal);
 
 /* Zero is SIG_DFL with no flags and an empty mask: every action default. */
 const struct rp_action_table rp_default_actions;
 
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
 {
-	struct rp_sighand *sh = rp_zalloc(sizeof(*sh));
+	struct rp_sighand *sh = rp_cache_zalloc(&sighand_cache);
 
 	if (!sh)
 		return NULL;
@@ -32,7 +36,7 @@ static void sighand_free(struct rp_deferred *d)
 
 	actions_free(sh->actions);
 	rp_count_dec(sh->sys, sighands);
-	rp_free(sh);
+	rp_cache_free(&sighand_cache, sh);
 }
 
 /* A private copy of @actions; NULL on ENOMEM. */
@@ -173,7 +177,7 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 
 struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 {
-	struct rp_signal *sig = rp_zalloc(sizeof(*sig));
+	struct rp_signal *sig = rp_cache_zalloc(&signal_cache);
 
 	if (!sig)
 		return NULL;
@@ -205,7 +209,7 @@ static void signal_free(struct rp_deferred *d)
 	cputimers_group_free(sig);
 	rlimits_put(sig->rlim);
 	rp_count_dec(sig->sys, signals);
-	rp_free(sig);
+	rp_cache_free(&signal_cache, sig);
 }
 
 void rp_signal_put(struct rp_signal *sig)

@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include "task.h"
+#include "../debug/cache.h"
+
+static struct rp_cache pid_cache = RP_CACHE_INIT("pid", struct rp_pid);
 
 /* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
 #define RESERVED_PIDS	300
@@ -57,7 +60,7 @@ static int pidmap_alloc(struct rp_system *sys)
 
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 {
-	struct rp_pid *pid = rp_zalloc(sizeof(*pid));
+	struct rp_pid *pid = rp_cache_zalloc(&pid_cache);
 
 	rp_assert_update_held(&sys->sync);
 	if (!pid) {
@@ -66,7 +69,7 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 	}
 	pid->nr = pidmap_alloc(sys);
 	if (pid->nr < 0) {
-		rp_free(pid);
+		rp_cache_free(&pid_cache, pid);
 		*err = -EAGAIN;
 		return NULL;
 	}
@@ -89,7 +92,7 @@ static void pid_free(struct rp_deferred *d)
 	struct rp_pid *pid = caa_container_of(d, struct rp_pid, rcu);
 
 	rp_count_dec(pid->sys, pids);
-	rp_free(pid);
+	rp_cache_free(&pid_cache, pid);
 }
 
 void rp_pid_detach(struct rp_pid *pid)

@@ -3,7 +3,10 @@
 #include <errno.h>
 #include "task.h"
 #include "objects.h"
+#include "../debug/cache.h"
 #include "../debug/racepoint.h"
+
+static struct rp_cache task_cache = RP_CACHE_INIT("task", struct rp_task);
 
 bool rp_task_get_rcu(struct rp_task *t)
 {
@@ -27,40 +30,59 @@ struct rp_task *rp_task_get(struct rp_task *t)
 	return t;
 }
 
-/*
- * The last reference is gone and no reader can reach @t: it was released
- * (unlinked, sighand and tid dropped) before.  ->signal and ->cred live as long
- * as the task struct, since readers holding the task may look at them.
- */
-void rp_task_free_now(struct rp_task *t)
+/* The task struct alone, its group and credentials already dropped. */
+static void task_free_struct(struct rp_task *t)
 {
 	struct rp_system *sys = t->sys;
 
-	if (t->signal)
-		rp_signal_put(t->signal);
-	if (t->cred)
-		rp_cred_put(t->cred);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_del(&t->registry);
 	pthread_mutex_unlock(&sys->registry_lock);
 	rp_count_dec(sys, tasks);
-	rp_free(t);
+	rp_cache_free(&task_cache, t);
+}
+
+/* Drop @t's hold on ->signal and ->cred. */
+static void task_drop_group(struct rp_task *t)
+{
+	if (t->signal)
+		rp_signal_put(t->signal);
+	if (t->cred)
+		rp_cred_put(t->cred);
+}
+
+/*
+ * The last reference is gone and no reader can reach @t: it was released
+ * (unlinked, sighand and tid dropped) before, or never published.
+ */
+void rp_task_free_now(struct rp_task *t)
+{
+	task_drop_group(t);
+	task_free_struct(t);
 }
 
 static void task_free(struct rp_deferred *d)
 {
-	rp_task_free_now(caa_container_of(d, struct rp_task, rcu));
+	task_free_struct(caa_container_of(d, struct rp_task, rcu));
 }
 
+/*
+ * ->signal and ->cred live as long as the task struct, since readers
+ * holding the task may look at them: the last put drops them first, so
+ * that in rcu mode they join the task's batch and the same grace period
+ * frees all three.
+ */
 void rp_task_put(struct rp_task *t)
 {
-	if (uatomic_sub_return(&t->usage, 1) == 0)
+	if (uatomic_sub_return(&t->usage, 1) == 0) {
+		task_drop_group(t);
 		rp_defer_release(&t->sys->sync, &t->rcu, task_free);
+	}
 }
 
 struct rp_task *rp_task_alloc(struct rp_system *sys)
 {
-	struct rp_task *t = rp_zalloc(sizeof(*t));
+	struct rp_task *t = rp_cache_zalloc(&task_cache);
 
 	if (!t)
 		return NULL;

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Deferred release against fork, exit and wait in rcu mode: the batch of an
+ * update section, the type caches and the backlog's bound.
+ *
+ * reuse: a reader stands on a zombie in a read section while its parent
+ * reaps it and forks again.  The zombie's task and pid are in the reaping
+ * section's batch; neither may go back to its cache, let alone to the next
+ * fork, before the reader leaves.  Once with poisoning (the cache holds
+ * objects poisoned: a reader meets 0x6b) and once without (the cache hands
+ * the warmest object out first: the reader meets the new child).
+ * RP_BREAK_CACHE_EARLY_REUSE releases the batch when the section ends;
+ * both fail on every run.
+ *
+ * storm: with a reader holding every grace period back, a fork/exit/reap
+ * storm fills the backlog up to a lowered bound and no further; the storm's
+ * thread then waits at the bound (its race point), and once the reader
+ * leaves, everything drains to zero (rp_deferred_barrier).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <criterion/criterion.h>
+#include "../common.h"
+#include "../fixture/fixture.h"
+#include "debug/fault.h"
+#include "task/task.h"
+#include "../fixture/racehold.h"
+
+/* A reader that enters a read section on task @t and looks at it again on leaving. */
+struct reader {
+	pthread_t thread;
+	struct rp_task *t;
+	int inside;		/* uatomic */
+	int leave;		/* uatomic */
+	int nr_before;		/* @t's pid number when the reader came in */
+	bool same;		/* on leaving: @t was still the same task */
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct rp_task *t = r->t;
+
+	rp_thread_register();
+	rp_read_lock(&sys->sync);
+	r->nr_before = CMM_LOAD_SHARED(t->pid)->nr;
+	uatomic_set(&r->inside, 1);
+	while (!uatomic_read(&r->leave))
+		usleep(1000);
+	/* A freed task's ->sys is poison; a recycled one has another pid. */
+	r->same = CMM_LOAD_SHARED(t->sys) == sys && CMM_LOAD_SHARED(t->pid)->nr == r->nr_before;
+	rp_read_unlock(&sys->sync);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void reader_enter(struct reader *r, struct rp_task *t)
+{
+	*r = (struct reader){ .t = t };
+	cr_assert_eq(pthread_create(&r->thread, NULL, reader_main, r), 0);
+	while (!uatomic_read(&r->inside))
+		usleep(1000);
+}
+
+static void reader_leave(struct reader *r)
+{
+	uatomic_set(&r->leave, 1);
+	rp_thread_offline();		/* QSBR: the reader's unregistering may wait */
+	pthread_join(r->thread, NULL);
+	rp_thread_online();
+}
+
+/* Fork a child of init, let it exit and reap it: its objects go to their caches. */
+static void cycle(void)
+{
+	struct rp_task *c = fork_of(init);
+	pid_t pid = rp_getpid(c);
+
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	rp_task_put(c);		/* the reap's put is the last: one batch */
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+}
+
+static void reader_keeps_reaped_task(void)
+{
+	struct rp_task *zombie = fork_of(init);
+	pid_t pid = rp_getpid(zombie);
+	struct reader r;
+
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	reader_enter(&r, zombie);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	for (int i = 0; i < 4; i++)	/* forks that a cache handing out early would feed */
+		cycle();
+	reader_leave(&r);
+	cr_assert(r.same, "the reaped task (pid %d) was freed or reused under its reader", pid);
+}
+
+Test(reuse_poisoned, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+{
+	reader_keeps_reaped_task();
+}
+
+Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+{
+	bool poison = rp_debug_set_poison(false);
+
+	reader_keeps_reaped_task();
+	rp_debug_set_poison(poison);
+}
+
+/* The lowered bound of the storm: about ten processes' objects. */
+#define STORM_BOUND	60
+
+static int storm_stop;			/* uatomic */
+static unsigned long storm_peak;	/* uatomic: the largest backlog seen */
+
+static void note_backlog(void)
+{
+	unsigned long b = rp_deferred_backlog(), peak = uatomic_read(&storm_peak);
+
+	while (b > peak) {
+		unsigned long seen = uatomic_cmpxchg(&storm_peak, peak, b);
+
+		if (seen == peak)
+			break;
+		peak = seen;
+	}
+}
+
+static long storm_job(struct job *j)
+{
+	(void)j;
+	while (!uatomic_read(&storm_stop)) {
+		cycle();
+		note_backlog();
+	}
+	return 0;
+}
+
+Test(storm, bound_holds_and_drains, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	unsigned long waits = rp_deferred_bound_waits();
+	struct reader r;
+	struct job storm;
+
+	rp_deferred_set_bound(STORM_BOUND);
+	reader_enter(&r, init);		/* holds every grace period back */
+	arm(RP_RACE_DEFERRED_BOUND, NULL, false, false);
+	race_count_jobs();
+	job_start(&storm, storm_job, init);
+	rp_thread_offline();
+	cr_assert(await_reached(1), "the storm ended before it reached the bound");
+	rp_thread_online();
+	release();
+	note_backlog();
+	cr_assert_leq(uatomic_read(&storm_peak), STORM_BOUND, "backlog %lu past the bound %d",
+		      uatomic_read(&storm_peak), STORM_BOUND);
+	reader_leave(&r);
+	uatomic_set(&storm_stop, 1);
+	rp_thread_offline();
+	job_join(&storm);
+	rp_thread_online();
+	rp_deferred_barrier();
+	cr_assert_leq(uatomic_read(&storm_peak), STORM_BOUND);
+	cr_assert_eq(rp_deferred_backlog(), 0, "the backlog did not drain");
+	cr_assert_gt(rp_deferred_bound_waits(), waits, "the storm never waited at the bound");
+	rp_deferred_set_bound(0);
+}

@@ -207,6 +207,10 @@ Test(demo, short_run)
 	out = run_ok(args);
 	cr_expect(strstr(out, "operations per second") != NULL);
 	cr_expect(strstr(out, "FAIL") == NULL, "%s", out);
+	/* Each table is followed by what its surprising rows mean. */
+	cr_expect(strstr(out, "Reading it: p999 is the wait") != NULL, "%s", out);
+	cr_expect(strstr(out, "docs/performance.md explains the rows") != NULL, "%s", out);
+	cr_expect(strstr(out, "docs/verification.md") != NULL, "%s", out);
 	free(out);
 	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
 	cr_expect_eq(system(args), 0);

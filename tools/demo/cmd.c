@@ -254,6 +254,33 @@ static void latency_cell(char *cell, size_t len, const struct hist *h)
 		 fmt_ns(b3, sizeof(b3), hist_percentile(h, 0.999)));
 }
 
+/*
+ * Under the throughput table: the row that surprises most is the slowest
+ * mode's fork rate, when it is far behind the fastest.  Say what it is.
+ */
+static void explain_forks(const struct demo_args *a, const struct demo_stats *st)
+{
+	unsigned int slow = 0, fast = 0;
+
+	for (unsigned int m = 1; m < a->nr_modes; m++) {
+		if (st[m].ops[K_FORK] < st[slow].ops[K_FORK])
+			slow = m;
+		if (st[m].ops[K_FORK] > st[fast].ops[K_FORK])
+			fast = m;
+	}
+	printf("\n\n  Reading it: ");
+	if (a->modes[slow] == RP_SYNC_RWLOCK && st[slow].ops[K_FORK] * 10 < st[fast].ops[K_FORK])
+		printf("rwlock forks %.0f/s against %s's %.0f/s: glibc's rwlock prefers "
+		       "readers, so\n  the monitor's lookups and scans keep the writer out "
+		       "(writer starvation);\n  qrwlock queues them in order, rcu's readers take "
+		       "no lock.", st[slow].ops[K_FORK] / a->seconds,
+		       rp_sync_mode_name(a->modes[fast]), st[fast].ops[K_FORK] / a->seconds);
+	else
+		printf("the same work in each mode; a row far behind is a side waiting for "
+		       "the other\n  (readers for a writer, or a writer for readers).");
+	printf("  docs/performance.md explains the rows.");
+}
+
 static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 {
 	char cell[64];
@@ -264,6 +291,7 @@ static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 		for (unsigned int m = 0; m < a->nr_modes; m++)
 			printf(" %26.0f", st[m].ops[k] / a->seconds);
 	}
+	explain_forks(a, st);
 	print_head(a, "\nlatency p50 / p99 / p999", "kind");
 	for (unsigned int k = 0; k < K_NR; k++) {
 		printf("\n%-24s", demo_kind_names[k]);
@@ -272,6 +300,9 @@ static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 			printf(" %26s", cell);
 		}
 	}
+	printf("\n\n  Reading it: p999 is the wait behind others: in the lock modes a lookup "
+	       "queues\n  behind a writer that queues behind a scan; rcu's lookups wait for "
+	       "nothing.");
 	print_head(a, "\ninvariants (checks made / broken)", "invariant");
 	for (unsigned int c = 0; c < C_NR; c++) {
 		printf("\n%-24s", demo_check_names[c]);
@@ -283,7 +314,8 @@ static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 			printf(" %26s", cell);
 		}
 	}
-	printf("\n");
+	printf("\n\n  Reading it: each invariant is checked as the run goes (docs/verification.md);"
+	       "\n  one never checked, or broken once, fails the demo.\n");
 }
 
 static void print_json(const struct demo_args *a, const struct demo_stats *st)

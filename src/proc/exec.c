@@ -236,12 +236,38 @@ static void flush_signal_handlers(struct rp_task *self)
 	rp_unlock_sighand(sh);
 }
 
+/*
+ * Linux's deferred RLIMIT_NPROC failure of set*uid (flag_nproc_exceeded in
+ * ids.c): -EAGAIN while @self's user is still over its limit, else the mark
+ * is forgotten.
+ */
+static int check_nproc_exceeded(struct rp_task *self)
+{
+	struct rp_sighand *sh;
+	rlim_t limit;
+
+	if (!(self->flags & RP_PF_NPROC_EXCEEDED))
+		return 0;
+	sh = rp_lock_task_sighand(self);
+	if (!sh)
+		return -ESRCH;
+	limit = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
+	rp_unlock_sighand(sh);
+	if (uatomic_read(&self->cred->user->processes) > limit)
+		return -EAGAIN;
+	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
+	return 0;
+}
+
 int rp_execve(struct rp_task *self, const char *comm)
 {
 	int ret;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
+	ret = check_nproc_exceeded(self);
+	if (ret)
+		return ret;
 	ret = de_thread(self);
 	if (ret == -ESRCH) {
 		/* As Linux: the exec fails and the thread dies of its pending kill. */

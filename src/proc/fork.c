@@ -159,7 +159,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 {
 	rp_assert_update_held(&self->sys->sync);
 	rp_assert_siglock_held(self);
-	p->flags = RP_PF_FORKNOEXEC;
+	p->flags |= RP_PF_FORKNOEXEC;
 	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 				     self->real_parent : self;
 	p->self_exec_id = self->self_exec_id;
@@ -289,6 +289,9 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 		free_unlinked(p, px, false);
 		return err;
 	}
+	/* Linux's copy_process: the child keeps the mark; the caller is under the limit. */
+	p->flags = self->flags & RP_PF_NPROC_EXCEEDED;
+	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
 	err = attach_child(self, p, flags, rec, px);
 	if (err) {
 		free_unlinked(p, px, true);

@@ -69,29 +69,51 @@ int rp_cap_has(struct rp_task *self, int cap)
 	return cap_valid(cap) ? rp_cred_capable(self->cred, cap) : -EINVAL;
 }
 
+/*
+ * Linux's flag_nproc_exceeded, for a new real user: one already over
+ * @self's RLIMIT_NPROC does not fail the set*uid call (programs do not check
+ * it) but marks @self, and its next exec fails while the user is still
+ * over (rp_execve).  Root's user is exempt.  @self's siglock held (limits).
+ */
+static void flag_nproc_exceeded(struct rp_task *self, const struct rp_cred *new)
+{
+	rp_assert_siglock_held(self);
+	if (new->uid != 0 && uatomic_read(&new->user->processes) >
+			     self->signal->rlim[RLIMIT_NPROC].rlim_cur)
+		CMM_STORE_SHARED(self->flags, self->flags | RP_PF_NPROC_EXCEEDED);
+	else
+		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
+}
+
 /* New credentials for @self: ids and capability sets given; 0 or -ENOMEM. */
 static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 		     uint64_t caps, uint64_t permitted)
 {
 	struct rp_cred *old = self->cred;
 	struct rp_cred *new = rp_cred_alloc(self->sys, uid, euid, suid, caps);
+	bool changed_identity;
 	struct rp_sighand *sh;
 
 	if (!new)
 		return -ENOMEM;
 	new->caps_permitted = permitted;
-	if (new->euid != old->euid || (permitted & ~old->caps_permitted)) {
-		/*
-		 * Changed identity (Linux's commit_creds): no longer dumpable
-		 * (ptrace needs CAP_SYS_PTRACE), and no parent-death signal.
-		 */
+	/*
+	 * Changed identity (Linux's commit_creds): no longer dumpable (ptrace
+	 * needs CAP_SYS_PTRACE, no core is dumped), and no parent-death signal.
+	 */
+	changed_identity = new->euid != old->euid || (permitted & ~old->caps_permitted);
+	if (changed_identity || new->user != old->user) {
 		sh = rp_lock_task_sighand(self);
 		if (sh) {
-			self->signal->dumpable = false;
+			if (changed_identity)
+				self->signal->dumpable = false;
+			if (new->user != old->user)
+				flag_nproc_exceeded(self, new);
 			rp_unlock_sighand(sh);
 		}
-		CMM_STORE_SHARED(self->pdeath_signal, 0);
 	}
+	if (changed_identity)
+		CMM_STORE_SHARED(self->pdeath_signal, 0);
 	rp_commit_creds(self, new);
 	return 0;
 }

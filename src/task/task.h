@@ -207,6 +207,8 @@ struct rp_signal {
 /* rp_task.flags */
 #define RP_PF_EXITING		0x1	/* (s) past the exit point */
 #define RP_PF_FORKNOEXEC	0x2	/* (u) forked, not yet exec'd */
+#define RP_PF_NPROC_EXCEEDED	0x4	/* (t) set*uid into a user over RLIMIT_NPROC:
+					   the next exec checks again */
 
 /* rp_task.jobctl (s) */
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */

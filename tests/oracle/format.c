@@ -175,6 +175,9 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_IOPRIO_GET:
 		put_call2(buf, len, "ioprio_get", s->a, s->b);
 		break;
+	case OP_SETRLIMIT:
+		put(buf, len, "setrlimit(%ld, %ld)", s->a, s->b);
+		break;
 	case OP_GETPID:
 		put(buf, len, "getpid()");
 		break;

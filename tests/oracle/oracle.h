@@ -52,6 +52,7 @@ enum or_op {
 	OP_SETPGID,	/* a: pid, b: pgid */
 	OP_IOPRIO_SET,	/* a: which, b: who, c: ioprio */
 	OP_IOPRIO_GET,	/* a: which, b: who */
+	OP_SETRLIMIT,	/* a: resource, b: the soft and hard limit */
 	OP_GETPID,
 	OP_GETPPID,
 	OP_SIGS,	/* the signals its handlers caught so far, in order */

@@ -163,6 +163,8 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_ioprio_set(self, (int)arg[0], (int)arg[1], (int)arg[2]);
 	case OP_IOPRIO_GET:
 		return rp_ioprio_get(self, (int)arg[0], (int)arg[1]);
+	case OP_SETRLIMIT:
+		return rp_setrlimit(self, (int)arg[0], &(struct rlimit){ (rlim_t)arg[1], (rlim_t)arg[1] });
 	case OP_GETPID:
 		return rp_getpid(self);
 	case OP_GETPPID:

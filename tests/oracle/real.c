@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "oracle.h"
@@ -160,6 +161,9 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_IOPRIO_GET:
 		r->ret = syscall(SYS_ioprio_get, c->a, c->b);
+		break;
+	case OP_SETRLIMIT:
+		r->ret = setrlimit((int)c->a, &(struct rlimit){ (rlim_t)c->b, (rlim_t)c->b });
 		break;
 	case OP_GETPID:
 		r->ret = getpid();

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 #include "rcuproc/proc.h"
@@ -41,6 +42,7 @@
 #define SETPGID(p, pid, pgid)	{ p, OP_SETPGID, pid, pgid, 0 }
 #define IOPRIO_SET(p, which, who, v) { p, OP_IOPRIO_SET, which, who, v }
 #define IOPRIO_GET(p, which, who) { p, OP_IOPRIO_GET, which, who, 0 }
+#define SETRLIMIT(p, res, lim)	{ p, OP_SETRLIMIT, res, lim, 0 }
 #define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
 #define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
 #define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
@@ -302,6 +304,26 @@ static const struct or_step ioprio_zombie[] = {
 	WAIT4(P0, S(P1), 0), IOPRIO_GET(P0, 1, S(P1)),
 	END };
 
+/* A real uid the machine's own processes do not use: RLIMIT_NPROC counts
+ * every process of that user on the kernel side. */
+#define NPROC_UID	30711
+
+/* setresuid into a user already over RLIMIT_NPROC succeeds, but the next
+ * execve fails with EAGAIN while the user is still over it; once under it,
+ * exec succeeds and forgets.  An exec over the limit without a set*uid
+ * into it (P4) succeeds; fork checks on its own (EAGAIN). */
+static const struct or_step nproc_exec[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3), FORK(P0, P4),
+	SETRESUID(P2, NPROC_UID, NPROC_UID, NPROC_UID),
+	SETRESUID(P3, NPROC_UID, NPROC_UID, NPROC_UID),
+	SETRLIMIT(P1, RLIMIT_NPROC, 1), SETRESUID(P1, NPROC_UID, NPROC_UID, NPROC_UID),
+	EXEC(P1), KILL(P0, S(P2), SIGKILL), WAIT4(P0, S(P2), 0), EXEC(P1),
+	KILL(P0, S(P3), SIGKILL), WAIT4(P0, S(P3), 0), EXEC(P1), EXEC(P1),
+	SETRLIMIT(P4, RLIMIT_NPROC, 1), SETRESUID(P4, NPROC_UID, NPROC_UID, NPROC_UID),
+	EXEC(P4), FORK(P1, P5), EXIT(P1, 0), EXIT(P4, 0), WAIT4(P0, S(P1), 0),
+	WAIT4(P0, S(P4), 0),
+	END };
+
 #define SCENARIOS(X)							\
 	X(exit_codes) X(kill_status) X(no_children)			\
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
@@ -312,7 +334,7 @@ static const struct or_step ioprio_zombie[] = {
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
 	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
-	X(ioprio_zombie)
+	X(ioprio_zombie) X(nproc_exec)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

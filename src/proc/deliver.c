@@ -121,10 +121,24 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 }
 
 /*
+ * Would Linux write a core for @sig (do_coredump, with a core_pattern that
+ * names a file)?  Only for a core-dump signal, with a nonzero RLIMIT_CORE,
+ * in a dumpable process (a change of identity or PR_SET_DUMPABLE 0 clears
+ * it).  A process here has no memory image, so the limit is never too
+ * small for it.  @self's siglock held.
+ */
+static bool core_dumped(struct rp_task *self, int sig)
+{
+	rp_assert_siglock_held(self);
+	return rp_sig_kernel_coredump(sig) && self->signal->rlim->rlim[RLIMIT_CORE].rlim_cur &&
+	       self->signal->dumpable;
+}
+
+/*
  * Default actions.  A stop signal stops the whole group (jobctl.c) and the
  * call returns only once the group is continued or killed.  A core-dump
- * signal terminates with its number only: Linux adds WCOREDUMP (0x80) only
- * when a core was actually written, and rcuproc writes none.
+ * signal terminates with its number and, when a core would be written,
+ * WCOREDUMP (0x80), as Linux's do_coredump adds it to the group's code.
  */
 int rp_get_signal(struct rp_task *self, siginfo_t *info)
 {
@@ -189,6 +203,8 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			rp_do_signal_stop(self, sh, sig);
 			continue;
 		}
+		if (core_dumped(self, sig))
+			sig |= 0x80;
 		break;		/* terminate, or core */
 	}
 	rp_unlock_sighand(sh);

@@ -39,6 +39,17 @@ bool rp_sig_kernel_stop(int sig)
 	return sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & RP_SIG_STOP_MASK);
 }
 
+/* Linux's SIG_KERNEL_COREDUMP_MASK. */
+#define COREDUMP_MASK (RP_SIGBIT(SIGQUIT) | RP_SIGBIT(SIGILL) | RP_SIGBIT(SIGTRAP) | \
+		       RP_SIGBIT(SIGABRT) | RP_SIGBIT(SIGFPE) | RP_SIGBIT(SIGSEGV) | \
+		       RP_SIGBIT(SIGBUS) | RP_SIGBIT(SIGSYS) | RP_SIGBIT(SIGXCPU) | \
+		       RP_SIGBIT(SIGXFSZ))
+
+bool rp_sig_kernel_coredump(int sig)
+{
+	return sig < RP_SIGRTMIN && (RP_SIGBIT(sig) & COREDUMP_MASK);
+}
+
 bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig)
 {
 	return ka->handler == SIG_IGN ||
@@ -163,11 +174,6 @@ static bool wants_signal(const struct rp_task *t, int sig)
 	return sig == SIGKILL || !(t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_STOPPED));
 }
 
-/* Linux's SIG_KERNEL_COREDUMP_MASK: their default action dumps a core. */
-#define COREDUMP_MASK (RP_SIGBIT(SIGQUIT) | RP_SIGBIT(SIGILL) | RP_SIGBIT(SIGTRAP) | \
-		       RP_SIGBIT(SIGABRT) | RP_SIGBIT(SIGFPE) | RP_SIGBIT(SIGSEGV) | \
-		       RP_SIGBIT(SIGBUS) | RP_SIGBIT(SIGSYS) | RP_SIGBIT(SIGXCPU) | \
-		       RP_SIGBIT(SIGXFSZ))
 
 /* Does @sig, unhandled, kill the process? */
 static bool sig_fatal(const struct rp_task *t, int sig)
@@ -235,7 +241,7 @@ static void complete_signal(struct rp_task *p, int sig, bool group)
 		t = pick_thread(p, sig);
 	if (!t)
 		return;		/* blocked everywhere: it waits, pending */
-	if (sig_fatal(p, sig) && !(RP_SIGBIT(sig) & COREDUMP_MASK) &&
+	if (sig_fatal(p, sig) && !rp_sig_kernel_coredump(sig) &&
 	    (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)))
 		start_group_exit(p, sig);
 	else

@@ -18,6 +18,8 @@ uint64_t rp_sigset_bits(const sigset_t *set);
 void rp_sigset_set_bits(sigset_t *set, uint64_t bits);
 /* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: default action stop. */
 bool rp_sig_kernel_stop(int sig);
+/* SIGQUIT, SIGILL, SIGSEGV, ...: default action core dump. */
+bool rp_sig_kernel_coredump(int sig);
 /* SIG_IGN, or SIG_DFL whose default action is to ignore. */
 bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig);
 

@@ -51,6 +51,8 @@ static int create_init(struct rp_system *sys)
 	t->pid->users++;
 	rp_pgrp_init_leader(t->signal, t->pid, px);
 	rlim->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
+	/* As Linux's init: no core files unless a process raises the limit. */
+	rlim->rlim[RLIMIT_CORE] = (struct rlimit){ 0, RLIM_INFINITY };
 	t->signal->nr_threads = t->signal->live = 1;
 	cds_list_add_tail_rcu(&t->thread_node, &t->signal->thread_head);
 	cds_list_add_tail_rcu(&t->tasks, &sys->tasks);

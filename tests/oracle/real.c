@@ -18,6 +18,7 @@
  * processed, or gone (reaped).  Timing never enters an answer: every wait is
  * for a state, bounded only to turn a hang into a reported failure.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -49,6 +50,7 @@ struct real_run {
 	bool failed;			/* a wait timed out */
 	int fork_err[OR_MAX_PROCS];	/* why a name has no process */
 	struct or_pidmap map;
+	char dir[32];			/* the puppets' working directory (cores) */
 };
 
 /* ---- the puppet (each one is a process of its own: plain globals) ---- */
@@ -337,7 +339,7 @@ static __attribute__((noreturn)) void puppet_start(struct real_run *run, pid_t d
 			signal(sig, SIG_DFL);	/* fails harmlessly for glibc's 32, 33 */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
-	if (getppid() != driver)
+	if (getppid() != driver || chdir(run->dir))
 		_exit(0);	/* the driver died before the line above */
 	prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 	puppet_loop(run, P0);
@@ -521,6 +523,10 @@ static int real_setup(struct real_run *run)
 		if (pipe(run->cmd[i]) || pipe(run->rep[i]))
 			return -1;
 	run->map.ext = driver;
+	/* A core_pattern naming a file writes a puppet's core here. */
+	snprintf(run->dir, sizeof(run->dir), "/tmp/rp-oracle-XXXXXX");
+	if (!mkdtemp(run->dir))
+		return -1;
 	/* Orphans of killed puppets come back to us to be reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 	signal(SIGPIPE, SIG_IGN);
@@ -535,6 +541,21 @@ static int real_setup(struct real_run *run)
 		close_fd(&run->rep[i][1]);
 	}
 	return 0;
+}
+
+/* Remove the puppets' working directory and the cores in it. */
+static void remove_dir(struct real_run *run)
+{
+	DIR *d = run->dir[0] ? opendir(run->dir) : NULL;
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(run->dir);
 }
 
 /* Kill every puppet and reap them all, with their orphans. */
@@ -554,12 +575,15 @@ static void real_teardown(struct real_run *run)
 	while (now_ms() < end) {
 		pid_t r = waitpid(-1, NULL, __WALL | WNOHANG);
 
-		if (r < 0 && errno == ECHILD)
+		if (r < 0 && errno == ECHILD) {
+			remove_dir(run);
 			return;
+		}
 		if (r == 0)
 			sleep_ms(1);
 	}
 	run->failed = true;
+	remove_dir(run);
 }
 
 int or_run_linux(const struct or_scenario *sc, struct or_results *res)

@@ -130,7 +130,7 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 static bool core_dumped(struct rp_task *self, int sig)
 {
 	rp_assert_siglock_held(self);
-	return rp_sig_kernel_coredump(sig) && self->signal->rlim->rlim[RLIMIT_CORE].rlim_cur &&
+	return rp_sig_kernel_coredump(sig) && rp_task_rlimit(self, RLIMIT_CORE)->rlim_cur &&
 	       self->signal->dumpable;
 }
 

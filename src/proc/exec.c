@@ -251,7 +251,7 @@ static int check_nproc_exceeded(struct rp_task *self)
 	sh = rp_lock_task_sighand(self);
 	if (!sh)
 		return -ESRCH;
-	limit = self->signal->rlim[RLIMIT_NPROC].rlim_cur;
+	limit = rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur;
 	rp_unlock_sighand(sh);
 	if (uatomic_read(&self->cred->user->processes) > limit)
 		return -EAGAIN;

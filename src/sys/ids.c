@@ -79,7 +79,7 @@ static void flag_nproc_exceeded(struct rp_task *self, const struct rp_cred *new)
 {
 	rp_assert_siglock_held(self);
 	if (new->uid != 0 && uatomic_read(&new->user->processes) >
-			     self->signal->rlim[RLIMIT_NPROC].rlim_cur)
+			     rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur)
 		CMM_STORE_SHARED(self->flags, self->flags | RP_PF_NPROC_EXCEEDED);
 	else
 		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);

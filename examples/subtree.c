@@ -8,21 +8,15 @@
  *
  *	cc -o subtree subtree.c $(pkg-config --cflags --libs rcuproc)
  *
- * Exits 0 when every answer is Linux's, 1 otherwise (with a message).
+ * Exits 0 when every answer is Linux's, 1 otherwise (with a message);
+ * example.h holds the set-up and teardown every example shares.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <rcuproc/rcuproc.h>
-
-static int fail(const char *what, long got)
-{
-	fprintf(stderr, "subtree: %s (got %ld)\n", what, got);
-	return 1;
-}
+#include "example.h"
 
 /* Reap @pid as @parent; it must have exited with @code. */
 static int reap(struct rp_task *parent, pid_t pid, int code)
@@ -31,9 +25,9 @@ static int reap(struct rp_task *parent, pid_t pid, int code)
 	pid_t got = rp_wait4(parent, pid, &status, 0, NULL);
 
 	if (got != pid)
-		return fail("wait4 of the expected child", got);
+		return example_fail("subtree", "wait4 of the expected child", got);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != code)
-		return fail("the child's exit status", status);
+		return example_fail("subtree", "the child's exit status", status);
 	return 0;
 }
 
@@ -46,25 +40,25 @@ static int run(struct rp_task *init)
 
 	box_pid = rp_fork(init, &box);
 	if (box_pid < 0)
-		return fail("fork of the container init", box_pid);
+		return example_fail("subtree", "fork of the container init", box_pid);
 	if (rp_prctl(box, PR_SET_CHILD_SUBREAPER, 1) != 0)
 		goto out;
 	middle_pid = rp_fork(box, &middle);
 	leaf_pid = middle_pid < 0 ? middle_pid : rp_fork(middle, &leaf);
 	if (leaf_pid < 0) {
-		err = fail("fork in the subtree", leaf_pid);
+		err = example_fail("subtree", "fork in the subtree", leaf_pid);
 		goto out;
 	}
 	rp_exit_group(middle, 3);
 	if (rp_getppid(leaf) != box_pid) {
-		err = fail("the orphan's parent is the subreaper", rp_getppid(leaf));
+		err = example_fail("subtree", "the orphan's parent is the subreaper", rp_getppid(leaf));
 		goto out;
 	}
 	rp_exit_group(leaf, 4);
 	if (reap(box, middle_pid, 3) || reap(box, leaf_pid, 4))
 		goto out;
 	if (rp_wait4(init, -1, NULL, WNOHANG, NULL) != 0) {
-		err = fail("the system's init sees nothing of the subtree", 0);
+		err = example_fail("subtree", "the system's init sees nothing of the subtree", 0);
 		goto out;
 	}
 	rp_exit_group(box, 0);
@@ -83,22 +77,13 @@ out:
 
 int main(void)
 {
-	struct rp_system_opts opts;
 	struct rp_system *sys;
-	struct rp_task *init;
+	struct rp_task *init = example_start(&sys);
 	int err;
 
-	memset(&opts, 0, sizeof(opts));
-	opts.mode = RP_SYNC_RCU;
-	opts.size = sizeof(opts);
-	rp_thread_register();
-	err = rp_system_create(&opts, &sys);
-	if (err)
-		return fail("rp_system_create", err);
-	init = rp_system_init(sys);
+	if (!init)
+		return 1;
 	err = run(init);
-	rp_task_put(init);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
+	example_stop(sys, init);
 	return err;
 }

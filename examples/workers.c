@@ -7,22 +7,17 @@
  *
  *	cc -o workers workers.c $(pkg-config --cflags --libs rcuproc)
  *
- * Exits 0 when every answer is Linux's, 1 otherwise (with a message).
+ * Exits 0 when every answer is Linux's, 1 otherwise (with a message);
+ * example.h holds the set-up and teardown every example shares.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <rcuproc/rcuproc.h>
+#include "example.h"
 
 #define WORKERS 4
-
-static int fail(const char *what, long got)
-{
-	fprintf(stderr, "workers: %s (got %ld)\n", what, got);
-	return 1;
-}
 
 /* Fork the workers into one new group, led by the first; their pids to @pids. */
 static int start_workers(struct rp_task *init, struct rp_task *workers[], pid_t pids[])
@@ -30,9 +25,9 @@ static int start_workers(struct rp_task *init, struct rp_task *workers[], pid_t 
 	for (int i = 0; i < WORKERS; i++) {
 		pids[i] = rp_fork(init, &workers[i]);
 		if (pids[i] < 0)
-			return fail("fork", pids[i]);
+			return example_fail("workers", "fork", pids[i]);
 		if (rp_setpgid(init, pids[i], pids[0]) != 0)
-			return fail("setpgid", pids[i]);
+			return example_fail("workers", "setpgid", pids[i]);
 	}
 	return 0;
 }
@@ -55,35 +50,28 @@ static int reap_workers(struct rp_task *init, int sig)
 		pid_t pid = rp_wait4(init, -1, &status, 0, NULL);
 
 		if (pid < 0)
-			return fail("wait4", pid);
+			return example_fail("workers", "wait4", pid);
 		if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
-			return fail("a worker's status", status);
+			return example_fail("workers", "a worker's status", status);
 	}
 	if (rp_wait4(init, -1, NULL, WNOHANG, NULL) != -ECHILD)
-		return fail("ECHILD after the last worker", 0);
+		return example_fail("workers", "ECHILD after the last worker", 0);
 	return 0;
 }
 
 int main(void)
 {
-	struct rp_system_opts opts;
 	struct rp_task *workers[WORKERS] = { NULL };
 	pid_t pids[WORKERS];
 	struct rp_system *sys;
-	struct rp_task *init;
+	struct rp_task *init = example_start(&sys);
 	int err;
 
-	memset(&opts, 0, sizeof(opts));
-	opts.mode = RP_SYNC_RCU;
-	opts.size = sizeof(opts);
-	rp_thread_register();
-	err = rp_system_create(&opts, &sys);
-	if (err)
-		return fail("rp_system_create", err);
-	init = rp_system_init(sys);
+	if (!init)
+		return 1;
 	err = start_workers(init, workers, pids);
 	if (!err && (err = rp_killpg(init, pids[0], SIGTERM)) != 0)
-		err = fail("killpg", err);
+		err = example_fail("workers", "killpg", err);
 	if (!err) {
 		run_workers(workers);
 		err = reap_workers(init, SIGTERM);
@@ -91,9 +79,7 @@ int main(void)
 	for (int i = 0; i < WORKERS; i++)
 		if (workers[i])
 			rp_task_put(workers[i]);
-	rp_task_put(init);
-	rp_system_destroy(sys);
-	rp_thread_unregister();
+	example_stop(sys, init);
 	if (!err)
 		printf("workers: %d workers killed by group and reaped, library %s\n",
 		       WORKERS, rp_version());

@@ -408,6 +408,20 @@ static void batch_add(struct rp_deferred *d)
 #define SECTION_END_WAITS true
 #endif
 
+/*
+ * Under QSBR the bound is soft: one registered thread that is online and
+ * idle (a caller waiting in pthread_join, say) stops every grace period, so
+ * a writer waiting at the bound would wait for ever, and the whole process
+ * with it.  There a batch past the bound is queued anyway: the backlog
+ * grows and backlog_check warns, as docs/sync.md says.  Under memb grace
+ * periods end whatever the other threads do, and the bound holds.
+ */
+#ifdef RP_RCU_QSBR
+#define BOUND_WAITS false
+#else
+#define BOUND_WAITS true
+#endif
+
 void rp_deferred_hand_over(void)
 {
 	unsigned long n = rp_defer_batch.n;
@@ -416,8 +430,12 @@ void rp_deferred_hand_over(void)
 		batch_release(batch_take());
 		return;
 	}
-	if (backlog_reserve(n))
+	if (backlog_reserve(n)) {
 		batch_queue(batch_take(), n);
+	} else if (!BOUND_WAITS) {
+		uatomic_add(&deferred_pending, n);
+		batch_queue(batch_take(), n);
+	}
 }
 
 void rp_deferred_flush(void)

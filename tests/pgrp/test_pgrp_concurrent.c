@@ -406,17 +406,24 @@ static struct rp_task *make_sender(void)
 	return s;
 }
 
-/* Let a round run for @seconds, or until the process or send table is full. */
+/*
+ * Let a round run for @seconds, or until the process or send table is full.
+ * The calling thread is registered but calls nothing meanwhile: under QSBR
+ * it must be offline, or no grace period ends and the workers' deferred
+ * frees wait at the backlog bound for ever (docs/using.md).
+ */
 static void stop_and_join(pthread_t *th, unsigned int n, double seconds)
 {
 	double end = now_seconds() + seconds;
 
+	rp_thread_offline();
 	while (now_seconds() < end && uatomic_read(&nprocs) < MAX_PROCS - 64 &&
 	       uatomic_read(&nsends) < MAX_SENDS)
 		sleep_seconds(0.01);
 	uatomic_set(&stop, 1);
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	rp_thread_online();
 }
 
 /*

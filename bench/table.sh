@@ -20,7 +20,7 @@ function dur(ns) {
 	if (ns >= 1e3) return sprintf("%.1f us", ns / 1e3)
 	return sprintf("%d ns", ns)
 }
-get($0, "type") == "environment" { next }
+get($0, "type") != "result" { next }
 {
 	mode = get($0, "mode")
 	if (get($0, "flavour") == "qsbr") {

@@ -259,6 +259,40 @@ Test(ps, lists_the_table)
 	free(out);
 }
 
+/* `rcuproc @args | jq -s @filter`, the records in one array, is true. */
+static void expect_jq(const char *args, const char *filter)
+{
+	char *out;
+	char redirect[512];
+	int rc;
+
+	snprintf(redirect, sizeof(redirect), "2>/dev/null | jq -e -s '%s'", filter);
+	rc = run_redirected(args, redirect, &out);
+	cr_expect_eq(rc, 0, "rcuproc %s | jq -s '%s': %d\n%s", args, filter, rc, out);
+	free(out);
+}
+
+#define ALL_TYPED "length > 0 and all(.[]; (keys_unsorted | .[0]) == \"type\")"
+
+/* Every subcommand's JSON goes through one writer: each record opens with its type. */
+Test(cli, json_records_typed)
+{
+	expect_jq("bench --quick --json --workload kill0 --mode rcu", ALL_TYPED);
+	expect_jq("demo --seconds 0.1 --mode rcu --procs 50 --no-plot --json", ALL_TYPED);
+	expect_jq("ps --procs 5 --json", ALL_TYPED);
+	expect_jq("selfcheck --check seqcount --mode rcu --seconds 0.1 --json", ALL_TYPED);
+	expect_jq("torture --seconds 0.2 --threads 2 --procs 8 --json", ALL_TYPED);
+}
+
+/* A target's goal and measure are numbers, its comparison apart. */
+Test(bench, targets_json_numbers)
+{
+	expect_jq("bench --quick --json --workload targets",
+		  "map(select(.type == \"target\")) | length > 0 and all(.[]; "
+		  "(.goal | type) == \"number\" and (.comparison == \"<=\" or "
+		  ".comparison == \">=\") and (.measured | type) == \"number\")");
+}
+
 static const char *const subcommands[] = {
 	"selfcheck", "torture", "replay", "bench", "demo", "ps",
 };

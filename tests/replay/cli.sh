@@ -132,7 +132,8 @@ import json, sys
 rows = [json.loads(l) for l in sys.stdin]
 assert [r.get("outcome") for r in rows[:3]] == ["matched", "mismatch", "unreadable"], rows
 assert rows[1]["mismatches"] == 1 and rows[1]["lines"][0].startswith("MISMATCH "), rows[1]
-assert rows[3]["total"]["recordings"] == 3 and rows[3]["total"]["mismatches"] == 1, rows[3]
+assert rows[3]["type"] == "total", rows[3]
+assert rows[3]["recordings"] == 3 and rows[3]["mismatches"] == 1, rows[3]
 ' <<< "$json"; then
 	echo "FAIL: replay --json:"
 	echo "$json"

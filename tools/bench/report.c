@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 #include <rcuproc/version.h>
 #include "build_info.h"
+#include "common/json.h"
 #include "report.h"
 
 static unsigned int online_cpus(void)
@@ -78,13 +80,22 @@ void bench_report_environment(bool json)
 			"library users install; build it with 'meson setup' (release, the "
 			"default) to measure\n");
 	if (json) {
-		printf("{\"type\":\"environment\",\"version\":\"%s\",\"commit\":\"%s\","
-		       "\"buildtype\":\"%s\",\"debug_checks\":%s,\"flavour\":\"%s\","
-		       "\"kernel\":\"%s\",\"cpu_model\":\"%s\",\"cpus_online\":%u,"
-		       "\"loadavg\":[%.2f,%.2f,%.2f]}\n",
-		       rp_version(), RP_BUILD_COMMIT, RP_BUILD_TYPE,
-		       debug_build() ? "true" : "false", rp_rcu_flavour(), u.release, model,
-		       online_cpus(), load[0], load[1], load[2]);
+		struct json j;
+
+		json_record(&j, stdout, "environment");
+		json_string(&j, "version", rp_version());
+		json_string(&j, "commit", RP_BUILD_COMMIT);
+		json_string(&j, "buildtype", RP_BUILD_TYPE);
+		json_bool(&j, "debug_checks", debug_build());
+		json_string(&j, "flavour", rp_rcu_flavour());
+		json_string(&j, "kernel", u.release);
+		json_string(&j, "cpu_model", model);
+		json_uint(&j, "cpus_online", online_cpus());
+		json_array(&j, "loadavg");
+		for (int i = 0; i < 3; i++)
+			json_real(&j, NULL, load[i] < 0 ? NAN : load[i], 2);
+		json_end(&j);
+		json_record_end(&j);
 		return;
 	}
 	printf("rcuproc bench %s (commit %s), %s build, debug checks %s, RCU flavour %s\n"
@@ -119,13 +130,13 @@ static void print_row(const struct bench_result *res, unsigned int k)
 	       res->backlog_max, res->setup_seconds, res->maxrss_kb / 1024);
 }
 
-/* The percentiles JSON reports: "pNN_ns" keys, then max_ns. */
+/* The percentiles JSON reports, then max_ns. */
 static const struct {
 	const char *key;
 	double q;
 } json_percentiles[] = {
-	{ "p10", 0.10 }, { "p25", 0.25 }, { "p50", 0.50 }, { "p75", 0.75 }, { "p90", 0.90 },
-	{ "p99", 0.99 }, { "p999", 0.999 }, { "p9999", 0.9999 },
+	{ "p10_ns", 0.10 }, { "p25_ns", 0.25 }, { "p50_ns", 0.50 }, { "p75_ns", 0.75 },
+	{ "p90_ns", 0.90 }, { "p99_ns", 0.99 }, { "p999_ns", 0.999 }, { "p9999_ns", 0.9999 },
 };
 
 static void print_json(const struct bench_result *res, unsigned int k)
@@ -133,20 +144,29 @@ static void print_json(const struct bench_result *res, unsigned int k)
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
 
-	printf("{\"mode\":\"%s\",\"flavour\":\"%s\",\"workload\":\"%s\",\"threads\":%u,"
-	       "\"oversubscribed\":%s,\"size\":%lu,\"kind\":\"%s\",\"ops\":%llu,"
-	       "\"seconds\":%.4f,\"ops_per_sec\":%.1f,\"samples\":%llu,",
-	       rp_sync_mode_name(c->mode), rp_rcu_flavour(), c->w->name, c->threads,
-	       c->threads > online_cpus() ? "true" : "false", c->size, c->w->kinds[k],
-	       (unsigned long long)res->kinds[k].ops, res->seconds, bench_result_rate(res, k),
-	       (unsigned long long)h->count);
+	struct json j;
+
+	json_record(&j, stdout, "result");
+	json_string(&j, "mode", rp_sync_mode_name(c->mode));
+	json_string(&j, "flavour", rp_rcu_flavour());
+	json_string(&j, "workload", c->w->name);
+	json_uint(&j, "threads", c->threads);
+	json_bool(&j, "oversubscribed", c->threads > online_cpus());
+	json_uint(&j, "size", c->size);
+	json_string(&j, "kind", c->w->kinds[k]);
+	json_uint(&j, "ops", res->kinds[k].ops);
+	json_real(&j, "seconds", res->seconds, 4);
+	json_real(&j, "ops_per_sec", bench_result_rate(res, k), 1);
+	json_uint(&j, "samples", h->count);
 	for (size_t i = 0; i < sizeof(json_percentiles) / sizeof(json_percentiles[0]); i++)
-		printf("\"%s_ns\":%llu,", json_percentiles[i].key,
-		       (unsigned long long)hist_percentile(h, json_percentiles[i].q));
-	printf("\"max_ns\":%llu,\"bytes_per_process\":%.1f,\"backlog_max\":%lu,"
-	       "\"backlog_end\":%lu,\"setup_seconds\":%.3f,\"maxrss_kb\":%ld}\n",
-	       (unsigned long long)h->max, res->bytes_per_process, res->backlog_max,
-	       res->backlog_end, res->setup_seconds, res->maxrss_kb);
+		json_uint(&j, json_percentiles[i].key, hist_percentile(h, json_percentiles[i].q));
+	json_uint(&j, "max_ns", h->max);
+	json_real(&j, "bytes_per_process", res->bytes_per_process, 1);
+	json_uint(&j, "backlog_max", res->backlog_max);
+	json_uint(&j, "backlog_end", res->backlog_end);
+	json_real(&j, "setup_seconds", res->setup_seconds, 3);
+	json_int(&j, "maxrss_kb", res->maxrss_kb);
+	json_record_end(&j);
 }
 
 void bench_report_result(const struct bench_result *res, bool json)

@@ -5,9 +5,11 @@
  * every mode, against its goal.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/json.h"
 #include "report.h"
 #include "targets.h"
 #include "workloads.h"
@@ -335,14 +337,23 @@ static void print_row(const struct target_env *env, const struct target_row *r)
 	bool met = r->t->at_most ? r->measured <= r->goal : r->measured >= r->goal;
 	const char *verdict = r->measured < 0 ? "error" : met ? "met" : "short";
 
-	if (env->json)
-		printf("{\"target\":\"%s\",\"flavour\":\"%s\",\"goal\":\"%s %.2f\","
-		       "\"measured\":%.3f,\"result\":\"%s\",\"note\":\"%s\"}\n",
-		       r->t->what, rp_rcu_flavour(), r->t->at_most ? "<=" : ">=", r->goal,
-		       r->measured, verdict, r->note);
-	else
+	if (env->json) {
+		struct json j;
+
+		json_record(&j, stdout, "target");
+		json_string(&j, "target", r->t->what);
+		json_string(&j, "flavour", rp_rcu_flavour());
+		/* The goal is met by a measured value on its side: "<=" or ">=". */
+		json_string(&j, "comparison", r->t->at_most ? "<=" : ">=");
+		json_real(&j, "goal", r->goal, 2);
+		json_real(&j, "measured", r->measured < 0 ? NAN : r->measured, 3);
+		json_string(&j, "result", verdict);
+		json_string(&j, "note", r->note);
+		json_record_end(&j);
+	} else {
 		printf("%-40s %2s %9.2f %10.2f  %-5s  %s\n", r->t->what,
 		       r->t->at_most ? "<=" : ">=", r->goal, r->measured, verdict, r->note);
+	}
 }
 
 static int measure_all(const struct target_env *env, const struct target *ts, size_t n,

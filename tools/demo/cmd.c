@@ -9,6 +9,7 @@
 #include "../bench/bench.h"
 #include "common/progress.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "demo.h"
 
 const char *const demo_kind_names[K_NR] = {
@@ -320,24 +321,31 @@ static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 
 static void print_json(const struct demo_args *a, const struct demo_stats *st)
 {
+	struct json j;
+
 	for (unsigned int m = 0; m < a->nr_modes; m++) {
 		const char *mode = rp_sync_mode_name(a->modes[m]);
 
 		for (unsigned int k = 0; k < K_NR; k++) {
 			const struct hist *h = &st[m].hist[k];
 
-			printf("{\"mode\":\"%s\",\"kind\":\"%s\",\"ops_per_sec\":%.1f,"
-			       "\"p50_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu}\n", mode,
-			       demo_kind_names[k], st[m].ops[k] / a->seconds,
-			       (unsigned long long)hist_percentile(h, 0.5),
-			       (unsigned long long)hist_percentile(h, 0.99),
-			       (unsigned long long)hist_percentile(h, 0.999));
+			json_record(&j, stdout, "throughput");
+			json_string(&j, "mode", mode);
+			json_string(&j, "kind", demo_kind_names[k]);
+			json_real(&j, "ops_per_sec", st[m].ops[k] / a->seconds, 1);
+			json_uint(&j, "p50_ns", hist_percentile(h, 0.5));
+			json_uint(&j, "p99_ns", hist_percentile(h, 0.99));
+			json_uint(&j, "p999_ns", hist_percentile(h, 0.999));
+			json_record_end(&j);
 		}
-		for (unsigned int c = 0; c < C_NR; c++)
-			printf("{\"mode\":\"%s\",\"invariant\":\"%s\",\"checked\":%llu,"
-			       "\"violations\":%llu}\n", mode, demo_check_names[c],
-			       (unsigned long long)st[m].checked[c],
-			       (unsigned long long)st[m].violations[c]);
+		for (unsigned int c = 0; c < C_NR; c++) {
+			json_record(&j, stdout, "invariant");
+			json_string(&j, "mode", mode);
+			json_string(&j, "invariant", demo_check_names[c]);
+			json_uint(&j, "checked", st[m].checked[c]);
+			json_uint(&j, "violations", st[m].violations[c]);
+			json_record_end(&j);
+		}
 	}
 }
 

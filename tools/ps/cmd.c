@@ -8,6 +8,7 @@
 #include <string.h>
 #include <rcuproc/rcuproc.h>
 #include "common/cli.h"
+#include "common/json.h"
 #include "scene.h"
 
 static const char about[] =
@@ -41,13 +42,23 @@ static void print_entry(const struct rp_ps_entry *e, bool json)
 	char stat[8];
 
 	rp_ps_stat(e, stat);
-	if (json)
-		printf("{\"pid\":%d,\"ppid\":%d,\"pgid\":%d,\"sid\":%d,\"stat\":\"%s\","
-		       "\"ni\":%d,\"threads\":%u,\"comm\":\"%s\"}\n", e->pid, e->ppid,
-		       e->pgid, e->sid, stat, e->nice, e->nr_threads, e->comm);
-	else
+	if (json) {
+		struct json j;
+
+		json_record(&j, stdout, "process");
+		json_int(&j, "pid", e->pid);
+		json_int(&j, "ppid", e->ppid);
+		json_int(&j, "pgid", e->pgid);
+		json_int(&j, "sid", e->sid);
+		json_string(&j, "stat", stat);
+		json_int(&j, "ni", e->nice);
+		json_uint(&j, "threads", e->nr_threads);
+		json_string(&j, "comm", e->comm);
+		json_record_end(&j);
+	} else {
 		printf("%7d %7d %7d %7d %-4s %3d %s\n", e->pid, e->ppid, e->pgid, e->sid,
 		       stat, e->nice, e->comm);
+	}
 }
 
 static int by_pid(const void *a, const void *b)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "common/cli.h"
+#include "common/json.h"
 #include "replay.h"
 
 static const char about[] =
@@ -67,21 +68,12 @@ static FILE *open_recording(const char *file)
 	return in;
 }
 
-/* @s as a JSON string: the report's text is printable already (quoted). */
-static void json_string(const char *s, size_t len)
+static void print_counts(struct json *j, const struct replay_counts *c)
 {
-	putchar('"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	json_int(j, "tasks", c->tasks);
+	json_int(j, "replayed", c->replayed);
+	json_int(j, "skipped", c->skipped);
+	json_int(j, "mismatches", c->mismatches);
 }
 
 static const char *const outcome[] = { "matched", "mismatch", "unreadable" };
@@ -92,27 +84,24 @@ static void print_json(const char *file, int status, const struct replay_counts 
 		       const char *report, size_t len)
 {
 	const char *line = report, *end = report + len;
-	bool first = true;
+	struct json j;
 
-	printf("{\"file\":");
-	json_string(file, strlen(file));
-	printf(",\"outcome\":\"%s\",\"tasks\":%ld,\"replayed\":%ld,\"skipped\":%ld,"
-	       "\"mismatches\":%ld,\"lines\":[", outcome[status], c->tasks, c->replayed,
-	       c->skipped, c->mismatches);
+	json_record(&j, stdout, "recording");
+	json_string(&j, "file", file);
+	json_string(&j, "outcome", outcome[status]);
+	print_counts(&j, c);
+	json_array(&j, "lines");
 	while (line < end) {
 		const char *nl = memchr(line, '\n', end - line);
 		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 
 		/* The summary line is the counts above. */
-		if (strncmp(line, "replay ", 7)) {
-			if (!first)
-				putchar(',');
-			json_string(line, n);
-			first = false;
-		}
+		if (strncmp(line, "replay ", 7))
+			json_string_len(&j, NULL, line, n);
 		line += n + 1;
 	}
-	printf("]}\n");
+	json_end(&j);
+	json_record_end(&j);
 }
 
 /* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
@@ -157,10 +146,14 @@ static void print_total(const struct replay_total *t, bool json)
 	const struct replay_counts *c = &t->counts;
 
 	if (json) {
-		printf("{\"total\":{\"recordings\":%d,\"matched\":%d,\"unreadable\":%d,"
-		       "\"tasks\":%ld,\"replayed\":%ld,\"skipped\":%ld,\"mismatches\":%ld}}\n",
-		       t->recordings, t->matched, t->unreadable, c->tasks, c->replayed, c->skipped,
-		       c->mismatches);
+		struct json j;
+
+		json_record(&j, stdout, "total");
+		json_int(&j, "recordings", t->recordings);
+		json_int(&j, "matched", t->matched);
+		json_int(&j, "unreadable", t->unreadable);
+		print_counts(&j, c);
+		json_record_end(&j);
 		return;
 	}
 	printf("total: %d recordings (%d matched, %d unreadable), %ld tasks, %ld calls "

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "verify/selfcheck.h"
 #include "common/cli.h"
+#include "common/json.h"
 
 static const char about[] =
 	"Runs reader threads against an updater for each check of the RCU list\n"
@@ -53,13 +54,21 @@ static void print_result(const struct selfcheck_args *a, int check, int mode,
 	const char *mode_name = rp_check_uses_mode(check) ? rp_sync_mode_name(mode) : "-";
 
 	if (a->json) {
-		printf("{\"check\":\"%s\",\"mode\":\"%s\",\"seconds\":%.3f,\"walks\":%llu,"
-		       "\"updates\":%llu,\"restarts\":%llu,\"violations\":%llu,"
-		       "\"leaked\":%llu,\"result\":\"%s\"}\n",
-		       rp_check_name(check), mode_name, r->seconds,
-		       (unsigned long long)r->walks, (unsigned long long)r->updates,
-		       (unsigned long long)r->restarts, (unsigned long long)r->report.violations,
-		       (unsigned long long)r->leaked, verdict);
+		struct json j;
+
+		json_record(&j, stdout, "check");
+		json_string(&j, "check", rp_check_name(check));
+		json_string(&j, "mode", mode_name);
+		json_real(&j, "seconds", r->seconds, 3);
+		json_uint(&j, "walks", r->walks);
+		json_uint(&j, "updates", r->updates);
+		json_uint(&j, "restarts", r->restarts);
+		json_uint(&j, "violations", r->report.violations);
+		json_uint(&j, "leaked", r->leaked);
+		json_string(&j, "result", verdict);
+		if (r->report.violations)
+			json_string(&j, "first_violation", r->report.first[0]);
+		json_record_end(&j);
 	} else {
 		printf("%-16s %-8s %12llu %10llu %10llu %10llu %6llu  %s\n",
 		       rp_check_name(check), mode_name, (unsigned long long)r->walks,

@@ -10,6 +10,7 @@
 #include <urcu/uatomic.h>
 #include "debug/fault.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/progress.h"
 #include "torture.h"
 
@@ -443,36 +444,32 @@ static unsigned long total_violations(const struct violation_report *r)
 	return n;
 }
 
-static void print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if (*s == '\n')
-			printf("\\n");
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void summary_json(struct run *run, const uint64_t *ops)
 {
-	printf("{\"seed\": %lu, \"mode\": \"%s\", \"threads\": %u, \"procs\": %u, "
-	       "\"backlog_max\": %lu, \"alloc_failures\": %lu, \"ops\": {",
-	       (unsigned long)run->cfg.seed, rp_sync_mode_name(run->cfg.mode), run->cfg.threads,
-	       run->cfg.procs, run->backlog_max, rp_debug_alloc_failures());
+	struct json j;
+
+	json_record(&j, stdout, "summary");
+	json_uint(&j, "seed", run->cfg.seed);
+	json_string(&j, "mode", rp_sync_mode_name(run->cfg.mode));
+	json_uint(&j, "threads", run->cfg.threads);
+	json_uint(&j, "procs", run->cfg.procs);
+	json_uint(&j, "backlog_max", run->backlog_max);
+	json_uint(&j, "alloc_failures", rp_debug_alloc_failures());
+	json_object(&j, "ops");
 	for (int k = 0; k < OP_NR; k++)
-		printf("%s\"%s\": %lu", k ? ", " : "", tt_op_names[k], (unsigned long)ops[k]);
-	printf("}, \"violations\": {");
+		json_uint(&j, tt_op_names[k], ops[k]);
+	json_end(&j);
+	/* An array: the invariants' names are text, not keys. */
+	json_array(&j, "violations");
 	for (int i = 0; i < 8; i++) {
-		printf("%s\"%s\": {\"count\": %lu, \"first\": ", i ? ", " : "", inv_names[i],
-		       run->report.count[i]);
-		print_json_string(run->report.first[i]);
-		printf("}");
+		json_object(&j, NULL);
+		json_string(&j, "invariant", inv_names[i]);
+		json_uint(&j, "count", run->report.count[i]);
+		json_string(&j, "first", run->report.first[i]);
+		json_end(&j);
 	}
-	printf("}}\n");
+	json_end(&j);
+	json_record_end(&j);
 }
 
 static void summary_text(struct run *run, const uint64_t *ops)

@@ -6,6 +6,8 @@
  * number the same way (tools/common/cli.c).
  * RCUPROC names the built command (tests/bench/meson.build sets it).
  */
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +293,140 @@ Test(bench, targets_json_numbers)
 		  "map(select(.type == \"target\")) | length > 0 and all(.[]; "
 		  "(.goal | type) == \"number\" and (.comparison == \"<=\" or "
 		  ".comparison == \">=\") and (.measured | type) == \"number\")");
+}
+
+Test(bench, list)
+{
+	char *out = run_ok("bench --list");
+
+	cr_expect(strncmp(out, "  kill0 ", 8) == 0, "%s", out);
+	cr_expect(strstr(out, "\n  timer_gettime ") != NULL, "%s", out);
+	cr_expect(strstr(out, "rcuproc bench") == NULL, "measured instead of listing:\n%s", out);
+	free(out);
+}
+
+#define FORMAT_RUN "bench --quick --workload kill0,getpgid --mode rcu,none --repeat 3 "
+
+/* Every row has the header's number of fields; the quick column says so. */
+Test(bench, format_csv)
+{
+	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
+		  "import csv, json, sys; print(json.dumps([len(x) for x in csv.reader(sys.stdin)]))'",
+		  ".[0] | length >= 7 and all(.[]; . == 28)");
+	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
+		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
+		  "print(json.dumps(r))'",
+		  ".[0] | length >= 6 and all(.[]; .type == \"result\" and .quick == \"true\" "
+		  "and (.ops_per_sec | tonumber) > 0 and (.ops_per_sec_min | tonumber) <= "
+		  "(.ops_per_sec_max | tonumber) and .repeats == \"3\" and (keys | length) == 28)");
+}
+
+Test(bench, format_json)
+{
+	expect_jq(FORMAT_RUN "--format json", "map(select(.type == \"result\")) | length >= 6 "
+		  "and all(.[]; .quick == true and .repeats == 3 and .ops_per_sec_min <= "
+		  ".ops_per_sec_median and .ops_per_sec_median <= .ops_per_sec_max)");
+	/* --json is the same. */
+	expect_jq(FORMAT_RUN "--json", "map(.type) | index(\"result\") != null");
+}
+
+/*
+ * Markdown: each table is a header row, a separator row of as many
+ * columns, and rows of as many; the side-by-side table names each mode.
+ */
+Test(bench, format_markdown)
+{
+	char *out = run_ok(FORMAT_RUN "--format markdown");
+	int columns = 0, tables = 0, rows = 0, separator_next = 0;
+
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		int n = 0;
+
+		if (line[0] != '|') {
+			columns = 0;
+			continue;
+		}
+		for (char *c = line; *c; c++)
+			n += *c == '|';
+		if (!columns) {
+			columns = n;
+			tables++;
+			separator_next = 1;
+			continue;
+		}
+		cr_expect_eq(n, columns, "a row of %d columns in a table of %d: %s", n - 1,
+			     columns - 1, line);
+		if (separator_next)
+			cr_expect(strncmp(line, "|---|", 5) == 0, "no separator: %s", line);
+		else
+			rows++;
+		separator_next = 0;
+	}
+	cr_expect_eq(tables, 2, "the results and the modes side by side");
+	cr_expect_geq(rows, 6 + 4);
+	free(out);
+	out = run_ok(FORMAT_RUN "--format markdown");
+	cr_expect(strstr(out, "| workload | kind | threads | size | rcu | rwlock | qrwlock | none |")
+		  != NULL, "%s", out);
+	cr_expect(strstr(out, "QUICK run") != NULL, "%s", out);
+	free(out);
+}
+
+Test(bench, text_side_by_side_and_quick)
+{
+	char *out = run_ok(FORMAT_RUN);
+
+	cr_expect(strstr(out, "QUICK run") != NULL, "%s", out);
+	cr_expect(strstr(out, "best ops/s, mode by mode (QUICK run: not meaningful):") != NULL,
+		  "%s", out);
+	cr_expect(strstr(out, "  median ") != NULL, "%s", out);
+	free(out);
+	out = run_ok("bench --workload kill0 --mode rcu --threads 1 --size 50 --ops 100");
+	cr_expect(strstr(out, "QUICK") == NULL, "not a quick run:\n%s", out);
+	free(out);
+}
+
+/*
+ * SIGINT once the first result is out (read from the pipe, not waited
+ * for): bench prints what it measured, then the interruption, and exits 130.
+ * The whole suite takes minutes, far longer than the signal takes.
+ */
+Test(bench, sigint_prints_partial_results)
+{
+	int fds[2], status;
+	pid_t pid;
+	FILE *in;
+	char line[4096];
+	bool seen_result = false, interrupted = false;
+	int results = 0;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execl(getenv("RCUPROC"), "rcuproc", "bench", "--format", "json", "--workload",
+		      "suite", "--seconds", "0.2", "--size", "1000", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (fgets(line, sizeof(line), in)) {
+		bool result = strstr(line, "{\"type\":\"result\"") == line;
+
+		results += result;
+		if (result && !seen_result)
+			kill(pid, SIGINT);
+		seen_result |= result;
+		interrupted = strstr(line, "{\"type\":\"interrupted\"") == line;
+	}
+	fclose(in);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status 0x%x", status);
+	cr_expect(seen_result && results >= 1);
+	cr_expect(interrupted, "the last record is not the interruption");
 }
 
 static const char *const subcommands[] = {

@@ -64,6 +64,12 @@ struct bench_workload {
 	void (*op)(struct bench_thread *t);
 };
 
+/* Where a measurement stands in the whole run, for the progress bar's ETA. */
+struct bench_progress {
+	unsigned int done, total;	/* measurements; total 0: not counted */
+	uint64_t start_ns;		/* bench_clock_ns() at the first */
+};
+
 /* A benchmark's mode: a synchronization mode, or the unsynchronized baseline. */
 struct bench_config {
 	const struct bench_workload *w;
@@ -73,6 +79,7 @@ struct bench_config {
 	double seconds;
 	uint64_t ops;			/* >0: each thread runs exactly this many */
 	bool progress;			/* draw a progress bar on stderr */
+	const struct bench_progress *overall;	/* NULL: this measurement's alone */
 };
 
 struct bench_result {
@@ -131,7 +138,15 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind);
 
-/* Run one measurement: 0 and *@res, or -errno. */
+/*
+ * After bench_catch_interrupt, SIGINT ends the measurement running (and
+ * bench_interrupted() says so) instead of the process: the caller prints
+ * what it measured before.
+ */
+void bench_catch_interrupt(void);
+bool bench_interrupted(void);
+
+/* Run one measurement: 0 and *@res, -EINTR if interrupted, or -errno. */
 int bench_measure(const struct bench_config *cfg, struct bench_result *res);
 
 /* The workloads, in the order `rcuproc bench` runs them. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rcuproc bench: every workload in every mode, then the targets table. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ struct bench_args {
 	double seconds;
 	uint64_t ops;
 	unsigned int repeat;
-	bool json, quick;
+	int format;			/* enum bench_format */
+	bool json, quick, list;
 	bool sized, timed, repeated;	/* given explicitly: not --quick's */
 };
 
@@ -67,11 +69,17 @@ static const char *const *workload_names(void)
 	return names;
 }
 
+/* Each workload's name and what it does, one a line. */
 static void list_workloads(void)
 {
-	printf("\nworkloads:\n");
 	for (const struct bench_workload *const *w = bench_workloads; *w; w++)
 		printf("  %-13s %s\n", (*w)->name, (*w)->summary);
+}
+
+static void usage_notes(void)
+{
+	printf("\nworkloads:\n");
+	list_workloads();
 }
 
 /* --workload's picks into chosen[], all (the suite) and targets. */
@@ -104,7 +112,7 @@ static void apply_quick(struct bench_args *a)
 
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
-	const struct cli_command cmd = { "bench", NULL, about, list_workloads, {
+	const struct cli_command cmd = { "bench", NULL, about, usage_notes, {
 		{ "workload", 'w', CLI_ENUM, "LIST", "workloads, 'suite' (every workload),\n"
 		  "'targets' or 'all' (both)", "all", .range = "the names below",
 		  .names = workload_names(), .list = MAX_LIST, .count = &a->nr_picks,
@@ -129,13 +137,18 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  .min = 1, .max = 100, .to = &a->repeat, .given = &a->repeated },
 		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything\n"
 		  "works", .to = &a->quick },
-		CLI_JSON(&a->json, "one JSON object per line"),
+		{ "format", 'f', CLI_ENUM, "F", "the output: a text table, CSV, JSON lines\n"
+		  "or Markdown tables", "text", .names = bench_format_names, .to = &a->format },
+		CLI_JSON(&a->json, "the same as --format json"),
+		{ "list", 'l', CLI_FLAG, NULL, "list the workloads and exit", .to = &a->list },
 	} };
 	int ret = cli_parse(&cmd, argc, argv, NULL);
 
 	if (ret >= 0)
 		return ret;
 	apply_picks(a);
+	if (a->json)
+		a->format = BENCH_JSON;
 	if (a->quick)
 		apply_quick(a);
 	return -1;
@@ -155,33 +168,66 @@ static unsigned int threads_for(const struct bench_workload *w, unsigned int thr
 	return threads < w->min_threads ? w->min_threads : threads;
 }
 
+static int by_value(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The median and range of @n rates (sorted in place). */
+static void spread_of(double *rates, unsigned int n, unsigned int k, struct bench_spread *sp)
+{
+	qsort(rates, n, sizeof(*rates), by_value);
+	sp->median[k] = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+	sp->min[k] = rates[0];
+	sp->max[k] = rates[n - 1];
+}
+
+/* Measure a->repeat times; report the best by its first kind's ops/s and the
+ * spread of each kind.  0, 1 on an error, or -EINTR. */
 static int run_one(const struct bench_args *a, const struct bench_workload *w,
-		   enum rp_sync_mode mode, unsigned int threads, unsigned long size)
+		   enum rp_sync_mode mode, unsigned int threads, unsigned long size,
+		   struct bench_progress *overall)
 {
 	struct bench_config cfg = {
 		.w = w, .mode = mode, .threads = threads, .size = size,
 		.seconds = a->seconds, .ops = a->ops,
-		.progress = !a->json && progress_wanted(),
+		.progress = a->format != BENCH_JSON && progress_wanted(), .overall = overall,
 	};
 	static struct bench_result res, best;	/* large: off the stack */
+	double rates[BENCH_MAX_KINDS][100];	/* --repeat's limit */
+	struct bench_spread sp = { .repeats = a->repeat };
 
 	for (unsigned int r = 0; r < a->repeat; r++) {
 		int err = bench_measure(&cfg, &res);
 
+		if (err == -EINTR)
+			return err;
 		if (err) {
 			fprintf(stderr, "rcuproc bench: %s in %s, %u threads, size %lu: %s\n",
 				w->name, rp_sync_mode_name(mode), threads, size, strerror(-err));
 			return 1;
 		}
+		for (unsigned int k = 0; k < BENCH_MAX_KINDS; k++)
+			rates[k][r] = bench_result_rate(&res, k);
 		if (r == 0 || bench_result_rate(&res, 0) > bench_result_rate(&best, 0))
 			best = res;
 	}
-	bench_report_result(&best, a->json);
+	for (unsigned int k = 0; k < BENCH_MAX_KINDS && w->kinds[k]; k++)
+		spread_of(rates[k], a->repeat, k, &sp);
+	bench_report_result(&best, &sp);
+	bench_report_tabulate(&best);
+	overall->done++;
 	return 0;
 }
 
-/* Every chosen workload in every chosen mode, thread count and size. */
-static int run_suite(const struct bench_args *a)
+/*
+ * Every chosen workload in every chosen mode, thread count and size; with
+ * @count, only count them into overall->total.  0, 1 if one failed, or
+ * -EINTR at once if interrupted.
+ */
+static int run_suite(const struct bench_args *a, struct bench_progress *overall, bool count)
 {
 	int failed = 0;
 
@@ -195,8 +241,14 @@ static int run_suite(const struct bench_args *a)
 					continue;
 				for (unsigned int s = 0; s < a->nr_sizes; s++) {
 					/* An unsized workload runs once, with no table. */
-					failed |= run_one(a, *w, a->modes[m], threads,
-							  (*w)->sized ? a->sizes[s] : 0);
+					int ret = count ? 0 : run_one(a, *w, a->modes[m], threads,
+								      (*w)->sized ? a->sizes[s] : 0,
+								      overall);
+
+					if (ret < 0)
+						return ret;
+					failed |= ret;
+					overall->total += count;
 					if (!(*w)->sized)
 						break;
 				}
@@ -212,26 +264,38 @@ int cmd_bench(int argc, char **argv)
 		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK, RP_SYNC_NONE },
 		.nr_modes = 4, .seconds = 0.3, .repeat = 3,
 	};
+	struct bench_progress overall = { 0 };
 	int ret = parse_args(argc, argv, &a), failed;
 
 	if (ret >= 0)
 		return ret;
+	if (a.list) {
+		list_workloads();
+		return 0;
+	}
 	if (!a.nr_picks)
 		a.all = a.targets = true;
 	if (a.all)
 		memcpy(a.chosen, bench_workloads, sizeof(bench_workloads));
-	bench_report_environment(a.json);
-	bench_report_header(a.json);
-	failed = run_suite(&a);
-	if (a.targets) {
+	bench_catch_interrupt();
+	bench_report_begin(a.format, a.quick);
+	run_suite(&a, &overall, true);
+	overall.start_ns = bench_clock_ns();
+	failed = run_suite(&a, &overall, false);
+	bench_report_side_by_side();
+	if (failed >= 0 && a.targets) {
 		struct target_env env = {
-			.seconds = a.seconds, .rounds = a.repeat, .quick = a.quick, .json = a.json,
-			.progress = !a.json && progress_wanted(),
+			.seconds = a.seconds, .rounds = a.repeat, .quick = a.quick,
+			.progress = a.format != BENCH_JSON && progress_wanted(),
 		};
 
-		if (!a.json)
+		if (a.format == BENCH_TEXT)
 			printf("\nmeasurements for the targets:\n");
 		failed |= bench_targets(&env);
+	}
+	if (bench_interrupted()) {
+		bench_report_interrupted();
+		return 130;	/* as a shell reports a command SIGINT ended */
 	}
 	return failed;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,57 @@
 
 /* Backlog samples and the progress bar are redrawn this often. */
 #define TICK_NS		10000000ULL
+
+/* Set by SIGINT (bench_catch_interrupt): the run ends early and is dropped. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void bench_catch_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+bool bench_interrupted(void)
+{
+	return interrupted;
+}
+
+/* "N/M ETA 1m05s" for the overall progress, or the workload's name alone. */
+static void progress_label(const struct bench_run *r, double done, char *buf, size_t len)
+{
+	const struct bench_progress *p = r->cfg.overall;
+	double overall, elapsed, eta;
+
+	if (!p || !p->total) {
+		snprintf(buf, len, "%s", r->cfg.w->name);
+		return;
+	}
+	overall = (p->done + done) / p->total;
+	if (overall <= 0) {		/* nothing to extrapolate from yet */
+		snprintf(buf, len, "%s %u/%u", r->cfg.w->name, p->done + 1, p->total);
+		return;
+	}
+	elapsed = (bench_clock_ns() - p->start_ns) / 1e9;
+	eta = elapsed / overall * (1 - overall);
+	snprintf(buf, len, "%s %u/%u ETA %um%02us", r->cfg.w->name, p->done + 1, p->total,
+		 (unsigned int)(eta / 60), (unsigned int)eta % 60);
+}
+
+/* The bar's fraction: of the whole run when it is counted, else of this measurement. */
+static double progress_done(const struct bench_run *r, double done)
+{
+	const struct bench_progress *p = r->cfg.overall;
+
+	return p && p->total ? (p->done + done) / p->total : done;
+}
 
 struct measure {
 	struct bench_run run;
@@ -156,13 +208,17 @@ static void wait_for_end(struct measure *m, struct bench_result *res, uint64_t s
 
 	if (r->cfg.ops)
 		return;		/* the threads stop by themselves */
-	for (uint64_t now = start; now < end; now = bench_clock_ns()) {
+	for (uint64_t now = start; now < end && !interrupted; now = bench_clock_ns()) {
 		unsigned long backlog = rp_deferred_backlog();
+		double done = (double)(now - start) / (end - start);
+		char label[64];
 
 		if (backlog > res->backlog_max)
 			res->backlog_max = backlog;
-		if (r->cfg.progress)
-			progress_draw(r->cfg.w->name, (double)(now - start) / (end - start));
+		if (r->cfg.progress) {
+			progress_label(r, done, label, sizeof(label));
+			progress_draw(label, progress_done(r, done));
+		}
 		nanosleep(&tick, NULL);
 	}
 	CMM_STORE_SHARED(r->stop, 1);
@@ -263,5 +319,6 @@ int bench_measure(const struct bench_config *cfg, struct bench_result *res)
 	}
 	tear_down(&m);
 	rp_thread_unregister();
-	return err;
+	/* Cut short, its figures are not a measurement. */
+	return err ? err : interrupted ? -EINTR : 0;
 }

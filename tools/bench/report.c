@@ -60,12 +60,28 @@ static bool debug_build(void)
 #endif
 }
 
+const char *const bench_format_names[] = { "text", "csv", "json", "markdown", NULL };
+
+/* What the run prints: set once by bench_report_begin. */
+static struct {
+	enum bench_format format;
+	bool quick;
+	struct side_row *rows;		/* the side-by-side table, in run order */
+	size_t nr_rows;
+} report;
+
+static const char quick_note[] =
+	"QUICK run: tiny tables and short measurements, to check that it works; "
+	"its figures mean nothing";
+
 /*
  * Every run starts with where it ran: a figure from a debug build, or from
- * a machine with a load average of 20, is not one to compare with.
+ * a machine with a load average of 20, is not one to compare with.  CSV
+ * keeps its rows alone on stdout: there it goes to stderr.
  */
-void bench_report_environment(bool json)
+static void print_environment(void)
 {
+	FILE *out = report.format == BENCH_CSV ? stderr : stdout;
 	struct utsname u;
 	char model[128];
 	double load[3] = { -1, -1, -1 };
@@ -79,7 +95,7 @@ void bench_report_environment(bool json)
 			"delays, lock-order checks, poisoning): its figures do not measure the "
 			"library users install; build it with 'meson setup' (release, the "
 			"default) to measure\n");
-	if (json) {
+	if (report.format == BENCH_JSON) {
 		struct json j;
 
 		json_record(&j, stdout, "environment");
@@ -95,36 +111,117 @@ void bench_report_environment(bool json)
 		for (int i = 0; i < 3; i++)
 			json_real(&j, NULL, load[i] < 0 ? NAN : load[i], 2);
 		json_end(&j);
+		json_bool(&j, "quick", report.quick);
 		json_record_end(&j);
 		return;
 	}
-	printf("rcuproc bench %s (commit %s), %s build, debug checks %s, RCU flavour %s\n"
-	       "  kernel %s, %s, %u CPUs online, load average %.2f %.2f %.2f\n",
-	       rp_version(), RP_BUILD_COMMIT, RP_BUILD_TYPE,
-	       debug_build() ? "ON (not for measuring)" : "off", rp_rcu_flavour(),
-	       u.release, model, online_cpus(), load[0], load[1], load[2]);
+	fprintf(out, "rcuproc bench %s (commit %s), %s build, debug checks %s, RCU flavour %s\n"
+		"  kernel %s, %s, %u CPUs online, load average %.2f %.2f %.2f\n",
+		rp_version(), RP_BUILD_COMMIT, RP_BUILD_TYPE,
+		debug_build() ? "ON (not for measuring)" : "off", rp_rcu_flavour(),
+		u.release, model, online_cpus(), load[0], load[1], load[2]);
+	if (report.quick)
+		fprintf(out, "%s%s%s\n", report.format == BENCH_MARKDOWN ? "\n**" : "",
+			quick_note, report.format == BENCH_MARKDOWN ? "**\n" : "");
 }
 
-void bench_report_header(bool json)
+/* The CSV columns: a result's, then a target's (tools/bench/targets.c). */
+static const char csv_header[] =
+	"type,quick,flavour,mode,workload,threads,oversubscribed,size,kind,ops_per_sec,"
+	"ops_per_sec_median,ops_per_sec_min,ops_per_sec_max,repeats,p50_ns,p99_ns,p999_ns,"
+	"max_ns,bytes_per_process,backlog_max,setup_seconds,maxrss_kb,"
+	"target,comparison,goal,measured,result,note";
+
+void bench_report_begin(enum bench_format format, bool quick)
 {
-	if (json)
-		return;
-	printf("latencies in ns (lookups timed 1 call in %d); '*' marks more threads than "
-	       "CPUs\n", BENCH_SAMPLE);
-	printf("%-8s %-13s %4s %8s %-15s %12s %9s %9s %9s %7s %8s %7s %7s\n",
-	       "mode", "workload", "thr", "size", "kind", "ops/s", "p50", "p99",
-	       "p999", "B/proc", "backlog", "setup_s", "RSS_MB");
+	report.format = format;
+	report.quick = quick;
+	print_environment();
+	switch (format) {
+	case BENCH_TEXT:
+		printf("latencies in ns (lookups timed 1 call in %d); '*' marks more threads "
+		       "than CPUs; ops/s is the best of the repeats, then their median and "
+		       "range\n", BENCH_SAMPLE);
+		printf("%-8s %-13s %4s %8s %-15s %12s %7s %15s %9s %9s %9s %7s %8s %7s %7s\n",
+		       "mode", "workload", "thr", "size", "kind", "ops/s", "median", "min-max",
+		       "p50", "p99", "p999", "B/proc", "backlog", "setup_s", "RSS_MB");
+		break;
+	case BENCH_MARKDOWN:
+		printf("\nLatencies in ns; ops/s is the best of the repeats, then their median "
+		       "and range.\n\n"
+		       "| mode | workload | threads | size | kind | ops/s | median | min-max | "
+		       "p50 | p99 | p999 |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+		break;
+	case BENCH_CSV:
+		printf("%s\n", csv_header);
+		break;
+	case BENCH_JSON:
+		break;
+	}
+	fflush(stdout);
 }
 
-static void print_row(const struct bench_result *res, unsigned int k)
+bool bench_report_is(enum bench_format format)
+{
+	return report.format == format;
+}
+
+bool bench_report_quick(void)
+{
+	return report.quick;
+}
+
+/* @x ops/s in 4 to 6 characters: 950, 12.3k, 4.56M. */
+static const char *human(double x, char *buf, size_t len)
+{
+	if (x >= 1e6)
+		snprintf(buf, len, "%.2fM", x / 1e6);
+	else if (x >= 1e3)
+		snprintf(buf, len, "%.1fk", x / 1e3);
+	else
+		snprintf(buf, len, "%.0f", x);
+	return buf;
+}
+
+/* The median and the range of the repeats, or "-" for a single side. */
+static void spread_text(const struct bench_spread *sp, unsigned int k, char *median,
+			char *range, size_t len)
+{
+	char lo[16], hi[16];
+
+	if (!sp) {
+		snprintf(median, len, "-");
+		snprintf(range, len, "-");
+		return;
+	}
+	human(sp->median[k], median, len);
+	snprintf(range, len, "%s-%s", human(sp->min[k], lo, sizeof(lo)),
+		 human(sp->max[k], hi, sizeof(hi)));
+}
+
+static void print_row(const struct bench_result *res, const struct bench_spread *sp,
+		      unsigned int k)
 {
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
+	char median[16], range[40];
 
-	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %9llu %9llu %9llu %7.0f %8lu %7.1f %7ld\n",
-	       rp_sync_mode_name(c->mode), c->w->name, c->threads,
+	spread_text(sp, k, median, range, sizeof(median));
+	if (report.format == BENCH_MARKDOWN) {
+		printf("| %s | %s | %u%s | %lu | %s | %.0f | %s | %s | %llu | %llu | %llu |\n",
+		       rp_sync_mode_name(c->mode), c->w->name, c->threads,
+		       c->threads > online_cpus() ? "*" : "", c->size, c->w->kinds[k],
+		       bench_result_rate(res, k), median, range,
+		       (unsigned long long)hist_percentile(h, 0.50),
+		       (unsigned long long)hist_percentile(h, 0.99),
+		       (unsigned long long)hist_percentile(h, 0.999));
+		return;
+	}
+	printf("%-8s %-13s %3u%c %8lu %-15s %12.0f %7s %15s %9llu %9llu %9llu %7.0f %8lu %7.1f "
+	       "%7ld\n", rp_sync_mode_name(c->mode), c->w->name, c->threads,
 	       c->threads > online_cpus() ? '*' : ' ', c->size, c->w->kinds[k],
-	       bench_result_rate(res, k), (unsigned long long)hist_percentile(h, 0.50),
+	       bench_result_rate(res, k), median, range,
+	       (unsigned long long)hist_percentile(h, 0.50),
 	       (unsigned long long)hist_percentile(h, 0.99),
 	       (unsigned long long)hist_percentile(h, 0.999), res->bytes_per_process,
 	       res->backlog_max, res->setup_seconds, res->maxrss_kb / 1024);
@@ -139,14 +236,15 @@ static const struct {
 	{ "p90_ns", 0.90 }, { "p99_ns", 0.99 }, { "p999_ns", 0.999 }, { "p9999_ns", 0.9999 },
 };
 
-static void print_json(const struct bench_result *res, unsigned int k)
+static void print_json(const struct bench_result *res, const struct bench_spread *sp,
+		       unsigned int k)
 {
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
-
 	struct json j;
 
 	json_record(&j, stdout, "result");
+	json_bool(&j, "quick", report.quick);
 	json_string(&j, "mode", rp_sync_mode_name(c->mode));
 	json_string(&j, "flavour", rp_rcu_flavour());
 	json_string(&j, "workload", c->w->name);
@@ -157,6 +255,10 @@ static void print_json(const struct bench_result *res, unsigned int k)
 	json_uint(&j, "ops", res->kinds[k].ops);
 	json_real(&j, "seconds", res->seconds, 4);
 	json_real(&j, "ops_per_sec", bench_result_rate(res, k), 1);
+	json_uint(&j, "repeats", sp->repeats);
+	json_real(&j, "ops_per_sec_median", sp->median[k], 1);
+	json_real(&j, "ops_per_sec_min", sp->min[k], 1);
+	json_real(&j, "ops_per_sec_max", sp->max[k], 1);
 	json_uint(&j, "samples", h->count);
 	for (size_t i = 0; i < sizeof(json_percentiles) / sizeof(json_percentiles[0]); i++)
 		json_uint(&j, json_percentiles[i].key, hist_percentile(h, json_percentiles[i].q));
@@ -169,13 +271,139 @@ static void print_json(const struct bench_result *res, unsigned int k)
 	json_record_end(&j);
 }
 
-void bench_report_result(const struct bench_result *res, bool json)
+void bench_csv_field(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct bench_result *res, const struct bench_spread *sp,
+		      unsigned int k)
+{
+	const struct bench_config *c = &res->cfg;
+	const struct hist *h = &res->kinds[k].hist;
+
+	printf("result,%s,%s,%s,", report.quick ? "true" : "false", rp_rcu_flavour(),
+	       rp_sync_mode_name(c->mode));
+	bench_csv_field(c->w->name);
+	printf(",%u,%s,%lu,", c->threads, c->threads > online_cpus() ? "true" : "false",
+	       c->size);
+	bench_csv_field(c->w->kinds[k]);
+	printf(",%.1f,%.1f,%.1f,%.1f,%u,%llu,%llu,%llu,%llu,%.1f,%lu,%.3f,%ld,,,,,,\n",
+	       bench_result_rate(res, k), sp->median[k], sp->min[k], sp->max[k], sp->repeats,
+	       (unsigned long long)hist_percentile(h, 0.50),
+	       (unsigned long long)hist_percentile(h, 0.99),
+	       (unsigned long long)hist_percentile(h, 0.999), (unsigned long long)h->max,
+	       res->bytes_per_process, res->backlog_max, res->setup_seconds, res->maxrss_kb);
+}
+
+void bench_report_result(const struct bench_result *res, const struct bench_spread *spread)
 {
 	for (unsigned int k = 0; k < BENCH_MAX_KINDS && res->cfg.w->kinds[k]; k++) {
-		if (json)
-			print_json(res, k);
+		if (report.format == BENCH_JSON)
+			print_json(res, spread, k);
+		else if (report.format == BENCH_CSV)
+			print_csv(res, spread, k);
 		else
-			print_row(res, k);
+			print_row(res, spread, k);
+	}
+	fflush(stdout);
+}
+
+/* One row of the side-by-side table: a measurement's best ops/s in each mode. */
+struct side_row {
+	const struct bench_workload *w;
+	unsigned int kind, threads;
+	unsigned long size;
+	bool measured[RP_SYNC_NONE + 1];
+	double rate[RP_SYNC_NONE + 1];
+};
+
+static struct side_row *side_row(const struct bench_config *c, unsigned int kind)
+{
+	struct side_row *rows;
+
+	for (size_t i = 0; i < report.nr_rows; i++) {
+		struct side_row *r = &report.rows[i];
+
+		if (r->w == c->w && r->kind == kind && r->threads == c->threads &&
+		    r->size == c->size)
+			return r;
+	}
+	rows = realloc(report.rows, (report.nr_rows + 1) * sizeof(*rows));
+	if (!rows)
+		return NULL;
+	report.rows = rows;
+	rows += report.nr_rows++;
+	*rows = (struct side_row){ .w = c->w, .kind = kind, .threads = c->threads,
+				   .size = c->size };
+	return rows;
+}
+
+void bench_report_tabulate(const struct bench_result *res)
+{
+	for (unsigned int k = 0; k < BENCH_MAX_KINDS && res->cfg.w->kinds[k]; k++) {
+		struct side_row *r = side_row(&res->cfg, k);
+
+		if (r) {
+			r->measured[res->cfg.mode] = true;
+			r->rate[res->cfg.mode] = bench_result_rate(res, k);
+		}
+	}
+}
+
+/* Text and Markdown end with the modes side by side; CSV and JSON rows hold it. */
+void bench_report_side_by_side(void)
+{
+	bool md = report.format == BENCH_MARKDOWN;
+
+	if (!report.nr_rows || (report.format != BENCH_TEXT && !md))
+		return;
+	printf(md ? "\nBest ops/s, mode by mode%s:\n\n| workload | kind | threads | size |"
+		  : "\nbest ops/s, mode by mode%s:\n%-13s %-15s %4s %8s",
+	       report.quick ? " (QUICK run: not meaningful)" : "",
+	       "workload", "kind", "thr", "size");
+	for (int m = 0; m <= RP_SYNC_NONE; m++)
+		printf(md ? " %s |" : " %9s", rp_sync_mode_name(m));
+	if (md) {
+		printf("\n|---|---|---|---|");
+		for (int m = 0; m <= RP_SYNC_NONE; m++)
+			printf("---|");
+	}
+	printf("\n");
+	for (size_t i = 0; i < report.nr_rows; i++) {
+		const struct side_row *r = &report.rows[i];
+
+		printf(md ? "| %s | %s | %u | %lu |" : "%-13s %-15s %4u %8lu", r->w->name,
+		       r->w->kinds[r->kind], r->threads, r->size);
+		for (int m = 0; m <= RP_SYNC_NONE; m++) {
+			char buf[16];
+
+			printf(md ? " %s |" : " %9s",
+			       r->measured[m] ? human(r->rate[m], buf, sizeof(buf)) : "-");
+		}
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+void bench_report_interrupted(void)
+{
+	static const char note[] = "interrupted: the results above are those measured before";
+
+	if (report.format == BENCH_JSON) {
+		struct json j;
+
+		json_record(&j, stdout, "interrupted");
+		json_string(&j, "note", note);
+		json_record_end(&j);
+	} else {
+		fprintf(report.format == BENCH_CSV ? stderr : stdout, "\n%s\n", note);
 	}
 	fflush(stdout);
 }

@@ -82,9 +82,10 @@ static int measure_pair(const struct target_env *env, const struct bench_workloa
 				*best = cand;
 		}
 	}
-	if (!env->json) {
-		bench_report_result(a, false);
-		bench_report_result(b, false);
+	/* The sides, in the text table only: the other formats keep to the targets. */
+	if (bench_report_is(BENCH_TEXT)) {
+		bench_report_result(a, NULL);
+		bench_report_result(b, NULL);
 	}
 	return 0;
 }
@@ -337,10 +338,11 @@ static void print_row(const struct target_env *env, const struct target_row *r)
 	bool met = r->t->at_most ? r->measured <= r->goal : r->measured >= r->goal;
 	const char *verdict = r->measured < 0 ? "error" : met ? "met" : "short";
 
-	if (env->json) {
+	if (bench_report_is(BENCH_JSON)) {
 		struct json j;
 
 		json_record(&j, stdout, "target");
+		json_bool(&j, "quick", env->quick);
 		json_string(&j, "target", r->t->what);
 		json_string(&j, "flavour", rp_rcu_flavour());
 		/* The goal is met by a measured value on its side: "<=" or ">=". */
@@ -350,6 +352,20 @@ static void print_row(const struct target_env *env, const struct target_row *r)
 		json_string(&j, "result", verdict);
 		json_string(&j, "note", r->note);
 		json_record_end(&j);
+	} else if (bench_report_is(BENCH_CSV)) {
+		/* The result's columns stay empty (report.c's csv_header). */
+		printf("target,%s,%s,,,,,,,,,,,,,,,,,,,,", env->quick ? "true" : "false",
+		       rp_rcu_flavour());
+		bench_csv_field(r->t->what);
+		printf(",%s,%.2f,", r->t->at_most ? "<=" : ">=", r->goal);
+		if (r->measured >= 0)
+			printf("%.3f", r->measured);
+		printf(",%s,", verdict);
+		bench_csv_field(r->note);
+		printf("\n");
+	} else if (bench_report_is(BENCH_MARKDOWN)) {
+		printf("| %s | %s %.2f | %.2f | %s | %s |\n", r->t->what,
+		       r->t->at_most ? "<=" : ">=", r->goal, r->measured, verdict, r->note);
 	} else {
 		printf("%-40s %2s %9.2f %10.2f  %-5s  %s\n", r->t->what,
 		       r->t->at_most ? "<=" : ">=", r->goal, r->measured, verdict, r->note);
@@ -361,7 +377,7 @@ static int measure_all(const struct target_env *env, const struct target *ts, si
 {
 	int failed = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !bench_interrupted(); i++) {
 		rows[i].t = &ts[i];
 		rows[i].goal = ts[i].goal;
 		if (ts[i].goal_qsbr && !strcmp(rp_rcu_flavour(), "qsbr"))
@@ -381,12 +397,17 @@ int bench_targets(const struct target_env *env)
 
 	memset(rows, 0, sizeof(rows));
 	failed = measure_all(env, core_targets, n, rows);
-	if (!env->json)
+	if (bench_report_is(BENCH_TEXT))
 		printf("\ntargets (performance contract: docs/performance.md), RCU flavour %s%s\n"
 		       "%-40s %2s %9s %10s  %-5s  %s\n", rp_rcu_flavour(),
 		       env->quick ? ", QUICK: tiny tables, not meaningful" : "",
 		       "target", "", "goal", "measured", "", "what was compared");
-	for (size_t i = 0; i < n; i++)
+	if (bench_report_is(BENCH_MARKDOWN))
+		printf("\nTargets (performance contract: docs/performance.md), RCU flavour %s%s:\n\n"
+		       "| target | goal | measured | result | what was compared |\n"
+		       "|---|---|---|---|---|\n", rp_rcu_flavour(),
+		       env->quick ? " (QUICK run: tiny tables, not meaningful)" : "");
+	for (size_t i = 0; i < n && rows[i].t; i++)
 		print_row(env, &rows[i]);
 	return failed;
 }

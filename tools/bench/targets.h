@@ -11,7 +11,6 @@ struct target_env {
 	double seconds;			/* of each measurement */
 	unsigned int rounds;		/* of each comparison: the best counts */
 	bool quick;			/* small tables: checks that it runs */
-	bool json;
 	bool progress;
 };
 

@@ -10,8 +10,9 @@ packages=(gcc make pkg-config meson ninja-build liburcu-dev gnuplot-nox)
 case "${1:-test}" in
 run) ;;
 # clang and its runtime: the ASan+UBSan build; g++: the headers' C++ check;
-# jq: scripts/matrix.sh and the tests of the JSON output; spin: the models.
-test) packages+=(clang libclang-rt-14-dev g++ libcriterion-dev spin jq) ;;
+# jq: scripts/matrix.sh and the tests of the JSON output; spin: the models;
+# help2man and groff: the man pages (man/), made and checked.
+test) packages+=(clang libclang-rt-14-dev g++ libcriterion-dev spin jq help2man groff-base) ;;
 *) echo "usage: deps.sh run|test" >&2; exit 2 ;;
 esac
 

@@ -22,7 +22,8 @@ static const struct subcommand subcommands[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: rcuproc SUBCOMMAND [OPTIONS]\n       rcuproc --version\n\nsubcommands:\n");
+	fprintf(out, "usage: rcuproc SUBCOMMAND [OPTIONS]\n   or: rcuproc --version\n\n"
+		"subcommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(out, "\n'rcuproc SUBCOMMAND --help' describes each one.\n");

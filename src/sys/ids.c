@@ -115,6 +115,13 @@ static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 	if (changed_identity)
 		CMM_STORE_SHARED(self->pdeath_signal, 0);
 	rp_commit_creds(self, new);
+	/*
+	 * The callers announced their quiescent state first; the old
+	 * credentials' free comes after it.  At the backlog's bound that free
+	 * waits on this thread for its next quiescent state: this one, not
+	 * one after the call has returned (docs/sync.md).
+	 */
+	rp_sync_quiescent();
 	return 0;
 }
 

@@ -23,6 +23,7 @@
  * then dropped the old credentials) returned with the free still on its
  * thread: held for as long as the thread stays away from rcuproc, and
  * released after rp_system_destroy freed the table it points into.
+ * RP_BREAK_QUIESCENT_BEFORE_FREE restores that; it fails on every run.
  */
 #include <errno.h>
 #include <pthread.h>

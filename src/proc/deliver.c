@@ -209,5 +209,6 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 	}
 	rp_unlock_sighand(sh);
 	rp_do_group_exit(self, sig);
+	rp_sync_quiescent();	/* after the exit's frees (docs/sync.md) */
 	return -ESRCH;
 }

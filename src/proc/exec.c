@@ -275,8 +275,10 @@ int rp_execve(struct rp_task *self, const char *comm)
 		return ret;
 	}
 	ret = unshare_sighand(self);
-	if (ret)
+	if (ret) {
+		rp_sync_quiescent();	/* after de_thread's frees (docs/sync.md) */
 		return ret;
+	}
 	flush_signal_handlers(self);
 	rp_cputimers_exec(self);
 	snprintf(self->comm, sizeof(self->comm), "%s", comm);

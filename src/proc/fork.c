@@ -254,6 +254,7 @@ static void free_unlinked(struct rp_task *p, struct rp_proxy **px, bool charged)
 	if (p->sighand)
 		rp_sighand_put(p->sighand);
 	rp_task_free_now(p);		/* drops ->signal and ->cred */
+	rp_sync_quiescent();		/* the failed fork returns: after its frees (docs/sync.md) */
 }
 
 pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)

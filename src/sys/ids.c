@@ -85,6 +85,17 @@ static void flag_nproc_exceeded(struct rp_task *self, const struct rp_cred *new)
 		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
 }
 
+/*
+ * RP_BREAK_QUIESCENT_BEFORE_FREE: set*uid and cap_drop announce their
+ * quiescent state at their start only, before they free the old
+ * credentials, so that at the backlog's bound the free outlives the call.
+ */
+#ifdef RP_BREAK_QUIESCENT_BEFORE_FREE
+#define QUIESCENT_AFTER_FREE false
+#else
+#define QUIESCENT_AFTER_FREE true
+#endif
+
 /* New credentials for @self: ids and capability sets given; 0 or -ENOMEM. */
 static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 		     uint64_t caps, uint64_t permitted)
@@ -115,6 +126,14 @@ static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 	if (changed_identity)
 		CMM_STORE_SHARED(self->pdeath_signal, 0);
 	rp_commit_creds(self, new);
+	/*
+	 * The callers announced their quiescent state first; the old
+	 * credentials' free comes after it.  At the backlog's bound that free
+	 * waits on this thread for its next quiescent state: this one, not
+	 * one after the call has returned (docs/sync.md).
+	 */
+	if (QUIESCENT_AFTER_FREE)
+		rp_sync_quiescent();
 	return 0;
 }
 

@@ -16,6 +16,14 @@
  * storm fills the backlog up to a lowered bound and no further; the storm's
  * thread then waits at the bound (its race point), and once the reader
  * leaves, everything drains to zero (rp_deferred_barrier).
+ *
+ * kept: at the bound, a free made outside an update section waits on its
+ * thread for the thread's next quiescent state.  A call that frees after
+ * the quiescent state it announces (setresuid announced it at its start,
+ * then dropped the old credentials) returned with the free still on its
+ * thread: held for as long as the thread stays away from rcuproc, and
+ * released after rp_system_destroy freed the table it points into.
+ * RP_BREAK_QUIESCENT_BEFORE_FREE restores that; it fails on every run.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -108,6 +116,46 @@ Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIM
 
 	reader_keeps_reaped_task();
 	rp_debug_set_poison(poison);
+}
+
+/* setresuid as the job's task; how many frees the call left on this thread in ->arg. */
+static long setresuid_job(struct job *j)
+{
+	long ret = rp_setresuid(j->t, 1000, 1000, 1000);
+
+	j->arg = (long)rp_defer_batch.n;
+	return ret;
+}
+
+Test(kept, call_leaves_no_free_behind, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *c = fork_of(init);
+	struct reader r;
+	struct job j;
+	bool waited;
+
+	/* Credentials of its own: the next change frees them. */
+	cr_assert_eq(rp_setresuid(c, 0, 0, 0), 0);
+	reader_enter(&r, init);		/* holds every grace period back */
+	cycle();			/* a backlog that cannot drain ... */
+	rp_deferred_set_bound(rp_deferred_backlog());	/* ... and is at its bound */
+	arm(RP_RACE_DEFERRED_BOUND, NULL, false, false);
+	race_count_jobs();
+	job_start(&j, setresuid_job, c);
+	rp_thread_offline();
+	waited = await_reached(1);
+	rp_thread_online();
+	reader_leave(&r);
+	cr_assert_eq(job_join(&j), 0);
+	rp_deferred_set_bound(0);
+	end_child(init, c);
+	cr_assert_eq(j.arg, 0, "setresuid returned with %ld free(s) left on its thread", j.arg);
+#ifndef RP_RCU_QSBR
+	cr_assert(waited, "the call did not wait at the bound for its free");
+#else
+	cr_assert(!waited, "a call waited at a QSBR bound");
+#endif
 }
 
 /* The lowered bound of the storm: about ten processes' objects. */

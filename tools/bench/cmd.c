@@ -25,6 +25,7 @@ static const char about[] =
 	"Build with -Dbuildtype=release -Ddebug_checks=false (bench/run.sh does).";
 
 #define MAX_LIST	16
+#define MAX_REPEAT	100
 
 struct bench_args {
 	const struct bench_workload *chosen[MAX_LIST + 1];	/* NULL-terminated */
@@ -134,7 +135,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  "(callgrind)", .min = 1, .max = UINT64_MAX, .to = &a->ops },
 		{ "repeat", 'r', CLI_UINT, "N", "measure each N times and keep the best, the\n"
 		  "least disturbed by other load; a target alternates\nits two sides", "3",
-		  .min = 1, .max = 100, .to = &a->repeat, .given = &a->repeated },
+		  .min = 1, .max = MAX_REPEAT, .to = &a->repeat, .given = &a->repeated },
 		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything\n"
 		  "works", .to = &a->quick },
 		{ "format", 'f', CLI_ENUM, "F", "the output: a text table, CSV, JSON lines\n"
@@ -196,7 +197,7 @@ static int run_one(const struct bench_args *a, const struct bench_workload *w,
 		.progress = a->format != BENCH_JSON && progress_wanted(), .overall = overall,
 	};
 	static struct bench_result res, best;	/* large: off the stack */
-	double rates[BENCH_MAX_KINDS][100];	/* --repeat's limit */
+	double rates[BENCH_MAX_KINDS][MAX_REPEAT];
 	struct bench_spread sp = { .repeats = a->repeat };
 
 	for (unsigned int r = 0; r < a->repeat; r++) {

@@ -171,7 +171,8 @@ bool bench_report_quick(void)
 	return report.quick;
 }
 
-/* @x ops/s in 4 to 6 characters: 950, 12.3k, 4.56M. */
+/* @x ops/s in 4 to 6 characters: 950, 12.3k, 4.56M (in a buffer this long). */
+#define HUMAN_LEN	16
 static const char *human(double x, char *buf, size_t len)
 {
 	if (x >= 1e6)
@@ -184,18 +185,18 @@ static const char *human(double x, char *buf, size_t len)
 }
 
 /* The median and the range of the repeats, or "-" for a single side. */
-static void spread_text(const struct bench_spread *sp, unsigned int k, char *median,
-			char *range, size_t len)
+static void spread_text(const struct bench_spread *sp, unsigned int k,
+			char median[HUMAN_LEN], char range[2 * HUMAN_LEN])
 {
-	char lo[16], hi[16];
+	char lo[HUMAN_LEN], hi[HUMAN_LEN];
 
 	if (!sp) {
-		snprintf(median, len, "-");
-		snprintf(range, len, "-");
+		snprintf(median, HUMAN_LEN, "-");
+		snprintf(range, 2 * HUMAN_LEN, "-");
 		return;
 	}
-	human(sp->median[k], median, len);
-	snprintf(range, len, "%s-%s", human(sp->min[k], lo, sizeof(lo)),
+	human(sp->median[k], median, HUMAN_LEN);
+	snprintf(range, 2 * HUMAN_LEN, "%s-%s", human(sp->min[k], lo, sizeof(lo)),
 		 human(sp->max[k], hi, sizeof(hi)));
 }
 
@@ -204,9 +205,9 @@ static void print_row(const struct bench_result *res, const struct bench_spread 
 {
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
-	char median[16], range[40];
+	char median[HUMAN_LEN], range[2 * HUMAN_LEN];
 
-	spread_text(sp, k, median, range, sizeof(median));
+	spread_text(sp, k, median, range);
 	if (report.format == BENCH_MARKDOWN) {
 		printf("| %s | %s | %u%s | %lu | %s | %.0f | %s | %s | %llu | %llu | %llu |\n",
 		       rp_sync_mode_name(c->mode), c->w->name, c->threads,
@@ -382,7 +383,7 @@ void bench_report_side_by_side(void)
 		printf(md ? "| %s | %s | %u | %lu |" : "%-13s %-15s %4u %8lu", r->w->name,
 		       r->w->kinds[r->kind], r->threads, r->size);
 		for (int m = 0; m <= RP_SYNC_NONE; m++) {
-			char buf[16];
+			char buf[HUMAN_LEN];
 
 			printf(md ? " %s |" : " %9s",
 			       r->measured[m] ? human(r->rate[m], buf, sizeof(buf)) : "-");

@@ -25,7 +25,8 @@ static int measure_once(const struct target_env *env, const struct bench_workloa
 	};
 	int err = bench_measure(&cfg, res);
 
-	if (err)
+	/* Interrupted, it did not fail: bench says so once. */
+	if (err && err != -EINTR)
 		fprintf(stderr, "rcuproc bench: %s in %s could not run: %s\n", w->name,
 			rp_sync_mode_name(mode), strerror(-err));
 	return err;
@@ -384,6 +385,11 @@ static int measure_all(const struct target_env *env, const struct target *ts, si
 			rows[i].goal = ts[i].goal_qsbr;
 		rows[i].measured = ts[i].measure(env, ts[i].arg, rows[i].note,
 						 sizeof(rows[i].note));
+		/* Cut short, the row was not measured: it is left out. */
+		if (bench_interrupted()) {
+			rows[i].t = NULL;
+			break;
+		}
 		failed |= rows[i].measured < 0;
 	}
 	return failed;

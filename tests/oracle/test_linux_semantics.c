@@ -161,6 +161,21 @@ static const struct or_step reparent_zombie[] = {
 	WAIT4(P0, -1, 0),
 	END };
 
+/*
+ * Children are kept in fork order: a dying parent's zombies go to the
+ * subreaper oldest first, so the one SIGCHLD they coalesce into (blocked
+ * until all are queued) carries the oldest one's siginfo, and wait reports
+ * the subreaper's own child first, then the orphans in fork order.
+ */
+static const struct or_step reparent_fork_order[] = {
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), SIGMASK(P0, SIG_BLOCK, SIGCHLD),
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3), FORK(P1, P4),
+	EXIT(P3, 3), EXIT(P2, 2), EXIT(P4, 4), EXIT(P1, 1),
+	SIGMASK(P0, SIG_UNBLOCK, SIGCHLD), SIGS(P0), SIGINFO(P0),
+	WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0),
+	WAIT4(P0, -1, 0),
+	END };
+
 /* Orphans go to the nearest subreaper above them, not to the root. */
 static const struct or_step nearest_subreaper[] = {
 	FORK(P0, P1), PRCTL(P1, PR_SET_CHILD_SUBREAPER, 1), FORK(P1, P2),
@@ -350,7 +365,7 @@ static const struct or_step core_dump[] = {
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
 	X(kill_reaped) X(kill_bad_signal) X(kill_eperm)			\
 	X(kill_same_uid) X(kill_uid_rule) X(reparent_orphan)		\
-	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
+	X(reparent_zombie) X(reparent_fork_order) X(nearest_subreaper) X(sigchld_ignored)	\
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\

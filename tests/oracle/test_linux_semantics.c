@@ -49,6 +49,10 @@
 #define SIGINFO(p)		{ p, OP_SIGINFO, 0, 0, 0 }
 #define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
 #define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
+#define SETSID(p)		{ p, OP_SETSID, 0, 0, 0 }
+#define TIOCSCTTY(p)		{ p, OP_TIOCSCTTY, 0, 0, 0 }
+#define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
+#define TIOCNOTTY(p)		{ p, OP_TIOCNOTTY, 0, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
@@ -174,6 +178,18 @@ static const struct or_step reparent_fork_order[] = {
 	SIGMASK(P0, SIG_UNBLOCK, SIGCHLD), SIGS(P0), SIGINFO(P0),
 	WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0),
 	WAIT4(P0, -1, 0),
+	END };
+
+/*
+ * A session leader's exit hangs up its terminal's foreground group with
+ * SIGHUP alone (disassociate_ctty(1), a pty); the group, not stopped, is
+ * orphaned by the same exit and gets nothing more.
+ */
+static const struct or_step tty_leader_exit[] = {
+	FORK(P0, P1), SETSID(P1), TIOCSCTTY(P1), FORK(P1, P2), SETPGID(P2, 0, 0),
+	TIOCSPGRP(P1, S(P2)), SIGACTION(P2, SIGHUP, ACT_HANDLER),
+	SIGACTION(P2, SIGCONT, ACT_HANDLER), EXIT(P1, 0), SIGS(P2),
+	WAIT4(P0, S(P1), 0), EXIT(P2, 0), WAIT4(P0, -1, 0),
 	END };
 
 /* Orphans go to the nearest subreaper above them, not to the root. */
@@ -370,7 +386,7 @@ static const struct or_step core_dump[] = {
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
 	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
-	X(ioprio_zombie) X(nproc_exec)
+	X(ioprio_zombie) X(nproc_exec) X(tty_leader_exit)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

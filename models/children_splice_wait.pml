@@ -1,17 +1,17 @@
 /*
  * children_splice_wait.pml: a dying parent's children spliced onto the
  * reaper against wait walks (the article's Group 4; invariants I3 and I4 of
- * docs/verification.md).  It models rp_hlist_splice_pub in
+ * docs/verification.md).  It models rp_hlist_tail_splice_pub in
  * include/rcuproc/hlist.h.
  *
  * The dying parent D's children hlist is D -> c1 -> c2 -> c3 -> NULL; the
  * reaper R's is R -> r1 -> NULL.  The exit path first points each child's
  * parent field at R (the owner field readers filter by), then splices D's
- * children onto the front of R's list as one block, with no grace period:
- *   last->next = R->first;   (c3 now leads into R's former nodes)
- *   R->first = first;        (publish the block on R)
+ * children onto the tail of R's list as one block, in order, with no grace
+ * period:
+ *   R->last->next = first;   (publish the block on R, behind r1)
  *   D->first = NULL.
- * Only c3's ->next changes, from NULL to r1, which was never behind it.
+ * Only r1's ->next changes, from NULL to c1; c3's stays NULL.
  *
  * Two wait walks run meanwhile, one over D's list and one over R's: each
  * loads the head, then for each node records a visit and loads ->next,
@@ -24,13 +24,13 @@
  *    reportable child is never missed: I3);
  *  - no node is visited twice;
  *  - the walk ends at NULL within (number of nodes + 1) steps (I4).
- * A walk of D may go on into R's former nodes (r1): the wait filters by the
- * parent field, which this model does not need to check.
+ * A walk of R may go on into the block: the wait filters by the parent
+ * field, which this model does not need to check.
  *
  * Broken variant (-DBROKEN or -DBROKEN_ONE_BY_ONE): the children are moved
- * one at a time, hlist_del_rcu from D then hlist_add_head_rcu onto R
- * (RP_BREAK_NAIVE_MOVE).  A walk standing on c1 when it moves follows its
- * new ->next to r1 and misses c2 and c3.
+ * one at a time, del from D then add at R's tail (RP_BREAK_NAIVE_MOVE).  A
+ * walk standing on c1 when it moves finds it last on R, ends there and
+ * misses c2 and c3.
  *
  * Run: spin -a children_splice_wait.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -99,7 +99,7 @@ proctype walker(byte w)
 
 proctype reaper()
 {
-	byte n;
+	byte n, lastR = R1;
 
 	/* The caller updates the owner field before the move. */
 	parent[C1] = R;
@@ -110,17 +110,18 @@ proctype reaper()
 	:: headD == NIL -> break
 	:: else ->
 		n = headD;
-		headD = next[n];		/* hlist_del_rcu (first node) */
-		next[n] = headR;		/* hlist_add_head_rcu */
-		headR = n
+		headD = next[n];		/* del (first node) */
+		next[n] = NIL;			/* add at the tail */
+		next[lastR] = n;
+		lastR = n
 	od;
 #else
-	/* rp_hlist_splice_pub(D, R); the updater finds the last node. */
-	next[C3] = headR;
-	headR = C1;				/* publish the block */
+	/* rp_hlist_tail_splice_pub(D, R): R's last node is r1. */
+	next[R1] = C1;				/* publish the block */
 	headD = NIL;
 #endif
-	n = 0
+	n = 0;
+	lastR = 0
 }
 
 init {

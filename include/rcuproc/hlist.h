@@ -119,45 +119,104 @@ static inline void rp_hlist_del_init_pub(struct cds_hlist_node *n)
 }
 
 /*
- * Move every node of @from onto the front of @to, as one block, with no grace
- * period (the article's Group 4: a dying parent's children go to the reaper).
+ * An hlist that also knows its last node, so that a node joins at the tail
+ * and a whole list is appended to another in O(1).  Readers walk ->head with
+ * cds_hlist_for_each_entry_rcu_2 as any hlist: the list still ends in NULL,
+ * which is what lets a whole list move with no grace period (Group 4).
+ * @last is the last node, or ->head cast to a node when the list is empty
+ * (as liburcu's ->prev of a first node: only its ->next is touched through
+ * the cast), so an append never tests for the empty case.  Every update of
+ * a tailed list goes through the rp_hlist_tail_* operations below, which
+ * keep @last; the plain hlist operations above would not.
+ */
+struct rp_hlist_tail_head {
+	struct cds_hlist_head head;	/* R: RCU; W: update lock */
+	struct cds_hlist_node *last;	/* updater only */
+};
+
+static inline void rp_hlist_tail_init(struct rp_hlist_tail_head *h)
+{
+	h->head.next = NULL;
+	h->last = (struct cds_hlist_node *)&h->head;
+}
+
+/* Safe for readers: a lone load of the first pointer. */
+static inline bool rp_hlist_tail_empty(const struct rp_hlist_tail_head *h)
+{
+	return rp_hlist_empty(&h->head);
+}
+
+/*
+ * Insert @n last: behind the last node, or behind the head cast to a node
+ * (rp_hlist_add_behind_pub touches only its ->next, since @n has no
+ * successor).  A reader that had already loaded the old last node's NULL
+ * ->next has finished; any other reader of the list will reach @n, which is
+ * complete before it is published.
+ */
+static inline void rp_hlist_tail_add_pub(struct cds_hlist_node *n,
+					 struct rp_hlist_tail_head *h)
+{
+	rp_hlist_add_behind_pub(n, h->last);
+	h->last = n;
+}
+
+/* rp_hlist_del_init_pub for a node of the tailed list @h. */
+static inline void rp_hlist_tail_del_init_pub(struct cds_hlist_node *n,
+					      struct rp_hlist_tail_head *h)
+{
+	if (rp_hlist_unhashed(n))
+		return;
+	if (h->last == n)
+		h->last = n->prev;
+	rp_hlist_del_init_pub(n);
+}
+
+/* rp_hlist_replace_pub for a node @old of the tailed list @h. */
+static inline void rp_hlist_tail_replace_pub(struct cds_hlist_node *old,
+					     struct cds_hlist_node *repl,
+					     struct rp_hlist_tail_head *h)
+{
+	if (h->last == old)
+		h->last = repl;
+	rp_hlist_replace_pub(old, repl);
+}
+
+/*
+ * Move every node of @from onto the tail of @to, as one block and in order,
+ * with no grace period (the article's Group 4: a dying parent's children go
+ * to the reaper).  O(1): the only ->next that changes is @to's last node's,
+ * from NULL to the block's first node.
  *
  * What a concurrent reader sees:
  *  - a reader already walking @from goes on through the rest of @from's nodes,
- *    in their order, then on into @to's former nodes: it misses no node of
- *    @from and never loops (only the block's last ->next changes, from NULL to
- *    @to's former first node, which was never behind it);
- *  - a reader starting on @to sees either its old contents or the block
- *    followed by them;
- *  - a reader starting on @from sees the whole block (perhaps followed by
- *    @to's former nodes, if it starts after the block was linked in front of
- *    them), or nothing.
+ *    in their order, and ends where it would have: the block's last ->next
+ *    stays NULL.  It misses no node of @from, sees none of @to's, and never
+ *    loops;
+ *  - a reader starting on @to sees either its old contents or its old
+ *    contents followed by the block (it sees the block whole: only the link
+ *    into its first node is new), and none twice: no node of the block was
+ *    ever in front of @to's last node;
+ *  - a reader starting on @from sees the whole block or nothing.
  * Readers that must not report a moved node as still @from's filter by an
  * owner field that the caller updates under the same update lock, before or
  * after the splice: a reader may meet a node of the block under either owner
- * and must accept both.  O(length of @from).
+ * and must accept both.
  */
-static inline void rp_hlist_splice_pub(struct cds_hlist_head *from,
-				       struct cds_hlist_head *to)
+static inline void rp_hlist_tail_splice_pub(struct rp_hlist_tail_head *from,
+					    struct rp_hlist_tail_head *to)
 {
-	struct cds_hlist_node *first = from->next, *last;
+	struct cds_hlist_node *first = from->head.next;
 
 	if (!first)
 		return;
-	for (last = first; last->next; last = last->next)
-		;
-	/*
-	 * Readers on the block now run on into @to's old nodes; that node is
-	 * already published, so a plain shared store suffices.
-	 */
-	CMM_STORE_SHARED(last->next, to->next);
-	if (last->next)
-		last->next->prev = last;
-	RP_LIST_STEP();
-	first->prev = (struct cds_hlist_node *)to;
+	first->prev = to->last;
 	/* Publish the block on @to: pairs with rcu_dereference(->next) in readers. */
-	rcu_assign_pointer(to->next, first);
-	CMM_STORE_SHARED(from->next, NULL);
+	rcu_assign_pointer(to->last->next, first);
+	to->last = from->last;
+	RP_LIST_STEP();
+	/* The block is on @to already, so a reader of @from may still see it all. */
+	CMM_STORE_SHARED(from->head.next, NULL);
+	from->last = (struct cds_hlist_node *)&from->head;
 }
 
 #ifdef __cplusplus

@@ -4,9 +4,10 @@
  * sources and tests use it.  The installed headers hold the correct
  * operations only; here the project adds what its tests need:
  *
- *  - the race-window widening (RP_TORTURE_DELAY, torture.h) between the
- *    steps of every multi-step update, through the toolkit's RP_LIST_STEP
- *    hook, which must be defined before the toolkit is first included;
+ *  - the race-window widening (RP_TORTURE_DELAY, torture.h) and a race
+ *    point (RP_RACE_LIST_STEP, racepoint.h) between the steps of every
+ *    multi-step update, through the toolkit's RP_LIST_STEP hook, which must
+ *    be defined before the toolkit is first included;
  *  - in an RP_BREAK_* build, the naive twin of one operation, which the test
  *    suite must catch (tests/meson.build).  Each twin is a function of its
  *    own and the operation's name is redirected to it, so that every caller,
@@ -22,9 +23,14 @@
 #error "debug/list_twins.h comes before the list toolkit's headers"
 #endif
 
+#include "racepoint.h"
 #include "torture.h"
 
-#define RP_LIST_STEP() RP_TORTURE_DELAY()
+#define RP_LIST_STEP()								\
+	do {									\
+		RP_TORTURE_DELAY();						\
+		RP_RACE_POINT(RP_RACE_LIST_STEP, NULL);				\
+	} while (0)
 
 #include <rcuproc/hlist.h>
 #include <rcuproc/hlist_nulls.h>
@@ -32,21 +38,21 @@
 
 #ifdef RP_BREAK_NAIVE_MOVE
 /*
- * rp_hlist_splice_pub moving the nodes one by one: a reader on a moved node
- * jumps to @to and misses the rest of @from.
+ * rp_hlist_tail_splice_pub moving the nodes one by one: a reader on a moved
+ * node finds it last on @to, ends there and misses the rest of @from.
  */
-static inline void rp_hlist_splice_pub_naive(struct cds_hlist_head *from,
-					     struct cds_hlist_head *to)
+static inline void rp_hlist_tail_splice_pub_naive(struct rp_hlist_tail_head *from,
+						  struct rp_hlist_tail_head *to)
 {
 	struct cds_hlist_node *n;
 
-	while ((n = from->next) != NULL) {
-		cds_hlist_del_rcu(n);
-		cds_hlist_add_head_rcu(n, to);
-		RP_TORTURE_DELAY();
+	while ((n = from->head.next) != NULL) {
+		rp_hlist_tail_del_init_pub(n, from);
+		rp_hlist_tail_add_pub(n, to);
+		RP_LIST_STEP();
 	}
 }
-#define rp_hlist_splice_pub rp_hlist_splice_pub_naive
+#define rp_hlist_tail_splice_pub rp_hlist_tail_splice_pub_naive
 #endif
 
 #ifdef RP_BREAK_SPLICE_NO_SYNC

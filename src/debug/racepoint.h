@@ -51,6 +51,9 @@ enum rp_race_point {
 	   backlog's bound: it is about to wait for a grace period and release
 	   the batch itself (no lock held, no read section); @t NULL. */
 	RP_RACE_DEFERRED_BOUND,
+	/* The list toolkit is between two steps of a multi-step update
+	   (RP_LIST_STEP, list_twins.h; the updater's locks held); @t NULL. */
+	RP_RACE_LIST_STEP,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

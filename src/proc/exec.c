@@ -131,7 +131,8 @@ static void take_leadership(struct rp_task *self)
 	 */
 	cds_list_replace_rcu(&leader->tasks, &self->tasks);
 	if (!init)
-		rp_hlist_replace_pub(&leader->sibling, &self->sibling);
+		rp_hlist_tail_replace_pub(&leader->sibling, &self->sibling,
+					  &self->real_parent->children);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node)
 		CMM_STORE_SHARED(t->group_leader, self);
 	RP_RACE_POINT(RP_RACE_EXEC_PUBLISHED, self);

@@ -2,10 +2,10 @@
 /*
  * Exit, reparenting and release, as Linux's kernel/exit.c.
  *
- * A dying thread's children go to a reaper as one block (Group 4:
- * rp_hlist_splice_pub), after each child's real_parent names the reaper:
- * wait's RCU walk, which may be on the moved block or may run on from it
- * into the reaper's older children, filters by real_parent.  A child's
+ * A dying thread's children go to the tail of a reaper's as one block, in
+ * their fork order (Group 4: rp_hlist_tail_splice_pub), after each child's
+ * real_parent names the reaper: wait's RCU walk, which may be on the moved
+ * block, or on the reaper's list and run on into it, filters by real_parent.  A child's
  * new state becomes visible (exit_state, the splice) before its parent's
  * waiters are woken, since they look under RCU, not under our lock.
  */
@@ -69,7 +69,7 @@ static bool unhash_task(struct rp_task *t)
 	bool exec_waits;
 
 	rp_ptrace_unlink(t);
-	rp_hlist_del_init_pub(&t->sibling);
+	rp_hlist_tail_del_init_pub(&t->sibling, &t->real_parent->children);
 	if (rp_thread_group_leader(t))
 		cds_list_del_rcu(&t->tasks);
 	/* Lookups by number find nothing from now on: pairs with rp_find_task_rcu. */
@@ -224,8 +224,10 @@ static void reparent_leader(struct rp_task *father, struct rp_task *p)
 /*
  * Give @father's children to a reaper (update lock held).  Parents first,
  * then the block splice (never one by one: a wait walking @father's list
- * would be carried off to the reaper's and miss the rest), then the
- * notifications, whose wake-ups must find the zombies on the reaper's list.
+ * would end on a node moved last onto the reaper's and miss the rest), then
+ * the notifications, oldest child first as Linux's (a coalesced SIGCHLD
+ * carries the first one's siginfo), whose wake-ups must find the zombies on
+ * the reaper's list.
  *
  * Within the group, a reaper thread that comes before @father on the thread
  * list may already have been passed by a wait walking the group's threads
@@ -241,25 +243,26 @@ static void forget_original_parent(struct rp_task *father)
 	unsigned int n = 0;
 
 	rp_assert_update_held(&father->sys->sync);
-	if (!father->children.next)
+	node = father->children.head.next;
+	if (!node)
 		return;
 	reaper = find_new_reaper(father);
 	if (!reaper)
 		return;
-	cds_hlist_for_each_entry_2(p, &father->children, sibling) {
+	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
 		reparent_threads(father, p, reaper);
 		n++;
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
 	cmm_smp_wmb();
-	rp_hlist_splice_pub(&father->children, &reaper->children);
+	rp_hlist_tail_splice_pub(&father->children, &reaper->children);
 	if (rp_same_thread_group(father, reaper)) {
 		if (thread_precedes(reaper, father))
 			rp_wake_up_parent(reaper);
 		return;
 	}
-	/* The moved children are the first @n on the reaper's list. */
-	for (node = reaper->children.next; n--; node = next) {
+	/* The moved children are the @n from @node on, in order; one may be released. */
+	for (; n--; node = next) {
 		next = node->next;
 		reparent_leader(father, caa_container_of(node, struct rp_task, sibling));
 	}

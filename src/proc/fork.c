@@ -150,8 +150,9 @@ static void init_group(struct rp_task *p)
 
 /*
  * Fill in the family fields, then publish: each insertion (liburcu's
- * _rcu adds) comes after the fields its readers use.  The children hlist is
- * unordered (head insertion; Linux adds at the tail): wait scans all of it.
+ * _rcu adds) comes after the fields its readers use.  Children join their
+ * parent's list at the tail, as Linux's: wait reports, and a reparenting
+ * notifies, the oldest first.
  * Update lock and the caller's siglock held.
  */
 static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
@@ -180,7 +181,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
 		rp_pgrp_fork_link(self, p, px);	/* member lists and sys->tasks */
-		cds_hlist_add_head_rcu(&p->sibling, &p->real_parent->children);
+		rp_hlist_tail_add_pub(&p->sibling, &p->real_parent->children);
 	}
 	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task_rcu. */
 	rcu_assign_pointer(p->pid->task, p);

@@ -237,7 +237,7 @@ static bool mid_exit(struct rp_task *t)
  */
 static void check_moved_away(struct wait_opts *wo, struct rp_task *t)
 {
-	if (t->sys->sync.mode != RP_SYNC_RCU || rcu_dereference(t->children.next))
+	if (t->sys->sync.mode != RP_SYNC_RCU || !rp_hlist_tail_empty(&t->children))
 		return;
 	/* Empty list, then flags: pairs with the cmm_smp_wmb before the splice in exit.c. */
 	cmm_smp_rmb();
@@ -253,8 +253,8 @@ static bool scan_thread_rcu(struct rp_task *self, struct rp_task *t, struct wait
 	struct rp_task *p;
 
 	rp_assert_read_section(&self->sys->sync);
-	/* Pairs with the insertion in clone and rp_hlist_splice_pub in exit. */
-	cds_hlist_for_each_entry_rcu_2(p, &t->children, sibling) {
+	/* Pairs with the insertion in clone and rp_hlist_tail_splice_pub in exit. */
+	cds_hlist_for_each_entry_rcu_2(p, &t->children.head, sibling) {
 		RP_RACE_POINT(RP_RACE_WAIT_VISIT, p);
 		/* Pairs with the real_parent stores of reparenting (exit.c). */
 		if (ours(self, wo->flags, rcu_dereference(p->real_parent)) &&

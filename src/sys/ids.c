@@ -257,7 +257,7 @@ static void propagate_has_subreaper(struct rp_task *p)
 	struct rp_task *thread, *child;
 
 	cds_list_for_each_entry(thread, &p->signal->thread_head, thread_node) {
-		cds_hlist_for_each_entry_2(child, &thread->children, sibling) {
+		cds_hlist_for_each_entry_2(child, &thread->children.head, sibling) {
 			if (child->signal->has_child_subreaper)
 				continue;	/* its subtree already knows */
 			child->signal->has_child_subreaper = true;

@@ -89,7 +89,7 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 	t->sys = sys;
 	t->usage = 1;
 	t->exit_signal = -1;
-	CDS_INIT_HLIST_HEAD(&t->children);
+	rp_hlist_tail_init(&t->children);
 	rp_hlist_node_init(&t->sibling);
 	CDS_INIT_LIST_HEAD(&t->ptraced);
 	CDS_INIT_LIST_HEAD(&t->ptrace_entry.node);

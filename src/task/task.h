@@ -243,7 +243,8 @@ struct rp_task {
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s) RP_PT_* */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
-	struct cds_hlist_head children;	/* (r, u) Group 4: spliced on reparent */
+	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
+					   spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
 	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
 	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */

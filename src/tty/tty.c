@@ -168,10 +168,11 @@ static int tiocsctty(struct rp_task *self, struct rp_tty *tty, int steal)
 }
 
 /*
- * Linux's disassociate_ctty (update lock held): session @sid of @leader
- * loses @tty; its foreground group gets SIGHUP then SIGCONT.
+ * Linux's disassociate_ctty (update lock held), as for a pty: session @sid
+ * of @leader loses @tty; its foreground group gets SIGHUP, and SIGCONT too
+ * unless the leader is exiting (@on_exit): only a TIOCNOTTY continues it.
  */
-static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid)
+static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid, bool on_exit)
 {
 	struct rp_sync *sync = &tty->sys->sync;
 	pid_t fg = 0;
@@ -188,7 +189,8 @@ static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid)
 		return;
 	rp_read_lock(sync);
 	rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGHUP);
-	rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGCONT);
+	if (!on_exit)
+		rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGCONT);
 	rp_read_unlock(sync);
 }
 
@@ -204,7 +206,7 @@ void rp_tty_session_exit(struct rp_task *t)
 	rp_read_lock(sync);
 	sid = rp_task_session_nr_rcu(t);
 	rp_read_unlock(sync);
-	disassociate(t, tty, sid);
+	disassociate(t, tty, sid, true);
 }
 
 /*
@@ -225,7 +227,7 @@ static int tiocnotty(struct rp_task *self, struct rp_tty *tty)
 		ret = -ENOTTY;
 	tty_unlock(tty);
 	if (!ret && self->signal->tty == tty)
-		disassociate(self, tty, sid);
+		disassociate(self, tty, sid, false);
 	rp_update_unlock(sync);
 	return ret;
 }

@@ -9,7 +9,7 @@
  * may be reached.
  *
  * splice (Group 4): blocks of nodes move between lists only as whole lists,
- * with rp_hlist_splice_pub.  A reader notes, under a sequence count, which
+ * appended to another's tail with rp_hlist_tail_splice_pub.  A reader notes, under a sequence count, which
  * blocks its list holds as it loads the list's first node; it must then see
  * every node of those blocks exactly once, and no node twice.
  */
@@ -172,7 +172,7 @@ const struct rp_check_scenario rp_check_hlist_existence = {
 #define BLOCK_SIZE	12
 
 struct splice {
-	struct cds_hlist_head heads[NLISTS];
+	struct rp_hlist_tail_head heads[NLISTS];
 	struct rp_seqcount seq;		/* W: updater; covers owner[] and splices */
 	unsigned int owner[NBLOCKS];	/* R: readers (seqcount); W: updater */
 };
@@ -184,6 +184,8 @@ static int splice_setup(struct rp_check_ctx *ctx)
 	if (!s)
 		return -ENOMEM;
 	ctx->state = s;
+	for (unsigned int l = 0; l < NLISTS; l++)
+		rp_hlist_tail_init(&s->heads[l]);
 	for (unsigned int b = 0; b < NBLOCKS; b++) {
 		s->owner[b] = b % NLISTS;
 		for (unsigned int i = 0; i < BLOCK_SIZE; i++) {
@@ -191,7 +193,7 @@ static int splice_setup(struct rp_check_ctx *ctx)
 
 			if (!n)
 				return -ENOMEM;
-			cds_hlist_add_head_rcu(&n->h, &s->heads[s->owner[b]]);
+			rp_hlist_tail_add_pub(&n->h, &s->heads[s->owner[b]]);
 		}
 	}
 	return 0;
@@ -204,7 +206,7 @@ static void splice_update(struct rp_check_ctx *ctx, uint64_t *rng)
 	unsigned int to = (from + 1 + rp_check_below(rng, NLISTS - 1)) % NLISTS;
 
 	rp_write_seqcount_begin(&s->seq);
-	rp_hlist_splice_pub(&s->heads[from], &s->heads[to]);
+	rp_hlist_tail_splice_pub(&s->heads[from], &s->heads[to]);
 	for (unsigned int b = 0; b < NBLOCKS; b++)
 		if (s->owner[b] == from)
 			CMM_STORE_SHARED(s->owner[b], to);
@@ -223,7 +225,7 @@ static void splice_read(struct rp_check_reader *r)
 		seq = rp_read_seqcount_begin(&s->seq);
 		for (unsigned int b = 0; b < NBLOCKS; b++)
 			owner[b] = CMM_LOAD_SHARED(s->owner[b]);
-		pos = rcu_dereference(s->heads[list].next);
+		pos = rcu_dereference(s->heads[list].head.next);
 	} while (rp_read_seqcount_retry(&s->seq, seq));
 
 	rp_check_seen_reset(r, NBLOCKS * BLOCK_SIZE);
@@ -249,7 +251,7 @@ static void splice_teardown(struct rp_check_ctx *ctx)
 	if (!s)
 		return;
 	for (unsigned int l = 0; l < NLISTS; l++)
-		free_hlist(&s->heads[l]);
+		free_hlist(&s->heads[l].head);
 	free(s);
 }
 

@@ -32,14 +32,18 @@ static void walk_thread(struct rp_system *sys, struct rp_task *leader, struct rp
 
 static void walk_children(struct rp_task *p, struct rp_verify_report *r)
 {
+	struct cds_hlist_node *last = (struct cds_hlist_node *)&p->children.head;
 	struct rp_task *c;
 
-	cds_hlist_for_each_entry_2(c, &p->children, sibling) {
+	cds_hlist_for_each_entry_2(c, &p->children.head, sibling) {
 		if (c->real_parent != p)
 			walk_error(r, c, "on the children list of a task that is not its real_parent");
 		if (!rp_thread_group_leader(c))
 			walk_error(r, c, "a non-leader on a children list");
+		last = &c->sibling;
 	}
+	if (p->children.last != last)
+		walk_error(r, p, "its children list's last pointer is not its last child");
 }
 
 /* Is @t on its real parent's children list? */
@@ -47,7 +51,7 @@ static bool on_parents_list(struct rp_task *t)
 {
 	struct rp_task *c;
 
-	cds_hlist_for_each_entry_2(c, &t->real_parent->children, sibling)
+	cds_hlist_for_each_entry_2(c, &t->real_parent->children.head, sibling)
 		if (c == t)
 			return true;
 	return false;

@@ -298,48 +298,159 @@ Test(hlist, del_init_unhashed_is_noop)
 	cr_assert_eq(it[1].hn.next, &it[2].hn);
 }
 
-/* hlist: splice moves @from's nodes, as one block, onto the front of @to. */
+/* ------------------------------------------------------------- hlist_tail */
+
+/* @h holds @it[0..n) in that order, each added at the tail. */
+static void tail_build(struct rp_hlist_tail_head *h, struct item *it, size_t n)
+{
+	rp_hlist_tail_init(h);
+	for (size_t i = 0; i < n; i++)
+		rp_hlist_tail_add_pub(&it[i].hn, h);
+}
+
+/* @h holds ids 1..@n; one more item (id @n + 1) is on no list. */
+static void tail_setup(struct rp_hlist_tail_head *h, struct item *it, size_t n)
+{
+	items_init(it, n + 1, 1);
+	tail_build(h, it, n);
+}
+
+/* As expect_hlist, and @h's last pointer names its last node (its head if empty). */
+static void expect_tail(struct rp_hlist_tail_head *h, const unsigned int *want, size_t n)
+{
+	struct cds_hlist_node *last = (struct cds_hlist_node *)&h->head;
+
+	expect_hlist(&h->head, want, n);
+	cr_assert_eq(rp_hlist_tail_empty(h), n == 0, "hlist_tail: rp_hlist_tail_empty is wrong");
+	if (n > 0)
+		last = hlist_nth(&h->head, n - 1);
+	cr_assert_eq(h->last, last, "hlist_tail: the last pointer is not the last node");
+}
+
+TestSuite(hlist_tail, .init = reader_init, .fini = reader_fini);
+
+/* hlist_tail: nodes join at the tail, so the list is in insertion order. */
+Test(hlist_tail, add_keeps_insertion_order)
+{
+	struct rp_hlist_tail_head h;
+	struct item it[4];
+
+	tail_setup(&h, it, 0);
+	expect_tail(&h, NO_IDS);
+	tail_setup(&h, it, 3);
+	expect_tail(&h, IDS(1, 2, 3));
+	rp_hlist_tail_add_pub(&it[3].hn, &h);
+	expect_tail(&h, IDS(1, 2, 3, 4));
+}
+
+/* hlist_tail: deleting the last node moves the last pointer back, to the head at the end. */
+Test(hlist_tail, del_keeps_last)
+{
+	struct rp_hlist_tail_head h;
+	struct item it[4];
+
+	tail_setup(&h, it, 3);
+	rp_hlist_tail_del_init_pub(&it[2].hn, &h);
+	expect_tail(&h, IDS(1, 2));
+	cr_assert(rp_hlist_unhashed(&it[2].hn));
+	rp_hlist_tail_del_init_pub(&it[2].hn, &h);	/* unhashed: nothing to do */
+	expect_tail(&h, IDS(1, 2));
+	rp_hlist_tail_add_pub(&it[3].hn, &h);
+	expect_tail(&h, IDS(1, 2, 4));
+	rp_hlist_tail_del_init_pub(&it[0].hn, &h);
+	expect_tail(&h, IDS(2, 4));
+	rp_hlist_tail_del_init_pub(&it[3].hn, &h);
+	rp_hlist_tail_del_init_pub(&it[1].hn, &h);
+	expect_tail(&h, NO_IDS);
+	rp_hlist_tail_add_pub(&it[2].hn, &h);
+	expect_tail(&h, IDS(3));
+}
+
+/* hlist_tail: a replacement of the last node becomes the last. */
+Test(hlist_tail, replace_keeps_last)
+{
+	struct rp_hlist_tail_head h;
+	struct item it[5];
+
+	items_init(it, 5, 1);
+	tail_build(&h, it, 3);
+	rp_hlist_tail_replace_pub(&it[1].hn, &it[3].hn, &h);
+	expect_tail(&h, IDS(1, 4, 3));
+	rp_hlist_tail_replace_pub(&it[2].hn, &it[1].hn, &h);
+	expect_tail(&h, IDS(1, 4, 2));
+	rp_hlist_tail_add_pub(&it[4].hn, &h);
+	expect_tail(&h, IDS(1, 4, 2, 5));
+}
+
+/* hlist_tail: a reader on the last node when a node is added walks on to it. */
+static void add_on_visit(struct item *it, void *arg)
+{
+	struct on_visit *v = arg;
+
+	if (on_visit_due(v, it))	/* @v->from: the node to add, on no list */
+		rp_hlist_tail_add_pub(v->from, v->to);
+}
+
+Test(hlist_tail, add_under_reader)
+{
+	struct rp_hlist_tail_head h;
+	struct item it[4];
+	struct on_visit v = { .id = 3, .from = &it[3].hn, .to = &h };
+	unsigned int got[MAXN];
+
+	tail_setup(&h, it, 3);
+	expect_ids("reader on the last node", got,
+		   hlist_walk(&h.head, got, add_on_visit, &v), IDS(1, 2, 3, 4));
+	expect_tail(&h, IDS(1, 2, 3, 4));
+}
+
+/* hlist_tail: splice moves @from's nodes, as one block and in order, onto the tail of @to. */
 
 /* @from holds ids 1..@nfrom, @to the next @nto ids. */
-static void splice_setup(struct cds_hlist_head *from, struct cds_hlist_head *to,
+static void splice_setup(struct rp_hlist_tail_head *from, struct rp_hlist_tail_head *to,
 			 struct item *it, size_t nfrom, size_t nto)
 {
-	items_init(it, nfrom + nto, 1);
-	hlist_build(from, it, nfrom);
-	hlist_build(to, it + nfrom, nto);
+	items_init(it, nfrom + nto + 2, 1);
+	tail_build(from, it, nfrom);
+	tail_build(to, it + nfrom, nto);
 }
 
 static void check_splice(size_t nfrom, size_t nto, const unsigned int *want, size_t nwant)
 {
-	struct cds_hlist_head from, to;
+	struct rp_hlist_tail_head from, to;
 	struct item it[MAXN];
+	size_t spare = nfrom + nto;
 
 	splice_setup(&from, &to, it, nfrom, nto);
-	rp_hlist_splice_pub(&from, &to);
-	expect_hlist(&to, want, nwant);
-	expect_hlist(&from, NO_IDS);
+	rp_hlist_tail_splice_pub(&from, &to);
+	expect_tail(&to, want, nwant);
+	expect_tail(&from, NO_IDS);
 	if (nfrom > 0)
-		cr_assert_eq(it[nfrom - 1].hn.next, nto ? &it[nfrom].hn : NULL,
-			     "the block's last node points at the destination's old first");
-	hlist_drain_checking(&to);
+		cr_assert_null(it[nfrom - 1].hn.next, "the block's last node stays the end");
+	/* Both lists go on: @to grows behind the block, @from from empty. */
+	rp_hlist_tail_add_pub(&it[spare].hn, &to);
+	cr_assert_eq(to.last, &it[spare].hn);
+	rp_hlist_tail_add_pub(&it[spare + 1].hn, &from);
+	expect_tail(&from, &it[spare + 1].id, 1);
+	hlist_drain_checking(&to.head);
 }
 
-Test(hlist, splice_onto_empty)
+Test(hlist_tail, splice_onto_empty)
 {
 	check_splice(3, 0, IDS(1, 2, 3));
 }
 
-Test(hlist, splice_onto_nonempty)
+Test(hlist_tail, splice_onto_nonempty)
 {
-	check_splice(3, 2, IDS(1, 2, 3, 4, 5));
+	check_splice(3, 2, IDS(4, 5, 1, 2, 3));
 }
 
-Test(hlist, splice_single_node)
+Test(hlist_tail, splice_single_node)
 {
-	check_splice(1, 2, IDS(1, 2, 3));
+	check_splice(1, 2, IDS(2, 3, 1));
 }
 
-Test(hlist, splice_from_empty_changes_nothing)
+Test(hlist_tail, splice_from_empty_changes_nothing)
 {
 	check_splice(0, 2, IDS(1, 2));
 }
@@ -349,22 +460,88 @@ static void splice_on_visit(struct item *it, void *arg)
 	struct on_visit *v = arg;
 
 	if (on_visit_due(v, it))
-		rp_hlist_splice_pub(v->from, v->to);
+		rp_hlist_tail_splice_pub(v->from, v->to);
 }
 
-/* hlist: a reader in the block when it moves walks the rest of it, then @to's old nodes. */
-Test(hlist, splice_under_reader)
+/* A reader of @from (or of @to) standing on node @id when the splice runs sees @want. */
+static void check_splice_under_reader(bool on_from, unsigned int id,
+				      const unsigned int *want, size_t nwant)
 {
-	struct cds_hlist_head from, to;
-	struct item it[5];
-	struct on_visit v = { .id = 2, .from = &from, .to = &to };
+	struct rp_hlist_tail_head from, to;
+	struct item it[7];
+	struct on_visit v = { .id = id, .from = &from, .to = &to };
 	unsigned int got[MAXN];
 
 	splice_setup(&from, &to, it, 3, 2);
-	expect_ids("reader on @from", got, hlist_walk(&from, got, splice_on_visit, &v),
-		   IDS(1, 2, 3, 4, 5));
-	expect_hlist(&to, IDS(1, 2, 3, 4, 5));
-	expect_hlist(&from, NO_IDS);
+	expect_ids(on_from ? "reader on @from" : "reader on @to", got,
+		   hlist_walk(on_from ? &from.head : &to.head, got, splice_on_visit, &v),
+		   want, nwant);
+	expect_tail(&to, IDS(4, 5, 1, 2, 3));
+	expect_tail(&from, NO_IDS);
+}
+
+/* hlist_tail: a reader in the block when it moves walks the rest of it, and ends. */
+Test(hlist_tail, splice_under_reader)
+{
+	check_splice_under_reader(true, 2, IDS(1, 2, 3));
+}
+
+/* hlist_tail: a reader on @to's last node when the block comes walks on through all of it. */
+Test(hlist_tail, splice_under_destination_reader)
+{
+	check_splice_under_reader(false, 5, IDS(4, 5, 1, 2, 3));
+}
+
+/*
+ * hlist_tail: a reader standing on node 2 of @from loads its ->next between
+ * two steps of the splice (at each RP_RACE_LIST_STEP in turn, one per run)
+ * and walks on: it sees the rest of @from, whatever the step.  A splice that
+ * moved the nodes one at a time would leave node 2 last on @to for a step.
+ */
+static struct {
+	struct cds_hlist_node *stand;	/* the node the reader stands on */
+	unsigned int step, at;		/* steps passed; the one it reads at */
+	unsigned int got[MAXN];		/* ids it saw, from the first */
+	size_t n;
+} step_reader;
+
+static void read_at_step(enum rp_race_point where, struct rp_task *t)
+{
+	struct cds_hlist_node *pos;
+
+	(void)t;
+	if (where != RP_RACE_LIST_STEP || step_reader.step++ != step_reader.at)
+		return;
+	rcu_read_lock();
+	for (pos = rcu_dereference(step_reader.stand->next); pos; pos = rcu_dereference(pos->next))
+		note_id(step_reader.got, &step_reader.n, caa_container_of(pos, struct item, hn));
+	rcu_read_unlock();
+}
+
+Test(hlist_tail, splice_read_between_steps)
+{
+	unsigned int at;
+
+	for (at = 0;; at++) {
+		struct rp_hlist_tail_head from, to;
+		struct item it[7];
+
+		splice_setup(&from, &to, it, 3, 2);
+		memset(&step_reader, 0, sizeof(step_reader));
+		step_reader.stand = &it[1].hn;
+		step_reader.at = at;
+		step_reader.got[step_reader.n++] = 1;	/* the walk so far */
+		step_reader.got[step_reader.n++] = 2;
+		rp_debug_race_hook(read_at_step);
+		rp_hlist_tail_splice_pub(&from, &to);
+		rp_debug_race_hook(NULL);
+		if (step_reader.step <= at)
+			break;	/* no step left to read at */
+		expect_ids("reader on @from between two steps", step_reader.got,
+			   step_reader.n, IDS(1, 2, 3));
+		expect_tail(&to, IDS(4, 5, 1, 2, 3));
+	}
+	cr_assert_gt(at, 0, "the splice has no step for a reader to read at");
 }
 
 /* ------------------------------------------------------------ hlist_nulls */

@@ -184,6 +184,20 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_GETPPID:
 		put(buf, len, "getppid()");
 		break;
+	case OP_SETSID:
+		put(buf, len, "setsid()");
+		break;
+	case OP_TIOCSCTTY:
+		put(buf, len, "ioctl(tty, TIOCSCTTY, 0)");
+		break;
+	case OP_TIOCSPGRP:
+		put(buf, len, "tcsetpgrp(tty, ");
+		put_arg(buf, len, s->a);
+		put(buf, len, ")");
+		break;
+	case OP_TIOCNOTTY:
+		put(buf, len, "ioctl(tty, TIOCNOTTY)");
+		break;
 	case OP_SIGS:
 		put(buf, len, "signals caught so far");
 		break;
@@ -262,6 +276,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	case OP_THREAD:
 	case OP_GETPID:
 	case OP_GETPPID:
+	case OP_SETSID:
 		put_pid(buf, len, map, (pid_t)r->ret);
 		break;
 	case OP_WAIT4:

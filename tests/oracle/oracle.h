@@ -61,6 +61,11 @@ enum or_op {
 	OP_EXEC,	/* execve of the same puppet: handlers reset, record lost */
 	OP_THREAD,	/* a: the new thread's name (its tid is the answer) */
 	OP_THREAD_EXIT,	/* a: exit code (exit(2): this thread only) */
+	/* The terminal: a pty on Linux (the driver's), an rp_tty in rcuproc. */
+	OP_SETSID,
+	OP_TIOCSCTTY,	/* ioctl(terminal, TIOCSCTTY, 0) */
+	OP_TIOCSPGRP,	/* a: the foreground group (tcsetpgrp) */
+	OP_TIOCNOTTY,
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 

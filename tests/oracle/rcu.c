@@ -13,12 +13,15 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <rcuproc/pgrp.h>
+#include <rcuproc/tty.h>
 #include "oracle.h"
 
 struct rcu_run {
 	struct rp_system *sys;
 	struct rp_task *init;
+	struct rp_tty *tty;		/* the terminal of the OP_TIOC* steps */
 	struct rp_task *task[OR_MAX_PROCS];
 	bool exited[OR_MAX_PROCS];
 	int fork_err[OR_MAX_PROCS];	/* why a name has no task: rp_fork's errno */
@@ -167,6 +170,14 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_setrlimit(self, (int)arg[0], &(struct rlimit){ (rlim_t)arg[1], (rlim_t)arg[1] });
 	case OP_GETPID:
 		return rp_getpid(self);
+	case OP_SETSID:
+		return rp_setsid(self);
+	case OP_TIOCSCTTY:
+		return rp_tty_ioctl(self, run->tty, TIOCSCTTY, (void *)0L);
+	case OP_TIOCSPGRP:
+		return rp_tty_ioctl(self, run->tty, TIOCSPGRP, &(pid_t){ (pid_t)arg[0] });
+	case OP_TIOCNOTTY:
+		return rp_tty_ioctl(self, run->tty, TIOCNOTTY, NULL);
 	case OP_GETPPID:
 		return rp_getppid(self);
 	case OP_SIGS:
@@ -211,6 +222,8 @@ static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
 		return;
 	run->init = rp_system_init(run->sys);
 	run->map.ext = rp_getpid(run->init);
+	if (rp_tty_create(run->sys, &run->tty))
+		return;
 	if (rcu_clone(run, run->init, P0, SIGCHLD) > 0)
 		rp_prctl(run->task[P0], PR_SET_CHILD_SUBREAPER, 1);
 }
@@ -246,6 +259,8 @@ static void rcu_teardown(struct rcu_run *run, struct rp_system_counts *left)
 		if (run->task[i])
 			rp_task_put(run->task[i]);
 	rp_task_put(run->init);
+	if (run->tty)
+		rp_tty_destroy(run->tty);
 	rp_deferred_barrier();
 	rp_system_counts(run->sys, left);
 	rp_system_destroy(run->sys);

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -116,6 +117,22 @@ static long puppet_sigprocmask(long how, long sig)
 	return syscall(SYS_rt_sigprocmask, how, &set, NULL, sizeof(set));
 }
 
+/*
+ * The run's pty: the driver holds the master for the whole run; a puppet
+ * opens the slave, without making it its terminal, at its first terminal
+ * call (TIOCSCTTY makes it one).
+ */
+static int pty_master = -1;
+static char pty_slave[64];
+static int puppet_tty = -1;
+
+static long puppet_tty_ioctl(unsigned long request, void *arg)
+{
+	if (puppet_tty < 0 && (puppet_tty = open(pty_slave, O_RDWR | O_NOCTTY)) < 0)
+		return -1;
+	return ioctl(puppet_tty, request, arg);
+}
+
 static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 {
 	siginfo_t si;
@@ -169,6 +186,18 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_GETPID:
 		r->ret = getpid();
+		break;
+	case OP_SETSID:
+		r->ret = setsid();
+		break;
+	case OP_TIOCSCTTY:
+		r->ret = puppet_tty_ioctl(TIOCSCTTY, (void *)0L);
+		break;
+	case OP_TIOCSPGRP:
+		r->ret = puppet_tty_ioctl(TIOCSPGRP, &(pid_t){ (pid_t)c->a });
+		break;
+	case OP_TIOCNOTTY:
+		r->ret = puppet_tty_ioctl(TIOCNOTTY, NULL);
 		break;
 	case OP_GETPPID:
 		r->ret = getppid();
@@ -593,7 +622,14 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res)
 	int i;
 
 	memset(res, 0, sizeof(*res));
+	pty_master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (pty_master < 0 || grantpt(pty_master) || unlockpt(pty_master) ||
+	    ptsname_r(pty_master, pty_slave, sizeof(pty_slave))) {
+		close_fd(&pty_master);
+		return -1;
+	}
 	if (real_setup(&run)) {
+		close_fd(&pty_master);
 		real_teardown(&run);
 		return -1;
 	}
@@ -605,5 +641,6 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res)
 	}
 	res->n = i;
 	real_teardown(&run);
+	close_fd(&pty_master);
 	return run.failed ? -1 : 0;
 }

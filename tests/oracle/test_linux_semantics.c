@@ -49,6 +49,10 @@
 #define SIGINFO(p)		{ p, OP_SIGINFO, 0, 0, 0 }
 #define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
 #define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
+#define SETSID(p)		{ p, OP_SETSID, 0, 0, 0 }
+#define TIOCSCTTY(p)		{ p, OP_TIOCSCTTY, 0, 0, 0 }
+#define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
+#define TIOCNOTTY(p)		{ p, OP_TIOCNOTTY, 0, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
@@ -159,6 +163,33 @@ static const struct or_step reparent_zombie[] = {
 	WAITID(P0, P_PID, S(P2), WEXITED | WNOWAIT), WAIT4(P0, S(P2), 0),
 	WAIT4(P0, S(P1), 0), GETPPID(P3), EXIT(P3, 1), WAIT4(P0, -1, 0),
 	WAIT4(P0, -1, 0),
+	END };
+
+/*
+ * Children are kept in fork order: a dying parent's zombies go to the
+ * subreaper oldest first, so the one SIGCHLD they coalesce into (blocked
+ * until all are queued) carries the oldest one's siginfo, and wait reports
+ * the subreaper's own child first, then the orphans in fork order.
+ */
+static const struct or_step reparent_fork_order[] = {
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), SIGMASK(P0, SIG_BLOCK, SIGCHLD),
+	FORK(P0, P1), FORK(P1, P2), FORK(P1, P3), FORK(P1, P4),
+	EXIT(P3, 3), EXIT(P2, 2), EXIT(P4, 4), EXIT(P1, 1),
+	SIGMASK(P0, SIG_UNBLOCK, SIGCHLD), SIGS(P0), SIGINFO(P0),
+	WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0), WAIT4(P0, -1, 0),
+	WAIT4(P0, -1, 0),
+	END };
+
+/*
+ * A session leader's exit hangs up its terminal's foreground group with
+ * SIGHUP alone (disassociate_ctty(1), a pty); the group, not stopped, is
+ * orphaned by the same exit and gets nothing more.
+ */
+static const struct or_step tty_leader_exit[] = {
+	FORK(P0, P1), SETSID(P1), TIOCSCTTY(P1), FORK(P1, P2), SETPGID(P2, 0, 0),
+	TIOCSPGRP(P1, S(P2)), SIGACTION(P2, SIGHUP, ACT_HANDLER),
+	SIGACTION(P2, SIGCONT, ACT_HANDLER), EXIT(P1, 0), SIGS(P2),
+	WAIT4(P0, S(P1), 0), EXIT(P2, 0), WAIT4(P0, -1, 0),
 	END };
 
 /* Orphans go to the nearest subreaper above them, not to the root. */
@@ -350,12 +381,12 @@ static const struct or_step core_dump[] = {
 	X(bad_wait_options) X(wnohang_live_child) X(wait_specific)	\
 	X(kill_reaped) X(kill_bad_signal) X(kill_eperm)			\
 	X(kill_same_uid) X(kill_uid_rule) X(reparent_orphan)		\
-	X(reparent_zombie) X(nearest_subreaper) X(sigchld_ignored)	\
+	X(reparent_zombie) X(reparent_fork_order) X(nearest_subreaper) X(sigchld_ignored)	\
 	X(ignoring_reaper) X(pdeathsig) X(waitid_nowait)		\
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
 	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
-	X(ioprio_zombie) X(nproc_exec)
+	X(ioprio_zombie) X(nproc_exec) X(tty_leader_exit)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

@@ -251,7 +251,7 @@ static void orphan_ignores_tstp(enum rp_sync_mode mode)
 
 	job = start_with_job(mode, true, &sh, &p1, &d1);
 	cr_assert_eq(puppet_call(&d1, ignore_sighup, 0), 0);
-	/* The leader exits: its foreground group gets SIGHUP (ignored) and SIGCONT. */
+	/* The leader exits: its foreground group gets SIGHUP (ignored). */
 	end_shell(sh);
 	cr_assert_eq(puppet_call(&d1, tiocgsid, 0), -ENOTTY, "the session lost its terminal");
 	cr_assert_eq(rp_kill(init, job, SIGTSTP), 0);
@@ -270,6 +270,86 @@ static void orphan_ignores_tstp(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(orphan_ignores_tstp, orphan_ignores_tstp)
+
+/* ---- the leader's exit hangs up its foreground: SIGHUP only ---- */
+
+static void caught(int sig)
+{
+	(void)sig;	/* never run: rcuproc records a handler, it calls none */
+}
+
+/* Catch SIGHUP and SIGCONT, blocked: what is sent stays pending to be seen. */
+static long catch_hup_and_cont(struct rp_task *self, long unused)
+{
+	struct sigaction sa = { .sa_handler = caught };
+	sigset_t set;
+
+	(void)unused;
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCONT);
+	if (rp_sigaction(self, SIGHUP, &sa, NULL) || rp_sigaction(self, SIGCONT, &sa, NULL))
+		return -1;
+	return rp_sigprocmask(self, SIG_BLOCK, &set, NULL);
+}
+
+/* Is @sig pending for @p (its thread's or its group's)? */
+static bool pending(struct rp_task *p, int sig)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(p);
+	bool yes;
+
+	cr_assert_not_null(sh, "the job is alive");
+	yes = ((p->signal->shared_pending.signal | p->pending.signal) & RP_SIGBIT(sig)) != 0;
+	rp_unlock_sighand(sh);
+	return yes;
+}
+
+/*
+ * Linux's disassociate_ctty(1) on a pty: the leader's exit sends its
+ * foreground group SIGHUP only; SIGCONT comes with a leader's TIOCNOTTY
+ * (disassociate_ctty(0)).  Checked on Linux 6.18 with a pty (posix_openpt;
+ * setsid; TIOCSCTTY; a foreground group of its own catching both): the
+ * leader's exit delivered SIGHUP alone, its TIOCNOTTY SIGCONT and SIGHUP.
+ * The job is not stopped, so its group's orphaning sends nothing.
+ */
+static void leader_exit_hangup(enum rp_sync_mode mode, bool notty)
+{
+	struct rp_task *sh, *p1;
+	struct puppet d1;
+	pid_t job;
+	int st;
+
+	job = start_with_job(mode, true, &sh, &p1, &d1);
+	cr_assert_eq(puppet_call(&d1, catch_hup_and_cont, 0), 0);
+	if (notty)
+		cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCNOTTY, NULL), 0);
+	else
+		end_shell(sh);
+	cr_assert(pending(p1, SIGHUP), "the foreground group got no SIGHUP");
+	cr_assert_eq(pending(p1, SIGCONT), notty, "SIGCONT %s, want %s",
+		     pending(p1, SIGCONT) ? "sent" : "not sent", notty ? "sent" : "not sent");
+	cr_assert_eq(rp_kill(init, job, SIGKILL), 0);
+	puppet_join_dead(&d1);
+	cr_assert_eq(rp_wait4(notty ? sh : init, job, &st, 0, NULL), job);
+	if (notty)
+		end_shell(sh);
+	rp_task_put(p1);
+	finish_tty();
+}
+
+static void leader_exit_sends_sighup_only(enum rp_sync_mode mode)
+{
+	leader_exit_hangup(mode, false);
+}
+
+static void leader_tiocnotty_sends_sighup_and_sigcont(enum rp_sync_mode mode)
+{
+	leader_exit_hangup(mode, true);
+}
+
+TEST_EACH_MODE(leader_exit_hangup, leader_exit_sends_sighup_only)
+TEST_EACH_MODE(leader_tiocnotty_hangup, leader_tiocnotty_sends_sighup_and_sigcont)
 
 /* ---- the terminal's ioctls: Linux's errnos ---- */
 

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -48,6 +49,7 @@ struct real_run {
 	bool dead[OR_MAX_PROCS];	/* exited: a zombie or gone */
 	bool gone[OR_MAX_PROCS];	/* reaped: no longer in /proc */
 	bool failed;			/* a wait timed out */
+	int owed[OR_MAX_PROCS];		/* replies a stopped puppet will send once resumed */
 	int fork_err[OR_MAX_PROCS];	/* why a name has no process */
 	struct or_pidmap map;
 	char dir[32];			/* the puppets' working directory (cores) */
@@ -127,6 +129,14 @@ static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 	return ret;
 }
 
+/* The raw call: glibc's wrapper treats the PEEK requests' data differently. */
+static long puppet_ptrace(const struct real_cmd *c, struct or_reply *r)
+{
+	void *data = c->a == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)c->c;
+
+	return syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, data);
+}
+
 static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 {
 	errno = 0;
@@ -180,6 +190,9 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_SIGINFO:
 		or_reply_siginfo(r, &puppet_last);
+		break;
+	case OP_PTRACE:
+		r->ret = puppet_ptrace(c, r);
 		break;
 	default:		/* OP_PING */
 		break;
@@ -388,6 +401,12 @@ static bool state_dead(int st)
 	return st == 0 || st == 'Z' || st == 'X';
 }
 
+/* A group stop or a ptrace stop: it stays so until someone resumes it. */
+static bool state_stopped(int st)
+{
+	return st == 'T' || st == 't';
+}
+
 /*
  * Wait for every tasklist_lock section running now to end.  setpgid() takes
  * the lock for writing before anything else; moving ourselves to our own
@@ -427,23 +446,38 @@ static void await_settled_death(struct real_run *run, int i)
 	run->failed = true;
 }
 
-/* Wait for @i's reply, or its death: OR_OK, OR_KILLED or OR_TIMEOUT. */
+/*
+ * Wait for @i's reply, or its death, or its stop: OR_OK, OR_KILLED,
+ * OR_STOPPED or OR_TIMEOUT.  A stopped puppet owes the reply: it reads the
+ * command once resumed, and that reply is skipped when it comes.
+ */
 static int await_reply(struct real_run *run, int i, struct or_reply *r)
 {
 	struct pollfd pfd = { .fd = run->rep[i][0], .events = POLLIN };
 	long end = now_ms() + REAL_TIMEOUT_MS;
-	bool dead = false;
+	int st = 'R';
 
 	while (now_ms() < end) {
-		/* Once dead, one last look: it may have answered just before. */
-		int ready = poll(&pfd, 1, dead ? 0 : 10);
+		/* Once dead or stopped, one last look: it may have answered just before. */
+		bool last = state_dead(st) || state_stopped(st);
+		int ready = poll(&pfd, 1, last ? 0 : 10);
 
 		if (ready > 0 && (pfd.revents & POLLIN) &&
-		    read_full(run->rep[i][0], r, sizeof(*r)) == 0)
-			return OR_OK;
-		if (dead)
+		    read_full(run->rep[i][0], r, sizeof(*r)) == 0) {
+			if (run->owed[i] == 0)
+				return OR_OK;
+			/* An answer owed since a stop: it runs again, look afresh. */
+			run->owed[i]--;
+			st = 'R';
+			continue;
+		}
+		if (state_dead(st))
 			return OR_KILLED;
-		dead = state_dead(proc_state(run->map.pid[i]));
+		if (state_stopped(st)) {
+			run->owed[i]++;
+			return OR_STOPPED;
+		}
+		st = proc_state(run->map.pid[i]);
 	}
 	run->failed = true;
 	return OR_TIMEOUT;
@@ -457,6 +491,10 @@ static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
 	if (!run->map.pid[i] || run->dead[i]) {
 		r->how = OR_NOPROC;
 		r->err = run->fork_err[i];
+		return;
+	}
+	if (state_stopped(proc_state(run->map.pid[i]))) {
+		r->how = OR_STOPPED;	/* it would read the command only once resumed */
 		return;
 	}
 	if (write(run->cmd[i][1], c, sizeof(*c)) != (ssize_t)sizeof(*c)) {

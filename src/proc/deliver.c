@@ -156,9 +156,9 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			return -ESRCH;
 		if (fatal_pending(self, &sig))
 			break;
-		if (self->jobctl & RP_JOBCTL_TRAP_STOP) {	/* PTRACE_INTERRUPT */
+		if (rp_ptrace_trap_pending(self)) {	/* an event, PTRACE_INTERRUPT */
 			rp_unlock_sighand(sh);
-			if (rp_ptrace_signal_stop(self, 0, NULL) < 0)
+			if (rp_ptrace_trap(self) < 0)
 				return -ESRCH;
 			continue;
 		}

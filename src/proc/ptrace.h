@@ -14,8 +14,24 @@
  */
 int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
 
-/* Link a new @child to its parent's tracer for CLONE_PTRACE (update lock held). */
-void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags);
+/* Has @t a trap to stop for: an event, or PTRACE_INTERRUPT's (siglock held)? */
+bool rp_ptrace_trap_pending(const struct rp_task *t);
+
+/*
+ * @t returns to user space with a trap pending: stop for it (an event's
+ * report, or PTRACE_EVENT_STOP) until resumed.  0, or -ESRCH if @t was
+ * released.
+ */
+int rp_ptrace_trap(struct rp_task *t);
+
+/* Report @event (PTRACE_EVENT_*) with @message at @t's next return to user space. */
+void rp_ptrace_event(struct rp_task *t, int event, unsigned long message);
+
+/*
+ * New @child of @self: traced by @self's tracer for CLONE_PTRACE or a
+ * traced fork event, which @self then reports (update lock held).
+ */
+void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned long clone_flags);
 
 /* Unlink tracee @t from its tracer (update lock held). */
 void rp_ptrace_unlink(struct rp_task *t);

@@ -527,6 +527,33 @@ static bool settle_one(void *arg, int i)
 	return run->dead[i] != was_dead || run->gone[i] != was_gone;
 }
 
+/*
+ * The child that stopped fork @s made, from /proc's list of its parent's
+ * children: the one no name has yet.  The fork stopped for its tracer (a
+ * traced fork event) before it answered; its child's pid is needed now.
+ */
+static pid_t stopped_fork_child(const struct real_run *run, const struct or_step *s)
+{
+	pid_t parent = run->map.pid[s->who], pid, found = 0;
+	char path[64];
+	FILE *f;
+	bool named;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", parent, parent);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fscanf(f, "%d", &pid) == 1) {
+		named = false;
+		for (int i = 0; i < OR_MAX_PROCS; i++)
+			named |= run->map.pid[i] == pid;
+		if (!named)
+			found = pid;
+	}
+	fclose(f);
+	return found;
+}
+
 static void real_step(struct real_run *run, const struct or_step *s, struct or_reply *r)
 {
 	long arg[3];
@@ -541,6 +568,8 @@ static void real_step(struct real_run *run, const struct or_step *s, struct or_r
 		run->map.pid[s->a] = (pid_t)r->ret;
 	else if (r->how == OR_OK)
 		run->fork_err[s->a] = r->err;
+	else if (r->how == OR_STOPPED && s->op != OP_THREAD)
+		run->map.pid[s->a] = stopped_fork_child(run, s);
 }
 
 static void close_fd(int *fd)

@@ -7,6 +7,7 @@
  * until its tracer resumes it.  Set RP_ORACLE_PRINT=1 to print every
  * answer.  The real side needs root; without it the tests skip.
  */
+#include <sched.h>
 #include <sys/ptrace.h>
 #include "scenario.h"
 
@@ -26,8 +27,85 @@ static const struct or_step attach_cont_detach[] = {
 	EXIT(P1, 3), WAIT4(P0, S(P1), 0),
 	END };
 
+/* Options: unknown bits EIO for SEIZE, EINVAL for SETOPTIONS; SETOPTIONS
+ * and GETEVENTMSG want a stopped tracee (ESRCH), and a signal's stop has
+ * no event message. */
+static const struct or_step options_errors[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), 0x20000000),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), 0x20000000),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK | PTRACE_O_TRACESYSGOOD),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* TRACEFORK with PTRACE_ATTACH: the fork stops its caller with
+ * PTRACE_EVENT_FORK (the message: the child's pid) before it returns; the
+ * child starts traced by the same tracer, stopped by a SIGSTOP; the
+ * tracer, not its parent, sees its exit first, and the parent's SIGCHLD
+ * stops the traced parent. */
+static const struct or_step fork_event_attach[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), FORK(P1, P2), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0), WAIT4(P0, S(P2), 0), GETPPID(P2),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P2), 0),
+	GETPPID(P2), EXIT(P2, 4), WAIT4(P1, S(P2), 0), WAIT4(P0, S(P2), 0),
+	WAIT4(P1, S(P2), 0),
+	END };
+
+/* TRACECLONE with PTRACE_SEIZE: a clone whose exit signal is not SIGCHLD
+ * reports PTRACE_EVENT_CLONE, a plain fork nothing (TRACEFORK is off); the
+ * new child of a seizing tracer traps with PTRACE_EVENT_STOP instead. */
+static const struct or_step clone_event_seize[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACECLONE),
+	FORK(P1, P2), WAIT4(P0, S(P2), 0), CLONE(P1, P3, SIGUSR1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	WAIT4(P0, S(P3), __WCLONE), PTRACE(P0, PTRACE_GETEVENTMSG, S(P3), 0),
+	PTRACE(P0, PTRACE_CONT, S(P3), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	GETPPID(P3), EXIT(P3, 0), WAIT4(P0, S(P3), __WCLONE), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P1, S(P3), __WCLONE),
+	END };
+
+/* TRACEEXEC: exec stops with PTRACE_EVENT_EXEC (the message: the former
+ * tid); without it a tracee of PTRACE_ATTACH gets a SIGTRAP, one of
+ * PTRACE_SEIZE nothing. */
+static const struct or_step exec_event[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEEXEC), EXEC(P1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPID(P1),
+	FORK(P0, P2), PTRACE(P0, PTRACE_ATTACH, S(P2), 0), WAIT4(P0, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), EXEC(P2), WAIT4(P0, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0),
+	FORK(P0, P3), PTRACE(P0, PTRACE_SEIZE, S(P3), 0), EXEC(P3), WAIT4(P0, S(P3), 0),
+	END };
+
+/* EXITKILL: the tracer's exit kills the tracees that have it (P2), only
+ * detaches the others (P3). */
+static const struct or_step exitkill[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	PTRACE(P1, PTRACE_SEIZE, S(P2), PTRACE_O_EXITKILL), PTRACE(P1, PTRACE_SEIZE, S(P3), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0), WAIT4(P0, S(P3), 0),
+	GETPPID(P3),
+	END };
+
+/* CLONE_PTRACE: the child of a traced process starts traced by the same
+ * tracer and stopped (a SIGSTOP), with no event reported. */
+static const struct or_step clone_ptrace[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), CLONE(P1, P2, SIGCHLD | CLONE_PTRACE),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0), GETPPID(P2),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), GETPPID(P2), EXIT(P2, 0),
+	WAIT4(P0, S(P2), 0), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	WAIT4(P1, S(P2), 0),
+	END };
+
 #define SCENARIOS(X) \
-	X(attach_cont_detach)
+	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
+	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

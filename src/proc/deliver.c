@@ -113,7 +113,6 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 	if (!*sh)
 		return -ESRCH;
 	if (sig && (t->blocked & RP_SIGBIT(sig))) {
-		info->si_signo = sig;
 		rp_send_signal_locked(t, sig, info, false);
 		sig = 0;
 	}

@@ -188,8 +188,11 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 		rp_ptrace_event(self, event, (unsigned long)rp_task_tid(child));
 }
 
-/* Enter a ptrace stop with wait status @code (siglock held); false: no stop. */
-static bool enter_stop(struct rp_task *t, int code)
+/*
+ * Enter a ptrace stop with wait status @code and siginfo @info, which lives
+ * in @t's frame until leave_stop (siglock held); false: no stop.
+ */
+static bool enter_stop(struct rp_task *t, int code, siginfo_t *info)
 {
 	rp_assert_siglock_held(t);
 	if (!(t->ptrace & RP_PT_PTRACED) || rp_fatal_signal_pending(t))
@@ -197,6 +200,7 @@ static bool enter_stop(struct rp_task *t, int code)
 	/* Any stop takes the place of a pending PTRACE_INTERRUPT trap, as Linux's. */
 	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
 	t->exit_code = code;
+	t->last_siginfo = info;
 	return true;
 }
 
@@ -233,6 +237,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
+	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
 	if (rp_fatal_signal_pending(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
@@ -240,16 +245,17 @@ static int leave_stop(struct rp_task *t, bool trap)
 }
 
 /*
- * Stop @t with wait status @code (siglock @sh held, dropped here) until
- * resumed: Linux's ptrace_stop.  Returns what leave_stop returns, @code if
+ * Stop @t with wait status @code and siginfo @info (siglock @sh held,
+ * dropped here) until resumed: Linux's ptrace_stop.  Returns what leave_stop returns, @code if
  * there was no stop (@t untraced or dying; 0 for a trap), -ESRCH only if
  * @t was released.  A kill while stopped returns 0: rp_get_signal then goes
  * round again and its fatal check runs the group exit.
  */
-static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, bool trap)
+static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, siginfo_t *info,
+		       bool trap)
 {
 	unsigned long seq;
-	bool stopped = enter_stop(t, code);
+	bool stopped = enter_stop(t, code, info);
 
 	rp_unlock_sighand(sh);
 	if (!stopped)
@@ -271,16 +277,37 @@ static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, bool 
 	return code;
 }
 
+/*
+ * A signal the tracer changed comes from the tracer now: SI_USER, its tid
+ * and real uid (Linux's ptrace_signal; its tracer when it resumes, the
+ * real parent after a PTRACE_DETACH).  An unchanged one keeps its siginfo,
+ * PTRACE_SETSIGINFO's if the tracer set one.
+ */
+static void rewrite_siginfo(struct rp_task *t, int sig, siginfo_t *info)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_task *tracer;
+
+	if (!sig || sig == info->si_signo)
+		return;
+	rp_read_lock(sync);
+	/* Pairs with the stores of ->parent in ptrace_link and rp_ptrace_unlink. */
+	tracer = rcu_dereference(t->parent);
+	rp_siginfo_init(info, sig, SI_USER, rp_task_tid(tracer), rp_task_cred_rcu(tracer)->uid);
+	rp_read_unlock(sync);
+}
+
 int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 {
-	struct rp_sighand *sh;
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
 
-	(void)info;	/* PTRACE_GETSIGINFO is not provided */
-	sh = rp_lock_task_sighand(t);
 	if (!sh)
 		return -ESRCH;
 	t->ptrace_message = 0;	/* a signal's stop has no event message */
-	return ptrace_stop(t, sh, sig, false);
+	sig = ptrace_stop(t, sh, sig, info, false);
+	if (sig > 0)
+		rewrite_siginfo(t, sig, info);
+	return sig;
 }
 
 bool rp_ptrace_trap_pending(const struct rp_task *t)
@@ -292,6 +319,7 @@ bool rp_ptrace_trap_pending(const struct rp_task *t)
 int rp_ptrace_trap(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	siginfo_t info;
 	int code;
 
 	if (!sh)
@@ -307,7 +335,9 @@ int rp_ptrace_trap(struct rp_task *t)
 		rp_unlock_sighand(sh);
 		return 0;
 	}
-	return ptrace_stop(t, sh, code, true);
+	/* The trap's own siginfo, as Linux's ptrace_do_notify: from @t itself. */
+	rp_siginfo_init(&info, SIGTRAP, code, rp_task_tid(t), t->cred->uid);
+	return ptrace_stop(t, sh, code, &info, true);
 }
 
 /* Linux's __ptrace_may_access with real credentials. */
@@ -389,7 +419,9 @@ static long set_options(struct rp_task *t, unsigned long options)
  * not stopped, as Linux's ptrace_check_attach; then CONT resumes it with
  * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
  * sets the options @data, GETEVENTMSG stores the last event's message at
- * @data (0 after a stop that had none).
+ * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
+ * stop's siginfo to and from @data (it stays in the stopped task's frame
+ * while RP_JOBCTL_TRACED, under this siglock).
  */
 static long stopped_request(struct rp_task *t, long request, void *data)
 {
@@ -405,6 +437,10 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 		ret = set_options(t, (unsigned long)data);
 	else if (request == PTRACE_GETEVENTMSG)
 		*(unsigned long *)data = t->ptrace_message;
+	else if (request == PTRACE_GETSIGINFO)
+		*(siginfo_t *)data = *t->last_siginfo;
+	else if (request == PTRACE_SETSIGINFO)
+		*t->last_siginfo = *(const siginfo_t *)data;
 	else if (request != PTRACE_CONT && request != PTRACE_DETACH)
 		ret = -EIO;
 	else if (!valid_signal(sig))

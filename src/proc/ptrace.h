@@ -10,7 +10,9 @@
  * trap): stop for the tracer, report it, sleep until resumed.  Returns the
  * signal to deliver now, 0 if the tracer cancelled it or @t was killed
  * meanwhile (rp_get_signal's next round takes the kill), -ESRCH only if @t
- * was released.
+ * was released.  @info, the signal's siginfo, is the stop's for
+ * PTRACE_GETSIGINFO/SETSIGINFO, and is rewritten as from the tracer if the
+ * tracer changed the signal.
  */
 int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
 

@@ -259,6 +259,8 @@ struct rp_task {
 	int ptrace_event;		/* (s) PTRACE_EVENT_* to stop for at the next
 					   return to user space; 0: none */
 	unsigned long ptrace_message;	/* (s) PTRACE_GETEVENTMSG's answer */
+	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
+					   task's own frame; NULL when not stopped */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	int8_t nice;			/* (s) -20..19, per thread as Linux */

@@ -327,6 +327,8 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 		if (s->a == PTRACE_GETEVENTMSG) {
 			put(buf, len, " msg=");
 			put_msg(buf, len, map, r->msg);
+		} else if (s->a == PTRACE_GETSIGINFO) {
+			put_siginfo(buf, len, r, map);
 		}
 		break;
 	default:

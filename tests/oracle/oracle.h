@@ -64,7 +64,9 @@ enum or_op {
 	OP_EXEC,	/* execve of the same puppet: handlers reset, record lost */
 	OP_THREAD,	/* a: the new thread's name (its tid is the answer) */
 	OP_THREAD_EXIT,	/* a: exit code (exit(2): this thread only) */
-	OP_PTRACE,	/* a: request, b: pid, c: data (GETEVENTMSG: the answer's msg) */
+	OP_PTRACE,	/* a: request, b: pid, c: data; GETEVENTMSG: the answer's msg,
+			   GETSIGINFO: its w_* fields; SETSIGINFO: the stop's siginfo
+			   with si_signo c and si_code SI_QUEUE */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 

@@ -314,6 +314,26 @@ static void rcu_exited(struct rcu_run *run, int i)
 	pthread_mutex_unlock(&run->worker[i].lock);
 }
 
+/* ptrace as the puppet makes it (real.c's puppet_ptrace). */
+static long rcu_ptrace(struct rp_task *self, const long *arg, struct or_reply *r)
+{
+	void *data = arg[0] == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)arg[2];
+	siginfo_t si;
+	long ret;
+
+	if (arg[0] != PTRACE_GETSIGINFO && arg[0] != PTRACE_SETSIGINFO)
+		return rp_ptrace(self, arg[0], (pid_t)arg[1], NULL, data);
+	memset(&si, 0, sizeof(si));
+	ret = rp_ptrace(self, PTRACE_GETSIGINFO, (pid_t)arg[1], NULL, &si);
+	if (ret || arg[0] == PTRACE_GETSIGINFO) {
+		or_reply_siginfo(r, &si);
+		return ret;
+	}
+	si.si_signo = (int)arg[2];
+	si.si_code = SI_QUEUE;
+	return rp_ptrace(self, PTRACE_SETSIGINFO, (pid_t)arg[1], NULL, &si);
+}
+
 /* The call itself: the syscall's result or -errno. */
 static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *arg,
 		     struct or_reply *r)
@@ -366,8 +386,7 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		rcu_record(run, s->who, r);
 		return 0;
 	case OP_PTRACE:
-		return rp_ptrace(self, arg[0], (pid_t)arg[1], NULL,
-				 arg[0] == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)arg[2]);
+		return rcu_ptrace(self, arg, r);
 	default:
 		return -EINVAL;
 	}

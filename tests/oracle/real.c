@@ -133,8 +133,20 @@ static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 static long puppet_ptrace(const struct real_cmd *c, struct or_reply *r)
 {
 	void *data = c->a == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)c->c;
+	siginfo_t si;
+	long ret;
 
-	return syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, data);
+	if (c->a != PTRACE_GETSIGINFO && c->a != PTRACE_SETSIGINFO)
+		return syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, data);
+	memset(&si, 0, sizeof(si));
+	ret = syscall(SYS_ptrace, PTRACE_GETSIGINFO, (pid_t)c->b, NULL, &si);
+	if (ret || c->a == PTRACE_GETSIGINFO) {
+		or_reply_siginfo(r, &si);
+		return ret;
+	}
+	si.si_signo = (int)c->c;
+	si.si_code = SI_QUEUE;
+	return syscall(SYS_ptrace, PTRACE_SETSIGINFO, (pid_t)c->b, NULL, &si);
 }
 
 static void puppet_do(const struct real_cmd *c, struct or_reply *r)

@@ -103,9 +103,30 @@ static const struct or_step clone_ptrace[] = {
 	WAIT4(P1, S(P2), 0),
 	END };
 
+/* PTRACE_GETSIGINFO: the signal's own siginfo in a signal-delivery stop,
+ * SIGTRAP with the status and the tracee as sender in an event stop; none
+ * of a running tracee (ESRCH).  CONT with another signal delivers it as
+ * SI_USER from the tracer (its pid and uid, not the sender's uid 1000);
+ * SETSIGINFO's siginfo is delivered as set when the signal stays the same. */
+static const struct or_step siginfo[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P1, SIGUSR2, ACT_HANDLER), SETRESUID(P2, 1000, 0, 0),
+	PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0), KILL(P2, S(P1), SIGUSR1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), SIGUSR2), SIGINFO(P1),
+	KILL(P2, S(P1), SIGUSR1), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETSIGINFO, S(P1), SIGUSR1), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), SIGUSR1), SIGINFO(P1),
+	FORK(P1, P3), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P0, S(P3), 0),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P3), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
-	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)
+	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
+	X(siginfo)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -39,6 +39,12 @@ struct rcu_worker {
 	unsigned long asked, answered;	/* rounds of returning to user space */
 	bool delivered;			/* since the driver last looked */
 	bool quit;
+	/* A call to make before the round, set by the driver while it is idle: */
+	const struct or_step *step;
+	long arg[3];
+	bool called;			/* the call returned: its answer is in */
+	long ret;			/* its result or -errno, */
+	struct or_reply reply;		/* and what it filled in */
 	struct rcu_run *run;		/* what it works on: */
 	int index;			/* its task's name */
 };
@@ -100,6 +106,28 @@ static bool rcu_return_to_user(struct rcu_run *run, int i)
 	return any;
 }
 
+static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *arg,
+		     struct or_reply *r);
+
+/* Make the call the driver left (it may stop inside, as exit for its tracer). */
+static void rcu_worker_call(struct rcu_worker *w)
+{
+	const struct or_step s = *w->step;	/* the driver's copy may go meanwhile */
+	struct or_reply r;
+	long ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = rcu_call(w->run, &s, w->arg, &r);
+	pthread_mutex_lock(&w->lock);
+	if ((s.op == OP_EXIT || s.op == OP_THREAD_EXIT) && ret == 0)
+		w->run->exited[w->index] = true;
+	w->ret = ret;
+	w->reply = r;
+	w->called = true;
+	w->step = NULL;
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void *rcu_worker_main(void *arg)
 {
 	struct rcu_worker *w = arg;
@@ -117,6 +145,8 @@ static void *rcu_worker_main(void *arg)
 		if (w->asked == w->answered)
 			break;		/* quit, nothing asked */
 		pthread_mutex_unlock(&w->lock);
+		if (w->step)	/* written before asked, under the lock */
+			rcu_worker_call(w);
 		any = rcu_return_to_user(run, i);
 		pthread_mutex_lock(&w->lock);
 		w->delivered |= any;
@@ -201,17 +231,22 @@ static bool rcu_worker_busy(struct rcu_worker *w)
 }
 
 /*
- * @i returns to user space: a new round unless it is still in one; then
- * wait for the round's end or a stop.  Returns OR_OK, OR_STOPPED or
+ * @i makes call @s (NULL: none) and returns to user space: a new round
+ * unless it is still in one; then wait for the round's end or a stop.  Returns OR_OK, OR_STOPPED or
  * OR_TIMEOUT; *@delivered: a signal was delivered since the last look.
  */
-static int rcu_user_round(struct rcu_run *run, int i, bool *delivered)
+static int rcu_user_round(struct rcu_run *run, int i, const struct or_step *s,
+			  const long *arg, bool *delivered)
 {
 	struct rcu_worker *w = &run->worker[i];
 	bool hung = false, idle;
 
 	pthread_mutex_lock(&w->lock);
 	if (w->asked == w->answered) {
+		w->step = s;
+		if (s)
+			memcpy(w->arg, arg, sizeof(w->arg));
+		w->called = false;
 		w->asked++;
 		pthread_cond_broadcast(&w->cond);
 	}
@@ -230,7 +265,7 @@ static bool rcu_settle_one(void *arg, int i)
 	bool delivered = false;
 
 	if (rcu_live(run, i) && run->worker[i].started)
-		rcu_user_round(run, i, &delivered);
+		rcu_user_round(run, i, NULL, NULL, &delivered);
 	return delivered;
 }
 
@@ -304,14 +339,6 @@ static void rcu_record(struct rcu_run *run, int who, struct or_reply *r)
 	memcpy(r->sigs, run->caught[who], sizeof(r->sigs));
 	or_reply_siginfo(r, &run->last[who]);
 	pthread_mutex_unlock(&w->lock);
-}
-
-/* Mark @i exited by its own call. */
-static void rcu_exited(struct rcu_run *run, int i)
-{
-	pthread_mutex_lock(&run->worker[i].lock);
-	run->exited[i] = true;
-	pthread_mutex_unlock(&run->worker[i].lock);
 }
 
 /* ptrace as the puppet makes it (real.c's puppet_ptrace). */
@@ -393,14 +420,16 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 }
 
 /*
- * One step: @who makes the call (on the driver's thread: its worker is
- * idle, or the task is stopped and answers nothing), then returns to user
- * space on its worker.
+ * One step: @who makes the call and returns to user space, both on its
+ * worker (its task may stop in either: exit stops for a tracer that asked,
+ * a traced fork reports its event on the way out).  A stopped task answers
+ * nothing, as a stopped process cannot: the step says so.
  */
 static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_reply *r)
 {
+	struct rcu_worker *w = &run->worker[s->who];
 	bool delivered;
-	long arg[3], ret;
+	long arg[3];
 	int how;
 
 	memset(r, 0, sizeof(*r));
@@ -409,20 +438,24 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 		r->err = run->fork_err[s->who];
 		return;
 	}
-	if (rcu_worker_busy(&run->worker[s->who])) {
+	if (rcu_worker_busy(w)) {
 		r->how = OR_STOPPED;	/* settling left it stopped */
 		return;
 	}
 	or_resolve_args(s, &run->map, arg);
-	ret = rcu_call(run, s, arg, r);
-	r->ret = ret < 0 ? -1 : ret;
-	r->err = ret < 0 ? (int)-ret : 0;
+	how = rcu_user_round(run, s->who, s, arg, &delivered);
+	pthread_mutex_lock(&w->lock);
+	if (w->called) {
+		*r = w->reply;
+		r->ret = w->ret < 0 ? -1 : w->ret;
+		r->err = w->ret < 0 ? (int)-w->ret : 0;
+	}
+	pthread_mutex_unlock(&w->lock);
 	if (s->op == OP_EXIT || s->op == OP_THREAD_EXIT) {
-		if (ret == 0)
-			rcu_exited(run, s->who);
+		if (how != OR_OK)
+			r->how = how;	/* stopped for its tracer on the way out */
 		return;
 	}
-	how = rcu_user_round(run, s->who, &delivered);
 	if (!rcu_live(run, s->who))
 		r->how = OR_KILLED;
 	else if (how != OR_OK)
@@ -456,16 +489,21 @@ static void rcu_reap(struct rp_task *reaper)
  */
 static void rcu_end(struct rcu_run *run, int i)
 {
+	const struct or_step exit0 = { i, OP_EXIT, 0, 0, 0 };
+	const long arg[3] = { 0, 0, 0 };
 	bool delivered;
 
 	or_settle(run, rcu_settle_one);
 	if (!rcu_live(run, i))
 		return;
-	if (rcu_worker_busy(&run->worker[i]))
+	if (rcu_worker_busy(&run->worker[i])) {
 		rp_kill(run->init, run->map.pid[i], SIGKILL);
-	else if (rp_exit_group(run->task[i], 0) == 0)
-		rcu_exited(run, i);
-	rcu_user_round(run, i, &delivered);
+		rcu_user_round(run, i, NULL, NULL, &delivered);
+	} else if (rcu_user_round(run, i, &exit0, arg, &delivered) == OR_STOPPED) {
+		/* Stopped in its exit for its tracer: the kill ends the stop. */
+		rp_kill(run->init, run->map.pid[i], SIGKILL);
+		rcu_user_round(run, i, NULL, NULL, &delivered);
+	}
 }
 
 /* End the worker threads: each task has exited or been released. */

@@ -433,9 +433,10 @@ static void tasklist_barrier(void)
 
 /*
  * Wait until dead @i's exit is complete: a zombie that will stay one, or
- * gone (reaped, or released because its parent does not wait).
+ * gone (reaped, or released because its parent does not wait).  False if
+ * it stopped on the way instead (PTRACE_EVENT_EXIT): not dead yet.
  */
-static void await_settled_death(struct real_run *run, int i)
+static bool await_settled_death(struct real_run *run, int i)
 {
 	pid_t pid = run->map.pid[i];
 	long end = now_ms() + REAL_TIMEOUT_MS;
@@ -446,16 +447,21 @@ static void await_settled_death(struct real_run *run, int i)
 
 		if (st == 0) {
 			run->gone[i] = true;
-			return;
+			return true;
 		}
 		if (st == 'Z') {
 			tasklist_barrier();
 			if (proc_state(pid) == 'Z')
-				return;
+				return true;
+		}
+		if (state_stopped(st)) {
+			run->dead[i] = false;	/* its tracer lets it go on */
+			return false;
 		}
 		sleep_ms(1);
 	}
 	run->failed = true;
+	return true;
 }
 
 /*
@@ -514,7 +520,8 @@ static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
 		return;
 	}
 	if (c->op == OP_EXIT || c->op == OP_THREAD_EXIT) {
-		await_settled_death(run, i);
+		if (!await_settled_death(run, i))
+			r->how = OR_STOPPED;
 		return;
 	}
 	r->how = await_reply(run, i, r);

@@ -40,12 +40,12 @@ _Static_assert(RP_PT_EXITKILL == PTRACE_O_EXITKILL << RP_PT_OPT_SHIFT, "ptrace o
  * The options rcuproc implements or that cannot apply: TRACESYSGOOD marks
  * syscall stops, VFORK and VFORKDONE need CLONE_VFORK, TRACESECCOMP a
  * seccomp filter, and rcuproc has none of them, so no such stop comes, as
- * on Linux without them.  TRACEEXIT and SUSPEND_SECCOMP are not provided.
+ * on Linux without them.  SUSPEND_SECCOMP is not provided.
  */
 #define OPTIONS_PROVIDED	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
 				 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |			\
-				 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESECCOMP |		\
-				 PTRACE_O_EXITKILL)
+				 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXIT |		\
+				 PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
 
 /* Linux's check_ptrace_options: -EINVAL for a bit it does not know, or one not provided. */
 static int check_options(unsigned long options)
@@ -189,13 +189,27 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 }
 
 /*
+ * Is @t killed, so that it must not stop or stop no longer (siglock held)?
+ * In exit's PTRACE_EVENT_EXIT stop its group may be dying already (that is
+ * why it exits): only a SIGKILL of its own counts there, as Linux's
+ * __fatal_signal_pending (a thread another one's exit_group zapped).
+ */
+static bool stop_killed(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	if (t->jobctl & RP_JOBCTL_EXIT_TRAP)
+		return t->pending.signal & RP_SIGBIT(SIGKILL);
+	return rp_fatal_signal_pending(t);
+}
+
+/*
  * Enter a ptrace stop with wait status @code and siginfo @info, which lives
  * in @t's frame until leave_stop (siglock held); false: no stop.
  */
 static bool enter_stop(struct rp_task *t, int code, siginfo_t *info)
 {
 	rp_assert_siglock_held(t);
-	if (!(t->ptrace & RP_PT_PTRACED) || rp_fatal_signal_pending(t))
+	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t))
 		return false;
 	/* Any stop takes the place of a pending PTRACE_INTERRUPT trap, as Linux's. */
 	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
@@ -238,7 +252,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
 	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
-	if (rp_fatal_signal_pending(t) || trap)
+	if (stop_killed(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
 	return sig;
@@ -267,7 +281,7 @@ static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, sigin
 		sh = rp_lock_task_sighand(t);
 		if (!sh)
 			return -ESRCH;
-		if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
+		if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
 			break;
 		rp_unlock_sighand(sh);
 		rp_waitq_wait(rp_task_waitq(t), seq);
@@ -310,6 +324,16 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 	return sig;
 }
 
+/* A trap's stop (siglock @sh held, dropped here): its own siginfo, from @t
+ * itself, as Linux's ptrace_do_notify. */
+static int event_stop(struct rp_task *t, struct rp_sighand *sh, int code)
+{
+	siginfo_t info;
+
+	rp_siginfo_init(&info, SIGTRAP, code, rp_task_tid(t), t->cred->uid);
+	return ptrace_stop(t, sh, code, &info, true);
+}
+
 bool rp_ptrace_trap_pending(const struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
@@ -319,7 +343,6 @@ bool rp_ptrace_trap_pending(const struct rp_task *t)
 int rp_ptrace_trap(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	siginfo_t info;
 	int code;
 
 	if (!sh)
@@ -335,9 +358,23 @@ int rp_ptrace_trap(struct rp_task *t)
 		rp_unlock_sighand(sh);
 		return 0;
 	}
-	/* The trap's own siginfo, as Linux's ptrace_do_notify: from @t itself. */
-	rp_siginfo_init(&info, SIGTRAP, code, rp_task_tid(t), t->cred->uid);
-	return ptrace_stop(t, sh, code, &info, true);
+	return event_stop(t, sh, code);
+}
+
+void rp_ptrace_exit_stop(struct rp_task *t, int code)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);	/* @t runs: never NULL */
+
+	if (!(t->ptrace & RP_PT_EVENT_FLAG(PTRACE_EVENT_EXIT))) {
+		rp_unlock_sighand(sh);
+		return;
+	}
+	t->ptrace_message = (unsigned long)code;
+	t->jobctl |= RP_JOBCTL_EXIT_TRAP;
+	event_stop(t, sh, EVENT_CODE(PTRACE_EVENT_EXIT));
+	sh = rp_lock_task_sighand(t);
+	t->jobctl &= ~RP_JOBCTL_EXIT_TRAP;
+	rp_unlock_sighand(sh);
 }
 
 /* Linux's __ptrace_may_access with real credentials. */
@@ -431,7 +468,7 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
-	if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
+	if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
 		ret = -ESRCH;
 	else if (request == PTRACE_SETOPTIONS)
 		ret = set_options(t, (unsigned long)data);

@@ -26,6 +26,13 @@ bool rp_ptrace_trap_pending(const struct rp_task *t);
  */
 int rp_ptrace_trap(struct rp_task *t);
 
+/*
+ * @t begins to exit with wait status @code: if its tracer asked for
+ * PTRACE_EVENT_EXIT, stop for it (message: @code) until resumed, even in
+ * a dying group; only a SIGKILL of its own ends or skips the stop.
+ */
+void rp_ptrace_exit_stop(struct rp_task *t, int code);
+
 /* Report @event (PTRACE_EVENT_*) with @message at @t's next return to user space. */
 void rp_ptrace_event(struct rp_task *t, int event, unsigned long message);
 

@@ -214,6 +214,7 @@ struct rp_signal {
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
 #define RP_JOBCTL_STOPPED	0x2	/* stopped by a group stop */
 #define RP_JOBCTL_TRAP_STOP	0x4	/* PTRACE_INTERRUPT asked a seized tracee to trap */
+#define RP_JOBCTL_EXIT_TRAP	0x8	/* its ptrace stop is PTRACE_EVENT_EXIT's, in exit */
 #define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
 #define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
 

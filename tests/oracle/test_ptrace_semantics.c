@@ -123,10 +123,26 @@ static const struct or_step siginfo[] = {
 	PTRACE(P0, PTRACE_GETSIGINFO, S(P3), 0),
 	END };
 
+/* TRACEEXIT: _exit stops the tracee with PTRACE_EVENT_EXIT before it
+ * exits (the message: the wait status to come), and so does a signal that
+ * kills it, SIGKILL too (P3). */
+static const struct or_step exit_event[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEEXIT), EXIT(P1, 3),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0), GETPID(P1),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P0, S(P1), 0),
+	FORK(P0, P2), PTRACE(P0, PTRACE_SEIZE, S(P2), PTRACE_O_TRACEEXIT),
+	KILL(P0, S(P2), SIGTERM), WAIT4(P0, S(P2), 0), PTRACE(P0, PTRACE_CONT, S(P2), SIGTERM),
+	WAIT4(P0, S(P2), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), WAIT4(P0, S(P2), 0),
+	FORK(P0, P3), PTRACE(P0, PTRACE_SEIZE, S(P3), PTRACE_O_TRACEEXIT),
+	KILL(P0, S(P3), SIGKILL), WAIT4(P0, S(P3), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
-	X(siginfo)
+	X(siginfo) X(exit_event)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -178,7 +178,8 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 		return;
 	if (ptrace_link(child, self->parent, self->ptrace))
 		return;
-	sh = rp_lock_task_sighand(child);	/* published: senders lock it too */
+	/* Published, so senders lock it too; never NULL: release needs the update lock. */
+	sh = rp_lock_task_sighand(child);
 	if (child->ptrace & RP_PT_SEIZED)
 		child->jobctl |= RP_JOBCTL_TRAP_STOP;
 	else

@@ -110,7 +110,8 @@ RP_API pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task 
 RP_API pid_t rp_fork(struct rp_task *self, struct rp_task **child);
 
 /* _exit(2) of one thread, and exit_group(2).  Return 0, or -ESRCH if @self
- * had already exited; the task is a zombie (or gone) afterwards. */
+ * had already exited; the task is a zombie (or gone) afterwards.  With
+ * PTRACE_O_TRACEEXIT they first sleep in the PTRACE_EVENT_EXIT stop. */
 RP_API int rp_exit(struct rp_task *self, int status);
 RP_API int rp_exit_group(struct rp_task *self, int status);
 
@@ -140,6 +141,12 @@ RP_API int rp_sigpending(struct rp_task *self, sigset_t *set);
  */
 RP_API int rp_get_signal(struct rp_task *self, siginfo_t *info);
 
+/*
+ * ptrace(2): TRACEME, ATTACH, SEIZE, SETOPTIONS, GETEVENTMSG (data: an
+ * unsigned long *), GETSIGINFO and SETSIGINFO (data: a siginfo_t *),
+ * CONT, DETACH, KILL, INTERRUPT.  Event stops (fork, clone, exec) are
+ * taken at the tracee's next rp_get_signal (docs/process.md, "ptrace").
+ */
 RP_API long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data);
 
 RP_API pid_t rp_getpid(struct rp_task *self);

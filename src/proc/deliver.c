@@ -75,8 +75,10 @@ static int dequeue_signal(struct rp_task *t, siginfo_t *info)
 
 /*
  * Must the group die now?  Its exit began (another thread's fatal signal or
- * exit_group: its code, which may be 0), or SIGKILL is pending (taken off).
- * Sets the code for rp_do_group_exit.
+ * exit_group: its code, which may be 0), or SIGKILL is pending.  Either way
+ * the thread's SIGKILL is taken off, as Linux's get_signal does: the kill is
+ * being acted on, and exit's PTRACE_EVENT_EXIT stop is skipped only for a
+ * SIGKILL that comes later.  Sets the code for rp_do_group_exit.
  */
 static bool fatal_pending(struct rp_task *t, int *code)
 {
@@ -84,6 +86,7 @@ static bool fatal_pending(struct rp_task *t, int *code)
 	uint64_t kill = RP_SIGBIT(SIGKILL);
 
 	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT) {
+		t->pending.signal &= ~kill;
 		*code = t->signal->group_exit_code;
 		return true;
 	}
@@ -113,7 +116,6 @@ static int ptrace_filter(struct rp_task *t, struct rp_sighand **sh, int sig, sig
 	if (!*sh)
 		return -ESRCH;
 	if (sig && (t->blocked & RP_SIGBIT(sig))) {
-		info->si_signo = sig;
 		rp_send_signal_locked(t, sig, info, false);
 		sig = 0;
 	}
@@ -156,9 +158,9 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			return -ESRCH;
 		if (fatal_pending(self, &sig))
 			break;
-		if (self->jobctl & RP_JOBCTL_TRAP_STOP) {	/* PTRACE_INTERRUPT */
+		if (rp_ptrace_trap_pending(self)) {	/* an event, PTRACE_INTERRUPT */
 			rp_unlock_sighand(sh);
-			if (rp_ptrace_signal_stop(self, 0, NULL) < 0)
+			if (rp_ptrace_trap(self) < 0)
 				return -ESRCH;
 			continue;
 		}

@@ -15,10 +15,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include "../task/task.h"
 #include "../task/objects.h"
 #include "../signal/signal.h"
 #include "exit.h"
+#include "ptrace.h"
 #include "../timers/hooks.h"
 #include "../debug/racepoint.h"
 
@@ -262,6 +264,7 @@ static int check_nproc_exceeded(struct rp_task *self)
 
 int rp_execve(struct rp_task *self, const char *comm)
 {
+	pid_t old_tid = rp_task_tid(self);
 	int ret;
 
 	if (rp_task_exited(self))
@@ -283,9 +286,8 @@ int rp_execve(struct rp_task *self, const char *comm)
 	flush_signal_handlers(self);
 	rp_cputimers_exec(self);
 	snprintf(self->comm, sizeof(self->comm), "%s", comm);
-	/* Linux's ptrace_event(PTRACE_EVENT_EXEC): a legacy tracee gets SIGTRAP. */
-	if ((CMM_LOAD_SHARED(self->ptrace) & (RP_PT_PTRACED | RP_PT_SEIZED)) == RP_PT_PTRACED)
-		rp_send_signal(self, SIGTRAP, NULL, false);
+	/* The tid it had before the exec: a thread that execs takes the leader's. */
+	rp_ptrace_event(self, PTRACE_EVENT_EXEC, (unsigned long)old_tid);
 	rp_sync_quiescent();
 	return 0;
 }

@@ -313,9 +313,12 @@ static void exit_notify(struct rp_task *t)
 void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
-	struct rp_sighand *sh = rp_lock_task_sighand(t);	/* not released: @t runs */
+	struct rp_sighand *sh;
 	bool group_dead;
 
+	/* Linux's ptrace_event(PTRACE_EVENT_EXIT): still a live task while stopped. */
+	rp_ptrace_exit_stop(t, code);
+	sh = rp_lock_task_sighand(t);	/* not released: @t runs */
 	/* Senders stop picking @t; find_new_reaper skips it. */
 	CMM_STORE_SHARED(t->flags, t->flags | RP_PF_EXITING);
 	t->exit_code = code;

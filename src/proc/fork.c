@@ -237,8 +237,8 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 		if (err) {
 			rp_pid_detach(p->pid);
 			p->pid = NULL;
-		} else if (flags & CLONE_PTRACE) {
-			rp_ptrace_init_task(p, flags);	/* takes the child's siglock */
+		} else {
+			rp_ptrace_init_task(self, p, flags);	/* takes the siglocks */
 		}
 	}
 	rp_update_unlock(sync);

@@ -14,6 +14,15 @@
  * it (and clears exit_code); PTRACE_CONT and PTRACE_DETACH put the signal
  * to deliver in exit_code, clear RP_JOBCTL_TRACED and wake it, as Linux's
  * ptrace_resume.  The tracee sleeps on its own wait queue (rp_task_waitq).
+ *
+ * Options and events (Linux's ptrace_setoptions, ptrace_event).  The
+ * PTRACE_O_* options sit in ->ptrace above the flags, as Linux's.  A fork,
+ * clone or exec that an option traces queues its event on the caller
+ * (->ptrace_event, ->ptrace_message, under its siglock) and the caller
+ * stops for it at its next return to user space (rp_get_signal), which
+ * follows the call at once: Linux stops at the end of the system call, and
+ * nothing the task does comes between.  The traced fork's child starts
+ * traced by the same tracer (auto-attach).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,8 +31,27 @@
 #include "exit.h"
 #include "../signal/signal.h"
 
-/* The status of PTRACE_INTERRUPT's trap, as Linux reports it to wait. */
-#define EVENT_STOP_CODE		(SIGTRAP | (PTRACE_EVENT_STOP << 8))
+/* The status of an event's stop, as Linux reports it to wait. */
+#define EVENT_CODE(event)	(SIGTRAP | ((event) << 8))
+
+_Static_assert(RP_PT_EXITKILL == PTRACE_O_EXITKILL << RP_PT_OPT_SHIFT, "ptrace option layout");
+
+/*
+ * The options rcuproc implements or that cannot apply: TRACESYSGOOD marks
+ * syscall stops, VFORK and VFORKDONE need CLONE_VFORK, TRACESECCOMP a
+ * seccomp filter, and rcuproc has none of them, so no such stop comes, as
+ * on Linux without them.  SUSPEND_SECCOMP is not provided.
+ */
+#define OPTIONS_PROVIDED	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+				 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |			\
+				 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXIT |		\
+				 PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+
+/* Linux's check_ptrace_options: -EINVAL for a bit it does not know, or one not provided. */
+static int check_options(unsigned long options)
+{
+	return options & ~(unsigned long)OPTIONS_PROVIDED ? -EINVAL : 0;
+}
 
 /* Make @tracer trace @t (update lock held): Linux's ptrace_link. */
 static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
@@ -56,6 +84,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 	if (!sh)
 		return;		/* released: nobody sends to it any more */
 	t->jobctl &= ~RP_JOBCTL_TRAP_STOP;
+	t->ptrace_event = 0;	/* no tracer to report it to */
 	/* A stopped tracee resumes with the signal in exit_code (Linux's __ptrace_unlink). */
 	if (t->jobctl & RP_JOBCTL_TRACED) {
 		t->jobctl &= ~RP_JOBCTL_TRACED;
@@ -92,35 +121,101 @@ void rp_exit_ptrace(struct rp_task *tracer)
 
 	rp_assert_update_held(&tracer->sys->sync);
 	/* _safe: each detach unlinks the entry it stands on (update lock held). */
-	cds_list_for_each_entry_safe(t, tmp, &tracer->ptraced, ptrace_entry.node)
+	cds_list_for_each_entry_safe(t, tmp, &tracer->ptraced, ptrace_entry.node) {
+		if (t->ptrace & RP_PT_EXITKILL)
+			rp_send_signal(t, SIGKILL, NULL, false);
 		detach_on_exit(tracer, t);
+	}
 }
 
 /*
- * CLONE_PTRACE: a child of a traced task is traced by the same tracer.
- * The forking task is the child's real parent here; for CLONE_THREAD and
- * CLONE_PARENT that is the forker's parent instead, whom rcuproc cannot
- * tell from the child alone, so those are not linked (see the report).
+ * Queue @event with @message on @t for its next return to user space, if
+ * its tracer asked for it (Linux's ptrace_event).  Else an exec of a task
+ * traced by PTRACE_ATTACH or TRACEME sends it SIGTRAP (the legacy report).
  */
-void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags)
+void rp_ptrace_event(struct rp_task *t, int event, unsigned long message)
 {
-	struct rp_task *forker = child->real_parent;
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	bool legacy;
 
-	rp_assert_update_held(&child->sys->sync);
-	if (!(clone_flags & CLONE_PTRACE) || (clone_flags & (CLONE_THREAD | CLONE_PARENT)) ||
-	    !forker->ptrace)
+	if (!sh)
 		return;
-	ptrace_link(child, forker->parent, forker->ptrace);
+	legacy = event == PTRACE_EVENT_EXEC &&
+		 (t->ptrace & (RP_PT_PTRACED | RP_PT_SEIZED)) == RP_PT_PTRACED;
+	if (t->ptrace & RP_PT_EVENT_FLAG(event)) {
+		t->ptrace_event = event;
+		t->ptrace_message = message;
+		legacy = false;
+	}
+	rp_unlock_sighand(sh);
+	if (legacy)
+		rp_send_signal(t, SIGTRAP, NULL, false);
 }
 
-/* Enter a ptrace stop with wait status @code (siglock held); false: no stop. */
-static bool enter_stop(struct rp_task *t, int code)
+/* Linux's kernel_clone: the event a fork reports (no CLONE_VFORK here), 0 if not traced. */
+static int fork_event(const struct rp_task *self, unsigned long clone_flags)
+{
+	int event = (clone_flags & CSIGNAL) == SIGCHLD ? PTRACE_EVENT_FORK : PTRACE_EVENT_CLONE;
+
+	return self->ptrace & RP_PT_EVENT_FLAG(event) ? event : 0;
+}
+
+/*
+ * A new @child of traced @self starts traced by the same tracer, with the
+ * same options, for CLONE_PTRACE or a traced fork event (Linux's
+ * ptrace_init_task): stopped at once, by a SIGSTOP pending for a tracer of
+ * PTRACE_ATTACH, by a trap (PTRACE_EVENT_STOP) for one of PTRACE_SEIZE.
+ * The SIGSTOP has no siginfo, as Linux's sigaddset: it reads SI_USER from
+ * pid 0.  Then @self reports the event with the child's tid.
+ */
+void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned long clone_flags)
+{
+	int event = fork_event(self, clone_flags);
+	struct rp_sighand *sh;
+
+	rp_assert_update_held(&child->sys->sync);
+	if (!self->ptrace || (!(clone_flags & CLONE_PTRACE) && !event))
+		return;
+	if (ptrace_link(child, self->parent, self->ptrace))
+		return;
+	/* Published, so senders lock it too; never NULL: release needs the update lock. */
+	sh = rp_lock_task_sighand(child);
+	if (child->ptrace & RP_PT_SEIZED)
+		child->jobctl |= RP_JOBCTL_TRAP_STOP;
+	else
+		child->pending.signal |= RP_SIGBIT(SIGSTOP);
+	rp_unlock_sighand(sh);
+	if (event)
+		rp_ptrace_event(self, event, (unsigned long)rp_task_tid(child));
+}
+
+/*
+ * Is @t killed, so that it must not stop or stop no longer (siglock held)?
+ * In exit's PTRACE_EVENT_EXIT stop its group may be dying already (that is
+ * why it exits): only a SIGKILL of its own counts there, as Linux's
+ * __fatal_signal_pending (a thread another one's exit_group zapped).
+ */
+static bool stop_killed(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	if (!(t->ptrace & RP_PT_PTRACED) || rp_fatal_signal_pending(t))
+	if (t->jobctl & RP_JOBCTL_EXIT_TRAP)
+		return t->pending.signal & RP_SIGBIT(SIGKILL);
+	return rp_fatal_signal_pending(t);
+}
+
+/*
+ * Enter a ptrace stop with wait status @code and siginfo @info, which lives
+ * in @t's frame until leave_stop (siglock held); false: no stop.
+ */
+static bool enter_stop(struct rp_task *t, int code, siginfo_t *info)
+{
+	rp_assert_siglock_held(t);
+	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t))
 		return false;
+	/* Any stop takes the place of a pending PTRACE_INTERRUPT trap, as Linux's. */
 	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
 	t->exit_code = code;
+	t->last_siginfo = info;
 	return true;
 }
 
@@ -149,7 +244,7 @@ static void notify_tracer(struct rp_task *t, int code)
 /*
  * Leave the stop (siglock held): the signal the tracer chose (exit_code),
  * or 0 if @t is dying (rp_get_signal's next round takes the kill) or the
- * stop was PTRACE_INTERRUPT's trap (a trap has no signal to deliver).
+ * stop was a trap (an event or PTRACE_INTERRUPT: no signal to deliver).
  */
 static int leave_stop(struct rp_task *t, bool trap)
 {
@@ -157,32 +252,29 @@ static int leave_stop(struct rp_task *t, bool trap)
 
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
-	if (rp_fatal_signal_pending(t) || trap)
+	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
+	if (stop_killed(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
 	return sig;
 }
 
 /*
- * @sig 0 is PTRACE_INTERRUPT's trap.  A kill while stopped returns 0, not
- * -ESRCH: rp_get_signal then goes round again and its fatal check runs the
- * group exit; -ESRCH means only that @t has been released.
+ * Stop @t with wait status @code and siginfo @info (siglock @sh held,
+ * dropped here) until resumed: Linux's ptrace_stop.  Returns what leave_stop returns, @code if
+ * there was no stop (@t untraced or dying; 0 for a trap), -ESRCH only if
+ * @t was released.  A kill while stopped returns 0: rp_get_signal then goes
+ * round again and its fatal check runs the group exit.
  */
-int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
+static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, siginfo_t *info,
+		       bool trap)
 {
-	int code = sig ? sig : EVENT_STOP_CODE;
-	struct rp_sighand *sh;
 	unsigned long seq;
-	bool stopped;
+	bool stopped = enter_stop(t, code, info);
 
-	(void)info;	/* PTRACE_GETSIGINFO is not provided */
-	sh = rp_lock_task_sighand(t);
-	if (!sh)
-		return -ESRCH;
-	stopped = enter_stop(t, code);
 	rp_unlock_sighand(sh);
 	if (!stopped)
-		return sig;
+		return trap ? 0 : code;
 	notify_tracer(t, code);
 	for (;;) {
 		/* Sampled before the check: CONT, DETACH and kills wake its queue after it. */
@@ -190,14 +282,100 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 		sh = rp_lock_task_sighand(t);
 		if (!sh)
 			return -ESRCH;
-		if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
+		if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
 			break;
 		rp_unlock_sighand(sh);
 		rp_waitq_wait(rp_task_waitq(t), seq);
 	}
-	sig = leave_stop(t, !sig);
+	code = leave_stop(t, trap);
 	rp_unlock_sighand(sh);
+	return code;
+}
+
+/*
+ * A signal the tracer changed comes from the tracer now: SI_USER, its tid
+ * and real uid (Linux's ptrace_signal; its tracer when it resumes, the
+ * real parent after a PTRACE_DETACH).  An unchanged one keeps its siginfo,
+ * PTRACE_SETSIGINFO's if the tracer set one.
+ */
+static void rewrite_siginfo(struct rp_task *t, int sig, siginfo_t *info)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_task *tracer;
+
+	if (!sig || sig == info->si_signo)
+		return;
+	rp_read_lock(sync);
+	/* Pairs with the stores of ->parent in ptrace_link and rp_ptrace_unlink. */
+	tracer = rcu_dereference(t->parent);
+	rp_siginfo_init(info, sig, SI_USER, rp_task_tid(tracer), rp_task_cred_rcu(tracer)->uid);
+	rp_read_unlock(sync);
+}
+
+int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+
+	if (!sh)
+		return -ESRCH;
+	t->ptrace_message = 0;	/* a signal's stop has no event message */
+	sig = ptrace_stop(t, sh, sig, info, false);
+	if (sig > 0)
+		rewrite_siginfo(t, sig, info);
 	return sig;
+}
+
+/* A trap's stop (siglock @sh held, dropped here): its own siginfo, from @t
+ * itself, as Linux's ptrace_do_notify. */
+static int event_stop(struct rp_task *t, struct rp_sighand *sh, int code)
+{
+	siginfo_t info;
+
+	rp_siginfo_init(&info, SIGTRAP, code, rp_task_tid(t), t->cred->uid);
+	return ptrace_stop(t, sh, code, &info, true);
+}
+
+bool rp_ptrace_trap_pending(const struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	return t->ptrace_event || (t->jobctl & RP_JOBCTL_TRAP_STOP);
+}
+
+int rp_ptrace_trap(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	int code;
+
+	if (!sh)
+		return -ESRCH;
+	if (t->ptrace_event) {
+		/* Its message was set with it (rp_ptrace_event). */
+		code = EVENT_CODE(t->ptrace_event);
+		t->ptrace_event = 0;
+	} else if (t->jobctl & RP_JOBCTL_TRAP_STOP) {
+		code = EVENT_CODE(PTRACE_EVENT_STOP);
+		t->ptrace_message = 0;
+	} else {
+		rp_unlock_sighand(sh);
+		return 0;
+	}
+	return event_stop(t, sh, code);
+}
+
+void rp_ptrace_exit_stop(struct rp_task *t, int code)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);	/* @t runs: never NULL */
+
+	if (!(t->ptrace & RP_PT_EVENT_FLAG(PTRACE_EVENT_EXIT))) {
+		rp_unlock_sighand(sh);
+		return;
+	}
+	t->ptrace_message = (unsigned long)code;
+	t->jobctl |= RP_JOBCTL_EXIT_TRAP;
+	event_stop(t, sh, EVENT_CODE(PTRACE_EVENT_EXIT));
+	sh = rp_lock_task_sighand(t);
+	t->jobctl &= ~RP_JOBCTL_EXIT_TRAP;
+	rp_unlock_sighand(sh);
 }
 
 /* Linux's __ptrace_may_access with real credentials. */
@@ -229,9 +407,10 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	if (request == PTRACE_SEIZE) {
 		if (addr || (options & ~(unsigned long)PTRACE_O_MASK))
 			return -EIO;
-		if (options)
-			return -EINVAL;		/* no PTRACE_O_* is implemented */
-		flags |= RP_PT_SEIZED;
+		ret = check_options(options);
+		if (ret)
+			return ret;
+		flags |= RP_PT_SEIZED | (unsigned int)(options << RP_PT_OPT_SHIFT);
 	}
 	if (rp_same_thread_group(self, t) || !may_attach(self, t) ||
 	    uatomic_read(&t->exit_state) || t->ptrace)
@@ -262,26 +441,49 @@ static bool valid_signal(long sig)
 	return sig >= 0 && sig < RP_NSIG;
 }
 
+/* PTRACE_SETOPTIONS (update lock and siglock held): Linux's ptrace_setoptions. */
+static long set_options(struct rp_task *t, unsigned long options)
+{
+	long ret = check_options(options);
+
+	if (!ret)
+		t->ptrace = (t->ptrace & ~(PTRACE_O_MASK << RP_PT_OPT_SHIFT)) |
+			    (unsigned int)(options << RP_PT_OPT_SHIFT);
+	return ret;
+}
+
 /*
  * Requests on a tracee in a ptrace stop (update lock held): -ESRCH if it is
  * not stopped, as Linux's ptrace_check_attach; then CONT resumes it with
- * signal @sig, DETACH unlinks it and resumes it with @sig.
+ * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
+ * sets the options @data, GETEVENTMSG stores the last event's message at
+ * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
+ * stop's siginfo to and from @data (it stays in the stopped task's frame
+ * while RP_JOBCTL_TRACED, under this siglock).
  */
-static long stopped_request(struct rp_task *t, long request, long sig)
+static long stopped_request(struct rp_task *t, long request, void *data)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	long ret = 0;
+	long sig = (long)(intptr_t)data, ret = 0;
 
 	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
-	if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_fatal_signal_pending(t))
+	if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
 		ret = -ESRCH;
+	else if (request == PTRACE_SETOPTIONS)
+		ret = set_options(t, (unsigned long)data);
+	else if (request == PTRACE_GETEVENTMSG)
+		*(unsigned long *)data = t->ptrace_message;
+	else if (request == PTRACE_GETSIGINFO)
+		*(siginfo_t *)data = *t->last_siginfo;
+	else if (request == PTRACE_SETSIGINFO)
+		*t->last_siginfo = *(const siginfo_t *)data;
 	else if (request != PTRACE_CONT && request != PTRACE_DETACH)
 		ret = -EIO;
 	else if (!valid_signal(sig))
 		ret = -EIO;
-	if (!ret) {
+	else {
 		t->exit_code = (int)sig;
 		if (request == PTRACE_CONT) {
 			t->jobctl &= ~RP_JOBCTL_TRACED;
@@ -326,7 +528,7 @@ static long tracee_request(struct rp_task *self, struct rp_task *t, long request
 	case PTRACE_INTERRUPT:
 		return interrupt(t);
 	default:
-		return stopped_request(t, request, (long)(intptr_t)data);
+		return stopped_request(t, request, data);
 	}
 }
 

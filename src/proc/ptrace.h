@@ -10,12 +10,37 @@
  * trap): stop for the tracer, report it, sleep until resumed.  Returns the
  * signal to deliver now, 0 if the tracer cancelled it or @t was killed
  * meanwhile (rp_get_signal's next round takes the kill), -ESRCH only if @t
- * was released.
+ * was released.  @info, the signal's siginfo, is the stop's for
+ * PTRACE_GETSIGINFO/SETSIGINFO, and is rewritten as from the tracer if the
+ * tracer changed the signal.
  */
 int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
 
-/* Link a new @child to its parent's tracer for CLONE_PTRACE (update lock held). */
-void rp_ptrace_init_task(struct rp_task *child, unsigned long clone_flags);
+/* Has @t a trap to stop for: an event, or PTRACE_INTERRUPT's (siglock held)? */
+bool rp_ptrace_trap_pending(const struct rp_task *t);
+
+/*
+ * @t returns to user space with a trap pending: stop for it (an event's
+ * report, or PTRACE_EVENT_STOP) until resumed.  0, or -ESRCH if @t was
+ * released.
+ */
+int rp_ptrace_trap(struct rp_task *t);
+
+/*
+ * @t begins to exit with wait status @code: if its tracer asked for
+ * PTRACE_EVENT_EXIT, stop for it (message: @code) until resumed, even in
+ * a dying group; only a SIGKILL of its own ends or skips the stop.
+ */
+void rp_ptrace_exit_stop(struct rp_task *t, int code);
+
+/* Report @event (PTRACE_EVENT_*) with @message at @t's next return to user space. */
+void rp_ptrace_event(struct rp_task *t, int event, unsigned long message);
+
+/*
+ * New @child of @self: traced by @self's tracer for CLONE_PTRACE or a
+ * traced fork event, which @self then reports (update lock held).
+ */
+void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned long clone_flags);
 
 /* Unlink tracee @t from its tracer (update lock held). */
 void rp_ptrace_unlink(struct rp_task *t);

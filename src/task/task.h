@@ -214,12 +214,16 @@ struct rp_signal {
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
 #define RP_JOBCTL_STOPPED	0x2	/* stopped by a group stop */
 #define RP_JOBCTL_TRAP_STOP	0x4	/* PTRACE_INTERRUPT asked a seized tracee to trap */
+#define RP_JOBCTL_EXIT_TRAP	0x8	/* its ptrace stop is PTRACE_EVENT_EXIT's, in exit */
 #define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
 #define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
 
-/* rp_task.ptrace */
+/* rp_task.ptrace: the flags, then the PTRACE_O_* options shifted up (as Linux) */
 #define RP_PT_PTRACED		0x1
 #define RP_PT_SEIZED		0x2
+#define RP_PT_OPT_SHIFT		3
+#define RP_PT_EVENT_FLAG(event)	(1u << (RP_PT_OPT_SHIFT + (event)))	/* PTRACE_O_TRACE* */
+#define RP_PT_EXITKILL		(0x100000u << RP_PT_OPT_SHIFT)	/* PTRACE_O_EXITKILL */
 
 /*
  * Fields in three groups by who touches them: what lock-free readers follow
@@ -254,6 +258,11 @@ struct rp_task {
 	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
 	unsigned int jobctl;		/* (s) RP_JOBCTL_* */
+	int ptrace_event;		/* (s) PTRACE_EVENT_* to stop for at the next
+					   return to user space; 0: none */
+	unsigned long ptrace_message;	/* (s) PTRACE_GETEVENTMSG's answer */
+	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
+					   task's own frame; NULL when not stopped */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	int8_t nice;			/* (s) -20..19, per thread as Linux */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "oracle.h"
 
@@ -97,6 +98,26 @@ static void put_call2(char *buf, size_t len, const char *name, long a, long b)
 static const char *const act_names[] = {
 	"SIG_DFL", "SIG_IGN", "handler", "SIG_DFL+SA_NOCLDWAIT"
 };
+
+/* The requests the scenarios make, by name. */
+static const char *ptrace_name(long request)
+{
+	switch (request) {
+	case PTRACE_TRACEME:	return "TRACEME";
+	case PTRACE_CONT:	return "CONT";
+	case PTRACE_KILL:	return "KILL";
+	case PTRACE_ATTACH:	return "ATTACH";
+	case PTRACE_DETACH:	return "DETACH";
+	case PTRACE_SETOPTIONS:	return "SETOPTIONS";
+	case PTRACE_GETEVENTMSG: return "GETEVENTMSG";
+	case PTRACE_GETSIGINFO:	return "GETSIGINFO";
+	case PTRACE_SETSIGINFO:	return "SETSIGINFO";
+	case PTRACE_SEIZE:	return "SEIZE";
+	case PTRACE_INTERRUPT:	return "INTERRUPT";
+	case PTRACE_LISTEN:	return "LISTEN";
+	default:		return "?";
+	}
+}
 
 void or_describe(const struct or_step *s, char *buf, size_t len)
 {
@@ -204,10 +225,27 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_SIGINFO:
 		put(buf, len, "siginfo of the last signal caught");
 		break;
+	case OP_PTRACE:
+		put(buf, len, "ptrace(%s, ", ptrace_name(s->a));
+		put_arg(buf, len, s->b);
+		put(buf, len, ", 0x%lx)", s->c);
+		break;
 	default:
 		put(buf, len, "op %d", s->op);
 		break;
 	}
+}
+
+/* An event message: a name if it is one's pid, else the number. */
+static void put_msg(char *buf, size_t len, const struct or_pidmap *map, unsigned long msg)
+{
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		if (msg && map->pid[i] == (pid_t)msg) {
+			put(buf, len, "P%d", i);
+			return;
+		}
+	}
+	put(buf, len, "0x%lx", msg);
 }
 
 static void put_status(char *buf, size_t len, int st)
@@ -219,6 +257,12 @@ static void put_status(char *buf, size_t len, int st)
 		put(buf, len, " killed(");
 		put_sig(buf, len, WTERMSIG(st));
 		put(buf, len, WCOREDUMP(st) ? ", core)" : ")");
+	} else if (WIFSTOPPED(st)) {
+		put(buf, len, " stopped(");
+		put_sig(buf, len, WSTOPSIG(st));
+		put(buf, len, st >> 16 ? ", event %d)" : ")", st >> 16);
+	} else if (WIFCONTINUED(st)) {
+		put(buf, len, " continued");
 	}
 }
 
@@ -246,7 +290,8 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	       const struct or_pidmap *map, char *buf, size_t len)
 {
 	static const char *const how[] = { "", "killed before returning",
-		"not running (exited, or never forked)", "no answer (driver timeout)" };
+		"not running (exited, or never forked)", "no answer (driver timeout)",
+		"stopped: no answer" };
 
 	buf[0] = '\0';
 	if (r->how == OR_NOPROC && r->err) {
@@ -291,6 +336,15 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 		break;
 	case OP_SIGS:
 		put_sigs(buf, len, r);
+		break;
+	case OP_PTRACE:
+		put(buf, len, "%ld", r->ret);
+		if (s->a == PTRACE_GETEVENTMSG) {
+			put(buf, len, " msg=");
+			put_msg(buf, len, map, r->msg);
+		} else if (s->a == PTRACE_GETSIGINFO) {
+			put_siginfo(buf, len, r, map);
+		}
 		break;
 	default:
 		put(buf, len, "%ld", r->ret);

@@ -12,8 +12,11 @@
  *
  * Waits are always non-blocking (both drivers add WNOHANG).  After every step
  * both drivers let the table settle: on Linux every puppet either answers a
- * ping or is dead and its exit fully processed; in rcuproc every live task
- * runs rp_get_signal() (its return to user space) until nothing is left.
+ * ping, is stopped (a group stop or a ptrace stop: /proc says T or t), or is
+ * dead and its exit fully processed; in rcuproc every live task runs
+ * rp_get_signal() (its return to user space, on a thread of its own) until
+ * nothing is left or it is stopped (rp_ps_snapshot says T or t).  A stopped
+ * process answers no call: the step's answer is "stopped" on both sides.
  */
 #ifndef RP_TESTS_ORACLE_H
 #define RP_TESTS_ORACLE_H
@@ -66,6 +69,9 @@ enum or_op {
 	OP_TIOCSCTTY,	/* ioctl(terminal, TIOCSCTTY, 0) */
 	OP_TIOCSPGRP,	/* a: the foreground group (tcsetpgrp) */
 	OP_TIOCNOTTY,
+	OP_PTRACE,	/* a: request, b: pid, c: data; GETEVENTMSG: the answer's msg,
+			   GETSIGINFO: its w_* fields; SETSIGINFO: the stop's siginfo
+			   with si_signo c and si_code SI_QUEUE */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
@@ -90,7 +96,9 @@ struct or_reply {
 	int w_pid, w_uid, w_signo, w_code, w_status;	/* waitid, OP_SIGINFO */
 	int nsigs;
 	int sigs[OR_MAX_SIGS];	/* OP_SIGS */
-	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT } how;
+	unsigned long msg;	/* PTRACE_GETEVENTMSG's message */
+	/* OR_STOPPED: stopped (group or ptrace stop), so it cannot answer. */
+	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT, OR_STOPPED } how;
 };
 
 /* Which pid each name has in one run. */

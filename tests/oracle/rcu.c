@@ -8,21 +8,55 @@
  * "returns", as on Linux), then every live task runs it until nothing is left
  * (the settling the real driver does by pinging its puppets).  A signal with a
  * handler is recorded, as the puppet's handler records it.
+ *
+ * rp_get_signal sleeps while its task is stopped (a group stop, a ptrace
+ * stop), so each task returns to user space on a thread of its own (its
+ * worker), and the driver waits for the worker's round to end or for the
+ * task to be stopped, as the real driver waits for a reply or a stop.  A
+ * stopped task's worker goes on by itself once someone resumes it; the
+ * driver meets it again at the next settling.  A task's record (exited,
+ * caught, last) is written under its worker's lock, by the worker, or by
+ * the driver while the worker is idle; read under the same lock.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <rcuproc/pgrp.h>
+#include <rcuproc/snapshot.h>
 #include <rcuproc/tty.h>
 #include "oracle.h"
+
+#define RCU_HANG_MS	5000	/* a worker neither done nor stopped: a hang */
+
+struct rcu_worker {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned long asked, answered;	/* rounds of returning to user space */
+	bool delivered;			/* since the driver last looked */
+	bool quit;
+	/* A call to make before the round, set by the driver while it is idle: */
+	const struct or_step *step;
+	long arg[3];
+	bool called;			/* the call returned: its answer is in */
+	long ret;			/* its result or -errno, */
+	struct or_reply reply;		/* and what it filled in */
+	struct rcu_run *run;		/* what it works on: */
+	int index;			/* its task's name */
+};
 
 struct rcu_run {
 	struct rp_system *sys;
 	struct rp_task *init;
 	struct rp_tty *tty;		/* the terminal of the OP_TIOC* steps */
 	struct rp_task *task[OR_MAX_PROCS];
+	struct rcu_worker worker[OR_MAX_PROCS];
 	bool exited[OR_MAX_PROCS];
 	int fork_err[OR_MAX_PROCS];	/* why a name has no task: rp_fork's errno */
 	int ncaught[OR_MAX_PROCS];
@@ -37,36 +71,205 @@ static void rcu_handler(int sig)
 	(void)sig;
 }
 
-static bool rcu_live(const struct rcu_run *run, int i)
+static bool rcu_live(struct rcu_run *run, int i)
 {
-	return run->task[i] && !run->exited[i];
+	struct rcu_worker *w = &run->worker[i];
+	bool live;
+
+	if (!run->task[i])
+		return false;
+	pthread_mutex_lock(&w->lock);
+	live = !run->exited[i];
+	pthread_mutex_unlock(&w->lock);
+	return live;
 }
 
-/* @i returns to user space: true if a signal was delivered (or killed it). */
+/* @i returns to user space (its worker): true if a signal was delivered (or killed it). */
 static bool rcu_return_to_user(struct rcu_run *run, int i)
 {
+	struct rcu_worker *w = &run->worker[i];
 	bool any = false;
 	siginfo_t info;
 
 	for (int n = 0; rcu_live(run, i) && n < 2 * OR_NSIG; n++) {
 		int sig = rp_get_signal(run->task[i], &info);
 
-		if (sig == -ESRCH)
-			run->exited[i] = true;
 		if (sig == 0 || (sig < 0 && sig != -ESRCH))
 			break;	/* nothing left (or not implemented) */
 		any = true;
+		pthread_mutex_lock(&w->lock);
+		if (sig == -ESRCH)
+			run->exited[i] = true;
 		if (sig > 0)
 			run->last[i] = info;
 		if (sig > 0 && run->ncaught[i] < OR_MAX_SIGS)
 			run->caught[i][run->ncaught[i]++] = sig;
+		pthread_mutex_unlock(&w->lock);
 	}
 	return any;
 }
 
-static bool rcu_settle_one(void *run, int i)
+static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *arg,
+		     struct or_reply *r);
+
+/* Make the call the driver left (it may stop inside, as exit for its tracer). */
+static void rcu_worker_call(struct rcu_worker *w)
 {
-	return rcu_return_to_user(run, i);
+	const struct or_step s = *w->step;	/* the driver's copy may go meanwhile */
+	struct or_reply r;
+	long ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = rcu_call(w->run, &s, w->arg, &r);
+	pthread_mutex_lock(&w->lock);
+	if ((s.op == OP_EXIT || s.op == OP_THREAD_EXIT) && ret == 0)
+		w->run->exited[w->index] = true;
+	w->ret = ret;
+	w->reply = r;
+	w->called = true;
+	w->step = NULL;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void *rcu_worker_main(void *arg)
+{
+	struct rcu_worker *w = arg;
+	struct rcu_run *run = w->run;
+	int i = w->index;
+	bool any;
+
+	rp_thread_register();
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		rp_thread_offline();	/* away from rcuproc while it waits */
+		while (w->asked == w->answered && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		rp_thread_online();
+		if (w->asked == w->answered)
+			break;		/* quit, nothing asked */
+		pthread_mutex_unlock(&w->lock);
+		if (w->step)	/* written before asked, under the lock */
+			rcu_worker_call(w);
+		any = rcu_return_to_user(run, i);
+		pthread_mutex_lock(&w->lock);
+		w->delivered |= any;
+		w->answered = w->asked;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* A worker for new task @i (the driver's thread is the only one that starts them). */
+static void rcu_worker_start(struct rcu_run *run, int i)
+{
+	struct rcu_worker *w = &run->worker[i];
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->run = run;
+	w->index = i;
+	w->started = pthread_create(&w->thread, NULL, rcu_worker_main, w) == 0;
+}
+
+/* Is process @i stopped (T or t), as /proc would say? */
+static bool rcu_stopped(struct rcu_run *run, int i)
+{
+	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
+	long n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
+
+	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++)
+		if (ps[k].pid == run->map.pid[i])
+			return ps[k].state == 'T' || ps[k].state == 't';
+	return false;
+}
+
+/*
+ * Wait until @i's worker has answered every round asked, or @i is stopped:
+ * true if it is idle (done), false if it is stopped (or hung: reported as
+ * OR_TIMEOUT by the step).  The driver is offline while it sleeps: a
+ * grace period the worker waits for must not wait for it.
+ */
+static bool rcu_worker_wait(struct rcu_run *run, int i, bool *hung)
+{
+	struct rcu_worker *w = &run->worker[i];
+	struct timespec until;
+	bool idle;
+
+	for (int ms = 0; ms < RCU_HANG_MS; ms++) {
+		pthread_mutex_lock(&w->lock);
+		idle = w->asked == w->answered;
+		if (!idle) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			rp_thread_offline();
+			pthread_cond_timedwait(&w->cond, &w->lock, &until);
+			rp_thread_online();
+			idle = w->asked == w->answered;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (idle)
+			return true;
+		if (rcu_stopped(run, i))
+			return false;
+	}
+	*hung = true;
+	return false;
+}
+
+/* Is @i's worker in a round (stopped in it, or running after a resume)? */
+static bool rcu_worker_busy(struct rcu_worker *w)
+{
+	bool busy;
+
+	pthread_mutex_lock(&w->lock);
+	busy = w->asked != w->answered;
+	pthread_mutex_unlock(&w->lock);
+	return busy;
+}
+
+/*
+ * @i makes call @s (NULL: none) and returns to user space: a new round
+ * unless it is still in one; then wait for the round's end or a stop.  Returns OR_OK, OR_STOPPED or
+ * OR_TIMEOUT; *@delivered: a signal was delivered since the last look.
+ */
+static int rcu_user_round(struct rcu_run *run, int i, const struct or_step *s,
+			  const long *arg, bool *delivered)
+{
+	struct rcu_worker *w = &run->worker[i];
+	bool hung = false, idle;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->asked == w->answered) {
+		w->step = s;
+		if (s)
+			memcpy(w->arg, arg, sizeof(w->arg));
+		w->called = false;
+		w->asked++;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	idle = rcu_worker_wait(run, i, &hung);
+	pthread_mutex_lock(&w->lock);
+	*delivered = w->delivered;
+	w->delivered = false;
+	pthread_mutex_unlock(&w->lock);
+	return idle ? OR_OK : hung ? OR_TIMEOUT : OR_STOPPED;
+}
+
+static bool rcu_settle_one(void *arg, int i)
+{
+	struct rcu_run *run = arg;
+	bool delivered = false;
+
+	if (rcu_live(run, i) && run->worker[i].started)
+		rcu_user_round(run, i, NULL, NULL, &delivered);
+	return delivered;
 }
 
 static long rcu_sigaction(struct rp_task *self, long sig, long act)
@@ -106,9 +309,10 @@ static long rcu_clone(struct rcu_run *run, struct rp_task *self, int child,
 {
 	long ret = rp_clone(self, flags, &run->task[child]);
 
-	if (ret > 0)
+	if (ret > 0) {
 		run->map.pid[child] = (pid_t)ret;
-	else
+		rcu_worker_start(run, child);
+	} else
 		run->fork_err[child] = (int)-ret;
 	return ret;
 }
@@ -116,13 +320,48 @@ static long rcu_clone(struct rcu_run *run, struct rp_task *self, int child,
 /* The new program has handlers of its own: the record starts again. */
 static long rcu_exec(struct rcu_run *run, int who)
 {
+	struct rcu_worker *w = &run->worker[who];
 	long ret = rp_execve(run->task[who], "puppet");
 
+	pthread_mutex_lock(&w->lock);
 	if (ret == 0) {
 		run->ncaught[who] = 0;
 		memset(&run->last[who], 0, sizeof(run->last[who]));
 	}
+	pthread_mutex_unlock(&w->lock);
 	return ret;
+}
+
+/* The signals @who caught, and the last one's siginfo. */
+static void rcu_record(struct rcu_run *run, int who, struct or_reply *r)
+{
+	struct rcu_worker *w = &run->worker[who];
+
+	pthread_mutex_lock(&w->lock);
+	r->nsigs = run->ncaught[who];
+	memcpy(r->sigs, run->caught[who], sizeof(r->sigs));
+	or_reply_siginfo(r, &run->last[who]);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* ptrace as the puppet makes it (real.c's puppet_ptrace). */
+static long rcu_ptrace(struct rp_task *self, const long *arg, struct or_reply *r)
+{
+	void *data = arg[0] == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)arg[2];
+	siginfo_t si;
+	long ret;
+
+	if (arg[0] != PTRACE_GETSIGINFO && arg[0] != PTRACE_SETSIGINFO)
+		return rp_ptrace(self, arg[0], (pid_t)arg[1], NULL, data);
+	memset(&si, 0, sizeof(si));
+	ret = rp_ptrace(self, PTRACE_GETSIGINFO, (pid_t)arg[1], NULL, &si);
+	if (ret || arg[0] == PTRACE_GETSIGINFO) {
+		or_reply_siginfo(r, &si);
+		return ret;
+	}
+	si.si_signo = (int)arg[2];
+	si.si_code = SI_QUEUE;
+	return rp_ptrace(self, PTRACE_SETSIGINFO, (pid_t)arg[1], NULL, &si);
 }
 
 /* The call itself: the syscall's result or -errno. */
@@ -181,20 +420,28 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 	case OP_GETPPID:
 		return rp_getppid(self);
 	case OP_SIGS:
-		r->nsigs = run->ncaught[s->who];
-		memcpy(r->sigs, run->caught[s->who], sizeof(r->sigs));
-		return 0;
 	case OP_SIGINFO:
-		or_reply_siginfo(r, &run->last[s->who]);
+		rcu_record(run, s->who, r);
 		return 0;
+	case OP_PTRACE:
+		return rcu_ptrace(self, arg, r);
 	default:
 		return -EINVAL;
 	}
 }
 
+/*
+ * One step: @who makes the call and returns to user space, both on its
+ * worker (its task may stop in either: exit stops for a tracer that asked,
+ * a traced fork reports its event on the way out).  A stopped task answers
+ * nothing, as a stopped process cannot: the step says so.
+ */
 static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_reply *r)
 {
-	long arg[3], ret;
+	struct rcu_worker *w = &run->worker[s->who];
+	bool delivered;
+	long arg[3];
+	int how;
 
 	memset(r, 0, sizeof(*r));
 	if (!rcu_live(run, s->who)) {
@@ -202,17 +449,28 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 		r->err = run->fork_err[s->who];
 		return;
 	}
-	or_resolve_args(s, &run->map, arg);
-	ret = rcu_call(run, s, arg, r);
-	r->ret = ret < 0 ? -1 : ret;
-	r->err = ret < 0 ? (int)-ret : 0;
-	if (s->op == OP_EXIT || s->op == OP_THREAD_EXIT) {
-		run->exited[s->who] = ret == 0;
+	if (rcu_worker_busy(w)) {
+		r->how = OR_STOPPED;	/* settling left it stopped */
 		return;
 	}
-	rcu_return_to_user(run, s->who);
-	if (run->exited[s->who])
+	or_resolve_args(s, &run->map, arg);
+	how = rcu_user_round(run, s->who, s, arg, &delivered);
+	pthread_mutex_lock(&w->lock);
+	if (w->called) {
+		*r = w->reply;
+		r->ret = w->ret < 0 ? -1 : w->ret;
+		r->err = w->ret < 0 ? (int)-w->ret : 0;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (s->op == OP_EXIT || s->op == OP_THREAD_EXIT) {
+		if (how != OR_OK)
+			r->how = how;	/* stopped for its tracer on the way out */
+		return;
+	}
+	if (!rcu_live(run, s->who))
 		r->how = OR_KILLED;
+	else if (how != OR_OK)
+		r->how = how;	/* stopped before the answer reached user space */
 }
 
 static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
@@ -238,18 +496,61 @@ static void rcu_reap(struct rp_task *reaper)
 			return;
 }
 
+/*
+ * End @i: it exits by its own call, or, stopped, is killed (it cannot call
+ * anything); its worker then takes what the end leaves it.
+ */
+static void rcu_end(struct rcu_run *run, int i)
+{
+	const struct or_step exit0 = { i, OP_EXIT, 0, 0, 0 };
+	const long arg[3] = { 0, 0, 0 };
+	bool delivered;
+
+	or_settle(run, rcu_settle_one);
+	if (!rcu_live(run, i))
+		return;
+	if (rcu_worker_busy(&run->worker[i])) {
+		rp_kill(run->init, run->map.pid[i], SIGKILL);
+		rcu_user_round(run, i, NULL, NULL, &delivered);
+	} else if (rcu_user_round(run, i, &exit0, arg, &delivered) == OR_STOPPED) {
+		/* Stopped in its exit for its tracer: the kill ends the stop. */
+		rp_kill(run->init, run->map.pid[i], SIGKILL);
+		rcu_user_round(run, i, NULL, NULL, &delivered);
+	}
+}
+
+/* End the worker threads: each task has exited or been released. */
+static void rcu_workers_quit(struct rcu_run *run)
+{
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		struct rcu_worker *w = &run->worker[i];
+
+		if (!w->started)
+			continue;
+		pthread_mutex_lock(&w->lock);
+		w->quit = true;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		rp_thread_offline();	/* a worker's last grace period must not wait for us */
+		pthread_join(w->thread, NULL);
+		rp_thread_online();
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+	}
+}
+
 /* End every task, reap them all, and count what is left. */
 static void rcu_teardown(struct rcu_run *run, struct rp_system_counts *left)
 {
 	siginfo_t info;
 
 	for (int i = OR_MAX_PROCS - 1; i > P0; i--)
-		if (rcu_live(run, i))
-			rp_exit_group(run->task[i], 0);
-	if (rcu_live(run, P0)) {
+		rcu_end(run, i);
+	or_settle(run, rcu_settle_one);
+	if (rcu_live(run, P0))
 		rcu_reap(run->task[P0]);
-		rp_exit_group(run->task[P0], 0);
-	}
+	rcu_end(run, P0);
+	rcu_workers_quit(run);
 	rcu_reap(run->init);
 	/* Init's pending SIGCHLDs hold queued siginfo: let it take them. */
 	for (int n = 0; n < 2 * OR_NSIG; n++)

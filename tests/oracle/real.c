@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,6 +50,7 @@ struct real_run {
 	bool dead[OR_MAX_PROCS];	/* exited: a zombie or gone */
 	bool gone[OR_MAX_PROCS];	/* reaped: no longer in /proc */
 	bool failed;			/* a wait timed out */
+	int owed[OR_MAX_PROCS];		/* replies a stopped puppet will send once resumed */
 	int fork_err[OR_MAX_PROCS];	/* why a name has no process */
 	struct or_pidmap map;
 	char dir[32];			/* the puppets' working directory (cores) */
@@ -144,6 +146,26 @@ static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 	return ret;
 }
 
+/* The raw call: glibc's wrapper treats the PEEK requests' data differently. */
+static long puppet_ptrace(const struct real_cmd *c, struct or_reply *r)
+{
+	void *data = c->a == PTRACE_GETEVENTMSG ? (void *)&r->msg : (void *)c->c;
+	siginfo_t si;
+	long ret;
+
+	if (c->a != PTRACE_GETSIGINFO && c->a != PTRACE_SETSIGINFO)
+		return syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, data);
+	memset(&si, 0, sizeof(si));
+	ret = syscall(SYS_ptrace, PTRACE_GETSIGINFO, (pid_t)c->b, NULL, &si);
+	if (ret || c->a == PTRACE_GETSIGINFO) {
+		or_reply_siginfo(r, &si);
+		return ret;
+	}
+	si.si_signo = (int)c->c;
+	si.si_code = SI_QUEUE;
+	return syscall(SYS_ptrace, PTRACE_SETSIGINFO, (pid_t)c->b, NULL, &si);
+}
+
 static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 {
 	errno = 0;
@@ -209,6 +231,9 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_SIGINFO:
 		or_reply_siginfo(r, &puppet_last);
+		break;
+	case OP_PTRACE:
+		r->ret = puppet_ptrace(c, r);
 		break;
 	default:		/* OP_PING */
 		break;
@@ -417,6 +442,12 @@ static bool state_dead(int st)
 	return st == 0 || st == 'Z' || st == 'X';
 }
 
+/* A group stop or a ptrace stop: it stays so until someone resumes it. */
+static bool state_stopped(int st)
+{
+	return st == 'T' || st == 't';
+}
+
 /*
  * Wait for every tasklist_lock section running now to end.  setpgid() takes
  * the lock for writing before anything else; moving ourselves to our own
@@ -431,9 +462,10 @@ static void tasklist_barrier(void)
 
 /*
  * Wait until dead @i's exit is complete: a zombie that will stay one, or
- * gone (reaped, or released because its parent does not wait).
+ * gone (reaped, or released because its parent does not wait).  False if
+ * it stopped on the way instead (PTRACE_EVENT_EXIT): not dead yet.
  */
-static void await_settled_death(struct real_run *run, int i)
+static bool await_settled_death(struct real_run *run, int i)
 {
 	pid_t pid = run->map.pid[i];
 	long end = now_ms() + REAL_TIMEOUT_MS;
@@ -444,35 +476,55 @@ static void await_settled_death(struct real_run *run, int i)
 
 		if (st == 0) {
 			run->gone[i] = true;
-			return;
+			return true;
 		}
 		if (st == 'Z') {
 			tasklist_barrier();
 			if (proc_state(pid) == 'Z')
-				return;
+				return true;
+		}
+		if (state_stopped(st)) {
+			run->dead[i] = false;	/* its tracer lets it go on */
+			return false;
 		}
 		sleep_ms(1);
 	}
 	run->failed = true;
+	return true;
 }
 
-/* Wait for @i's reply, or its death: OR_OK, OR_KILLED or OR_TIMEOUT. */
+/*
+ * Wait for @i's reply, or its death, or its stop: OR_OK, OR_KILLED,
+ * OR_STOPPED or OR_TIMEOUT.  A stopped puppet owes the reply: it reads the
+ * command once resumed, and that reply is skipped when it comes.
+ */
 static int await_reply(struct real_run *run, int i, struct or_reply *r)
 {
 	struct pollfd pfd = { .fd = run->rep[i][0], .events = POLLIN };
 	long end = now_ms() + REAL_TIMEOUT_MS;
-	bool dead = false;
+	int st = 'R';
 
 	while (now_ms() < end) {
-		/* Once dead, one last look: it may have answered just before. */
-		int ready = poll(&pfd, 1, dead ? 0 : 10);
+		/* Once dead or stopped, one last look: it may have answered just before. */
+		bool last = state_dead(st) || state_stopped(st);
+		int ready = poll(&pfd, 1, last ? 0 : 10);
 
 		if (ready > 0 && (pfd.revents & POLLIN) &&
-		    read_full(run->rep[i][0], r, sizeof(*r)) == 0)
-			return OR_OK;
-		if (dead)
+		    read_full(run->rep[i][0], r, sizeof(*r)) == 0) {
+			if (run->owed[i] == 0)
+				return OR_OK;
+			/* An answer owed since a stop: it runs again, look afresh. */
+			run->owed[i]--;
+			st = 'R';
+			continue;
+		}
+		if (state_dead(st))
 			return OR_KILLED;
-		dead = state_dead(proc_state(run->map.pid[i]));
+		if (state_stopped(st)) {
+			run->owed[i]++;
+			return OR_STOPPED;
+		}
+		st = proc_state(run->map.pid[i]);
 	}
 	run->failed = true;
 	return OR_TIMEOUT;
@@ -488,12 +540,17 @@ static void real_ask(struct real_run *run, int i, const struct real_cmd *c,
 		r->err = run->fork_err[i];
 		return;
 	}
+	if (state_stopped(proc_state(run->map.pid[i]))) {
+		r->how = OR_STOPPED;	/* it would read the command only once resumed */
+		return;
+	}
 	if (write(run->cmd[i][1], c, sizeof(*c)) != (ssize_t)sizeof(*c)) {
 		r->how = OR_NOPROC;
 		return;
 	}
 	if (c->op == OP_EXIT || c->op == OP_THREAD_EXIT) {
-		await_settled_death(run, i);
+		if (!await_settled_death(run, i))
+			r->how = OR_STOPPED;
 		return;
 	}
 	r->how = await_reply(run, i, r);
@@ -518,6 +575,33 @@ static bool settle_one(void *arg, int i)
 	return run->dead[i] != was_dead || run->gone[i] != was_gone;
 }
 
+/*
+ * The child that stopped fork @s made, from /proc's list of its parent's
+ * children: the one no name has yet.  The fork stopped for its tracer (a
+ * traced fork event) before it answered; its child's pid is needed now.
+ */
+static pid_t stopped_fork_child(const struct real_run *run, const struct or_step *s)
+{
+	pid_t parent = run->map.pid[s->who], pid, found = 0;
+	char path[64];
+	FILE *f;
+	bool named;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", parent, parent);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fscanf(f, "%d", &pid) == 1) {
+		named = false;
+		for (int i = 0; i < OR_MAX_PROCS; i++)
+			named |= run->map.pid[i] == pid;
+		if (!named)
+			found = pid;
+	}
+	fclose(f);
+	return found;
+}
+
 static void real_step(struct real_run *run, const struct or_step *s, struct or_reply *r)
 {
 	long arg[3];
@@ -532,6 +616,8 @@ static void real_step(struct real_run *run, const struct or_step *s, struct or_r
 		run->map.pid[s->a] = (pid_t)r->ret;
 	else if (r->how == OR_OK)
 		run->fork_err[s->a] = r->err;
+	else if (r->how == OR_STOPPED && s->op != OP_THREAD)
+		run->map.pid[s->a] = stopped_fork_child(run, s);
 }
 
 static void close_fd(int *fd)

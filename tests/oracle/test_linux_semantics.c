@@ -23,37 +23,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 #include "rcuproc/proc.h"
-#include "oracle.h"
-
-/* The oracle is compiled into this test (tests/meson.build names one source). */
-
-#define FORK(p, c)		{ p, OP_FORK, c, 0, 0 }
-#define CLONE(p, c, flags)	{ p, OP_CLONE, c, flags, 0 }
-#define EXIT(p, code)		{ p, OP_EXIT, code, 0, 0 }
-#define EXEC(p)			{ p, OP_EXEC, 0, 0, 0 }
-#define WAIT4(p, pid, opt)	{ p, OP_WAIT4, pid, opt, 0 }
-#define WAITID(p, type, id, opt) { p, OP_WAITID, type, id, opt }
-#define KILL(p, pid, sig)	{ p, OP_KILL, pid, sig, 0 }
-#define TGKILL(p, tg, t, sig)	{ p, OP_TGKILL, tg, t, sig }
-#define SIGACTION(p, sig, act)	{ p, OP_SIGACTION, sig, act, 0 }
-#define SIGMASK(p, how, sig)	{ p, OP_SIGPROCMASK, how, sig, 0 }
-#define SETRESUID(p, r, e, s)	{ p, OP_SETRESUID, r, e, s }
-#define PRCTL(p, opt, arg)	{ p, OP_PRCTL, opt, arg, 0 }
-#define SETPGID(p, pid, pgid)	{ p, OP_SETPGID, pid, pgid, 0 }
-#define IOPRIO_SET(p, which, who, v) { p, OP_IOPRIO_SET, which, who, v }
-#define IOPRIO_GET(p, which, who) { p, OP_IOPRIO_GET, which, who, 0 }
-#define SETRLIMIT(p, res, lim)	{ p, OP_SETRLIMIT, res, lim, 0 }
-#define GETPID(p)		{ p, OP_GETPID, 0, 0, 0 }
-#define GETPPID(p)		{ p, OP_GETPPID, 0, 0, 0 }
-#define SIGS(p)			{ p, OP_SIGS, 0, 0, 0 }
-#define SIGINFO(p)		{ p, OP_SIGINFO, 0, 0, 0 }
-#define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
-#define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
-#define SETSID(p)		{ p, OP_SETSID, 0, 0, 0 }
-#define TIOCSCTTY(p)		{ p, OP_TIOCSCTTY, 0, 0, 0 }
-#define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
-#define TIOCNOTTY(p)		{ p, OP_TIOCNOTTY, 0, 0, 0 }
-#define END			{ 0, OP_END, 0, 0, 0 }
+#include "scenario.h"
 
 /* ---- the scenarios (wait4 and waitid always get WNOHANG added) ---- */
 
@@ -391,59 +361,6 @@ static const struct or_step core_dump[] = {
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
-
-/* ---- running and comparing ---- */
-
-static void need_root(void)
-{
-	if (geteuid() != 0)
-		cr_skip_test("the real-process side changes uids: run as root");
-}
-
-/* Linux's answers, now; no puppet may be left behind. */
-static void linux_answers(const struct or_scenario *sc, struct or_results *lin)
-{
-	cr_assert_eq(or_run_linux(sc, lin), 0,
-		     "the real-process driver failed on %s", sc->name);
-	cr_assert(waitpid(-1, NULL, __WALL | WNOHANG) == -1 && errno == ECHILD,
-		  "%s left a process behind", sc->name);
-	if (getenv("RP_ORACLE_PRINT"))
-		or_print(sc, "linux", lin, stderr);
-}
-
-/* rcuproc against @lin in @mode: the differences, leaks included (I7). */
-static int rcuproc_diffs(const struct or_scenario *sc, const struct or_results *lin,
-			 enum rp_sync_mode mode)
-{
-	const char *name = rp_sync_mode_name(mode);
-	struct rp_system_counts c;
-	struct or_results rp;
-	int diffs;
-
-	or_run_rcuproc(sc, mode, &rp, &c);
-	if (getenv("RP_ORACLE_PRINT"))
-		or_print(sc, name, &rp, stderr);
-	diffs = or_compare(sc, name, lin, &rp, stderr);
-	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.creds != 1 ||
-	    c.pids != 1 || c.sigqueues != 0) {
-		fprintf(stderr, "[%s/%s] left after reaping: tasks %lu signals %lu "
-			"sighands %lu creds %lu pids %lu sigqueues %lu (want 1 1 1 1 1 0)\n",
-			sc->name, name, c.tasks, c.signals, c.sighands, c.creds,
-			c.pids, c.sigqueues);
-		diffs++;
-	}
-	return diffs;
-}
-
-static void check_scenario(const struct or_scenario *sc)
-{
-	struct or_results lin;
-
-	need_root();
-	linux_answers(sc, &lin);
-	cr_assert_eq(rcuproc_diffs(sc, &lin, RP_SYNC_RCU), 0,
-		     "%s: rcuproc differs from Linux (diff above)", sc->name);
-}
 
 #define SCENARIO_TEST(n) \
 	Test(linux_semantics, n) { check_scenario(&(struct or_scenario){ #n, n }); }

@@ -8,7 +8,7 @@
  * blocked mask and pending signals survive.  ptrace: the errnos of Linux
  * (EPERM for the own group, another uid, a non-dumpable target, a traced
  * target; ESRCH for no such pid or a tracee not stopped; EIO/EINVAL for
- * bad SEIZE arguments), attach -> the tracer's wait4 reports the stop,
+ * bad SEIZE arguments, SUSPEND_SECCOMP not provided), attach -> the tracer's wait4 reports the stop,
  * CONT with a signal, DETACH, and a tracer's exit detaches its tracees.
  *
  * Concurrency (RP_TEST_SECONDS each, default 1):
@@ -245,10 +245,10 @@ static void ptrace_errors(enum rp_sync_mode mode)
 	cr_assert_eq(ptrace_at(a, PTRACE_DETACH, b, 0), -ESRCH);
 	cr_assert_eq(ptrace_at(a, PTRACE_KILL, b, 0), -ESRCH);
 	cr_assert_eq(ptrace_at(a, PTRACE_INTERRUPT, b, 0), -ESRCH);
-	/* SEIZE's arguments: addr must be 0, options known (none implemented). */
+	/* SEIZE's arguments: addr must be 0, options known and provided (not SUSPEND_SECCOMP). */
 	cr_assert_eq(rp_ptrace(a, PTRACE_SEIZE, rp_gettid(b), PDATA(1), NULL), -EIO);
 	cr_assert_eq(ptrace_at(a, PTRACE_SEIZE, b, 0x40000000), -EIO);
-	cr_assert_eq(ptrace_at(a, PTRACE_SEIZE, b, PTRACE_O_TRACESYSGOOD), -EINVAL);
+	cr_assert_eq(ptrace_at(a, PTRACE_SEIZE, b, PTRACE_O_SUSPEND_SECCOMP), -EINVAL);
 	/* Traced already: EPERM, for another tracer and for TRACEME. */
 	cr_assert_eq(ptrace_at(a, PTRACE_SEIZE, b, 0), 0);
 	cr_assert_eq(ptrace_at(init, PTRACE_ATTACH, b, 0), -EPERM);

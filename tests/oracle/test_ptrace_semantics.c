@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ptrace(2) against Linux (invariant I8): a real tracer puppet and a real
+ * tracee on this machine, then the same steps through rcuproc in each of
+ * the three modes, compared step by step (tests/oracle/oracle.h).  A
+ * stopped tracee answers nothing ("stopped: no answer") on either side
+ * until its tracer resumes it.  Set RP_ORACLE_PRINT=1 to print every
+ * answer.  The real side needs root; without it the tests skip.
+ */
+#include <sched.h>
+#include <sys/ptrace.h>
+#include "scenario.h"
+
+/* ---- the scenarios (wait4 always gets WNOHANG added) ---- */
+
+/* PTRACE_ATTACH stops the tracee with SIGSTOP, reported to the tracer's
+ * wait; a signal stops it again; CONT delivers the signal it names,
+ * DETACH with 0 drops it; requests on a running tracee fail (ESRCH). */
+static const struct or_step attach_cont_detach[] = {
+	FORK(P0, P1), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0), GETPID(P1),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	KILL(P0, S(P1), SIGUSR1), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), SIGUSR1), SIGS(P1),
+	KILL(P0, S(P1), SIGUSR1), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_DETACH, S(P1), 0), SIGS(P1), WAIT4(P0, S(P1), 0),
+	EXIT(P1, 3), WAIT4(P0, S(P1), 0),
+	END };
+
+/* Options: unknown bits EIO for SEIZE, EINVAL for SETOPTIONS; SETOPTIONS
+ * and GETEVENTMSG want a stopped tracee (ESRCH), and a signal's stop has
+ * no event message. */
+static const struct or_step options_errors[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), 0x20000000),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), 0x20000000),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK | PTRACE_O_TRACESYSGOOD),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* TRACEFORK with PTRACE_ATTACH: the fork stops its caller with
+ * PTRACE_EVENT_FORK (the message: the child's pid) before it returns; the
+ * child starts traced by the same tracer, stopped by a SIGSTOP; the
+ * tracer, not its parent, sees its exit first, and the parent's SIGCHLD
+ * stops the traced parent. */
+static const struct or_step fork_event_attach[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), FORK(P1, P2), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0), WAIT4(P0, S(P2), 0), GETPPID(P2),
+	PTRACE(P0, PTRACE_GETEVENTMSG, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P2), 0),
+	GETPPID(P2), EXIT(P2, 4), WAIT4(P1, S(P2), 0), WAIT4(P0, S(P2), 0),
+	WAIT4(P1, S(P2), 0),
+	END };
+
+/* TRACECLONE with PTRACE_SEIZE: a clone whose exit signal is not SIGCHLD
+ * reports PTRACE_EVENT_CLONE, a plain fork nothing (TRACEFORK is off); the
+ * new child of a seizing tracer traps with PTRACE_EVENT_STOP instead. */
+static const struct or_step clone_event_seize[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACECLONE),
+	FORK(P1, P2), WAIT4(P0, S(P2), 0), CLONE(P1, P3, SIGUSR1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	WAIT4(P0, S(P3), __WCLONE), PTRACE(P0, PTRACE_GETEVENTMSG, S(P3), 0),
+	PTRACE(P0, PTRACE_CONT, S(P3), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	GETPPID(P3), EXIT(P3, 0), WAIT4(P0, S(P3), __WCLONE), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P1, S(P3), __WCLONE),
+	END };
+
+/* TRACEEXEC: exec stops with PTRACE_EVENT_EXEC (the message: the former
+ * tid); without it a tracee of PTRACE_ATTACH gets a SIGTRAP, one of
+ * PTRACE_SEIZE nothing. */
+static const struct or_step exec_event[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEEXEC), EXEC(P1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPID(P1),
+	FORK(P0, P2), PTRACE(P0, PTRACE_ATTACH, S(P2), 0), WAIT4(P0, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), EXEC(P2), WAIT4(P0, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0),
+	FORK(P0, P3), PTRACE(P0, PTRACE_SEIZE, S(P3), 0), EXEC(P3), WAIT4(P0, S(P3), 0),
+	END };
+
+/* EXITKILL: the tracer's exit kills the tracees that have it (P2), only
+ * detaches the others (P3). */
+static const struct or_step exitkill[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	PTRACE(P1, PTRACE_SEIZE, S(P2), PTRACE_O_EXITKILL), PTRACE(P1, PTRACE_SEIZE, S(P3), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0), WAIT4(P0, S(P3), 0),
+	GETPPID(P3),
+	END };
+
+/* CLONE_PTRACE: the child of a traced process starts traced by the same
+ * tracer and stopped (a SIGSTOP), with no event reported. */
+static const struct or_step clone_ptrace[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_ATTACH, S(P1), 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), CLONE(P1, P2, SIGCHLD | CLONE_PTRACE),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P2), 0), GETPPID(P2),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), GETPPID(P2), EXIT(P2, 0),
+	WAIT4(P0, S(P2), 0), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	WAIT4(P1, S(P2), 0),
+	END };
+
+/* PTRACE_GETSIGINFO: the signal's own siginfo in a signal-delivery stop,
+ * SIGTRAP with the status and the tracee as sender in an event stop; none
+ * of a running tracee (ESRCH).  CONT with another signal delivers it as
+ * SI_USER from the tracer (its pid and uid, not the sender's uid 1000);
+ * SETSIGINFO's siginfo is delivered as set when the signal stays the same. */
+static const struct or_step siginfo[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P1, SIGUSR2, ACT_HANDLER), SETRESUID(P2, 1000, 0, 0),
+	PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEFORK),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0), KILL(P2, S(P1), SIGUSR1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), SIGUSR2), SIGINFO(P1),
+	KILL(P2, S(P1), SIGUSR1), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_SETSIGINFO, S(P1), SIGUSR1), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), SIGUSR1), SIGINFO(P1),
+	FORK(P1, P3), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P0, S(P3), 0),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P3), 0),
+	END };
+
+/* TRACEEXIT: _exit stops the tracee with PTRACE_EVENT_EXIT before it
+ * exits (the message: the wait status to come), and so does a signal that
+ * kills it, SIGKILL too (P3). */
+static const struct or_step exit_event[] = {
+	FORK(P0, P1), PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEEXIT), EXIT(P1, 3),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	PTRACE(P0, PTRACE_GETSIGINFO, S(P1), 0), GETPID(P1),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P0, S(P1), 0),
+	FORK(P0, P2), PTRACE(P0, PTRACE_SEIZE, S(P2), PTRACE_O_TRACEEXIT),
+	KILL(P0, S(P2), SIGTERM), WAIT4(P0, S(P2), 0), PTRACE(P0, PTRACE_CONT, S(P2), SIGTERM),
+	WAIT4(P0, S(P2), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P2), 0),
+	PTRACE(P0, PTRACE_CONT, S(P2), 0), WAIT4(P0, S(P2), 0),
+	FORK(P0, P3), PTRACE(P0, PTRACE_SEIZE, S(P3), PTRACE_O_TRACEEXIT),
+	KILL(P0, S(P3), SIGKILL), WAIT4(P0, S(P3), 0),
+	END };
+
+#define SCENARIOS(X) \
+	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
+	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
+	X(siginfo) X(exit_event)
+
+/* Linux's answers once, then rcuproc's in every mode. */
+static void check_all_modes(const struct or_scenario *sc)
+{
+	struct or_results lin;
+	int diffs = 0;
+
+	need_root();
+	linux_answers(sc, &lin);
+	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
+		diffs += rcuproc_diffs(sc, &lin, m);
+	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
+}
+
+#define SCENARIO_TEST(n) \
+	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
+SCENARIOS(SCENARIO_TEST)

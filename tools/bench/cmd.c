@@ -134,7 +134,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		{ "ops", 'o', CLI_U64, "N", "each thread runs exactly N operations instead\n"
 		  "(callgrind)", .min = 1, .max = UINT64_MAX, .to = &a->ops },
 		{ "repeat", 'r', CLI_UINT, "N", "measure each N times and keep the best, the\n"
-		  "least disturbed by other load; a target alternates\nits two sides", "3",
+		  "least disturbed by other load, with the median\nand range beside it; a target "
+		  "alternates its\ntwo sides", "3",
 		  .min = 1, .max = MAX_REPEAT, .to = &a->repeat, .given = &a->repeated },
 		{ "quick", 'q', CLI_FLAG, NULL, "tiny tables and runs: checks that everything\n"
 		  "works", .to = &a->quick },

@@ -9,10 +9,12 @@
  * Every test ends with only init's objects left (I7).
  *
  * The reparent suite fails, as it must, when built with
- * -DRP_BREAK_NAIVE_MOVE (rcu mode: a scan of the dying leader's list is
- * carried onto its thread's list and misses the zombies still behind) and
- * with -DRP_BREAK_WAIT_NO_RECHECK (every mode: two threads of one group
- * claim the same zombie; debug builds abort on the second release).
+ * -DRP_BREAK_WAIT_NO_RECHECK (every mode: two threads of one group claim the
+ * same zombie; debug builds abort on the second release).  It meets
+ * -DRP_BREAK_NAIVE_MOVE (a scan of the dying leader's list carried onto the
+ * reaper's and missing the zombies still behind) only by chance since the
+ * splice appends at the tail, so that twin's row is the fixed schedule
+ * hlist_tail/splice_read_between_steps (tests/lists/test_lists_seq.c).
  */
 #include <errno.h>
 #include <limits.h>

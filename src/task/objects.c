@@ -188,6 +188,8 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	sig->shared_pending.signal = 0;
 	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
+	for (int i = 0; i < RP_MEMBER_LISTS; i++)
+		rp_hlist_node_init(&sig->member[i].node);
 	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
 	return sig;

@@ -383,17 +383,17 @@ Test(itimer, prof_virt_and_errnos)
  */
 Test(itimer, none_before_the_first_set)
 {
-	struct itimerval iv = { { 0, 0 }, { 0, 5 } }, old;
-	struct rp_task *p;
+	struct itimerval old, iv = { { 0, 0 }, { 0, 5 } };
 	siginfo_t info;
+	struct rp_task *p;
 
 	start(RP_SYNC_RCU);
 	p = spawn(init, SIGCHLD);
-	handle(p, SIGPROF);
 	memset(&old, 0x55, sizeof(old));
 	cr_assert_eq(rp_getitimer(p, ITIMER_PROF, &old), 0);
 	cr_expect_eq(old.it_value.tv_sec + old.it_value.tv_usec, 0, "disarmed");
 	cr_expect_eq(old.it_interval.tv_sec + old.it_interval.tv_usec, 0);
+	handle(p, SIGPROF);
 	cr_assert_eq(rp_account_cpu(p, 10 * US, 10 * US), 0);
 	cr_expect_eq(next_signal(p, &info), 0);
 	cr_expect_eq(rp_timer_delete(p, 0), -EINVAL, "no timer 0 yet");

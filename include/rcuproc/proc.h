@@ -87,7 +87,7 @@ struct rp_system_counts {
 	unsigned long pids;		/* struct pids */
 	unsigned long creds;		/* credentials */
 	unsigned long sigqueues;	/* queued siginfo entries */
-	unsigned long proxies;		/* process-group and session member proxies */
+	unsigned long proxies;		/* member proxies setpgid and setsid allocated */
 };
 RP_API void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out);
 

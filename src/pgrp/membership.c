@@ -7,14 +7,22 @@
  *
  * A move publishes a new proxy at the head of the new list, marks the old
  * one obsolete and unlinks it; the old one keeps its ->next (a walker
- * standing on it walks on along the old list) and is freed after a grace
- * period.  A proxy is never linked twice.  Fork links the child's proxies
- * right behind the parent's: see docs/pgrp.md.
+ * standing on it walks on along the old list) and lasts past a grace
+ * period.  A proxy is never linked twice.  Fork links the child's proxies,
+ * the two embedded in its thread group, right behind the parent's: see
+ * docs/pgrp.md.
  */
 #include "pgrp.h"
 #include "../debug/cache.h"
 
-static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct rp_proxy);
+/* A proxy a move links: allocated for it, freed after a grace period. */
+struct moved_proxy {
+	struct rp_proxy px;
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct moved_proxy);
 
 /* The id field of @sig for list @type: its pgrp or its session. */
 static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
@@ -24,28 +32,28 @@ static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
 
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
 {
-	struct rp_proxy *px = rp_cache_zalloc(&proxy_cache);
+	struct moved_proxy *mp = rp_cache_zalloc(&proxy_cache);
 
-	if (!px)
+	if (!mp)
 		return NULL;
-	px->sys = sys;
-	rp_hlist_node_init(&px->node);
+	mp->sys = sys;
+	rp_hlist_node_init(&mp->px.node);
 	rp_count_inc(sys, proxies);
-	return px;
+	return &mp->px;
 }
 
 static void proxy_free(struct rp_deferred *d)
 {
-	struct rp_proxy *px = caa_container_of(d, struct rp_proxy, rcu);
+	struct moved_proxy *mp = caa_container_of(d, struct moved_proxy, rcu);
 
-	rp_count_dec(px->sys, proxies);
-	rp_cache_free(&proxy_cache, px);
+	rp_count_dec(mp->sys, proxies);
+	rp_cache_free(&proxy_cache, mp);
 }
 
 void rp_proxy_free_unlinked(struct rp_proxy *px)
 {
 	if (px)
-		proxy_free(&px->rcu);
+		proxy_free(&caa_container_of(px, struct moved_proxy, px)->rcu);
 }
 
 /* Link @px for @sig at the head of list @type of @pid (complete, then published). */
@@ -58,30 +66,40 @@ static void proxy_link_head(struct rp_signal *sig, enum rp_pid_type type, struct
 	cds_hlist_add_head_rcu(&px->node, rp_member_list(pid, type));
 }
 
-/* Walkers skip @px from now on; off its list; freed after a grace period. */
-static void proxy_retire(struct rp_proxy *px)
+/*
+ * Walkers skip @sig's entry @px on list @type from now on; off its list;
+ * kept past a grace period.  The entry fork embedded in @sig needs no
+ * release of its own: @sig is released after a grace period that starts
+ * after its last reference is dropped, and a process holds one until its
+ * last thread is freed, after this unlink (src/task/task.c).  A walker
+ * standing on that entry reads @sig through it: its release covers both.
+ */
+static void proxy_retire(struct rp_signal *sig, enum rp_pid_type type, struct rp_proxy *px)
 {
 	CMM_STORE_SHARED(px->obsolete, true);
 	RP_TORTURE_DELAY();
 	/* ->next stays for walkers standing on @px. */
 	rp_hlist_del_init_pub(&px->node);
-	rp_defer_release(&px->sys->sync, &px->rcu, proxy_free);
+	if (px != &sig->member[type - RP_PIDTYPE_PGID]) {
+		struct moved_proxy *mp = caa_container_of(px, struct moved_proxy, px);
+
+		rp_defer_release(&mp->sys->sync, &mp->rcu, proxy_free);
+	}
 }
 
-void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid,
-			 struct rp_proxy *px[RP_MEMBER_LISTS])
+void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)
 {
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
 		rp_pid_attach(pid);
 		*member_id(sig, type) = pid;
-		proxy_link_head(sig, type, pid, px[type - RP_PIDTYPE_PGID]);
+		proxy_link_head(sig, type, pid, &sig->member[type - RP_PIDTYPE_PGID]);
 	}
 }
 
-void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
-		       struct rp_proxy *px[RP_MEMBER_LISTS])
+void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 {
 	struct rp_signal *psig = self->signal, *sig = child->signal;
+	struct rp_proxy *px = sig->member;
 
 	rp_assert_siglock_held(self);
 	rp_assert_update_held(&self->sys->sync);
@@ -92,12 +110,12 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
 		rp_pid_attach(id);
 		*member_id(sig, type) = id;
 #ifdef RP_BREAK_CHILD_AT_HEAD
-		proxy_link_head(sig, type, id, px[i]);
+		proxy_link_head(sig, type, id, &px[i]);
 #else
-		px[i]->signal = sig;
-		sig->proxy[i] = px[i];
+		px[i].signal = sig;
+		sig->proxy[i] = &px[i];
 		/* Right behind the parent: a walker reaching it has passed the parent. */
-		rp_hlist_add_behind_pub(&px[i]->node, &psig->proxy[i]->node);
+		rp_hlist_add_behind_pub(&px[i].node, &psig->proxy[i]->node);
 #endif
 	}
 #ifdef RP_BREAK_CHILD_AT_HEAD
@@ -125,7 +143,7 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 	rp_proxy_free_unlinked(px);
 #else
 	proxy_link_head(sig, type, to, px);
-	proxy_retire(old);
+	proxy_retire(sig, type, old);
 #endif
 	rp_pid_attach(to);
 	/* Pairs with rcu_dereference in getpgid, getsid, kill(0), wait and SIGCONT's check. */
@@ -137,7 +155,7 @@ void rp_pgrp_exit(struct rp_signal *sig)
 {
 	rp_assert_update_held(&sig->sys->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
-		proxy_retire(sig->proxy[type - RP_PIDTYPE_PGID]);
+		proxy_retire(sig, type, sig->proxy[type - RP_PIDTYPE_PGID]);
 		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;
 		rp_pid_detach(*member_id(sig, type));
 	}

@@ -11,17 +11,16 @@
 
 /* ---- membership changes (update lock held; proxies come and go outside it) ---- */
 
-/* A proxy not yet linked (count it); NULL on ENOMEM.  No lock needed. */
+/* A proxy for a move, not yet linked (count it); NULL on ENOMEM.  No lock needed. */
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys);
 /* Free a proxy that was never linked (NULL: nothing). */
 void rp_proxy_free_unlinked(struct rp_proxy *px);
 
 /*
  * Make @sig the only member of process group and session @pid (init, at
- * creation), using proxies @pg and @ss.
+ * creation), through the proxies embedded in @sig.
  */
-void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid,
-			 struct rp_proxy *px[RP_MEMBER_LISTS]);
+void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid);
 
 /*
  * Move @sig's process to list @type of @to, with new proxy @px (update
@@ -32,14 +31,14 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 		  struct rp_proxy *px);
 
 /*
- * Fork: put new process @child in @self's group and session, its proxies
- * @px right behind @self's process on each member list and its sys->tasks
- * entry right behind @self's leader (Ordered Update With Ordered Read).
+ * Fork: put new process @child in @self's group and session, the proxies
+ * embedded in its thread group right behind @self's process on each member
+ * list and its sys->tasks entry right behind @self's leader (Ordered
+ * Update With Ordered Read).
  * Update lock and @self's siglock held.  RP_BREAK_CHILD_AT_HEAD links the
  * proxies at the heads and the tasks entry at the tail instead.
  */
-void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child,
-		       struct rp_proxy *px[RP_MEMBER_LISTS]);
+void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child);
 
 /*
  * The last thread of @sig's process is released: leave both lists, drop the

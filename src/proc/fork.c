@@ -60,17 +60,15 @@ static int charge_nproc(const struct rp_cred *c, rlim_t limit)
 	return -EAGAIN;
 }
 
-/* The tables and member proxies a new process gets of its own (NULL: shared). */
-static int alloc_tables(struct rp_task *p, unsigned long flags, struct rp_proxy **px)
+/* The tables a new process gets of its own (NULL: shared). */
+static int alloc_tables(struct rp_task *p, unsigned long flags)
 {
 	if (!(flags & CLONE_SIGHAND) && !(p->sighand = rp_sighand_alloc(p->sys)))
 		return -ENOMEM;
 	if (flags & CLONE_THREAD)
 		return 0;
 	p->signal = rp_signal_alloc(p->sys);
-	px[0] = rp_proxy_alloc(p->sys);
-	px[1] = rp_proxy_alloc(p->sys);
-	return p->signal && px[0] && px[1] ? 0 : -ENOMEM;
+	return p->signal ? 0 : -ENOMEM;
 }
 
 /*
@@ -155,8 +153,7 @@ static void init_group(struct rp_task *p)
  * notifies, the oldest first.
  * Update lock and the caller's siglock held.
  */
-static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
-		       struct rp_proxy **px)
+static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
 {
 	rp_assert_update_held(&self->sys->sync);
 	rp_assert_siglock_held(self);
@@ -180,7 +177,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
-		rp_pgrp_fork_link(self, p, px);	/* member lists and sys->tasks */
+		rp_pgrp_fork_link(self, p);	/* member lists and sys->tasks */
 		rp_hlist_tail_add_pub(&p->sibling, &p->real_parent->children);
 	}
 	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task_rcu. */
@@ -198,7 +195,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
  * skips the second copy.
  */
 static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			      struct rp_fork_record *rec, struct rp_proxy **px)
+			      struct rp_fork_record *rec)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
 	int err = fork_interrupted(self) ? -RP_ERESTARTNOINTR : 0;
@@ -212,7 +209,7 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 	sh = rp_lock_task_sighand(self);
 #endif
 	if (!err) {
-		link_child(self, p, flags, px);
+		link_child(self, p, flags);
 #ifndef RP_BREAK_PRIO_NO_FORK_ORDER
 		rp_prio_copy(self, p);
 #endif
@@ -223,7 +220,7 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 
 /* Allocate the tid and link @p, or fail with nothing linked (update lock taken here). */
 static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			struct rp_fork_record *rec, struct rp_proxy **px)
+			struct rp_fork_record *rec)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	int err = 0;
@@ -233,7 +230,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	if (!p->pid) {
 		cancel_record(self, rec);
 	} else {
-		err = link_under_siglock(self, p, flags, rec, px);
+		err = link_under_siglock(self, p, flags, rec);
 		if (err) {
 			rp_pid_detach(p->pid);
 			p->pid = NULL;
@@ -246,10 +243,8 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 }
 
 /* Undo a child that was never published. */
-static void free_unlinked(struct rp_task *p, struct rp_proxy **px, bool charged)
+static void free_unlinked(struct rp_task *p, bool charged)
 {
-	rp_proxy_free_unlinked(px[0]);
-	rp_proxy_free_unlinked(px[1]);
 	if (charged)
 		uatomic_dec(&p->cred->user->processes);
 	if (p->sighand)
@@ -260,7 +255,6 @@ static void free_unlinked(struct rp_task *p, struct rp_proxy **px, bool charged)
 
 pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
 {
-	struct rp_proxy *px[RP_MEMBER_LISTS] = { NULL, NULL };
 	struct rp_fork_record record, *rec = (flags & CLONE_THREAD) ? NULL : &record;
 	struct rp_task *p;
 	rlim_t nproc;
@@ -275,11 +269,11 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	if (!p)
 		return -ENOMEM;
 	p->cred = rp_cred_get(self->cred);
-	err = alloc_tables(p, flags, px);
+	err = alloc_tables(p, flags);
 	if (!err)
 		err = copy_from_caller(self, p, flags, rec, &nproc);
 	if (err) {
-		free_unlinked(p, px, false);
+		free_unlinked(p, false);
 		return err;
 	}
 	memcpy(p->comm, self->comm, sizeof(p->comm));
@@ -288,15 +282,15 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	err = charge_nproc(p->cred, nproc);
 	if (err) {
 		cancel_record(self, rec);
-		free_unlinked(p, px, false);
+		free_unlinked(p, false);
 		return err;
 	}
 	/* Linux's copy_process: the child keeps the mark; the caller is under the limit. */
 	p->flags = self->flags & RP_PF_NPROC_EXCEEDED;
 	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
-	err = attach_child(self, p, flags, rec, px);
+	err = attach_child(self, p, flags, rec);
 	if (err) {
-		free_unlinked(p, px, true);
+		free_unlinked(p, true);
 		return err;
 	}
 	tid = rp_task_tid(p);

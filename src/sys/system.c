@@ -23,7 +23,6 @@
 static int create_init(struct rp_system *sys)
 {
 	struct rp_task *t = rp_task_alloc(sys);
-	struct rp_proxy *px[RP_MEMBER_LISTS] = { rp_proxy_alloc(sys), rp_proxy_alloc(sys) };
 	struct rp_rlimits *rlim = NULL;
 	int err = -ENOMEM;
 
@@ -33,12 +32,10 @@ static int create_init(struct rp_system *sys)
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
 		if (t->signal)
 			rlim = rp_signal_own_rlimits(t->signal);
-		if (rlim && t->sighand && t->cred && px[0] && px[1])
+		if (rlim && t->sighand && t->cred)
 			t->pid = rp_pid_alloc(sys, &err);
 	}
 	if (!t || !t->pid) {
-		rp_proxy_free_unlinked(px[0]);
-		rp_proxy_free_unlinked(px[1]);
 		if (t && t->sighand)
 			rp_sighand_put(t->sighand);
 		if (t)
@@ -49,7 +46,7 @@ static int create_init(struct rp_system *sys)
 	t->pid->task = t;
 	t->signal->leader_pid = t->pid;
 	t->pid->users++;
-	rp_pgrp_init_leader(t->signal, t->pid, px);
+	rp_pgrp_init_leader(t->signal, t->pid);
 	rlim->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
 	/* As Linux's init: no core files unless a process raises the limit. */
 	rlim->rlim[RLIMIT_CORE] = (struct rlimit){ 0, RLIM_INFINITY };

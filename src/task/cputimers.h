@@ -43,21 +43,38 @@ struct rp_task_cputimers {
 	struct cds_list_head armed;	/* (s) timers on this thread's clock */
 };
 
-/* rp_group_cputimers.itimer[] */
+/* rp_group_timers.itimer[] */
 enum { RP_ITIMER_PROF, RP_ITIMER_VIRT, RP_ITIMER_NR };
+
+/*
+ * The timers a process sets for itself: most never set one, so they are
+ * allocated by the group's first timer_create or setitimer
+ * (rp_group_timers_get) and freed with the group, after its grace period.
+ */
+struct rp_group_timers {
+	struct rp_itimer itimer[RP_ITIMER_NR];	/* (s) */
+	struct cds_list_head owned;	/* (s) this process's POSIX timers, by id */
+	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
+};
 
 /* A thread group's part. */
 struct rp_group_cputimers {
 	struct rp_cputime exited;	/* (s) left by threads past their exit point */
 	struct rp_cputime children;	/* (s) reaped children, with their children */
-	struct rp_itimer itimer[RP_ITIMER_NR];	/* (s) */
 	struct cds_list_head armed;	/* (s) timers on the process clock */
-	struct cds_list_head owned;	/* (s) this process's POSIX timers, by id */
-	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
+	/*
+	 * (s) NULL until the first: stored once, complete, under the group's
+	 * siglock and read under it only, so the siglock orders the object's
+	 * set-up before every read (the writer's unlock pairs with a reader's
+	 * lock).
+	 */
+	struct rp_group_timers *timers;
 };
 
 /* Set up a new task's and a new group's parts (the objects are zeroed; objects.c). */
 void rp_cputimers_task_init(struct rp_task *t);
 void rp_cputimers_group_init(struct rp_signal *sig);
+/* The timers of @sig, allocated on first use (@sig's siglock held); NULL on ENOMEM. */
+struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig);
 
 #endif /* RP_TASK_CPUTIMERS_H */

@@ -118,7 +118,22 @@ void rp_cputimers_task_init(struct rp_task *t)
 void rp_cputimers_group_init(struct rp_signal *sig)
 {
 	CDS_INIT_LIST_HEAD(&sig->cputimers.armed);
-	CDS_INIT_LIST_HEAD(&sig->cputimers.owned);
+}
+
+struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
+{
+	struct rp_group_timers *timers = sig->cputimers.timers;
+
+	rp_assert_group_siglock_held(sig);
+	if (timers)
+		return timers;
+	timers = rp_zalloc(sizeof(*timers));
+	if (!timers)
+		return NULL;
+	CDS_INIT_LIST_HEAD(&timers->owned);
+	/* Complete before it is stored: every reader holds our siglock. */
+	sig->cputimers.timers = timers;
+	return timers;
 }
 
 const struct rp_rlimits rp_default_rlimits = {
@@ -188,6 +203,8 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	sig->shared_pending.signal = 0;
 	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
+	for (int i = 0; i < RP_MEMBER_LISTS; i++)
+		rp_hlist_node_init(&sig->member[i].node);
 	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
 	return sig;
@@ -196,10 +213,14 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 /* Teardown: the timers never deleted; the tasks they name are being freed too. */
 static void cputimers_group_free(struct rp_signal *sig)
 {
+	struct rp_group_timers *timers = sig->cputimers.timers;
 	struct rp_cpu_timer *tm, *next;
 
-	cds_list_for_each_entry_safe(tm, next, &sig->cputimers.owned, owner_node)
+	if (!timers)
+		return;
+	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
 		rp_free(tm);
+	rp_free(timers);
 }
 
 static void signal_free(struct rp_deferred *d)

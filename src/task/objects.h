@@ -84,7 +84,7 @@ struct rp_cpu_timer {
 	int firing;
 	struct cds_list_head node;	/* (target's s) on the target's armed list;
 					   or on a tick's firing list (see ->firing) */
-	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.owned */
+	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.timers->owned */
 	struct rp_sigqueue sigq;	/* (owner's s) preallocated: firing never allocates */
 };
 

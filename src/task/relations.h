@@ -10,24 +10,6 @@
 
 #include "task.h"
 
-/*
- * A process's entry on the member list of its process group or session
- * (the article's Group 5: the role of Linux's struct pid links).  A move
- * publishes a new proxy and retires the old one: a proxy is linked once,
- * marked obsolete when its process leaves, unlinked, and freed after a
- * grace period, so a walker standing on it walks on along the list it was
- * on.
- */
-struct rp_proxy {
-	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
-	struct rp_signal *signal;	/* (c) the member process */
-	bool obsolete;			/* (r, u) left the list: walkers skip it; set
-					   under the process's siglock too while
-					   it lives (a move) */
-	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
-};
-
 /* The member list @type (RP_PIDTYPE_PGID or _SID) of @pid. */
 static inline struct cds_hlist_head *rp_member_list(struct rp_pid *pid, enum rp_pid_type type)
 {

@@ -162,7 +162,24 @@ extern const struct rp_rlimits rp_default_rlimits;
 
 /* Member lists of a pid (src/pgrp): index RP_PIDTYPE_PGID or _SID minus RP_PIDTYPE_PGID. */
 #define RP_MEMBER_LISTS		2
-struct rp_proxy;
+
+/*
+ * A process's entry on the member list of its process group or session
+ * (the article's Group 5: the role of Linux's struct pid links).  A move
+ * publishes a new proxy and retires the old one: a proxy is linked once,
+ * marked obsolete when its process leaves, unlinked, and kept until no
+ * walker can stand on it, so that a walker standing on it walks on along
+ * the list it was on.  The two a process gets at fork are embedded in its
+ * thread group (rp_signal.member) and go with it; a move links one
+ * allocated for it (src/pgrp/membership.c), freed after a grace period.
+ */
+struct rp_proxy {
+	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
+	struct rp_signal *signal;	/* (c) the member process */
+	bool obsolete;			/* (r, u) left the list: walkers skip it; set
+					   under the process's siglock too while
+					   it lives (a move) */
+};
 
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
@@ -185,6 +202,8 @@ struct rp_signal {
 	struct rp_tty *tty;		/* (r, u) the terminal of the session it leads (src/tty) */
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
 					   pgrp's and session's member lists */
+	struct rp_proxy member[RP_MEMBER_LISTS]; /* (see rp_proxy) the entries fork
+					   links; ->proxy[] until the first move */
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
 	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */

@@ -88,8 +88,11 @@ static void check_timers(struct rp_task *t, struct cds_list_head *firing)
 	for (which = 0; which < RP_CPUCLOCK_MAX; which++)
 		now[which] = rp_group_sample(t->signal, which);
 	collect_expired(&g->armed, now, firing);
-	check_itimer(t, &g->itimer[RP_ITIMER_PROF], now[RP_CPUCLOCK_PROF], SIGPROF);
-	check_itimer(t, &g->itimer[RP_ITIMER_VIRT], now[RP_CPUCLOCK_VIRT], SIGVTALRM);
+	if (g->timers) {
+		check_itimer(t, &g->timers->itimer[RP_ITIMER_PROF], now[RP_CPUCLOCK_PROF], SIGPROF);
+		check_itimer(t, &g->timers->itimer[RP_ITIMER_VIRT], now[RP_CPUCLOCK_VIRT],
+			     SIGVTALRM);
+	}
 	check_rlimit_cpu(t, now[RP_CPUCLOCK_PROF]);
 }
 
@@ -192,30 +195,42 @@ static bool timeval_valid(const struct timeval *tv)
 static int itimer_xchg(struct rp_task *self, int idx, const struct itimerval *value,
 		       struct itimerval *old)
 {
+	static const struct rp_itimer disarmed;
 	struct rp_sync *sync = &self->sys->sync;
 	int clock = idx == RP_ITIMER_PROF ? RP_CPUCLOCK_PROF : RP_CPUCLOCK_VIRT;
-	struct rp_itimer *it = &self->signal->cputimers.itimer[idx];
+	struct rp_group_timers *timers;
+	const struct rp_itimer *cur;
 	struct rp_sighand *sh;
+	int err = -ESRCH;
 	uint64_t now;
 
 	rp_read_lock(sync);
 	sh = rp_lock_task_sighand_rcu(self);
-	if (sh) {
+	if (!sh)
+		goto out;
+	/* A group that never set one reads them disarmed. */
+	timers = value ? rp_group_timers_get(self->signal) : self->signal->cputimers.timers;
+	err = value && !timers ? -ENOMEM : 0;
+	if (!err) {
+		cur = timers ? &timers->itimer[idx] : &disarmed;
 		now = rp_group_sample(self->signal, clock);
 		if (old) {
-			old->it_value = ns_to_timeval(!it->expires ? 0 :
-						      it->expires > now ? it->expires - now : 1);
-			old->it_interval = ns_to_timeval(it->incr);
+			old->it_value = ns_to_timeval(!cur->expires ? 0 :
+						      cur->expires > now ? cur->expires - now : 1);
+			old->it_interval = ns_to_timeval(cur->incr);
 		}
-		if (value) {
-			it->expires = timeval_to_ns(&value->it_value);
-			it->expires += it->expires ? now : 0;
-			it->incr = timeval_to_ns(&value->it_interval);
-		}
-		rp_unlock_sighand(sh);
 	}
+	if (!err && value) {
+		struct rp_itimer *it = &timers->itimer[idx];
+
+		it->expires = timeval_to_ns(&value->it_value);
+		it->expires += it->expires ? now : 0;
+		it->incr = timeval_to_ns(&value->it_interval);
+	}
+	rp_unlock_sighand(sh);
+out:
 	rp_read_unlock(sync);
-	return sh ? 0 : -ESRCH;
+	return err;
 }
 
 /* ITIMER_REAL is a wall-clock timer: rcuproc has no wall clock (-EINVAL). */

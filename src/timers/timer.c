@@ -220,14 +220,18 @@ static struct rp_cpu_timer *timer_find(struct rp_task *self, int id)
 {
 	struct rp_cpu_timer *tm, *found = NULL;
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	struct rp_group_timers *timers;
 
 	if (!sh)
 		return NULL;
-	cds_list_for_each_entry(tm, &self->signal->cputimers.owned, owner_node) {
-		if (tm->id == id) {
-			uatomic_inc(&tm->refs);
-			found = tm;
-			break;
+	timers = self->signal->cputimers.timers;
+	if (timers) {
+		cds_list_for_each_entry(tm, &timers->owned, owner_node) {
+			if (tm->id == id) {
+				uatomic_inc(&tm->refs);
+				found = tm;
+				break;
+			}
 		}
 	}
 	rp_unlock_sighand(sh);
@@ -311,6 +315,7 @@ static int delete_timer(struct rp_cpu_timer *tm)
 /* Delete every POSIX timer of @self's process (exec, the group's death). */
 static void delete_owned(struct rp_task *self)
 {
+	struct rp_group_timers *timers;
 	struct rp_cpu_timer *tm;
 	struct rp_sighand *sh;
 
@@ -318,9 +323,9 @@ static void delete_owned(struct rp_task *self)
 	for (;;) {
 		tm = NULL;
 		sh = rp_lock_task_sighand(self);
-		if (sh && !cds_list_empty(&self->signal->cputimers.owned)) {
-			tm = cds_list_first_entry(&self->signal->cputimers.owned,
-						  struct rp_cpu_timer, owner_node);
+		timers = sh ? self->signal->cputimers.timers : NULL;
+		if (timers && !cds_list_empty(&timers->owned)) {
+			tm = cds_list_first_entry(&timers->owned, struct rp_cpu_timer, owner_node);
 			uatomic_inc(&tm->refs);
 		}
 		if (sh)
@@ -430,19 +435,25 @@ static int timer_publish(struct rp_task *self, struct rp_cpu_timer *tm,
 			 const struct sigevent *sev, bool default_value)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	struct rp_group_timers *timers;
 
 	if (!sh)
 		return -ESRCH;
-	tm->id = self->signal->cputimers.next_id++;
-	if (self->signal->cputimers.next_id < 0)
-		self->signal->cputimers.next_id = 0;	/* wraps at INT_MAX, as Linux */
+	timers = rp_group_timers_get(self->signal);
+	if (!timers) {
+		rp_unlock_sighand(sh);
+		return -ENOMEM;
+	}
+	tm->id = timers->next_id++;
+	if (timers->next_id < 0)
+		timers->next_id = 0;	/* wraps at INT_MAX, as Linux */
 	tm->sigq.info.si_signo = sev->sigev_signo;
 	tm->sigq.info.si_code = SI_TIMER;
 	tm->sigq.info.si_timerid = tm->id;
 	tm->sigq.info.si_value = sev->sigev_value;
 	if (default_value)
 		tm->sigq.info.si_value.sival_int = tm->id;
-	cds_list_add_tail(&tm->owner_node, &self->signal->cputimers.owned);
+	cds_list_add_tail(&tm->owner_node, &timers->owned);
 	rp_unlock_sighand(sh);
 	return 0;
 }

@@ -9,6 +9,8 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "task/task.h"
 #include "task/relations.h"
 
@@ -26,11 +28,23 @@ static size_t heap_chunk(size_t size)
 	return chunk < 32 ? 32 : chunk;
 }
 
-/* Print @fields of an object of @size bytes; its heap chunk. */
-static size_t print_object(const char *name, size_t size, const struct field *fields, size_t n)
+static int by_offset(const void *a, const void *b)
 {
+	const struct field *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Print @fields of an object of @size bytes, in the order of their offsets; its heap chunk. */
+static size_t print_object(const char *name, size_t size, const struct field *listed, size_t n)
+{
+	struct field fields[64];
 	size_t end = 0;
 
+	if (n > sizeof(fields) / sizeof(fields[0]))
+		abort();
+	memcpy(fields, listed, n * sizeof(*fields));
+	qsort(fields, n, sizeof(*fields), by_offset);
 	printf("struct %s: %zu bytes, heap chunk %zu\n", name, size, heap_chunk(size));
 	for (size_t i = 0; i < n; i++) {
 		if (fields[i].offset > end)
@@ -51,7 +65,7 @@ static size_t print_object(const char *name, size_t size, const struct field *fi
 
 int main(void)
 {
-	size_t task, signal, sighand, pid, proxy;
+	size_t task, signal, sighand, pid;
 
 	task = OBJECT(rp_task,
 		FIELD(struct rp_task, usage), FIELD(struct rp_task, sys),
@@ -80,7 +94,8 @@ int main(void)
 		FIELD(struct rp_signal, has_child_subreaper), FIELD(struct rp_signal, dumpable),
 		FIELD(struct rp_signal, leader_pid), FIELD(struct rp_signal, pgrp),
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
-		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, multiprocess),
+		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
+		FIELD(struct rp_signal, multiprocess),
 		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers),
 		FIELD(struct rp_signal, sys), FIELD(struct rp_signal, rcu));
 	sighand = OBJECT(rp_sighand,
@@ -92,10 +107,9 @@ int main(void)
 		FIELD(struct rp_pid, task), FIELD(struct rp_pid, hash),
 		FIELD(struct rp_pid, members), FIELD(struct rp_pid, sys),
 		FIELD(struct rp_pid, rcu));
-	proxy = OBJECT(rp_proxy,
+	OBJECT(rp_proxy,
 		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, signal),
-		FIELD(struct rp_proxy, obsolete), FIELD(struct rp_proxy, sys),
-		FIELD(struct rp_proxy, rcu));
+		FIELD(struct rp_proxy, obsolete));
 	OBJECT(rp_cred,
 		FIELD(struct rp_cred, refs), FIELD(struct rp_cred, uid),
 		FIELD(struct rp_cred, euid), FIELD(struct rp_cred, suid),
@@ -104,10 +118,12 @@ int main(void)
 		FIELD(struct rp_cred, rcu));
 	printf("shared, not per process: struct rp_action_table %zu bytes (a private copy\n"
 	       "once a handler is installed), struct rp_rlimits %zu bytes (a copy once a\n"
-	       "limit is changed), struct rp_cred (fork shares the parent's)\n\n",
+	       "limit is changed), struct rp_cred (fork shares the parent's); struct\n"
+	       "rp_proxy is embedded in the thread group, twice (setpgid and setsid\n"
+	       "allocate one with a deferred release for each move)\n\n",
 	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
 	printf("single-threaded process: task %zu + signal %zu + sighand %zu + pid %zu"
-	       " + 2 proxies %zu = %zu heap bytes\n", task, signal, sighand, pid, 2 * proxy,
-	       task + signal + sighand + pid + 2 * proxy);
+	       " = %zu heap bytes\n", task, signal, sighand, pid,
+	       task + signal + sighand + pid);
 	return 0;
 }

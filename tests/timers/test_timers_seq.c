@@ -377,6 +377,33 @@ Test(itimer, prof_virt_and_errnos)
 	finish();
 }
 
+/*
+ * A process that never set a timer (it has none allocated: they come with
+ * the first) reads its itimers disarmed and gets no timer signal.
+ */
+Test(itimer, none_before_the_first_set)
+{
+	struct itimerval old, iv = { { 0, 0 }, { 0, 5 } };
+	siginfo_t info;
+	struct rp_task *p;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	memset(&old, 0x55, sizeof(old));
+	cr_assert_eq(rp_getitimer(p, ITIMER_PROF, &old), 0);
+	cr_expect_eq(old.it_value.tv_sec + old.it_value.tv_usec, 0, "disarmed");
+	cr_expect_eq(old.it_interval.tv_sec + old.it_interval.tv_usec, 0);
+	handle(p, SIGPROF);
+	cr_assert_eq(rp_account_cpu(p, 10 * US, 10 * US), 0);
+	cr_expect_eq(next_signal(p, &info), 0);
+	cr_expect_eq(rp_timer_delete(p, 0), -EINVAL, "no timer 0 yet");
+	cr_assert_eq(rp_setitimer(p, ITIMER_PROF, &iv, NULL), 0);
+	cr_assert_eq(rp_account_cpu(p, 10 * US, 0), 0);
+	cr_expect_eq(next_signal(p, &info), SIGPROF);
+	end_child(init, p);
+	finish();
+}
+
 Test(itimer, rlimit_cpu)
 {
 	struct rlimit rl = { 1, 3 };

@@ -35,13 +35,18 @@ static void handler(int sig)
 static void signals_and_groups(struct rp_task *init, struct rp_task *a, pid_t pa, pid_t tid)
 {
 	siginfo_t info = { .si_code = SI_QUEUE };
+	int moved;
 
 	allowed(rp_rt_sigqueueinfo(init, pa, RT(0), &info));
 	allowed(rp_kill(init, pa, RT(1)));
 	if (tid > 0)
 		allowed(rp_tgkill(init, pa, tid, RT(2)));
-	allowed(rp_setpgid(a, 0, 0));
-	allowed(rp_killpg(init, pa, RT(3)));
+	moved = rp_setpgid(a, 0, 0);
+	allowed(moved);
+	if (moved == 0)
+		allowed(rp_killpg(init, pa, RT(3)));
+	else	/* The move's proxy was not allocated: no group @pa. */
+		cr_assert_eq(rp_killpg(init, pa, RT(3)), -ESRCH);
 	/* Take them, or the fork below restarts (RP_ERESTARTNOINTR). */
 	while (rp_get_signal(a, NULL) > 0)
 		;

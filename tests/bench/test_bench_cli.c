@@ -89,6 +89,7 @@ Test(bench, targets_quick)
 
 	cr_expect(strstr(out, "targets (performance contract: docs/performance.md)") != NULL);
 	cr_expect(strstr(out, "memory per process") != NULL);
+	cr_expect(strstr(out, " measured    median             min-max ") != NULL, "%s", out);
 	cr_expect(strstr(out, "kill(pid,0) p999 ps+forks: qrwlock/rcu") != NULL, "%s", out);
 	cr_expect(strstr(out, "lookup_storm fork p99: rcu / qrwlock") != NULL, "%s", out);
 	cr_expect(strstr(out, "deferred-free backlog") != NULL, "%s", out);
@@ -295,6 +296,26 @@ Test(bench, targets_json_numbers)
 		  ".comparison == \">=\") and (.measured | type) == \"number\")");
 }
 
+#define SPREAD_RUN "bench --quick --workload targets --repeat 3 "
+
+/*
+ * Each target has the spread of its ratio over the 3 rounds, in order, in
+ * JSON and in CSV (where each row has the header's 31 fields).
+ */
+Test(bench, targets_spread)
+{
+	expect_jq(SPREAD_RUN "--format json",
+		  "map(select(.type == \"target\")) | length >= 10 and all(.[]; .rounds == 3 "
+		  "and (.measured_median | type) == \"number\" and .measured_min <= "
+		  ".measured_median and .measured_median <= .measured_max)");
+	expect_jq(SPREAD_RUN "--format csv | python3 -c '"
+		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
+		  "print(json.dumps(r))'",
+		  ".[0] | map(select(.type == \"target\")) | length >= 10 and "
+		  "all(.[]; (keys | length) == 31 and (.measured_min | tonumber) <= (.measured_median | tonumber) and "
+		  "(.measured_median | tonumber) <= (.measured_max | tonumber))");
+}
+
 Test(bench, list)
 {
 	char *out = run_ok("bench --list");
@@ -312,13 +333,13 @@ Test(bench, format_csv)
 {
 	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; print(json.dumps([len(x) for x in csv.reader(sys.stdin)]))'",
-		  ".[0] | length >= 7 and all(.[]; . == 28)");
+		  ".[0] | length >= 7 and all(.[]; . == 31)");
 	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
 		  ".[0] | length >= 6 and all(.[]; .type == \"result\" and .quick == \"true\" "
 		  "and (.ops_per_sec | tonumber) > 0 and (.ops_per_sec_min | tonumber) <= "
-		  "(.ops_per_sec_max | tonumber) and .repeats == \"3\" and (keys | length) == 28)");
+		  "(.ops_per_sec_max | tonumber) and .repeats == \"3\" and (keys | length) == 31)");
 }
 
 Test(bench, format_json)

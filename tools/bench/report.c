@@ -130,7 +130,8 @@ static const char csv_header[] =
 	"type,quick,flavour,mode,workload,threads,oversubscribed,size,kind,ops_per_sec,"
 	"ops_per_sec_median,ops_per_sec_min,ops_per_sec_max,repeats,p50_ns,p99_ns,p999_ns,"
 	"max_ns,bytes_per_process,backlog_max,setup_seconds,maxrss_kb,"
-	"target,comparison,goal,measured,result,note";
+	"target,comparison,goal,measured,measured_median,measured_min,measured_max,result,"
+	"note";
 
 void bench_report_begin(enum bench_format format, bool quick)
 {
@@ -295,7 +296,7 @@ static void print_csv(const struct bench_result *res, const struct bench_spread 
 	printf(",%u,%s,%lu,", c->threads, c->threads > online_cpus() ? "true" : "false",
 	       c->size);
 	bench_csv_field(c->w->kinds[k]);
-	printf(",%.1f,%.1f,%.1f,%.1f,%u,%llu,%llu,%llu,%llu,%.1f,%lu,%.3f,%ld,,,,,,\n",
+	printf(",%.1f,%.1f,%.1f,%.1f,%u,%llu,%llu,%llu,%llu,%.1f,%lu,%.3f,%ld,,,,,,,,,\n",
 	       bench_result_rate(res, k), sp->median[k], sp->min[k], sp->max[k], sp->repeats,
 	       (unsigned long long)hist_percentile(h, 0.50),
 	       (unsigned long long)hist_percentile(h, 0.99),

@@ -21,13 +21,25 @@ static inline unsigned long target_size(const struct target_env *env,
 	return env->quick ? quick : full;
 }
 
+/*
+ * A row's figure in each round's pair (round k of one side against round k
+ * of the other): how far it moves from round to round.  No rounds (NaN) if
+ * the row could not be measured.
+ */
+struct target_spread {
+	unsigned int rounds;
+	double median, min, max;
+};
+
 struct target {
 	const char *what;
 	double goal;
 	double goal_qsbr;		/* 0: the same with the QSBR flavour */
 	bool at_most;			/* met when measured <= goal (else >=) */
-	/* The measured ratio, or a negative errno; @note says what was compared. */
-	double (*measure)(const struct target_env *env, const void *arg, char *note, size_t len);
+	/* The measured ratio (its best rounds'), or a negative errno; @note says what
+	 * was compared, *@spread the ratio round by round. */
+	double (*measure)(const struct target_env *env, const void *arg, char *note, size_t len,
+			  struct target_spread *spread);
 	const void *arg;		/* the row's own, for measure */
 };
 

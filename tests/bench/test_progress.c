@@ -2,7 +2,8 @@
 /*
  * The progress bar on a terminal (tools/common/progress.c): the command runs
  * with stderr on a pseudo-terminal of a given width; no drawn line may be
- * wider than the terminal, and an interrupted run leaves no bar behind.
+ * wider than the terminal, an interrupted run leaves no bar behind, and
+ * bench's bar counts its measurements with the time left.
  * RCUPROC names the built command (tests/bench/meson.build sets it).
  */
 #include <poll.h>
@@ -22,11 +23,11 @@ struct tty_run {
 };
 
 /*
- * Run `rcuproc torture --seconds @seconds` on a terminal @cols wide; with
- * @interrupt, send SIGINT as soon as a bar has arrived.
+ * Run `rcuproc @argv...` on a terminal @cols wide; with @interrupt, send
+ * SIGINT as soon as a bar has arrived.
  */
-static void run_on_tty(unsigned short cols, const char *seconds, bool interrupt,
-		       struct tty_run *r)
+static void run_argv_on_tty(unsigned short cols, char *const argv[], bool interrupt,
+			    struct tty_run *r)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = cols };
 	bool sent = false;
@@ -35,8 +36,7 @@ static void run_on_tty(unsigned short cols, const char *seconds, bool interrupt,
 
 	cr_assert_geq(pid, 0, "forkpty");
 	if (pid == 0) {
-		execl(getenv("RCUPROC"), "rcuproc", "torture", "--seconds", seconds,
-		      "--threads", "2", (char *)NULL);
+		execv(getenv("RCUPROC"), argv);
 		_exit(127);
 	}
 	r->len = 0;
@@ -58,6 +58,17 @@ static void run_on_tty(unsigned short cols, const char *seconds, bool interrupt,
 	r->out[r->len] = '\0';
 	close(master);
 	cr_assert_eq(waitpid(pid, &r->status, 0), pid);
+}
+
+/* `rcuproc torture --seconds @seconds --threads 2` on a terminal. */
+static void run_on_tty(unsigned short cols, const char *seconds, bool interrupt,
+		       struct tty_run *r)
+{
+	char *const argv[] = {
+		"rcuproc", "torture", "--seconds", (char *)seconds, "--threads", "2", NULL,
+	};
+
+	run_argv_on_tty(cols, argv, interrupt, r);
 }
 
 Test(progress, fits_the_terminal, .timeout = 300)
@@ -91,4 +102,21 @@ Test(progress, interrupted_leaves_no_bar, .timeout = 300)
 	cr_assert_not_null(last, "no bar drawn:\n%s", r.out);
 	cr_assert_eq(strspn(last + 1, " \r"), strlen(last + 1),
 		     "the bar is still on the line: '%s'", last + 1);
+}
+
+/* bench's bar counts the measurements and, once one has run, says the time left. */
+Test(progress, bench_counts_and_estimates, .timeout = 300)
+{
+	static struct tty_run r;
+	char *const argv[] = {
+		"rcuproc", "bench", "--workload", "kill0,getpgid", "--mode", "rcu,rwlock",
+		"--threads", "1", "--size", "100", "--seconds", "0.2", "--repeat", "1", NULL,
+	};
+
+	run_argv_on_tty(100, argv, false, &r);
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %#x:\n%s",
+		  r.status, r.out);
+	cr_expect(strstr(r.out, "\rkill0 1/4") != NULL, "no count of 4 measurements:\n%s",
+		  r.out);
+	cr_expect(strstr(r.out, "/4 ETA ") != NULL, "no time left:\n%s", r.out);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <rcuproc/version.h>
 #include "../common.h"
 
 /*
@@ -312,8 +313,9 @@ Test(bench, targets_spread)
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
 		  ".[0] | map(select(.type == \"target\")) | length >= 10 and "
-		  "all(.[]; (keys | length) == 31 and (.measured_min | tonumber) <= (.measured_median | tonumber) and "
-		  "(.measured_median | tonumber) <= (.measured_max | tonumber))");
+		  "all(.[]; (keys | length) == 31 and (.measured_min | tonumber) <= "
+		  "(.measured_median | tonumber) and (.measured_median | tonumber) <= "
+		  "(.measured_max | tonumber))");
 }
 
 Test(bench, list)
@@ -453,6 +455,17 @@ Test(bench, sigint_prints_partial_results)
 static const char *const subcommands[] = {
 	"selfcheck", "torture", "replay", "bench", "demo", "ps",
 };
+
+/* --version names the command's version, then the library's it runs on. */
+Test(cli, version)
+{
+	static const char expect[] = "rcuproc " RCUPROC_VERSION_STRING " (library "
+		RCUPROC_VERSION_STRING ", liburcu flavour ";
+	char *out = run_ok("--version");
+
+	cr_expect(strncmp(out, expect, strlen(expect)) == 0, "%s", out);
+	free(out);
+}
 
 Test(cli, help_on_every_subcommand)
 {

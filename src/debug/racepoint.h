@@ -54,6 +54,9 @@ enum rp_race_point {
 	/* The list toolkit is between two steps of a multi-step update
 	   (RP_LIST_STEP, list_twins.h; the updater's locks held); @t NULL. */
 	RP_RACE_LIST_STEP,
+	/* A self-check's reader thread is about to register and take its
+	   first step (src/verify/check.c; no lock, not registered); @t NULL. */
+	RP_RACE_CHECK_READER_STARTS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -156,8 +156,9 @@ static double now_seconds(void)
 /*
  * A check that did not run must not pass: past the deadline the run goes on
  * until every thread (each reader and the updater) has completed at least
- * one step, and gives up only RUN_GRACE seconds later, as a violation.  On
- * a loaded machine a thread may get no CPU for a short run's whole length.
+ * one step, and gives up only the grace later (RUN_GRACE unless the options
+ * say), as a violation.  On a loaded machine a thread may get no CPU for a
+ * short run's whole length.
  */
 #define RUN_GRACE 60.0
 
@@ -165,6 +166,7 @@ struct rp_check_run {
 	struct rp_check_ctx *ctx;
 	const struct rp_check_scenario *sc;
 	double deadline;
+	double give_up;		/* past it, a thread that has not stepped is not waited for */
 	struct rp_check_reader *readers;
 	uint64_t updates;
 	unsigned int idle;	/* threads that have not completed a step yet */
@@ -180,7 +182,7 @@ static bool should_stop(struct rp_check_run *run, uint64_t iteration)
 		return false;
 	now = now_seconds();
 	return now >= run->deadline &&
-	       (uatomic_read(&run->idle) == 0 || now >= run->deadline + RUN_GRACE);
+	       (uatomic_read(&run->idle) == 0 || now >= run->give_up);
 }
 
 /* The calling thread has completed its first step. */
@@ -201,6 +203,7 @@ static void *reader_thread(void *p)
 	struct rp_check_reader *r = a->reader;
 	struct rp_sync *sync = &run->ctx->sync;
 
+	RP_RACE_POINT(RP_RACE_CHECK_READER_STARTS, NULL);
 	rp_thread_register();
 	for (uint64_t i = 0; !should_stop(run, i); i++) {
 		if (run->sc->uses_sync)
@@ -296,6 +299,7 @@ static int run_scenario(struct rp_check_ctx *ctx, const struct rp_check_scenario
 	if (err == 0) {
 		start = now_seconds();
 		run.deadline = start + opts->seconds;
+		run.give_up = run.deadline + (opts->grace > 0 ? opts->grace : RUN_GRACE);
 		run.idle = opts->readers + 1;
 		err = run_threads(&run, opts->readers);
 		ctx->res->seconds = now_seconds() - start;
@@ -322,7 +326,7 @@ int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,
 
 	if ((unsigned int)kind >= RP_CHECK_NR || !opts || !res ||
 	    (unsigned int)opts->mode >= RP_SYNC_NR_MODES || opts->readers == 0 ||
-	    !(opts->seconds > 0))
+	    !(opts->seconds > 0) || !(opts->grace >= 0))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
 	ctx.quarantine = calloc(QUARANTINE_SIZE, sizeof(*ctx.quarantine));

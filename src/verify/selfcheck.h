@@ -32,6 +32,9 @@ struct rp_check_opts {
 	enum rp_sync_mode mode;
 	unsigned int readers;		/* reader threads, >= 1 */
 	double seconds;			/* run time; stops early on a violation */
+	double grace;			/* how long past @seconds a thread that has
+					   not stepped is waited for before the run
+					   counts as not run (0: 60 s) */
 	uint64_t seed;			/* random choices of readers and updater */
 };
 

@@ -9,8 +9,12 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <urcu/uatomic.h>
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include "debug/racepoint.h"
 #include "verify/selfcheck.h"
 #include "../common.h"
 
@@ -66,6 +70,9 @@ Test(selfcheck, rejects_bad_options)
 	opts.seconds = 0;
 	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
 	opts.seconds = 0.1;
+	opts.grace = -1;
+	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
+	opts.grace = 0;
 	opts.mode = RP_SYNC_NONE;	/* no concurrency check without synchronization */
 	cr_assert_eq(rp_check_run(RP_CHECK_SEQCOUNT, &opts, &r), -EINVAL);
 	cr_assert_eq(rp_check_parse("no-such-check", &kind), -EINVAL);
@@ -92,4 +99,50 @@ Test(selfcheck, every_thread_steps_in_a_short_run, .timeout = 300)
 			      (unsigned long long)r.walks);
 		cr_assert_geq(r.updates, 1, "%s", rp_check_name(kind));
 	}
+}
+
+/*
+ * ... and a thread that never steps makes the run fail, not pass with
+ * nothing checked.  The first reader is held at its start until its own
+ * entry time plus the run's length and grace have passed: it entered after
+ * the run started, so by then the run has given up on it, and its first
+ * look at the clock sends it home with no walk.  The schedule decides, not
+ * the machine's load.
+ */
+#define HELD_SECONDS	0.01
+#define HELD_GRACE	0.05
+
+static int held_readers;
+
+static void hold_first_reader(enum rp_race_point where, struct rp_task *t)
+{
+	struct timespec until;
+
+	(void)t;
+	if (where != RP_RACE_CHECK_READER_STARTS || uatomic_add_return(&held_readers, 1) != 1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (long)((HELD_SECONDS + HELD_GRACE + 0.01) * 1e9);
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL))
+		;
+}
+
+Test(selfcheck, a_thread_that_never_steps_fails_the_run, .timeout = 300)
+{
+	struct rp_check_opts opts = {
+		.mode = RP_SYNC_RCU, .readers = 2, .seconds = HELD_SECONDS,
+		.grace = HELD_GRACE,
+	};
+	struct rp_check_result r;
+
+	held_readers = 0;
+	rp_debug_race_hook(hold_first_reader);
+	cr_assert_eq(rp_check_run(RP_CHECK_HLIST_EXISTENCE, &opts, &r), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(held_readers, 2, "both readers passed the race point");
+	cr_assert_geq(r.report.violations, 1, "a reader never walked, yet the run passed");
+	cr_assert(strstr(r.report.first[0], "did not run: 1 of 3 threads"),
+		  "first violation: %s", r.report.first[0]);
 }

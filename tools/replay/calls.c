@@ -521,13 +521,6 @@ static long call_ptrace(struct replay_run *run, struct replay_task *t, const str
 			   "answer is not the program's process table's");
 }
 
-/* timer_*: the recordings arm wall-clock timers; rcuproc's count CPU time. */
-static long call_timer(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
-{
-	(void)t;
-	return replay_skip(run, ev, "a wall-clock timer: rcuproc's timers count CPU time");
-}
-
 const struct replay_call_def replay_core_calls[] = {
 	{ "clone", call_clone, true, false },
 	{ "clone3", call_clone, true, false },
@@ -551,10 +544,5 @@ const struct replay_call_def replay_core_calls[] = {
 	{ "getppid", call_getppid, true, false },
 	{ "prctl", call_prctl, false, false },
 	{ "ptrace", call_ptrace, false, false },
-	{ "timer_create", call_timer, false, false },
-	{ "timer_settime", call_timer, false, false },
-	{ "timer_gettime", call_timer, false, false },
-	{ "timer_getoverrun", call_timer, false, false },
-	{ "timer_delete", call_timer, false, false },
 	{ 0 },
 };

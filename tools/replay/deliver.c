@@ -53,9 +53,9 @@ static void format_got(struct replay_run *run, int got, const siginfo_t *info,
 }
 
 /*
- * A timer's signal (SI_TIMER): recordings arm wall-clock timers, which rcuproc
- * has not got, so the expiry is replayed as the task queueing the recorded
- * siginfo to itself.
+ * A wall-clock timer's signal (SI_TIMER): rcuproc has not got such timers,
+ * so the expiry is replayed as the task queueing the recorded siginfo to
+ * itself.  A CPU timer's fires in rcuproc (timers.c).
  */
 static void inject_timer_signal(struct replay_task *t, const struct replay_event *ev)
 {
@@ -111,6 +111,7 @@ void replay_restore_suspended_mask(struct replay_task *t)
 void replay_delivery(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
 	char rec[96], got_text[96];
+	bool cpu_timer = false;
 	enum disposition d;
 	siginfo_t info;
 	int got;
@@ -120,6 +121,8 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 		return;
 	}
 	if (ev->info_code == SI_TIMER)
+		cpu_timer = replay_fire_cpu_timer(run, t, ev);
+	if (ev->info_code == SI_TIMER && !cpu_timer)
 		inject_timer_signal(t, ev);
 	d = replay_disposition(t->task, ev->sig);
 	if (d == DISP_STOP) {
@@ -143,6 +146,8 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 		    ev->sig == SIGCHLD ? ev->info_status : 0, rec, sizeof(rec));
 	format_got(run, got, &info, got_text, sizeof(got_text));
 	replay_expect(run, ev, "signal", rec, got_text);
+	if (cpu_timer && got == ev->sig)
+		replay_expect_timer_info(run, t, ev, &info);
 }
 
 /* "+++ exited/killed +++": the task must be gone; if it still runs, it

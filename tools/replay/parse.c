@@ -355,6 +355,9 @@ static const char *parse_signal(struct replay_reader *r, pid_t pid, const char *
 	replay_field(rest, "si_pid", &ev->info_pid);
 	replay_field(rest, "si_uid", &ev->info_uid);
 	replay_field(rest, "si_status", &ev->info_status);
+	replay_field(rest, "si_timerid", &ev->info_timerid);
+	replay_field(rest, "si_overrun", &ev->info_overrun);
+	replay_field(rest, "si_int", &ev->info_int);
 	ready(r, ev);
 	return NULL;
 }

@@ -53,6 +53,7 @@ struct replay_event {
 	int sig;		/* SIGNAL, STOPPED, KILLED */
 	int status;		/* EXITED: exit code; SUPERSEDED: the exec's tid */
 	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
+	long info_timerid, info_overrun, info_int;		/* SIGNAL, SI_TIMER */
 };
 
 /*
@@ -142,6 +143,9 @@ struct replay_run {
 	struct rp_tty *tty;		/* groups.c: the one terminal */
 	struct replay_task **tasks;
 	int ntasks;
+	/* timers.c: the CPU timers the recording created, by process and id. */
+	struct replay_timer { pid_t tgid; long rec_id; int id; } *timers;
+	int ntimers, timers_cap;
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
@@ -171,6 +175,15 @@ extern const struct replay_call_def replay_core_calls[];
 extern const struct replay_call_def replay_group_calls[];
 /* creds.c */
 extern const struct replay_call_def replay_cred_calls[];
+/* timers.c: timer_* on a CPU clock through rcuproc's timers. */
+extern const struct replay_call_def replay_timer_calls[];
+/* A SI_TIMER signal of a CPU timer: charge @t the CPU time the timer had
+ * left, so that it fires now; false for a timer rcuproc has not got. */
+bool replay_fire_cpu_timer(struct replay_run *run, struct replay_task *t,
+			   const struct replay_event *ev);
+/* Compare such a signal's timer id (mapped), overrun and value with @ev's. */
+void replay_expect_timer_info(struct replay_run *run, struct replay_task *t,
+			      const struct replay_event *ev, const siginfo_t *info);
 /* groups.c: make the recorder a session leader, as scripts/record.sh does,
  * and the terminal; undo before the system goes. */
 void replay_setup_recorder(struct replay_run *run);

@@ -165,7 +165,7 @@ static void format_result(long ret, char *buf, size_t len)
 static const struct replay_call_def *find_call(const char *name)
 {
 	const struct replay_call_def *tables[] = {
-		replay_core_calls, replay_group_calls, replay_cred_calls,
+		replay_core_calls, replay_group_calls, replay_cred_calls, replay_timer_calls,
 	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -397,6 +397,7 @@ static void teardown(struct replay_run *run)
 	if (run->sys)
 		rp_system_destroy(run->sys);
 	free(run->tasks);
+	free(run->timers);
 }
 
 /* The next event, the watchdog looking away while the file is read. */

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -74,3 +74,5 @@ record thread_stop --note "SIGSTOP to a threaded process: the other thread takes
 	-- "$bin/thread_stop"
 record creds --note "setresuid, setuid, setgroups, capset, a capability prctl and limits" \
 	-- "$bin/creds"
+record cpu_timer --note "a one-shot SIGEV_SIGNAL timer on the process CPU clock fires while the program burns CPU" \
+	-- "$bin/cpu_timer"

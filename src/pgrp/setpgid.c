@@ -114,6 +114,7 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 	rp_pgrp_move(sig, RP_PIDTYPE_PGID, own, px[0]);
 	px[0] = px[1] = NULL;
 	rp_unlock_sighand(sh);
+	rp_signal_set_tty(sig, NULL);	/* the old session's terminal stays there */
 	return own->nr;
 }
 

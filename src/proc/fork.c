@@ -174,6 +174,8 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
 							  (int)(flags & CSIGNAL);
 		init_group(p);
+		/* The caller's terminal, with its session, in this hold (copy_process). */
+		rp_signal_set_tty(p->signal, self->signal->tty);
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {

@@ -199,7 +199,9 @@ struct rp_signal {
 	struct rp_pid *leader_pid;	/* (r, u) the tgid */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
-	struct rp_tty *tty;		/* (r, u) the terminal of the session it leads (src/tty) */
+	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;
+					   read by its own process (CMM_LOAD_SHARED)
+					   or under the update lock (src/tty) */
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
 					   pgrp's and session's member lists */
 	struct rp_proxy member[RP_MEMBER_LISTS]; /* (see rp_proxy) the entries fork
@@ -386,6 +388,17 @@ static inline void rp_task_assert_not_freed(const struct rp_task *t)
 static inline bool rp_is_global_init(const struct rp_task *t)
 {
 	return t->signal == t->sys->init_signal;
+}
+
+/*
+ * Set @sig's controlling terminal (update lock held): TIOCSCTTY and the
+ * terminal's loss (src/tty), fork, setsid.  Pairs with own_tty's
+ * CMM_LOAD_SHARED in src/tty/tty.c.
+ */
+static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
+{
+	rp_assert_update_held(&sig->sys->sync);
+	CMM_STORE_SHARED(sig->tty, tty);
 }
 
 static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)

@@ -8,7 +8,8 @@
 /*
  * The last thread of @t's process exits (update lock held): if the process
  * leads a session with a terminal, the foreground group gets SIGHUP and
- * SIGCONT and the session loses the terminal (Linux's disassociate_ctty).
+ * every process of the session loses the terminal (Linux's
+ * disassociate_ctty(1)).
  */
 void rp_tty_session_exit(struct rp_task *t);
 

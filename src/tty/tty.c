@@ -7,9 +7,14 @@
  *
  * Who protects what (letters as task.h; (T) is tty->lock, RP_LOCK_TTY):
  * the terminal's session and foreground group are numbers under its own
- * lock; the session's side is the leader's signal->tty, (r, u).  A
- * process's controlling terminal is the one whose session is its own (only
- * the leader holds the pointer).  The terminal's lock ranks after the
+ * lock; each process's side is its signal->tty, as Linux's: written under
+ * the update lock (TIOCSCTTY, TIOCNOTTY, fork, setsid, the session's loss),
+ * read by its own process with CMM_LOAD_SHARED (own_tty).  A process has
+ * it from its leader's TIOCSCTTY or from its parent at fork; a process of
+ * the session forked before the TIOCSCTTY does not.  Every process with a
+ * pointer to a terminal is of the session the terminal controls: the
+ * writers that end or move that (setsid, a steal, the loss) clear it under
+ * the same hold of the update lock.  The terminal's lock ranks after the
  * update lock and a read section and is never held while taking another:
  * what a call decides from the ids (sent signals, group lookups) is done
  * before or after it.  See docs/jobctl.md, "The terminal".
@@ -54,14 +59,35 @@ int rp_tty_create(struct rp_system *sys, struct rp_tty **out)
 	return 0;
 }
 
-/* The leader of session @sid forgets @tty (update lock held). */
-static void leader_forgets(struct rp_tty *tty, pid_t sid)
+/* Is @tty @self's controlling terminal?  Its own field, read once. */
+static bool own_tty(struct rp_task *self, struct rp_tty *tty)
 {
-	struct rp_task *leader = sid ? rp_find_task_rcu(tty->sys, sid) : NULL;
+	/* Pairs with rp_signal_set_tty's CMM_STORE_SHARED: a pointer compared, never followed. */
+	return CMM_LOAD_SHARED(self->signal->tty) == tty;
+}
 
-	rp_assert_update_held(&tty->sys->sync);
-	if (leader && leader->signal->tty == tty)
-		leader->signal->tty = NULL;
+static int forget_tty(struct rp_task *p, void *unused)
+{
+	(void)unused;
+	rp_signal_set_tty(p->signal, NULL);
+	return 0;
+}
+
+/*
+ * Every process of session @sid forgets its terminal: Linux's
+ * session_clear_tty.  The update lock held keeps the session's members
+ * where they are, so the walk meets each exactly once.
+ */
+static void session_forgets(struct rp_system *sys, pid_t sid)
+{
+	struct rp_sync *sync = &sys->sync;
+
+	rp_assert_update_held(sync);
+	if (!sid)
+		return;
+	rp_read_lock(sync);
+	rp_for_each_member_rcu(sys, RP_PIDTYPE_SID, sid, forget_tty, NULL);
+	rp_read_unlock(sync);
 }
 
 void rp_tty_destroy(struct rp_tty *tty)
@@ -69,7 +95,7 @@ void rp_tty_destroy(struct rp_tty *tty)
 	struct rp_sync *sync = &tty->sys->sync;
 
 	rp_update_lock(sync);
-	leader_forgets(tty, tty->session);
+	session_forgets(tty->sys, tty->session);	/* its only holders */
 	rp_update_unlock(sync);
 	pthread_mutex_destroy(&tty->lock);
 	rp_free(tty);
@@ -108,14 +134,14 @@ static int check_change(struct rp_task *self, struct rp_tty *tty, int sig)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	pid_t sid, pgrp, fg;
-	bool ours;
 
+	if (!own_tty(self, tty))
+		return 0;
 	own_ids(self, &sid, &pgrp);
 	tty_lock(tty);
-	ours = tty->session && tty->session == sid;
 	fg = tty->pgrp;
 	tty_unlock(tty);
-	if (!ours || !fg || fg == pgrp)
+	if (!fg || fg == pgrp)
 		return 0;
 	if (sig_ignored_or_blocked(self, sig))
 		return sig == SIGTTIN ? -EIO : 0;
@@ -139,18 +165,19 @@ static int set_ctty_rcu(struct rp_task *self, struct rp_tty *tty, int steal)
 	old = tty->session;
 	if (leader && old == sid)
 		old = 0;		/* already ours */
-	else if (!leader || self->signal->tty)
+	else if (!leader || self->signal->tty)	/* under the update lock */
 		ret = -EPERM;
 	else if (old && !(steal == 1 && rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN)))
 		ret = -EPERM;
 	else {
 		tty->session = sid;
 		tty->pgrp = rp_task_pgrp_nr_rcu(self);
-		self->signal->tty = tty;
 	}
 	tty_unlock(tty);
+	if (!ret && old)
+		session_forgets(self->sys, old);	/* stolen from session @old */
 	if (!ret)
-		leader_forgets(tty, old);	/* stolen from session @old */
+		rp_signal_set_tty(self->signal, tty);
 	return ret;
 }
 
@@ -169,10 +196,11 @@ static int tiocsctty(struct rp_task *self, struct rp_tty *tty, int steal)
 
 /*
  * Linux's disassociate_ctty (update lock held), as for a pty: session @sid
- * of @leader loses @tty; its foreground group gets SIGHUP, and SIGCONT too
- * unless the leader is exiting (@on_exit): only a TIOCNOTTY continues it.
+ * loses @tty, in every process; its foreground group gets SIGHUP, and
+ * SIGCONT too unless the leader is exiting (@on_exit): only a TIOCNOTTY
+ * continues it.
  */
-static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid, bool on_exit)
+static void disassociate(struct rp_tty *tty, pid_t sid, bool on_exit)
 {
 	struct rp_sync *sync = &tty->sys->sync;
 	pid_t fg = 0;
@@ -184,7 +212,7 @@ static void disassociate(struct rp_task *leader, struct rp_tty *tty, pid_t sid, 
 		tty->session = tty->pgrp = 0;
 	}
 	tty_unlock(tty);
-	leader->signal->tty = NULL;
+	session_forgets(tty->sys, sid);
 	if (!fg)
 		return;
 	rp_read_lock(sync);
@@ -201,33 +229,38 @@ void rp_tty_session_exit(struct rp_task *t)
 	pid_t sid;
 
 	rp_assert_update_held(&t->sys->sync);
-	if (!tty)
+	if (!tty || !rp_session_leader_rcu(t->signal))
 		return;
 	rp_read_lock(sync);
 	sid = rp_task_session_nr_rcu(t);
 	rp_read_unlock(sync);
-	disassociate(t, tty, sid, true);
+	disassociate(tty, sid, true);
 }
 
 /*
  * TIOCNOTTY: ENOTTY unless @tty is ours.  A leader gives it up for the
- * whole session.  Another process cannot drop it alone here (only the
- * leader holds a pointer): 0, and it keeps its session's terminal.
+ * whole session; another process drops it alone, without a signal (Linux's
+ * no_tty).
  */
 static int tiocnotty(struct rp_task *self, struct rp_tty *tty)
 {
 	struct rp_sync *sync = &self->sys->sync;
-	pid_t sid, pgrp;
+	pid_t sid = 0;
+	bool leader;
 	int ret = 0;
 
-	own_ids(self, &sid, &pgrp);
 	rp_update_lock(sync);
-	tty_lock(tty);
-	if (!tty->session || tty->session != sid)
+	rp_read_lock(sync);
+	leader = rp_session_leader_rcu(self->signal);
+	if (leader)
+		sid = rp_task_session_nr_rcu(self);
+	rp_read_unlock(sync);
+	if (self->signal->tty != tty)		/* under the update lock */
 		ret = -ENOTTY;
-	tty_unlock(tty);
-	if (!ret && self->signal->tty == tty)
-		disassociate(self, tty, sid, false);
+	else if (leader)
+		disassociate(tty, sid, false);
+	else
+		rp_signal_set_tty(self->signal, NULL);
 	rp_update_unlock(sync);
 	return ret;
 }
@@ -260,7 +293,7 @@ static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
 	own_ids(self, &sid, &pgrp);
 	ret = pgrp_in_session(self->sys, *arg, sid);
 	tty_lock(tty);
-	if (!tty->session || tty->session != sid)
+	if (!own_tty(self, tty) || !tty->session || tty->session != sid)
 		ret = -ENOTTY;
 	else if (!ret)
 		tty->pgrp = *arg;
@@ -271,12 +304,12 @@ static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
 /* TIOCGPGRP and TIOCGSID: ENOTTY unless @tty is ours; TIOCGSID also without a session. */
 static int get_id(struct rp_task *self, struct rp_tty *tty, unsigned long request, pid_t *arg)
 {
-	pid_t sid, pgrp;
 	int ret = 0;
 
-	own_ids(self, &sid, &pgrp);
+	if (!own_tty(self, tty))
+		return -ENOTTY;
 	tty_lock(tty);
-	if (!tty->session || tty->session != sid)
+	if (request == TIOCGSID && !tty->session)
 		ret = -ENOTTY;
 	else
 		*arg = request == TIOCGSID ? tty->session : tty->pgrp;

@@ -219,6 +219,9 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_TIOCNOTTY:
 		put(buf, len, "ioctl(tty, TIOCNOTTY)");
 		break;
+	case OP_TIOCGPGRP:
+		put(buf, len, "tcgetpgrp(tty)");
+		break;
 	case OP_SIGS:
 		put(buf, len, "signals caught so far");
 		break;
@@ -322,6 +325,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	case OP_GETPID:
 	case OP_GETPPID:
 	case OP_SETSID:
+	case OP_TIOCGPGRP:
 		put_pid(buf, len, map, (pid_t)r->ret);
 		break;
 	case OP_WAIT4:

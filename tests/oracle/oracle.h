@@ -69,6 +69,7 @@ enum or_op {
 	OP_TIOCSCTTY,	/* ioctl(terminal, TIOCSCTTY, 0) */
 	OP_TIOCSPGRP,	/* a: the foreground group (tcsetpgrp) */
 	OP_TIOCNOTTY,
+	OP_TIOCGPGRP,	/* tcgetpgrp: the foreground group, or ENOTTY if not ours */
 	OP_PTRACE,	/* a: request, b: pid, c: data; GETEVENTMSG: the answer's msg,
 			   GETSIGINFO: its w_* fields; SETSIGINFO: the stop's siginfo
 			   with si_signo c and si_code SI_QUEUE */

@@ -293,6 +293,15 @@ static long rcu_sigprocmask(struct rp_task *self, long how, long sig)
 	return rp_sigprocmask(self, (int)how, &set, NULL);
 }
 
+/* tcgetpgrp(3): the foreground group, or -errno. */
+static long rcu_tcgetpgrp(struct rp_task *self, struct rp_tty *tty)
+{
+	pid_t pgrp;
+	int ret = rp_tty_ioctl(self, tty, TIOCGPGRP, &pgrp);
+
+	return ret ? ret : pgrp;
+}
+
 static long rcu_waitid(struct rp_task *self, const long *arg, struct or_reply *r)
 {
 	siginfo_t si;
@@ -417,6 +426,8 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rp_tty_ioctl(self, run->tty, TIOCSPGRP, &(pid_t){ (pid_t)arg[0] });
 	case OP_TIOCNOTTY:
 		return rp_tty_ioctl(self, run->tty, TIOCNOTTY, NULL);
+	case OP_TIOCGPGRP:
+		return rcu_tcgetpgrp(self, run->tty);
 	case OP_GETPPID:
 		return rp_getppid(self);
 	case OP_SIGS:

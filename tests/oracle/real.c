@@ -135,6 +135,16 @@ static long puppet_tty_ioctl(unsigned long request, void *arg)
 	return ioctl(puppet_tty, request, arg);
 }
 
+/* tcgetpgrp(3) on the pty's slave (not the master: only the slave's answer
+ * depends on its being the caller's controlling terminal). */
+static long puppet_tcgetpgrp(void)
+{
+	pid_t pgrp;
+	long ret = puppet_tty_ioctl(TIOCGPGRP, &pgrp);
+
+	return ret ? ret : pgrp;
+}
+
 static long puppet_waitid(const struct real_cmd *c, struct or_reply *r)
 {
 	siginfo_t si;
@@ -220,6 +230,9 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_TIOCNOTTY:
 		r->ret = puppet_tty_ioctl(TIOCNOTTY, NULL);
+		break;
+	case OP_TIOCGPGRP:
+		r->ret = puppet_tcgetpgrp();
 		break;
 	case OP_GETPPID:
 		r->ret = getppid();

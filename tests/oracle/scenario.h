@@ -41,6 +41,7 @@
 #define TIOCSCTTY(p)		{ p, OP_TIOCSCTTY, 0, 0, 0 }
 #define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
 #define TIOCNOTTY(p)		{ p, OP_TIOCNOTTY, 0, 0, 0 }
+#define TIOCGPGRP(p)		{ p, OP_TIOCGPGRP, 0, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- running and comparing ---- */

@@ -162,6 +162,32 @@ static const struct or_step tty_leader_exit[] = {
 	WAIT4(P0, S(P1), 0), EXIT(P2, 0), WAIT4(P0, -1, 0),
 	END };
 
+/*
+ * The controlling terminal is each process's own, copied at fork: a process
+ * of the session forked before its leader's TIOCSCTTY (P2) does not have
+ * it, one forked after (P3) does.
+ */
+static const struct or_step tty_forked_before[] = {
+	FORK(P0, P1), SETSID(P1), FORK(P1, P2), TIOCSCTTY(P1), FORK(P1, P3),
+	TIOCGPGRP(P2), TIOCGPGRP(P3), TIOCGPGRP(P1),
+	EXIT(P2, 0), EXIT(P3, 0), WAIT4(P1, S(P2), 0), WAIT4(P1, S(P3), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
+ * A non-leader's TIOCNOTTY detaches that process alone, with no signal
+ * (P2 and the leader catch SIGHUP and SIGCONT and get neither); the leader
+ * keeps the terminal.
+ */
+static const struct or_step tty_member_notty[] = {
+	FORK(P0, P1), SETSID(P1), TIOCSCTTY(P1), SIGACTION(P1, SIGHUP, ACT_HANDLER),
+	SIGACTION(P1, SIGCONT, ACT_HANDLER), FORK(P1, P2), TIOCGPGRP(P2),
+	TIOCNOTTY(P2), TIOCGPGRP(P2), TIOCNOTTY(P2), TIOCGPGRP(P1),
+	SIGS(P2), SIGS(P1), FORK(P2, P3), TIOCGPGRP(P3),
+	EXIT(P3, 0), WAIT4(P2, S(P3), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 /* Orphans go to the nearest subreaper above them, not to the root. */
 static const struct or_step nearest_subreaper[] = {
 	FORK(P0, P1), PRCTL(P1, PR_SET_CHILD_SUBREAPER, 1), FORK(P1, P2),
@@ -356,7 +382,8 @@ static const struct or_step core_dump[] = {
 	X(tgkill_checks) X(sigprocmask_checks) X(sigaction_checks)	\
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
 	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
-	X(ioprio_zombie) X(nproc_exec) X(tty_leader_exit)
+	X(ioprio_zombie) X(nproc_exec) X(tty_leader_exit)	\
+	X(tty_forked_before) X(tty_member_notty)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

@@ -619,3 +619,78 @@ static void flushes(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(stop_flushes, flushes)
+
+static pid_t ctty_pgrp(struct rp_task *self)
+{
+	pid_t id = 0;
+	int ret = rp_tty_ioctl(self, tty, TIOCGPGRP, &id);
+
+	return ret ? ret : id;
+}
+
+/*
+ * The controlling terminal is each process's own (Linux's signal->tty),
+ * copied at fork.  Checked on Linux 6.18 with a pty's slave: a process of
+ * the session forked before its leader's TIOCSCTTY gets ENOTTY from
+ * TIOCGPGRP and TIOCGSID, one forked after gets the group; a non-leader's
+ * TIOCNOTTY is 0 and detaches it alone, without a signal (then ENOTTY, a
+ * second TIOCNOTTY ENOTTY, its later children ENOTTY) while the leader keeps
+ * it; setsid leaves it behind; the leader's TIOCNOTTY detaches every
+ * process, and a new TIOCSCTTY gives it back to the leader alone.
+ */
+static void ctty_per_process(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *before, *after, *late, *gc, *mover;
+	pid_t pid, id = 0;
+
+	start_tty(mode);
+	sh = fork_of(init);
+	pid = rp_getpid(sh);
+	cr_assert_eq(rp_setsid(sh), pid);
+	set_action(sh, SIGHUP, SIG_IGN);
+	set_action(sh, SIGTTIN, SIG_IGN);
+	before = fork_of(sh);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCSCTTY, (void *)(intptr_t)0), 0);
+	after = fork_of(sh);
+	late = fork_of(sh);
+	mover = fork_of(sh);
+	cr_assert_eq(ctty_pgrp(before), -ENOTTY, "forked before the TIOCSCTTY");
+	cr_assert_eq(rp_tty_ioctl(before, tty, TIOCGSID, &id), -ENOTTY);
+	cr_assert_eq(rp_tty_ioctl(before, tty, TIOCNOTTY, NULL), -ENOTTY);
+	cr_assert_eq(ctty_pgrp(after), pid, "forked after the TIOCSCTTY");
+	/* A background read: SIGTTIN ignored is EIO on one's terminal only. */
+	cr_assert_eq(rp_setpgid(before, 0, 0), 0);
+	cr_assert_eq(rp_setpgid(after, 0, 0), 0);
+	cr_assert_eq(rp_tty_read(after, tty, 1), -EIO, "background, its terminal");
+	cr_assert_eq(rp_tty_read(before, tty, 1), -EAGAIN, "not its terminal: no job control");
+	/* A non-leader's TIOCNOTTY: itself alone, no signal. */
+	cr_assert_eq(rp_tty_ioctl(after, tty, TIOCNOTTY, NULL), 0);
+	cr_assert_eq(ctty_pgrp(after), -ENOTTY, "detached");
+	cr_assert_eq(rp_tty_ioctl(after, tty, TIOCNOTTY, NULL), -ENOTTY);
+	cr_assert_eq(tiocspgrp(after, rp_getpid(after)), -ENOTTY);
+	cr_assert_eq(rp_tty_read(after, tty, 1), -EAGAIN, "no job control any more");
+	gc = fork_of(after);
+	cr_assert_eq(ctty_pgrp(gc), -ENOTTY, "forked after its parent's TIOCNOTTY");
+	cr_assert_eq(ctty_pgrp(sh), pid, "the leader keeps it");
+	cr_assert_eq(ctty_pgrp(late), pid, "so does the rest of the session");
+	cr_assert(!pending(sh, SIGHUP) && !pending(after, SIGHUP), "no SIGHUP");
+	cr_assert(!pending(sh, SIGCONT) && !pending(after, SIGCONT), "no SIGCONT");
+	/* setsid leaves it in the old session. */
+	cr_assert_eq(rp_setsid(mover), rp_getpid(mover));
+	cr_assert_eq(ctty_pgrp(mover), -ENOTTY, "a new session has no terminal");
+	/* The leader's TIOCNOTTY: every process loses it; a new TIOCSCTTY is the leader's. */
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCNOTTY, NULL), 0);
+	cr_assert_eq(ctty_pgrp(late), -ENOTTY, "the session lost it");
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCSCTTY, (void *)(intptr_t)0), 0);
+	cr_assert_eq(ctty_pgrp(sh), pid);
+	cr_assert_eq(ctty_pgrp(late), -ENOTTY, "forked before this TIOCSCTTY");
+	end_child(after, gc);
+	end_child(sh, before);
+	end_child(sh, after);
+	end_child(sh, late);
+	end_child(sh, mover);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(ctty_per_process, ctty_per_process)

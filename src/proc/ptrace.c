@@ -30,6 +30,9 @@
  * signal for one of PTRACE_SEIZE.  PTRACE_CONT ends the trap, not the group
  * stop, and the signal it names is dropped.  A seized tracee traps again
  * (PTRACE_EVENT_STOP, SIGTRAP once the group runs) when SIGCONT comes.
+ * PTRACE_LISTEN leaves a seized tracee in its PTRACE_EVENT_STOP trap but
+ * out of its tracer's sight until such a notice, or PTRACE_INTERRUPT,
+ * makes it trap again (Linux's JOBCTL_LISTENING).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -297,6 +300,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
 	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
+	t->jobctl &= ~RP_JOBCTL_LISTENING;
 	if (stop_killed(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
@@ -545,8 +549,25 @@ static long set_options(struct rp_task *t, unsigned long options)
 }
 
 /*
+ * PTRACE_LISTEN (siglock held): a seized tracee in a PTRACE_EVENT_STOP trap
+ * listens, and traps again at once for a notice that came since the trap.
+ */
+static long listen(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	if (!(t->ptrace & RP_PT_SEIZED) || !event_stop_info(t->last_siginfo))
+		return -EIO;
+	t->jobctl |= RP_JOBCTL_LISTENING;
+	if (t->jobctl & RP_JOBCTL_TRAP_NOTIFY) {
+		t->jobctl &= ~RP_JOBCTL_TRACED;
+		rp_signal_wake_up(t);
+	}
+	return 0;
+}
+
+/*
  * Requests on a tracee in a ptrace stop (update lock held): -ESRCH if it is
- * not stopped, as Linux's ptrace_check_attach; then CONT resumes it with
+ * not stopped or listens, as Linux's ptrace_check_attach; then LISTEN, CONT resumes it with
  * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
  * sets the options @data, GETEVENTMSG stores the last event's message at
  * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
@@ -561,8 +582,11 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
-	if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
+	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
+	    stop_killed(t))
 		ret = -ESRCH;
+	else if (request == PTRACE_LISTEN)
+		ret = listen(t);
 	else if (request == PTRACE_SETOPTIONS)
 		ret = set_options(t, (unsigned long)data);
 	else if (request == PTRACE_GETEVENTMSG)
@@ -591,7 +615,7 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	return ret;
 }
 
-/* PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal. */
+/* PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal, one that listens at once. */
 static long interrupt(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
@@ -601,8 +625,8 @@ static long interrupt(struct rp_task *t)
 		return -ESRCH;
 	if (!(t->ptrace & RP_PT_SEIZED))
 		ret = -EIO;
-	else if (!(t->jobctl & RP_JOBCTL_TRACED)) {
-		t->jobctl |= RP_JOBCTL_TRAP_STOP;
+	else if (!(t->jobctl & RP_JOBCTL_TRACED) || (t->jobctl & RP_JOBCTL_LISTENING)) {
+		t->jobctl = (t->jobctl | RP_JOBCTL_TRAP_STOP) & ~RP_JOBCTL_TRACED;
 		rp_signal_wake_up(t);
 	}
 	rp_unlock_sighand(sh);

@@ -80,12 +80,18 @@ static void wake_parent_waiters(struct rp_task *p)
 	rp_wake_up_parent(rcu_dereference(leader->real_parent));
 }
 
-/* Linux's ptrace_trap_notify: a seized @t traps to tell its tracer (siglock held). */
+/*
+ * Linux's ptrace_trap_notify: a seized @t traps to tell its tracer
+ * (siglock held).  One that listens (PTRACE_LISTEN) leaves its stop for
+ * the trap; one in another ptrace stop traps once resumed.
+ */
 static void trap_notify(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
 	t->jobctl |= RP_JOBCTL_TRAP_NOTIFY;
-	rp_signal_wake_up(t);	/* a stopped one rechecks and sleeps on */
+	if (t->jobctl & RP_JOBCTL_LISTENING)
+		t->jobctl &= ~RP_JOBCTL_TRACED;
+	rp_signal_wake_up(t);	/* one still TRACED rechecks and sleeps on */
 }
 
 /* SIGCONT resumes every thread of @p's group (siglock held, RCU or the update lock). */

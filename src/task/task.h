@@ -236,6 +236,8 @@ struct rp_signal {
 					   group stop, an attach while stopped */
 #define RP_JOBCTL_EXIT_TRAP	0x8	/* its ptrace stop is PTRACE_EVENT_EXIT's, in exit */
 #define RP_JOBCTL_TRAP_NOTIFY	0x10	/* seized: to trap, its group's stop state changed */
+#define RP_JOBCTL_LISTENING	0x20	/* PTRACE_LISTEN: stays TRACED, but neither its
+					   tracer's wait nor its requests see it */
 #define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
 #define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
 #define RP_JOBCTL_STOP_CONSUME	0x400	/* counted in group_stop_count (a detached

@@ -189,11 +189,29 @@ static const struct or_step attach_stopped[] = {
 	EXIT(P1, 0), EXIT(P3, 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P3), 0),
 	END };
 
+/* PTRACE_LISTEN: only for a seized tracee (EIO otherwise) in a
+ * PTRACE_EVENT_STOP trap (EIO in a signal-delivery stop; ESRCH running).
+ * The tracee stays stopped, out of its tracer's wait and requests (ESRCH),
+ * until SIGCONT makes it trap again with SIGTRAP; a new signal does not. */
+static const struct or_step listen[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), PTRACE(P2, PTRACE_LISTEN, S(P1), 0),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_LISTEN, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_LISTEN, S(P1), 0), GETPID(P1), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), KILL(P0, S(P1), SIGUSR1), WAIT4(P2, S(P1), 0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), SIGS(P1),
+	PTRACE(P2, PTRACE_ATTACH, S(P3), 0), WAIT4(P2, S(P3), 0),
+	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
 	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
-	X(attach_stopped)
+	X(attach_stopped) X(listen)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -158,7 +158,7 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			return -ESRCH;
 		if (fatal_pending(self, &sig))
 			break;
-		if (rp_ptrace_trap_pending(self)) {	/* an event, PTRACE_INTERRUPT */
+		if (rp_ptrace_trap_pending(self)) {	/* an event, a group stop, INTERRUPT */
 			rp_unlock_sighand(sh);
 			if (rp_ptrace_trap(self) < 0)
 				return -ESRCH;

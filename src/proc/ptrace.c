@@ -23,6 +23,16 @@
  * follows the call at once: Linux stops at the end of the system call, and
  * nothing the task does comes between.  The traced fork's child starts
  * traced by the same tracer (auto-attach).
+ *
+ * Group stops (Linux's do_jobctl_trap).  A traced thread takes its part in
+ * a group stop in a trap its tracer reports: the stop signal, with no
+ * siginfo, for a tracer of PTRACE_ATTACH; PTRACE_EVENT_STOP with the stop
+ * signal for one of PTRACE_SEIZE.  PTRACE_CONT ends the trap, not the group
+ * stop, and the signal it names is dropped.  A seized tracee traps again
+ * (PTRACE_EVENT_STOP, SIGTRAP once the group runs) when SIGCONT comes.
+ * PTRACE_LISTEN leaves a seized tracee in its PTRACE_EVENT_STOP trap but
+ * out of its tracer's sight until such a notice, or PTRACE_INTERRUPT,
+ * makes it trap again (Linux's JOBCTL_LISTENING).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -83,10 +93,20 @@ void rp_ptrace_unlink(struct rp_task *t)
 	t->ptrace = 0;
 	if (!sh)
 		return;		/* released: nobody sends to it any more */
-	t->jobctl &= ~RP_JOBCTL_TRAP_STOP;
+	t->jobctl &= ~(RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY);
 	t->ptrace_event = 0;	/* no tracer to report it to */
-	/* A stopped tracee resumes with the signal in exit_code (Linux's __ptrace_unlink). */
-	if (t->jobctl & RP_JOBCTL_TRACED) {
+	/*
+	 * A group stop in effect takes it back, uncounted: it took its part in
+	 * a trap, or will (Linux's __ptrace_unlink).  A stopped tracee resumes
+	 * with the signal in exit_code, and then stops in the group.
+	 */
+	if (!(t->flags & RP_PF_EXITING) &&
+	    ((t->signal->flags & RP_SIGNAL_STOP_STOPPED) || t->signal->group_stop_count)) {
+		t->jobctl |= RP_JOBCTL_STOP_PENDING;
+		if (!t->stop_signr)
+			t->stop_signr = SIGSTOP;	/* a thread born in the stop */
+	}
+	if (t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_STOP_PENDING)) {
 		t->jobctl &= ~RP_JOBCTL_TRACED;
 		rp_signal_wake_up(t);
 	}
@@ -203,42 +223,69 @@ static bool stop_killed(struct rp_task *t)
 	return rp_fatal_signal_pending(t);
 }
 
+/* Is @info a PTRACE_EVENT_STOP trap's?  (NULL: a group stop's trap without one.) */
+static bool event_stop_info(const siginfo_t *info)
+{
+	return info && info->si_code >> 8 == PTRACE_EVENT_STOP;
+}
+
 /*
  * Enter a ptrace stop with wait status @code and siginfo @info, which lives
- * in @t's frame until leave_stop (siglock held); false: no stop.
+ * in @t's frame until leave_stop (siglock held); false: no stop.  A group
+ * stop's trap (@why CLD_STOPPED) takes @t's part in the stop unless SIGCONT
+ * ended it meanwhile; *@gstop_done: that completed it, *@status: the
+ * stop signal to tell the real parent of.
  */
-static bool enter_stop(struct rp_task *t, int code, siginfo_t *info)
+static bool enter_stop(struct rp_task *t, int code, siginfo_t *info, int why, bool *gstop_done,
+		       int *status)
 {
 	rp_assert_siglock_held(t);
+	*gstop_done = false;
 	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t))
 		return false;
-	/* Any stop takes the place of a pending PTRACE_INTERRUPT trap, as Linux's. */
+	if (why == CLD_STOPPED && (t->jobctl & RP_JOBCTL_STOP_PENDING))
+		*gstop_done = rp_jobctl_participate(t);
+	*status = t->signal->group_exit_code & 0x7f;
+	/* Any stop takes the place of a pending trap; an EVENT_STOP one tells all. */
 	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
+	if (event_stop_info(info))
+		t->jobctl &= ~RP_JOBCTL_TRAP_NOTIFY;
 	t->exit_code = code;
 	t->last_siginfo = info;
 	return true;
 }
 
-/* Linux's do_notify_parent_cldstop for a tracer: SIGCHLD (CLD_TRAPPED), wake its wait. */
-static void notify_tracer(struct rp_task *t, int code)
+/*
+ * Linux's do_notify_parent_cldstop for a tracer: SIGCHLD (CLD_TRAPPED), wake
+ * its wait.  Linux says CLD_STOPPED for the traps of PTRACE_EVENT_STOP and
+ * of a group stop; rcuproc keeps CLD_TRAPPED for every ptrace stop, so that
+ * CLD_STOPPED always means that a group stopped.  True if the task
+ * told is another process than @t's real parent (Linux's
+ * ptrace_reparented); false if it is the real parent (the tracer, or the
+ * parent again after a detach that came first), which has heard then.
+ */
+static bool notify_tracer(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_task *tracer;
 	siginfo_t info;
+	bool other;
 
 	rp_read_lock(sync);
-	/* Pairs with the stores of ->parent in ptrace_link and rp_ptrace_unlink. */
+	/* Pairs with the stores of ->parent and ->real_parent under the update lock. */
 	tracer = rcu_dereference(t->parent);
+	other = !rp_same_thread_group(tracer, rcu_dereference(t->real_parent));
 	if (!rp_task_get_rcu(tracer))
 		tracer = NULL;
 	rp_read_unlock(sync);
 	if (!tracer)
-		return;
+		return other;
 	rp_siginfo_init(&info, SIGCHLD, CLD_TRAPPED, rp_task_tid(t), t->cred->uid);
 	info.si_status = code & 0x7f;
 	rp_send_signal(tracer, SIGCHLD, &info, true);
 	rp_wake_up_parent(tracer);
 	rp_task_put(tracer);
+	return other;
 }
 
 /*
@@ -253,6 +300,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
 	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
+	t->jobctl &= ~RP_JOBCTL_LISTENING;
 	if (stop_killed(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
@@ -261,21 +309,27 @@ static int leave_stop(struct rp_task *t, bool trap)
 
 /*
  * Stop @t with wait status @code and siginfo @info (siglock @sh held,
- * dropped here) until resumed: Linux's ptrace_stop.  Returns what leave_stop returns, @code if
- * there was no stop (@t untraced or dying; 0 for a trap), -ESRCH only if
- * @t was released.  A kill while stopped returns 0: rp_get_signal then goes
- * round again and its fatal check runs the group exit.
+ * dropped here) until resumed: Linux's ptrace_stop.  @why: CLD_TRAPPED,
+ * or CLD_STOPPED for a group stop's trap, whose completion the real parent
+ * is told of too unless it is the tracer.  Returns what leave_stop
+ * returns, @code if there was no stop (@t untraced or dying; 0 for a
+ * trap), -ESRCH only if @t was released.  A kill while stopped returns 0:
+ * rp_get_signal then goes round again and its fatal check runs the group
+ * exit.
  */
 static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, siginfo_t *info,
-		       bool trap)
+		       bool trap, int why)
 {
 	unsigned long seq;
-	bool stopped = enter_stop(t, code, info);
+	bool gstop_done;
+	int status;
+	bool stopped = enter_stop(t, code, info, why, &gstop_done, &status);
 
 	rp_unlock_sighand(sh);
 	if (!stopped)
 		return trap ? 0 : code;
-	notify_tracer(t, code);
+	if (notify_tracer(t, code) && gstop_done)
+		rp_notify_parent_cldstop(t, CLD_STOPPED, status);
 	for (;;) {
 		/* Sampled before the check: CONT, DETACH and kills wake its queue after it. */
 		seq = rp_waitq_seq(rp_task_waitq(t));
@@ -319,26 +373,47 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 	if (!sh)
 		return -ESRCH;
 	t->ptrace_message = 0;	/* a signal's stop has no event message */
-	sig = ptrace_stop(t, sh, sig, info, false);
+	sig = ptrace_stop(t, sh, sig, info, false, CLD_TRAPPED);
 	if (sig > 0)
 		rewrite_siginfo(t, sig, info);
 	return sig;
 }
 
-/* A trap's stop (siglock @sh held, dropped here): its own siginfo, from @t
- * itself, as Linux's ptrace_do_notify. */
-static int event_stop(struct rp_task *t, struct rp_sighand *sh, int code)
+/* A trap's stop for @sig (siglock @sh held, dropped here): its own siginfo,
+ * from @t itself, as Linux's ptrace_do_notify. */
+static int event_stop(struct rp_task *t, struct rp_sighand *sh, int sig, int code, int why)
 {
 	siginfo_t info;
 
-	rp_siginfo_init(&info, SIGTRAP, code, rp_task_tid(t), t->cred->uid);
-	return ptrace_stop(t, sh, code, &info, true);
+	rp_siginfo_init(&info, sig, code, rp_task_tid(t), t->cred->uid);
+	return ptrace_stop(t, sh, code, &info, true, why);
+}
+
+/*
+ * The trap of RP_JOBCTL_TRAP_STOP or _NOTIFY (siglock @sh held, dropped
+ * here): Linux's do_jobctl_trap.  A seized tracee reports PTRACE_EVENT_STOP
+ * with the stop signal while its group stops or is stopped, with SIGTRAP
+ * otherwise (PTRACE_INTERRUPT, a SIGCONT); another reports the stop signal
+ * alone, as a group stop's signal has no siginfo (GETSIGINFO: EINVAL).
+ */
+static int jobctl_trap(struct rp_task *t, struct rp_sighand *sh)
+{
+	const struct rp_signal *s = t->signal;
+	int sig = t->stop_signr;
+
+	rp_lockdep_assert_held_obj(sh);
+	t->ptrace_message = 0;
+	if (!(t->ptrace & RP_PT_SEIZED))
+		return ptrace_stop(t, sh, sig, NULL, true, CLD_STOPPED);
+	if (!s->group_stop_count && !(s->flags & RP_SIGNAL_STOP_STOPPED))
+		sig = SIGTRAP;
+	return event_stop(t, sh, sig, sig | (PTRACE_EVENT_STOP << 8), CLD_STOPPED);
 }
 
 bool rp_ptrace_trap_pending(const struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	return t->ptrace_event || (t->jobctl & RP_JOBCTL_TRAP_STOP);
+	return t->ptrace_event || (t->jobctl & (RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY));
 }
 
 int rp_ptrace_trap(struct rp_task *t)
@@ -349,17 +424,15 @@ int rp_ptrace_trap(struct rp_task *t)
 	if (!sh)
 		return -ESRCH;
 	if (t->ptrace_event) {
-		/* Its message was set with it (rp_ptrace_event). */
+		/* First: Linux stops for it in the call.  Its message was set with it. */
 		code = EVENT_CODE(t->ptrace_event);
 		t->ptrace_event = 0;
-	} else if (t->jobctl & RP_JOBCTL_TRAP_STOP) {
-		code = EVENT_CODE(PTRACE_EVENT_STOP);
-		t->ptrace_message = 0;
-	} else {
-		rp_unlock_sighand(sh);
-		return 0;
+		return event_stop(t, sh, SIGTRAP, code, CLD_TRAPPED);
 	}
-	return event_stop(t, sh, code);
+	if (t->jobctl & (RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY))
+		return jobctl_trap(t, sh);
+	rp_unlock_sighand(sh);
+	return 0;
 }
 
 void rp_ptrace_exit_stop(struct rp_task *t, int code)
@@ -372,7 +445,7 @@ void rp_ptrace_exit_stop(struct rp_task *t, int code)
 	}
 	t->ptrace_message = (unsigned long)code;
 	t->jobctl |= RP_JOBCTL_EXIT_TRAP;
-	event_stop(t, sh, EVENT_CODE(PTRACE_EVENT_EXIT));
+	event_stop(t, sh, SIGTRAP, EVENT_CODE(PTRACE_EVENT_EXIT), CLD_TRAPPED);
 	sh = rp_lock_task_sighand(t);
 	t->jobctl &= ~RP_JOBCTL_EXIT_TRAP;
 	rp_unlock_sighand(sh);
@@ -393,6 +466,26 @@ static bool may_attach(struct rp_task *self, struct rp_task *t)
 	rp_read_unlock(sync);
 	/* A snapshot, as Linux's get_dumpable(). */
 	return same && CMM_LOAD_SHARED(t->signal->dumpable);
+}
+
+/*
+ * A new tracee stopped in a group stop leaves it for a trap that reports
+ * the stop to its tracer (Linux's ptrace_attach, JOBCTL_TRAP_STOP).  Linux
+ * also makes the attach wait until the tracee has trapped (JOBCTL_TRAPPING);
+ * here the tracer's wait sees the stop once it has.
+ */
+static void trap_if_stopped(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+
+	if (!sh)
+		return;
+	if ((t->jobctl & RP_JOBCTL_STOPPED) && !rp_fatal_signal_pending(t) &&
+	    !(t->flags & RP_PF_EXITING)) {
+		t->jobctl = (t->jobctl & ~RP_JOBCTL_STOPPED) | RP_JOBCTL_TRAP_STOP;
+		rp_signal_wake_up(t);
+	}
+	rp_unlock_sighand(sh);
 }
 
 /* PTRACE_ATTACH and PTRACE_SEIZE (update lock held): Linux's ptrace_attach. */
@@ -416,9 +509,12 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	    uatomic_read(&t->exit_state) || t->ptrace)
 		return -EPERM;
 	ret = ptrace_link(t, self, flags);
-	if (!ret && request == PTRACE_ATTACH)
+	if (ret)
+		return ret;
+	if (request == PTRACE_ATTACH)
 		rp_send_signal(t, SIGSTOP, NULL, false);
-	return ret;
+	trap_if_stopped(t);
+	return 0;
 }
 
 static long traceme(struct rp_task *self)
@@ -453,8 +549,25 @@ static long set_options(struct rp_task *t, unsigned long options)
 }
 
 /*
+ * PTRACE_LISTEN (siglock held): a seized tracee in a PTRACE_EVENT_STOP trap
+ * listens, and traps again at once for a notice that came since the trap.
+ */
+static long listen(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	if (!(t->ptrace & RP_PT_SEIZED) || !event_stop_info(t->last_siginfo))
+		return -EIO;
+	t->jobctl |= RP_JOBCTL_LISTENING;
+	if (t->jobctl & RP_JOBCTL_TRAP_NOTIFY) {
+		t->jobctl &= ~RP_JOBCTL_TRACED;
+		rp_signal_wake_up(t);
+	}
+	return 0;
+}
+
+/*
  * Requests on a tracee in a ptrace stop (update lock held): -ESRCH if it is
- * not stopped, as Linux's ptrace_check_attach; then CONT resumes it with
+ * not stopped or listens, as Linux's ptrace_check_attach; then LISTEN, CONT resumes it with
  * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
  * sets the options @data, GETEVENTMSG stores the last event's message at
  * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
@@ -469,12 +582,18 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	rp_assert_update_held(&t->sys->sync);
 	if (!sh)
 		return -ESRCH;
-	if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
+	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
+	    stop_killed(t))
 		ret = -ESRCH;
+	else if (request == PTRACE_LISTEN)
+		ret = listen(t);
 	else if (request == PTRACE_SETOPTIONS)
 		ret = set_options(t, (unsigned long)data);
 	else if (request == PTRACE_GETEVENTMSG)
 		*(unsigned long *)data = t->ptrace_message;
+	else if ((request == PTRACE_GETSIGINFO || request == PTRACE_SETSIGINFO) &&
+		 !t->last_siginfo)
+		ret = -EINVAL;	/* a group stop's trap of a tracee of PTRACE_ATTACH */
 	else if (request == PTRACE_GETSIGINFO)
 		*(siginfo_t *)data = *t->last_siginfo;
 	else if (request == PTRACE_SETSIGINFO)
@@ -496,7 +615,7 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	return ret;
 }
 
-/* PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal. */
+/* PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal, one that listens at once. */
 static long interrupt(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
@@ -506,8 +625,8 @@ static long interrupt(struct rp_task *t)
 		return -ESRCH;
 	if (!(t->ptrace & RP_PT_SEIZED))
 		ret = -EIO;
-	else if (!(t->jobctl & RP_JOBCTL_TRACED)) {
-		t->jobctl |= RP_JOBCTL_TRAP_STOP;
+	else if (!(t->jobctl & RP_JOBCTL_TRACED) || (t->jobctl & RP_JOBCTL_LISTENING)) {
+		t->jobctl = (t->jobctl | RP_JOBCTL_TRAP_STOP) & ~RP_JOBCTL_TRACED;
 		rp_signal_wake_up(t);
 	}
 	rp_unlock_sighand(sh);

@@ -16,13 +16,16 @@
  */
 int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
 
-/* Has @t a trap to stop for: an event, or PTRACE_INTERRUPT's (siglock held)? */
+/*
+ * Has @t a trap to stop for (siglock held): an event, PTRACE_INTERRUPT's,
+ * its group stop's, or a seized tracee's notice of a SIGCONT?
+ */
 bool rp_ptrace_trap_pending(const struct rp_task *t);
 
 /*
  * @t returns to user space with a trap pending: stop for it (an event's
- * report, or PTRACE_EVENT_STOP) until resumed.  0, or -ESRCH if @t was
- * released.
+ * report, a group stop's, or PTRACE_EVENT_STOP) until resumed.  0, or
+ * -ESRCH if @t was released.
  */
 int rp_ptrace_trap(struct rp_task *t);
 

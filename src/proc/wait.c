@@ -154,7 +154,8 @@ static int stopped_code(const struct wait_opts *wo, struct rp_task *p, bool ptra
 {
 	if (ptrace)
 		return !uatomic_read(&p->exit_state) &&
-		       (CMM_LOAD_SHARED(p->jobctl) & RP_JOBCTL_TRACED) ?
+		       (CMM_LOAD_SHARED(p->jobctl) & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) ==
+		       RP_JOBCTL_TRACED ?
 		       CMM_LOAD_SHARED(p->exit_code) : 0;
 	if (!(wo->flags & WUNTRACED))
 		return 0;

@@ -17,6 +17,12 @@
  * its parent a notice, which the first thread to run rp_get_signal sends:
  * the sender holds a siglock and may not take the parent's.
  *
+ * A traced thread takes its part as a ptrace stop its tracer reports: it
+ * asks itself to trap (RP_JOBCTL_TRAP_STOP) and is counted in the trap,
+ * and the tracer's PTRACE_CONT lets it run in the stopped group (Linux's
+ * do_signal_stop and ptrace_stop).  A seized thread is told to trap again
+ * when a group stop begins or SIGCONT ends one (Linux's ptrace_trap_notify).
+ *
  * A dying group's stop is over: rp_zap_other_threads takes the other
  * threads' STOP_PENDING away and an exiting thread of a dying group does
  * not take part (rp_jobctl_exit), so nobody reports a stop the group will
@@ -74,6 +80,20 @@ static void wake_parent_waiters(struct rp_task *p)
 	rp_wake_up_parent(rcu_dereference(leader->real_parent));
 }
 
+/*
+ * Linux's ptrace_trap_notify: a seized @t traps to tell its tracer
+ * (siglock held).  One that listens (PTRACE_LISTEN) leaves its stop for
+ * the trap; one in another ptrace stop traps once resumed.
+ */
+static void trap_notify(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	t->jobctl |= RP_JOBCTL_TRAP_NOTIFY;
+	if (t->jobctl & RP_JOBCTL_LISTENING)
+		t->jobctl &= ~RP_JOBCTL_TRACED;
+	rp_signal_wake_up(t);	/* one still TRACED rechecks and sleeps on */
+}
+
 /* SIGCONT resumes every thread of @p's group (siglock held, RCU or the update lock). */
 static void continue_group(struct rp_task *p)
 {
@@ -85,7 +105,10 @@ static void continue_group(struct rp_task *p)
 	rp_assert_siglock_held(p);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node) {
-		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED |
+			       RP_JOBCTL_STOP_CONSUME);
+		if (t->ptrace & RP_PT_SEIZED)
+			trap_notify(t);
 		if (t->jobctl & RP_JOBCTL_STOPPED) {
 			t->jobctl &= ~RP_JOBCTL_STOPPED;
 			rp_signal_wake_up(t);
@@ -115,11 +138,7 @@ void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 	}
 }
 
-/*
- * Linux's do_notify_parent_cldstop for the real parent: SIGCHLD with @why
- * unless it ignores SIGCHLD or asked SA_NOCLDSTOP; its wait is woken anyway.
- */
-static void notify_parent_cldstop(struct rp_task *self, int why, int status)
+void rp_notify_parent_cldstop(struct rp_task *self, int why, int status)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *leader, *parent;
@@ -145,25 +164,23 @@ static void notify_parent_cldstop(struct rp_task *self, int why, int status)
 }
 
 /* Linux's task_set_jobctl_pending: a thread about to die takes no part. */
-static bool set_stop_pending(struct rp_task *t)
+static bool set_stop_pending(struct rp_task *t, int sig)
 {
 	if (rp_fatal_signal_pending(t) || (t->flags & RP_PF_EXITING))
 		return false;
-	t->jobctl |= RP_JOBCTL_STOP_PENDING;
+	t->jobctl |= RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_CONSUME;
+	t->stop_signr = (int8_t)sig;
 	return true;
 }
 
-/*
- * Linux's task_participate_group_stop (siglock held): @t leaves the count;
- * true if that completes a fresh group stop, which @t is to report.
- */
-static bool participate(struct rp_task *t)
+bool rp_jobctl_participate(struct rp_task *t)
 {
 	struct rp_signal *s = t->signal;
+	bool counted = t->jobctl & RP_JOBCTL_STOP_CONSUME;
 
 	rp_assert_siglock_held(t);
-	t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
-	if (s->group_stop_count)
+	t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED | RP_JOBCTL_STOP_CONSUME);
+	if (counted && s->group_stop_count)
 		s->group_stop_count--;
 #ifdef RP_BREAK_STOP_EARLY
 	s->group_stop_count = 0;	/* the first thread to stop reports it */
@@ -198,10 +215,12 @@ static bool begin_group_stop_rcu(struct rp_task *self, int sig)
 		s->group_stop_count = 0;
 		/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 		cds_list_for_each_entry_rcu(t, &s->thread_head, thread_node) {
-			if ((t->jobctl & RP_JOBCTL_STOPPED) || !set_stop_pending(t))
+			if ((t->jobctl & RP_JOBCTL_STOPPED) || !set_stop_pending(t, sig))
 				continue;
 			s->group_stop_count++;
-			if (t != self)
+			if (t != self && (t->ptrace & RP_PT_SEIZED))
+				trap_notify(t);
+			else if (t != self)
 				rp_signal_wake_up(t);
 		}
 	}
@@ -232,22 +251,28 @@ static void sleep_stopped(struct rp_task *self)
 	}
 }
 
-/* Take part in the pending group stop (siglock @sh held, released): Linux's do_signal_stop. */
+/*
+ * Take part in the pending group stop (siglock @sh held, released): Linux's
+ * do_signal_stop.  A traced thread traps instead, at rp_get_signal's next
+ * round, and takes its part there (rp_ptrace_trap).
+ */
 static void stop_self(struct rp_task *self, struct rp_sighand *sh)
 {
 	int code = self->signal->group_exit_code;
 	bool report;
 
 	rp_lockdep_assert_held_obj(sh);
-	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING)) {
+	if (self->ptrace & RP_PT_PTRACED)
+		self->jobctl |= RP_JOBCTL_TRAP_STOP;
+	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING) || (self->ptrace & RP_PT_PTRACED)) {
 		rp_unlock_sighand(sh);
-		return;		/* SIGCONT came first */
+		return;		/* SIGCONT came first, or the trap takes part */
 	}
-	report = participate(self);
+	report = rp_jobctl_participate(self);
 	self->jobctl |= RP_JOBCTL_STOPPED;
 	rp_unlock_sighand(sh);
 	if (report)
-		notify_parent_cldstop(self, CLD_STOPPED, code & 0x7f);
+		rp_notify_parent_cldstop(self, CLD_STOPPED, code & 0x7f);
 	sleep_stopped(self);
 }
 
@@ -288,7 +313,7 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
 	why = (s->flags & RP_SIGNAL_CLD_CONTINUED) ? CLD_CONTINUED : CLD_STOPPED;
 	s->flags &= ~RP_SIGNAL_CLD_MASK;
 	rp_unlock_sighand(sh);
-	notify_parent_cldstop(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
+	rp_notify_parent_cldstop(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
 }
 
 /*
@@ -320,10 +345,11 @@ void rp_jobctl_exit(struct rp_task *t)
 		return;
 	code = t->signal->group_exit_code;
 	if (group_exiting(t))
-		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED);
+		t->jobctl &= ~(RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_DEQUEUED |
+			       RP_JOBCTL_STOP_CONSUME);
 	else
-		report = (t->jobctl & RP_JOBCTL_STOP_PENDING) && participate(t);
+		report = (t->jobctl & RP_JOBCTL_STOP_PENDING) && rp_jobctl_participate(t);
 	rp_unlock_sighand(sh);
 	if (report)
-		notify_parent_cldstop(t, CLD_STOPPED, code & 0x7f);
+		rp_notify_parent_cldstop(t, CLD_STOPPED, code & 0x7f);
 }

@@ -86,6 +86,20 @@ void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh);
  */
 void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig);
 
+/*
+ * Linux's task_participate_group_stop (siglock held): @t's pending part in
+ * its group stop is done, leaving the count if it was counted; true if
+ * that completes a fresh group stop, which @t is to report.
+ */
+bool rp_jobctl_participate(struct rp_task *t);
+
+/*
+ * Linux's do_notify_parent_cldstop for the real parent of @self's group:
+ * SIGCHLD with @why and @status unless it ignores SIGCHLD or asked
+ * SA_NOCLDSTOP; its wait is woken anyway.  No lock held.
+ */
+void rp_notify_parent_cldstop(struct rp_task *self, int why, int status);
+
 /* Exiting @t (RP_PF_EXITING set, no lock held) leaves a pending group stop. */
 void rp_jobctl_exit(struct rp_task *t);
 

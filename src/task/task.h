@@ -234,10 +234,16 @@ struct rp_signal {
 /* rp_task.jobctl (s) */
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
 #define RP_JOBCTL_STOPPED	0x2	/* stopped by a group stop */
-#define RP_JOBCTL_TRAP_STOP	0x4	/* PTRACE_INTERRUPT asked a seized tracee to trap */
+#define RP_JOBCTL_TRAP_STOP	0x4	/* to trap for its tracer: PTRACE_INTERRUPT, its
+					   group stop, an attach while stopped */
 #define RP_JOBCTL_EXIT_TRAP	0x8	/* its ptrace stop is PTRACE_EVENT_EXIT's, in exit */
+#define RP_JOBCTL_TRAP_NOTIFY	0x10	/* seized: to trap, its group's stop state changed */
+#define RP_JOBCTL_LISTENING	0x20	/* PTRACE_LISTEN: stays TRACED, but neither its
+					   tracer's wait nor its requests see it */
 #define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
 #define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
+#define RP_JOBCTL_STOP_CONSUME	0x400	/* counted in group_stop_count (a detached
+					   tracee rejoins a stop uncounted) */
 
 /* rp_task.ptrace: the flags, then the PTRACE_O_* options shifted up (as Linux) */
 #define RP_PT_PTRACED		0x1
@@ -287,6 +293,8 @@ struct rp_task {
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	int8_t nice;			/* (s) -20..19, per thread as Linux */
+	int8_t stop_signr;		/* (s) its group's last stop signal, what its
+					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
 	/* The rest. */

@@ -139,10 +139,79 @@ static const struct or_step exit_event[] = {
 	KILL(P0, S(P3), SIGKILL), WAIT4(P0, S(P3), 0),
 	END };
 
+/* A traced process's group stop is a ptrace stop: the tracer resumes the
+ * SIGSTOP it reported, the group stops, and the tracee traps again with
+ * the stop signal (no siginfo) for its tracer while the real parent sees
+ * the group stopped.  CONT ends the trap but not the group stop, and its
+ * signal is dropped; SIGCONT ends the group stop and is itself reported. */
+static const struct or_step group_stop_attach[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P2, PTRACE_ATTACH, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_GETSIGINFO, S(P1), 0), WAIT4(P0, S(P1), WUNTRACED),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGUSR1), SIGS(P1), WAIT4(P2, S(P1), 0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P2, S(P1), 0), WAIT4(P0, S(P1), WCONTINUED),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGCONT), GETPID(P1),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* The same with PTRACE_SEIZE: the group stop's trap is PTRACE_EVENT_STOP
+ * with the stop signal, and SIGCONT makes the tracee trap once more with
+ * PTRACE_EVENT_STOP and SIGTRAP (the group no longer stopped) before it
+ * reports the SIGCONT itself. */
+static const struct or_step group_stop_seize[] = {
+	FORK(P0, P1), FORK(P0, P2), PTRACE(P2, PTRACE_SEIZE, S(P1), 0),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_GETSIGINFO, S(P1), 0), WAIT4(P0, S(P1), WUNTRACED),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_GETSIGINFO, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGCONT), GETPID(P1), WAIT4(P0, S(P1), WCONTINUED),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* Attaching to a process in a group stop makes it trap for its tracer,
+ * which sees the stop (PTRACE_ATTACH: the stop signal, then the SIGSTOP of
+ * the attach; PTRACE_SEIZE: PTRACE_EVENT_STOP).  Resumed, it runs in the
+ * stopped group; once its tracer is gone it stops in the group again,
+ * until SIGCONT. */
+static const struct or_step attach_stopped[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED), KILL(P0, S(P3), SIGSTOP),
+	PTRACE(P2, PTRACE_ATTACH, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_GETSIGINFO, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0), GETPID(P1),
+	PTRACE(P2, PTRACE_SEIZE, S(P3), 0), WAIT4(P2, S(P3), 0),
+	PTRACE(P2, PTRACE_CONT, S(P3), 0), GETPID(P3),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), GETPID(P1), GETPID(P3),
+	KILL(P0, S(P1), SIGCONT), KILL(P0, S(P3), SIGCONT), GETPID(P1),
+	EXIT(P1, 0), EXIT(P3, 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P3), 0),
+	END };
+
+/* PTRACE_LISTEN: only for a seized tracee (EIO otherwise) in a
+ * PTRACE_EVENT_STOP trap (EIO in a signal-delivery stop; ESRCH running).
+ * The tracee stays stopped, out of its tracer's wait and requests (ESRCH),
+ * until SIGCONT makes it trap again with SIGTRAP; a new signal does not. */
+static const struct or_step listen[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), PTRACE(P2, PTRACE_LISTEN, S(P1), 0),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_LISTEN, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_LISTEN, S(P1), 0), GETPID(P1), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), KILL(P0, S(P1), SIGUSR1), WAIT4(P2, S(P1), 0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), SIGS(P1),
+	PTRACE(P2, PTRACE_ATTACH, S(P3), 0), WAIT4(P2, S(P3), 0),
+	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
-	X(siginfo) X(exit_event)
+	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
+	X(attach_stopped) X(listen)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

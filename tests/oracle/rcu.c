@@ -84,12 +84,20 @@ static bool rcu_live(struct rcu_run *run, int i)
 	return live;
 }
 
-/* @i returns to user space (its worker): true if a signal was delivered (or killed it). */
+/*
+ * @i returns to user space (its worker): true if a signal was delivered (or
+ * killed it).  Linux gives every signal it dequeues on one return to user
+ * space a frame of its own before any handler runs (the puppets' handlers
+ * block no other signal), each frame on top of the one before: the handlers
+ * run last-dequeued first, and the last to run is the first dequeued.  The
+ * record takes them in that order.
+ */
 static bool rcu_return_to_user(struct rcu_run *run, int i)
 {
 	struct rcu_worker *w = &run->worker[i];
-	bool any = false;
-	siginfo_t info;
+	int frames[2 * OR_NSIG], nframes = 0;
+	siginfo_t info, first;
+	bool any = false, exited = false;
 
 	for (int n = 0; rcu_live(run, i) && n < 2 * OR_NSIG; n++) {
 		int sig = rp_get_signal(run->task[i], &info);
@@ -97,15 +105,22 @@ static bool rcu_return_to_user(struct rcu_run *run, int i)
 		if (sig == 0 || (sig < 0 && sig != -ESRCH))
 			break;	/* nothing left (or not implemented) */
 		any = true;
-		pthread_mutex_lock(&w->lock);
-		if (sig == -ESRCH)
-			run->exited[i] = true;
-		if (sig > 0)
-			run->last[i] = info;
-		if (sig > 0 && run->ncaught[i] < OR_MAX_SIGS)
-			run->caught[i][run->ncaught[i]++] = sig;
-		pthread_mutex_unlock(&w->lock);
+		if (sig == -ESRCH) {
+			exited = true;
+			break;
+		}
+		if (nframes == 0)
+			first = info;
+		frames[nframes++] = sig;
 	}
+	pthread_mutex_lock(&w->lock);
+	if (exited)
+		run->exited[i] = true;
+	if (nframes)
+		run->last[i] = first;
+	while (nframes && run->ncaught[i] < OR_MAX_SIGS)
+		run->caught[i][run->ncaught[i]++] = frames[--nframes];
+	pthread_mutex_unlock(&w->lock);
 	return any;
 }
 

@@ -188,6 +188,26 @@ static const struct or_step tty_member_notty[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * The session leader's TIOCNOTTY hangs up the foreground group with SIGHUP
+ * and then SIGCONT (disassociate_ctty(0)), and the whole session loses the
+ * terminal: the leader and the member (P2) alike read ENOTTY afterwards,
+ * and a child forked after it (P3) has no terminal either.  P2 blocks both
+ * signals until they are pending, so that one return to user space gives
+ * both their frames: SIGCONT's handler, given a frame last, runs first.
+ */
+static const struct or_step tty_leader_notty[] = {
+	FORK(P0, P1), SETSID(P1), TIOCSCTTY(P1), FORK(P1, P2), SETPGID(P2, 0, 0),
+	TIOCSPGRP(P1, S(P2)), SIGACTION(P2, SIGHUP, ACT_HANDLER),
+	SIGACTION(P2, SIGCONT, ACT_HANDLER), SIGACTION(P1, SIGHUP, ACT_HANDLER),
+	SIGMASK(P2, SIG_BLOCK, SIGHUP), SIGMASK(P2, SIG_BLOCK, SIGCONT),
+	TIOCGPGRP(P2), TIOCNOTTY(P1), SIGS(P2), SIGMASK(P2, SIG_SETMASK, 0),
+	SIGS(P2), SIGS(P1), TIOCGPGRP(P2),
+	TIOCGPGRP(P1), FORK(P2, P3), TIOCGPGRP(P3),
+	EXIT(P3, 0), WAIT4(P2, S(P3), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 /* Orphans go to the nearest subreaper above them, not to the root. */
 static const struct or_step nearest_subreaper[] = {
 	FORK(P0, P1), PRCTL(P1, PR_SET_CHILD_SUBREAPER, 1), FORK(P1, P2),
@@ -383,7 +403,7 @@ static const struct or_step core_dump[] = {
 	X(signal_handlers) X(ids) X(clone_exit_signal_exec)	\
 	X(first_fatal_signal) X(leader_first_exit_code) X(pdeathsig_creds)	\
 	X(ioprio_zombie) X(nproc_exec) X(tty_leader_exit)	\
-	X(tty_forked_before) X(tty_member_notty)
+	X(tty_forked_before) X(tty_member_notty) X(tty_leader_notty)
 
 #define TABLE_ROW(n) { #n, n },
 static const struct or_scenario scenarios[] = { SCENARIOS(TABLE_ROW) };

@@ -54,6 +54,10 @@ enum rp_race_point {
 	/* The list toolkit is between two steps of a multi-step update
 	   (RP_LIST_STEP, list_twins.h; the updater's locks held); @t NULL. */
 	RP_RACE_LIST_STEP,
+	/* fork set up its child, which nobody can see yet, and is about to
+	   take the update lock to link it (no lock held, no read section);
+	   @t the caller. */
+	RP_RACE_FORK_LINKS,
 	/* A self-check's reader thread is about to register and take its
 	   first step (src/verify/check.c; no lock, not registered); @t NULL. */
 	RP_RACE_CHECK_READER_STARTS,

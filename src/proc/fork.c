@@ -24,6 +24,7 @@
 #include "ptrace.h"
 #include "../pgrp/pgrp.h"
 #include "../signal/signal.h"
+#include "../debug/racepoint.h"
 
 #define CLONE_SUPPORTED (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | \
 			 CLONE_PTRACE | CSIGNAL)
@@ -174,8 +175,10 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
 							  (int)(flags & CSIGNAL);
 		init_group(p);
+#ifndef RP_BREAK_TTY_COPY_EARLY
 		/* The caller's terminal, with its session, in this hold (copy_process). */
 		rp_signal_set_tty(p->signal, self->signal->tty);
+#endif
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
@@ -290,6 +293,13 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	/* Linux's copy_process: the child keeps the mark; the caller is under the limit. */
 	p->flags = self->flags & RP_PF_NPROC_EXCEEDED;
 	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
+#ifdef RP_BREAK_TTY_COPY_EARLY
+	/* The terminal copied before the hold that links the child: the
+	   session's loss meanwhile does not see the child and leaves it one. */
+	if (!(flags & CLONE_THREAD))
+		p->signal->tty = CMM_LOAD_SHARED(self->signal->tty);
+#endif
+	RP_RACE_POINT(RP_RACE_FORK_LINKS, self);
 	err = attach_child(self, p, flags, rec);
 	if (err) {
 		free_unlinked(p, true);

@@ -17,6 +17,7 @@
 #include <rcuproc/tty.h>
 #include "../fixture/puppet.h"
 #include "../fixture/fixture.h"
+#include "../fixture/racehold.h"
 #include "signal/signal.h"
 
 static struct rp_tty *tty;
@@ -694,3 +695,56 @@ static void ctty_per_process(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(ctty_per_process, ctty_per_process)
+
+static struct rp_task *forked;
+
+/* fork() as the job's task; its child's handle in forked. */
+static long fork_job(struct job *j)
+{
+	return rp_fork(j->t, &forked);
+}
+
+/*
+ * A fork racing the session's loss of its terminal, on a fixed schedule: a
+ * member forks and is held with its child set up but not linked; the
+ * leader's TIOCNOTTY takes the terminal from every process of the session
+ * it can see; then the fork links the child.  The child copies its
+ * parent's terminal in the hold of the update lock that links it into the
+ * session, so it has none: the loss's walk cannot pass a fork that is
+ * between copy and link.  RP_BREAK_TTY_COPY_EARLY copies before the hold
+ * and leaves the child a terminal its session lost.
+ */
+static void fork_races_tty_loss(enum rp_sync_mode mode)
+{
+	struct job f = { 0 };
+	struct rp_task *sh, *member;
+	pid_t sid;
+
+	start_tty(mode);
+	sh = fork_of(init);
+	sid = rp_getpid(sh);
+	cr_assert_eq(rp_setsid(sh), sid);
+	set_action(sh, SIGHUP, SIG_IGN);
+	set_action(sh, SIGCONT, SIG_IGN);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCSCTTY, (void *)(intptr_t)0), 0);
+	member = fork_of(sh);
+	set_action(member, SIGHUP, SIG_IGN);
+	cr_assert_eq(ctty_pgrp(member), sid, "forked after the TIOCSCTTY");
+	arm(RP_RACE_FORK_LINKS, member, true, true);
+	job_start(&f, fork_job, member);
+	cr_assert(await_reached(1), "the fork never reached its link");
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCNOTTY, NULL), 0);
+	release();
+	cr_assert_gt(job_join(&f), 0, "the fork failed");
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(ctty_pgrp(member), -ENOTTY, "the member lost it with the session");
+	cr_assert_eq(ctty_pgrp(forked), -ENOTTY,
+		     "a child forked across the session's loss kept the terminal");
+	end_child(member, forked);
+	end_child(sh, member);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(fork_races_tty_loss, fork_races_tty_loss)
+

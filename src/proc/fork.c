@@ -169,6 +169,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->exit_signal = -1;
 		p->signal->nr_threads++;
 		uatomic_inc(&p->signal->live);
+		rp_jobctl_join_group_stop(self, p);
 	} else {
 		p->group_leader = p;
 		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */

@@ -191,6 +191,22 @@ bool rp_jobctl_participate(struct rp_task *t)
 	return true;
 }
 
+void rp_jobctl_join_group_stop(struct rp_task *self, struct rp_task *p)
+{
+	struct rp_signal *s = self->signal;
+
+	rp_assert_siglock_held(self);
+	if (s->group_stop_count) {
+		s->group_stop_count++;
+		p->jobctl |= RP_JOBCTL_STOP_PENDING | RP_JOBCTL_STOP_CONSUME;
+	} else if (s->flags & RP_SIGNAL_STOP_STOPPED) {
+		p->jobctl |= RP_JOBCTL_STOP_PENDING;
+	} else {
+		return;
+	}
+	p->stop_signr = self->stop_signr;
+}
+
 /*
  * Begin a group stop for @sig (read section held): every live thread gets
  * STOP_PENDING, unless a SIGCONT came since @self dequeued @sig (it cleared

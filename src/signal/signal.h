@@ -94,6 +94,13 @@ void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig);
 bool rp_jobctl_participate(struct rp_task *t);
 
 /*
+ * Linux's task_join_group_stop (siglock held): @p, a thread @self is
+ * creating, takes part in its group's stop if one is under way (counted
+ * if it is still being completed, not counted if the group is stopped).
+ */
+void rp_jobctl_join_group_stop(struct rp_task *self, struct rp_task *p);
+
+/*
  * Linux's do_notify_parent_cldstop for the real parent of @self's group:
  * SIGCHLD with @why and @status unless it ignores SIGCHLD or asked
  * SA_NOCLDSTOP; its wait is woken anyway.  No lock held.

@@ -22,6 +22,21 @@
 
 static struct rp_tty *tty;
 
+/* The child of the last fork_job or clone_job. */
+static struct rp_task *forked;
+
+/* fork() as the job's task. */
+static long fork_job(struct job *j)
+{
+	return rp_fork(j->t, &forked);
+}
+
+/* clone(arg) as the job's task. */
+static long clone_job(struct job *j)
+{
+	return rp_clone(j->t, (unsigned long)j->arg, &forked);
+}
+
 /* The world with a terminal. */
 static void start_tty(enum rp_sync_mode mode)
 {
@@ -559,6 +574,60 @@ static void thread_group_stop(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(thread_group_stop, thread_group_stop)
 
+/*
+ * A thread created while its group's stop begins takes part in it (Linux's
+ * task_join_group_stop, called by copy_process under the siglock).  A
+ * thread with a stop pending does not start a clone (it restarts), so the
+ * stop must begin inside the clone: the second thread's clone is held with
+ * its new thread set up, not linked (RP_RACE_FORK_LINKS); meanwhile the
+ * first thread takes SIGSTOP, begins the group stop and stops.  The group
+ * is stopped, and reported, only once the new thread has stopped too.
+ */
+static void thread_born_in_group_stop(enum rp_sync_mode mode)
+{
+	struct job c = { .arg = THREAD_FLAGS };
+	struct rp_task *parent, *p, *t2;
+	struct puppet d1, d2, d3;
+	pid_t pid;
+	int st;
+
+	start_tty(mode);
+	parent = fork_of(init);
+	p = fork_of(parent);
+	pid = rp_getpid(p);
+	cr_assert_gt(rp_clone(p, THREAD_FLAGS, &t2), 1);
+	arm(RP_RACE_FORK_LINKS, t2, true, true);
+	job_start(&c, clone_job, t2);
+	cr_assert(await_reached(1), "the clone never reached its link");
+	cr_assert_eq(rp_kill(parent, pid, SIGSTOP), 0);
+	puppet_start(&d1, p);
+	await_task(task_stopped, p);
+	release();
+	cr_assert_gt(job_join(&c), 1, "the clone failed");
+	rp_debug_race_hook(NULL);
+	puppet_start(&d2, t2);
+	await_task(task_stopped, t2);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED | WNOHANG, NULL), 0,
+		     "reported stopped while a thread created in the stop still ran");
+	puppet_start(&d3, forked);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert(task_stopped(forked), "the new thread stopped with its group");
+	cr_assert_eq(rp_kill(parent, pid, SIGKILL), 0);
+	puppet_join_dead(&d1);
+	puppet_join_dead(&d2);
+	puppet_join_dead(&d3);
+	cr_assert_eq(rp_wait4(parent, pid, &st, 0, NULL), pid);
+	cr_assert_eq(st, SIGKILL);
+	rp_task_put(forked);
+	rp_task_put(t2);
+	rp_task_put(p);
+	end_child(init, parent);
+	finish_tty();
+}
+
+TEST_EACH_MODE(thread_born_in_group_stop, thread_born_in_group_stop)
+
 /* SA_NOCLDSTOP: no SIGCHLD for the stop, but wait still reports it; waitid's WNOWAIT keeps it. */
 static void nocldstop(enum rp_sync_mode mode)
 {
@@ -695,14 +764,6 @@ static void ctty_per_process(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(ctty_per_process, ctty_per_process)
-
-static struct rp_task *forked;
-
-/* fork() as the job's task; its child's handle in forked. */
-static long fork_job(struct job *j)
-{
-	return rp_fork(j->t, &forked);
-}
 
 /*
  * A fork racing the session's loss of its terminal, on a fixed schedule: a

@@ -528,6 +528,24 @@ static void expect_sigchld(struct rp_task *parent, int code, int status)
 }
 
 /*
+ * Process @pid, all of whose threads but @last have stopped in a SIGSTOP, is
+ * not reported stopped to @parent; once @last runs (puppet @d) and stops,
+ * it is.
+ */
+static void stopped_by_last_thread(struct rp_task *parent, pid_t pid, struct puppet *d,
+				   struct rp_task *last)
+{
+	int st;
+
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED | WNOHANG, NULL), 0,
+		     "reported stopped before its last thread stopped");
+	puppet_start(d, last);
+	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert(task_stopped(last), "the last thread stopped with its group");
+}
+
+/*
  * The group is stopped, and reported, only once its last thread stops
  * (RP_BREAK_STOP_EARLY reports it at the first); the parent is told
  * CLD_STOPPED, then CLD_CONTINUED after SIGCONT.
@@ -550,12 +568,8 @@ static void thread_group_stop(enum rp_sync_mode mode)
 	puppet_start(&d1, p);
 	await_task(task_stopped, p);
 	/* One thread stopped, the other has not run yet: not stopped. */
-	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED | WNOHANG, NULL), 0,
-		     "reported stopped before its last thread stopped");
-	puppet_start(&d2, t2);
-	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
-	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
-	cr_assert(task_stopped(p) && task_stopped(t2));
+	stopped_by_last_thread(parent, pid, &d2, t2);
+	cr_assert(task_stopped(p));
 	expect_sigchld(parent, CLD_STOPPED, SIGSTOP);
 	cr_assert_eq(rp_kill(parent, pid, SIGCONT), 0);
 	expect_sigchld(parent, CLD_CONTINUED, SIGCONT);
@@ -607,12 +621,7 @@ static void thread_born_in_group_stop(enum rp_sync_mode mode)
 	rp_debug_race_hook(NULL);
 	puppet_start(&d2, t2);
 	await_task(task_stopped, t2);
-	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED | WNOHANG, NULL), 0,
-		     "reported stopped while a thread created in the stop still ran");
-	puppet_start(&d3, forked);
-	cr_assert_eq(rp_wait4(parent, pid, &st, WUNTRACED, NULL), pid);
-	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
-	cr_assert(task_stopped(forked), "the new thread stopped with its group");
+	stopped_by_last_thread(parent, pid, &d3, forked);
 	cr_assert_eq(rp_kill(parent, pid, SIGKILL), 0);
 	puppet_join_dead(&d1);
 	puppet_join_dead(&d2);

@@ -19,6 +19,8 @@ calls+=,setpgid,getpgid,getpgrp,setsid,getsid,getppid
 calls+=,setpriority,getpriority,ioprio_set,ioprio_get,prctl,ptrace
 calls+=,timer_create,timer_settime,timer_gettime,timer_getoverrun,timer_delete,ioctl
 calls+=,setuid,setresuid,setgroups,capset,setrlimit,prlimit64
+# Not replayed: they show where a recording enters another pid namespace.
+calls+=,unshare,setns
 # -q: no attach/detach notes, but keep "+++ exited with N +++";
 # -X raw: numbers instead of flag and constant names (one parser, no tables).
 options=(-f -q -X raw -e "trace=$calls" -e signal=all)

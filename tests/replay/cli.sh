@@ -25,6 +25,23 @@ expect() {
 expect 3 "stuck_exec.strace:5: stuck for 1 s replaying pid 101 (rcuproc 3) execve(\"/bin/true\"" \
 	--watchdog 1 "$dir/bad/stuck_exec.strace"
 
+# A recording that enters another pid namespace is refused at that call,
+# before anything of the new namespace is compared: exit 4, and so it
+# counts in the total and in --json.
+pidns=$dir/bad/pidns_unshare.strace
+expect 4 "pidns_unshare.strace:12: pid 11248 unshare(0x20000000) enters another pid namespace" \
+	"$pidns"
+expect 4 "total: 2 recordings (1 matched, 0 unreadable, 1 refused)" "$dir/corpus/nice_sh.strace" "$pidns"
+json=$("$rcuproc" replay --json "$pidns" 2> /dev/null)
+if ! python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert rows[0]["outcome"] == "refused" and rows[1]["refused"] == 1, rows
+' <<< "$json"; then
+	echo "FAIL: replay --json of a refused recording"
+	failed=1
+fi
+
 # --verbose gives every skipped call its own reason.
 skips=$dir/handmade/skips.strace
 for reason in "4: pid 101 execve: a failed exec: the file system answered" \
@@ -123,7 +140,7 @@ fi
 
 # Several recordings end with a total line; --json writes one object per
 # recording and one for the total, each on its line.
-expect 2 "total: 3 recordings (1 matched, 1 unreadable)" \
+expect 2 "total: 3 recordings (1 matched, 1 unreadable, 0 refused)" \
 	"$good" "$dir/altered/proc_errors_eperm.strace" "$tmp/none.strace"
 json=$("$rcuproc" replay --json "$good" "$dir/altered/proc_errors_eperm.strace" \
 	"$tmp/none.strace" 2> /dev/null)

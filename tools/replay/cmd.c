@@ -18,7 +18,8 @@ static const char about[] =
 	"line when there are several (--json: one object per recording, then the\n"
 	"total).\n"
 	"Exits 1 if anything differs, 2 on a usage or format error, 3 when a\n"
-	"replay stopped making progress (the watchdog names the line).";
+	"replay stopped making progress (the watchdog names the line), 4 when a\n"
+	"recording enters another pid namespace, which is refused.";
 
 struct replay_args {
 	int mode;			/* enum rp_sync_mode */
@@ -29,7 +30,7 @@ struct replay_args {
 /* Over all recordings: what was counted, and how each went. */
 struct replay_total {
 	struct replay_counts counts;
-	int recordings, matched, unreadable;
+	int recordings, matched, unreadable, refused;
 };
 
 /* -1 and the first recording's index in *@first, or the exit status. */
@@ -76,7 +77,8 @@ static void print_counts(struct json *j, const struct replay_counts *c)
 	json_int(j, "mismatches", c->mismatches);
 }
 
-static const char *const outcome[] = { "matched", "mismatch", "unreadable" };
+/* By exit status; 3, a stuck replay, exits from the watchdog. */
+static const char *const outcome[] = { "matched", "mismatch", "unreadable", NULL, "refused" };
 
 /* One recording's JSON object: its counts, its outcome, and the lines of
  * its text report (MISMATCH lines; with --verbose skips and tasks too). */
@@ -104,7 +106,7 @@ static void print_json(const char *file, int status, const struct replay_counts 
 	json_record_end(&j);
 }
 
-/* 0 if it matched, 1 on a mismatch, 2 if it could not be read. */
+/* 0 if it matched, 1 on a mismatch, 2 if it could not be read, 4 if refused. */
 static int replay_file(const char *file, const struct replay_args *a, struct replay_total *total)
 {
 	struct replay_opts opts = { .mode = (enum rp_sync_mode)a->mode, .verbose = a->verbose,
@@ -127,13 +129,14 @@ static int replay_file(const char *file, const struct replay_args *a, struct rep
 		fclose(in);
 	if (out && out != stdout)
 		fclose(out);
-	status = mismatches < 0 ? 2 : mismatches > 0;
+	status = mismatches == REPLAY_REFUSED ? 4 : mismatches < 0 ? 2 : mismatches > 0;
 	if (a->json)
 		print_json(file, status, &counts, report ? report : "", report ? len : 0);
 	free(report);
 	total->recordings++;
 	total->matched += status == 0;
 	total->unreadable += status == 2;
+	total->refused += status == 4;
 	total->counts.tasks += counts.tasks;
 	total->counts.replayed += counts.replayed;
 	total->counts.skipped += counts.skipped;
@@ -152,13 +155,14 @@ static void print_total(const struct replay_total *t, bool json)
 		json_int(&j, "recordings", t->recordings);
 		json_int(&j, "matched", t->matched);
 		json_int(&j, "unreadable", t->unreadable);
+		json_int(&j, "refused", t->refused);
 		print_counts(&j, c);
 		json_record_end(&j);
 		return;
 	}
-	printf("total: %d recordings (%d matched, %d unreadable), %ld tasks, %ld calls "
-	       "replayed, %ld skipped, %ld mismatches\n", t->recordings, t->matched,
-	       t->unreadable, c->tasks, c->replayed, c->skipped, c->mismatches);
+	printf("total: %d recordings (%d matched, %d unreadable, %d refused), %ld tasks, %ld "
+	       "calls replayed, %ld skipped, %ld mismatches\n", t->recordings, t->matched,
+	       t->unreadable, t->refused, c->tasks, c->replayed, c->skipped, c->mismatches);
 }
 
 int cmd_replay(int argc, char **argv)

@@ -138,6 +138,7 @@ struct replay_run {
 	pid_t recorder_rec;		/* the recorder's recorded pid */
 	FILE *out;
 	bool verbose;
+	bool refused;			/* it enters another pid namespace */
 	struct rp_system *sys;
 	struct rp_task *init, *recorder;
 	struct rp_tty *tty;		/* groups.c: the one terminal */
@@ -259,8 +260,10 @@ struct replay_counts {
 };
 
 /* Replay what @r reads, adding its counts to @counts (may be NULL); the
- * number of mismatches, or -1 if the recording cannot be read (said on
- * stderr) or holds nothing to replay. */
+ * number of mismatches, -1 if the recording cannot be read (said on
+ * stderr) or holds nothing to replay, or REPLAY_REFUSED if it crosses into
+ * another pid namespace (said on stderr). */
+#define REPLAY_REFUSED	(-2)
 int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
 		     struct replay_counts *counts);
 

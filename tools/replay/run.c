@@ -5,6 +5,7 @@
  * The rules are in docs/replay.md.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,7 +413,27 @@ static int next_event(struct replay_run *run, struct replay_reader *r, struct re
 	return got;
 }
 
-/* Replay events from @first on; false if the recording could not be read. */
+/*
+ * Does @ev take its task, or its next child, into another pid namespace?
+ * From there on the recorded pids are that namespace's, which rcuproc does
+ * not model: unshare or clone with CLONE_NEWPID, setns to a pid namespace
+ * (or to a namespace of a type it does not name).
+ */
+static bool enters_pid_namespace(const struct replay_event *ev)
+{
+	if (ev->kind != REPLAY_CALL || ev->ret < 0)
+		return false;
+	if (!strcmp(ev->name, "unshare"))
+		return replay_arg(ev, 0) & CLONE_NEWPID;
+	if (!strcmp(ev->name, "setns"))
+		return !replay_arg(ev, 1) || (replay_arg(ev, 1) & CLONE_NEWPID);
+	if (!strncmp(ev->name, "clone", 5))
+		return replay_clone_flags_of(ev->args) & CLONE_NEWPID;
+	return false;
+}
+
+/* Replay events from @first on; false if the recording could not be read
+ * or was refused (run->refused). */
 static bool replay_events(struct replay_run *run, struct replay_reader *r,
 			  struct replay_event *first)
 {
@@ -420,6 +441,13 @@ static bool replay_events(struct replay_run *run, struct replay_reader *r,
 	int got = 1;
 
 	while (got > 0) {
+		if (enters_pid_namespace(ev)) {
+			fprintf(stderr, "rcuproc replay: %s:%d: pid %d %s(%s) enters another pid "
+				"namespace, whose pids rcuproc does not model: the recording is "
+				"refused\n", run->file, ev->line, ev->pid, ev->name, ev->args);
+			run->refused = true;
+			break;
+		}
 		replay_watchdog_tick(run, ev);
 		/* The watchdog may name the previous event until the tick above. */
 		replay_event_free(prev);
@@ -430,7 +458,9 @@ static bool replay_events(struct replay_run *run, struct replay_reader *r,
 	}
 	replay_watchdog_tick(run, NULL);
 	replay_event_free(prev);
-	return got == 0;
+	if (run->refused)
+		replay_event_free(ev);
+	return got == 0 && !run->refused;
 }
 
 int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
@@ -467,5 +497,5 @@ int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FI
 	}
 	teardown(&run);
 	replay_watchdog_stop(&dog);
-	return mismatches;
+	return run.refused ? REPLAY_REFUSED : mismatches;
 }

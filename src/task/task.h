@@ -183,7 +183,7 @@ struct rp_proxy {
 
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
-	unsigned long sigcnt;		/* (a) references: threads + others */
+	unsigned long sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
@@ -210,7 +210,6 @@ struct rp_signal {
 	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
 	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
 };
 
 /*
@@ -297,14 +296,24 @@ struct rp_task {
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
+	bool frees_group;		/* set by the last put: held the group's last
+					   reference, so the release frees ->signal */
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
 					   exit_signal only while they match */
 	char comm[RP_COMM_LEN];		/* (t) */
 	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
-	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
-	struct rp_deferred rcu;		/* freed after a grace period */
+	/*
+	 * Never in use at once: the task is on the registry until its last
+	 * reference is dropped, which takes it off before deferring its
+	 * release (rp_task_put).
+	 */
+	union {
+		struct cds_list_head registry;	/* (sys->registry_lock) every task struct
+						   with a reference, for teardown */
+		struct rp_deferred rcu;		/* freed after a grace period */
+	};
 };
 
 /* A pid number and who uses it. */

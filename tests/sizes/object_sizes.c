@@ -100,7 +100,8 @@ int main(void)
 		FIELD(struct rp_task, ptrace_event), FIELD(struct rp_task, ptrace_message),
 		FIELD(struct rp_task, last_siginfo), FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
-		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
+		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu),
+		FIELD(struct rp_task, frees_group));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
 		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
@@ -114,7 +115,7 @@ int main(void)
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
 		FIELD(struct rp_signal, multiprocess),
 		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers),
-		FIELD(struct rp_signal, sys), FIELD(struct rp_signal, rcu));
+		FIELD(struct rp_signal, sys));
 	sighand = OBJECT(rp_sighand,
 		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
 		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, sys),

@@ -10,12 +10,12 @@ static struct rp_cache task_cache = RP_CACHE_INIT("task", struct rp_task);
 
 bool rp_task_get_rcu(struct rp_task *t)
 {
-	unsigned long old = uatomic_read(&t->usage);
+	unsigned int old = uatomic_read(&t->usage);
 
 	rp_assert_read_section(&t->sys->sync);
 	/* Increment-not-zero: retry while another thread changes the count. */
 	while (old) {
-		unsigned long seen = uatomic_cmpxchg(&t->usage, old, old + 1);
+		unsigned int seen = uatomic_cmpxchg(&t->usage, old, old + 1);
 
 		if (seen == old)
 			return true;

@@ -126,8 +126,7 @@ int main(void)
 		FIELD(struct rp_pid, members), FIELD(struct rp_pid, sys),
 		FIELD(struct rp_pid, rcu));
 	OBJECT(rp_proxy,
-		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, signal),
-		FIELD(struct rp_proxy, obsolete));
+		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, member));
 	OBJECT(rp_cred,
 		FIELD(struct rp_cred, refs), FIELD(struct rp_cred, uid),
 		FIELD(struct rp_cred, euid), FIELD(struct rp_cred, suid),

@@ -60,7 +60,7 @@ void rp_proxy_free_unlinked(struct rp_proxy *px)
 static void proxy_link_head(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *pid,
 			    struct rp_proxy *px)
 {
-	px->signal = sig;
+	px->member = (uintptr_t)sig;
 	CMM_STORE_SHARED(sig->proxy[type - RP_PIDTYPE_PGID], px);
 	/* Publishes @px: pairs with rcu_dereference(->next) in the walkers. */
 	cds_hlist_add_head_rcu(&px->node, rp_member_list(pid, type));
@@ -76,7 +76,8 @@ static void proxy_link_head(struct rp_signal *sig, enum rp_pid_type type, struct
  */
 static void proxy_retire(struct rp_signal *sig, enum rp_pid_type type, struct rp_proxy *px)
 {
-	CMM_STORE_SHARED(px->obsolete, true);
+	/* Pairs with rp_proxy_obsolete's load in the walkers. */
+	CMM_STORE_SHARED(px->member, px->member | RP_PROXY_OBSOLETE);
 	RP_TORTURE_DELAY();
 	/* ->next stays for walkers standing on @px. */
 	rp_hlist_del_init_pub(&px->node);
@@ -112,7 +113,7 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 #ifdef RP_BREAK_CHILD_AT_HEAD
 		proxy_link_head(sig, type, id, &px[i]);
 #else
-		px[i].signal = sig;
+		px[i].member = (uintptr_t)sig;
 		sig->proxy[i] = &px[i];
 		/* Right behind the parent: a walker reaching it has passed the parent. */
 		rp_hlist_add_behind_pub(&px[i].node, &psig->proxy[i]->node);

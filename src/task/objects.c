@@ -223,22 +223,20 @@ static void cputimers_group_free(struct rp_signal *sig)
 	rp_free(timers);
 }
 
-static void signal_free(struct rp_deferred *d)
+void rp_signal_free(struct rp_signal *sig)
 {
-	struct rp_signal *sig = caa_container_of(d, struct rp_signal, rcu);
-
 	cputimers_group_free(sig);
 	rlimits_put(sig->rlim);
 	rp_count_dec(sig->sys, signals);
 	rp_cache_free(&signal_cache, sig);
 }
 
-void rp_signal_put(struct rp_signal *sig)
+bool rp_signal_put(struct rp_signal *sig)
 {
 	if (uatomic_sub_return(&sig->sigcnt, 1) != 0)
-		return;
+		return false;
 	rp_flush_sigqueue(sig->sys, &sig->shared_pending);
-	rp_defer_release(&sig->sys->sync, &sig->rcu, signal_free);
+	return true;
 }
 
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user)

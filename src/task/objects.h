@@ -31,7 +31,15 @@ void rp_sighand_flush_handlers(struct rp_sighand *sh);
 
 /* A thread group with no threads yet, sigcnt 1, the shared unlimited rlimits. */
 struct rp_signal *rp_signal_alloc(struct rp_system *sys);
-void rp_signal_put(struct rp_signal *sig);
+/*
+ * One reference less: true if it was the last.  The group has no deferred
+ * release of its own: only a task holds a reference, so the last is
+ * dropped by a task's last put, and that task's release frees the group
+ * (rp_signal_free) after the same grace period.
+ */
+bool rp_signal_put(struct rp_signal *sig);
+/* Free @sig, its last reference dropped, once no reader can reach it. */
+void rp_signal_free(struct rp_signal *sig);
 
 /*
  * Make @sig's limits its own (its siglock held, or @sig not yet published):

@@ -77,10 +77,10 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 	struct rp_task *p;
 
 	if (locked)
-		p = lock_process(px->signal, &sh);
+		p = lock_process(rp_proxy_signal(px), &sh);
 	else	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
-		p = rcu_dereference(px->signal->leader_pid->task);
-	if (p && !CMM_LOAD_SHARED(px->obsolete))
+		p = rcu_dereference(rp_proxy_signal(px)->leader_pid->task);
+	if (p && !rp_proxy_obsolete(px))
 		*ret = fn(p, arg);
 	/* Pairs with the publication in rp_hlist_add_behind_pub / cds_hlist_add_head_rcu. */
 	next = rcu_dereference(node->next);

@@ -10,12 +10,12 @@ static struct rp_cache task_cache = RP_CACHE_INIT("task", struct rp_task);
 
 bool rp_task_get_rcu(struct rp_task *t)
 {
-	unsigned long old = uatomic_read(&t->usage);
+	unsigned int old = uatomic_read(&t->usage);
 
 	rp_assert_read_section(&t->sys->sync);
 	/* Increment-not-zero: retry while another thread changes the count. */
 	while (old) {
-		unsigned long seen = uatomic_cmpxchg(&t->usage, old, old + 1);
+		unsigned int seen = uatomic_cmpxchg(&t->usage, old, old + 1);
 
 		if (seen == old)
 			return true;
@@ -30,15 +30,22 @@ struct rp_task *rp_task_get(struct rp_task *t)
 	return t;
 }
 
-/* The task struct alone, its group and credentials already dropped. */
-static void task_free_struct(struct rp_task *t)
+/* Off the registry: its last reference is gone (registry and ->rcu share bytes). */
+static void task_unregister(struct rp_task *t)
 {
 	struct rp_system *sys = t->sys;
 
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_del(&t->registry);
 	pthread_mutex_unlock(&sys->registry_lock);
-	rp_count_dec(sys, tasks);
+}
+
+/* The task struct, with its group if it held the group's last reference. */
+static void task_free_struct(struct rp_task *t)
+{
+	if (t->frees_group)
+		rp_signal_free(t->signal);
+	rp_count_dec(t->sys, tasks);
 	rp_cache_free(&task_cache, t);
 }
 
@@ -46,18 +53,21 @@ static void task_free_struct(struct rp_task *t)
 static void task_drop_group(struct rp_task *t)
 {
 	if (t->signal)
-		rp_signal_put(t->signal);
+		t->frees_group = rp_signal_put(t->signal);
 	if (t->cred)
 		rp_cred_put(t->cred);
 }
 
 /*
  * The last reference is gone and no reader can reach @t: it was released
- * (unlinked, sighand and tid dropped) before, or never published.
+ * (unlinked, sighand and tid dropped) before, or never published; nor its
+ * group if @t held its last reference (a group is reached through its
+ * tasks, and a task that never was published published no group).
  */
 void rp_task_free_now(struct rp_task *t)
 {
 	task_drop_group(t);
+	task_unregister(t);
 	task_free_struct(t);
 }
 
@@ -69,13 +79,15 @@ static void task_free(struct rp_deferred *d)
 /*
  * ->signal and ->cred live as long as the task struct, since readers
  * holding the task may look at them: the last put drops them first, so
- * that in rcu mode they join the task's batch and the same grace period
- * frees all three.
+ * that in rcu mode the credentials join the task's batch, and the group,
+ * when this was its last task, goes with the task's own release: the same
+ * grace period frees all three.
  */
 void rp_task_put(struct rp_task *t)
 {
 	if (uatomic_sub_return(&t->usage, 1) == 0) {
 		task_drop_group(t);
+		task_unregister(t);
 		rp_defer_release(&t->sys->sync, &t->rcu, task_free);
 	}
 }

@@ -175,15 +175,33 @@ extern const struct rp_rlimits rp_default_rlimits;
  */
 struct rp_proxy {
 	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
-	struct rp_signal *signal;	/* (c) the member process */
-	bool obsolete;			/* (r, u) left the list: walkers skip it; set
-					   under the process's siglock too while
-					   it lives (a move) */
+	/*
+	 * The member process's thread group, (c), and in its low bit
+	 * RP_PROXY_OBSOLETE, (r, u): left the list, walkers skip it; set
+	 * under the process's siglock too while it lives (a move).  One word,
+	 * so that a proxy is 24 bytes (a group is aligned: bit 0 is free).
+	 */
+	uintptr_t member;
 };
+
+#define RP_PROXY_OBSOLETE	1UL
+
+/* The thread group @px is the entry of. */
+static inline struct rp_signal *rp_proxy_signal(const struct rp_proxy *px)
+{
+	/* The word's other bit may be set meanwhile: a shared load. */
+	return (struct rp_signal *)(CMM_LOAD_SHARED(px->member) & ~RP_PROXY_OBSOLETE);
+}
+
+/* Has @px left its list (walkers skip it)? */
+static inline bool rp_proxy_obsolete(const struct rp_proxy *px)
+{
+	return CMM_LOAD_SHARED(px->member) & RP_PROXY_OBSOLETE;
+}
 
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
-	unsigned long sigcnt;		/* (a) references: threads + others */
+	unsigned long sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
@@ -210,7 +228,6 @@ struct rp_signal {
 	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
 	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
 };
 
 /*
@@ -258,8 +275,9 @@ struct rp_signal {
  * the rest.  Small ranges are kept in small types (nice, pdeath_signal).
  */
 struct rp_task {
-	unsigned long usage;		/* (a) references; get under RCU with
+	unsigned int usage;		/* (a) references; get under RCU with
 					   rp_task_get_rcu (increment-not-zero) */
+	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	struct rp_system *sys;		/* (c) */
 	/* Read under rp_read_lock. */
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
@@ -270,10 +288,10 @@ struct rp_task {
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
-	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s) RP_PT_* */
 	int exit_signal;		/* (u) to real_parent at exit; -1: none */
+	int exit_code;			/* (u, s) status for wait, stop reports */
 	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
 					   spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
@@ -290,21 +308,30 @@ struct rp_task {
 	unsigned long ptrace_message;	/* (s) PTRACE_GETEVENTMSG's answer */
 	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
 					   task's own frame; NULL when not stopped */
-	int exit_code;			/* (u, s) status for wait, stop reports */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	int8_t nice;			/* (s) -20..19, per thread as Linux */
 	int8_t stop_signr;		/* (s) its group's last stop signal, what its
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
+	bool frees_group;		/* set by the last put: held the group's last
+					   reference, so the release frees ->signal */
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
 					   exit_signal only while they match */
 	char comm[RP_COMM_LEN];		/* (t) */
 	struct rp_task_cputimers cputimers; /* CPU time and timers: see src/timers */
-	struct cds_list_head registry;	/* (sys->registry_lock) every task struct */
-	struct rp_deferred rcu;		/* freed after a grace period */
+	/*
+	 * Never in use at once: the task is on the registry until its last
+	 * reference is dropped, which takes it off before deferring its
+	 * release (rp_task_put).
+	 */
+	union {
+		struct cds_list_head registry;	/* (sys->registry_lock) every task struct
+						   with a reference, for teardown */
+		struct rp_deferred rcu;		/* freed after a grace period */
+	};
 };
 
 /* A pid number and who uses it. */

@@ -24,6 +24,11 @@
  * thread: held for as long as the thread stays away from rcuproc, and
  * released after rp_system_destroy freed the table it points into.
  * RP_BREAK_QUIESCENT_BEFORE_FREE restores that; it fails on every run.
+ *
+ * reclaim: the thread whose hand-over fills the reclaim batch waits for
+ * the batch's grace period at its next quiescent state and releases it
+ * itself (memb), or, where waiting could last for ever, queues it at
+ * liburcu (QSBR with another thread online).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -247,5 +252,180 @@ Test(storm, qsbr_bound_is_soft_and_drains, .init = start_rcu, .fini = finish,
 	cr_assert_eq(rp_deferred_bound_waits(), waits, "a writer waited at a QSBR bound");
 	cr_assert_eq(rp_deferred_backlog(), 0, "the backlog did not drain");
 	rp_deferred_set_bound(0);
+}
+#endif
+
+/*
+ * A reader stands on a zombie while init reaps it with a reclaim batch of
+ * one object, so that the reap's own quiescent state releases the batch.
+ * Under memb the reaper waits for the reader: the race point at its wait
+ * lets the reader go, and the reader finds the task as it was.
+ * RP_BREAK_RECLAIM_NO_WAIT releases the batch at once: the reader, let go
+ * after the reap returned, finds the task poisoned, on every run.  Under
+ * QSBR the reader is an online thread, so the reaper must not wait: it
+ * queues the batch, and the reader finds the task as it was too.
+ */
+static struct reader *reclaim_reader;
+
+static void leave_at_reclaim(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where == RP_RACE_DEFERRED_RECLAIM)
+		uatomic_set(&reclaim_reader->leave, 1);
+}
+
+Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *zombie = fork_of(init);
+	pid_t pid = rp_getpid(zombie);
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct reader r;
+
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	reader_enter(&r, zombie);
+	reclaim_reader = &r;
+	rp_debug_race_hook(leave_at_reclaim);
+	rp_deferred_set_reclaim(1);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	rp_deferred_set_reclaim(0);
+	rp_debug_race_hook(NULL);
+	reader_leave(&r);
+	cr_assert(r.same, "the reaped task (pid %d) was released under its reader", pid);
+#ifndef RP_RCU_QSBR
+	cr_assert_gt(rp_deferred_reclaim_waits(), waits, "the reaper did not wait for its batch");
+#else
+	cr_assert_eq(rp_deferred_reclaim_waits(), waits, "the reaper waited with a reader online");
+#endif
+}
+
+/*
+ * A thread held at a race point in a read section may wait there for
+ * another thread, which must then not wait for a grace period.  A killer
+ * is held where kill(pid) found its target (RP_RACE_KILL_FOUND, read
+ * section) while a reap with a reclaim batch of one object runs as a job:
+ * the reap must queue its batch and return.  Reaching the wait's race
+ * point meanwhile is the failure; the killer is let go first, so that the
+ * test ends either way.  RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every
+ * run.
+ */
+static struct {
+	int held, go, waited, reaped;	/* uatomic */
+} kill_hold;
+
+static void hold_kill_note_reclaim(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where == RP_RACE_DEFERRED_RECLAIM)
+		uatomic_set(&kill_hold.waited, 1);
+	if (where != RP_RACE_KILL_FOUND || uatomic_cmpxchg(&kill_hold.held, 0, 1) != 0)
+		return;
+	while (!uatomic_read(&kill_hold.go))
+		usleep(1000);
+}
+
+static long reap_job(struct job *j)
+{
+	(void)j;
+	cycle();
+	uatomic_set(&kill_hold.reaped, 1);
+	return 0;
+}
+
+Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *c = fork_of(init);
+	struct job killer = { .pid = rp_getpid(c), .sig = 0 }, reaper;
+
+	rp_debug_race_hook(hold_kill_note_reclaim);
+	job_start(&killer, kill_job, init);
+	rp_thread_offline();
+	while (!uatomic_read(&kill_hold.held))
+		usleep(1000);
+	rp_thread_online();
+	rp_deferred_set_reclaim(1);
+	job_start(&reaper, reap_job, init);
+	rp_thread_offline();
+	while (!uatomic_read(&kill_hold.reaped) && !uatomic_read(&kill_hold.waited))
+		usleep(1000);
+	uatomic_set(&kill_hold.go, 1);
+	cr_assert_eq(job_join(&killer), 0);
+	job_join(&reaper);
+	rp_thread_online();
+	rp_debug_race_hook(NULL);
+	rp_deferred_set_reclaim(0);
+	end_child(init, c);
+	cr_assert(!uatomic_read(&kill_hold.waited),
+		  "a reap waited for a grace period while a thread was held in a read section");
+}
+
+#ifdef RP_RCU_QSBR
+/* A registered thread that idles online until *stop, as a caller in pthread_join would. */
+struct idler {
+	pthread_t thread;
+	int online;	/* uatomic */
+	int stop;	/* uatomic */
+};
+
+static void *idler_main(void *arg)
+{
+	struct idler *i = arg;
+
+	rp_thread_register();
+	uatomic_set(&i->online, 1);
+	while (!uatomic_read(&i->stop))
+		usleep(1000);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static long cycle_job(struct job *j)
+{
+	(void)j;
+	cycle();
+	return 0;
+}
+
+/*
+ * Under QSBR a thread waits for the reclaim batch's grace period only as
+ * the one registered thread online.  Alone (init's thread offline), the
+ * reap releases its batch itself; with another registered thread idling
+ * online, it queues the batch instead of waiting for ever.  Reaching the
+ * wait's race point with the idler online is the failure; the idler is
+ * let go first, so that the test ends either way.
+ * RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every run.
+ */
+Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct idler idler = { 0 };
+	struct job j;
+	bool waited_with_idler;
+
+	rp_deferred_set_reclaim(1);
+	job_start(&j, cycle_job, init);
+	rp_thread_offline();
+	job_join(&j);
+	rp_thread_online();
+	cr_assert_gt(rp_deferred_reclaim_waits(), waits, "alone online, the reap did not wait");
+
+	cr_assert_eq(pthread_create(&idler.thread, NULL, idler_main, &idler), 0);
+	while (!uatomic_read(&idler.online))
+		usleep(1000);
+	waits = rp_deferred_reclaim_waits();
+	arm(RP_RACE_DEFERRED_RECLAIM, NULL, false, false);
+	race_count_jobs();
+	job_start(&j, cycle_job, init);
+	rp_thread_offline();
+	waited_with_idler = await_reached(1);
+	uatomic_set(&idler.stop, 1);
+	pthread_join(idler.thread, NULL);
+	job_join(&j);
+	rp_thread_online();
+	rp_deferred_set_reclaim(0);
+	cr_assert(!waited_with_idler, "the reap waited for a grace period with a thread idling online");
+	cr_assert_eq(rp_deferred_reclaim_waits(), waits);
 }
 #endif

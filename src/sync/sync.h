@@ -313,8 +313,9 @@ static inline void rp_sync_block_end(void)
  * (debug builds assert it), at its end or, for a call that returns from
  * many places, at its start, and then again after its last free (at the
  * backlog's bound a free waits here, on its thread, and must not outlive
- * the call): QSBR's rcu_quiescent_state (two loads when no
- * grace period waits), nothing else for memb.  Without it, a registered
+ * the call; a full reclaim batch is released here too): QSBR's
+ * rcu_quiescent_state (two loads when no grace period waits), nothing
+ * else for memb.  Without it, a registered
  * thread that keeps calling rcuproc would hold back every grace period
  * under QSBR (docs/sync.md).  test_group_races's quiescent/ checks each
  * call through the debug builds' count.

@@ -339,14 +339,12 @@ Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST
 	struct job killer = { .pid = rp_getpid(c), .sig = 0 }, reaper;
 
 	rp_debug_race_hook(hold_kill_note_reclaim);
-	job_start(&killer, kill_job, init);
 	rp_thread_offline();
+	job_start(&killer, kill_job, init);
 	while (!uatomic_read(&kill_hold.held))
 		usleep(1000);
-	rp_thread_online();
 	rp_deferred_set_reclaim(1);
 	job_start(&reaper, reap_job, init);
-	rp_thread_offline();
 	while (!uatomic_read(&kill_hold.reaped) && !uatomic_read(&kill_hold.waited))
 		usleep(1000);
 	uatomic_set(&kill_hold.go, 1);
@@ -361,25 +359,6 @@ Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST
 }
 
 #ifdef RP_RCU_QSBR
-/* A registered thread that idles online until *stop, as a caller in pthread_join would. */
-struct idler {
-	pthread_t thread;
-	int online;	/* uatomic */
-	int stop;	/* uatomic */
-};
-
-static void *idler_main(void *arg)
-{
-	struct idler *i = arg;
-
-	rp_thread_register();
-	uatomic_set(&i->online, 1);
-	while (!uatomic_read(&i->stop))
-		usleep(1000);
-	rp_thread_unregister();
-	return NULL;
-}
-
 static long cycle_job(struct job *j)
 {
 	(void)j;
@@ -390,42 +369,42 @@ static long cycle_job(struct job *j)
 /*
  * Under QSBR a thread waits for the reclaim batch's grace period only as
  * the one registered thread online.  Alone (init's thread offline), the
- * reap releases its batch itself; with another registered thread idling
- * online, it queues the batch instead of waiting for ever.  Reaching the
- * wait's race point with the idler online is the failure; the idler is
- * let go first, so that the test ends either way.
- * RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every run.
+ * reap releases its batch itself; with another registered thread online
+ * and quiet (a reader parked in a read section: to QSBR the same as a
+ * caller idling online in pthread_join), it queues the batch instead of
+ * waiting for ever.  Reaching the wait's race point with that thread
+ * online is the failure; the thread is let go first, so that the test
+ * ends either way.  RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every run.
  */
 Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish,
      .timeout = TEST_TIMEOUT)
 {
 	unsigned long waits = rp_deferred_reclaim_waits();
-	struct idler idler = { 0 };
+	struct reader quiet;
 	struct job j;
-	bool waited_with_idler;
+	bool waited_with_quiet;
 
 	rp_deferred_set_reclaim(1);
+	rp_thread_offline();		/* first: the job is then alone online */
 	job_start(&j, cycle_job, init);
-	rp_thread_offline();
 	job_join(&j);
 	rp_thread_online();
 	cr_assert_gt(rp_deferred_reclaim_waits(), waits, "alone online, the reap did not wait");
 
-	cr_assert_eq(pthread_create(&idler.thread, NULL, idler_main, &idler), 0);
-	while (!uatomic_read(&idler.online))
-		usleep(1000);
+	reader_enter(&quiet, init);
 	waits = rp_deferred_reclaim_waits();
 	arm(RP_RACE_DEFERRED_RECLAIM, NULL, false, false);
 	race_count_jobs();
-	job_start(&j, cycle_job, init);
 	rp_thread_offline();
-	waited_with_idler = await_reached(1);
-	uatomic_set(&idler.stop, 1);
-	pthread_join(idler.thread, NULL);
+	job_start(&j, cycle_job, init);
+	waited_with_quiet = await_reached(1);
+	rp_thread_online();
+	reader_leave(&quiet);
+	rp_thread_offline();
 	job_join(&j);
 	rp_thread_online();
 	rp_deferred_set_reclaim(0);
-	cr_assert(!waited_with_idler, "the reap waited for a grace period with a thread idling online");
+	cr_assert(!waited_with_quiet, "the reap waited for a grace period with a quiet thread online");
 	cr_assert_eq(rp_deferred_reclaim_waits(), waits);
 }
 #endif

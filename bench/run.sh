@@ -31,7 +31,7 @@ mkdir -p "$out"
 for flavour in memb qsbr; do
 	if [ ! -d "$builds/$flavour" ]; then
 		meson setup "$builds/$flavour" "$src" -Dbuildtype=release \
-			-Ddebug_checks=false -Dtests=false \
+			-Ddebug_checks=false -Dtests=disabled \
 			-Drcu_flavour="$flavour" >/dev/null
 	fi
 	ninja -C "$builds/$flavour" >/dev/null

@@ -67,14 +67,17 @@ RP_API void rp_thread_unregister(void);
  *				thread must not call rcuproc).
  *
  * Otherwise reclamation stops for the whole process: the deferred-free
- * backlog fills to its bound (65536 objects), every thread that frees
- * then waits at it, and rp_deferred_barrier never returns.  Do
+ * backlog grows without end (under QSBR its bound, 65536 objects, is
+ * soft: docs/sync.md), the library warns on stderr, and
+ * rp_deferred_barrier never returns.  Do
  * not call rcuproc from inside your own liburcu read-side sections: its
- * calls announce quiescent states.  With memb these three do nothing but
- * the debug builds' accounting (below) and, with the deferred-free backlog
- * at its bound, the release of the caller's own waiting frees after a
- * grace period (docs/sync.md); they are always safe to call outside a
- * read-side section.
+ * calls announce quiescent states.  rp_thread_quiescent and
+ * rp_thread_offline also hand the process's partial batch of deferred
+ * frees to liburcu, so that its objects do not wait for later frees to
+ * fill it.  With memb these three do nothing else but the debug builds'
+ * accounting (below) and, with the backlog at its bound, the release of
+ * the caller's own waiting frees after a grace period (docs/sync.md);
+ * they are always safe to call outside a read-side section.
  */
 RP_API void rp_thread_quiescent(void);
 RP_API void rp_thread_offline(void);
@@ -101,7 +104,11 @@ RP_API unsigned long rp_thread_quiescent_count(void);
  */
 RP_API int rp_thread_stalls(double seconds, char *name, unsigned long len);
 
-/* Deferred frees queued and not yet run, process-wide (I7's backlog, at most 65536). */
+/*
+ * Deferred frees handed over and not yet run, process-wide: the batch that
+ * gathers up to 1024 of them before a thread waits for their grace period,
+ * and those queued at liburcu (I7's backlog, at most 65536).
+ */
 RP_API unsigned long rp_deferred_backlog(void);
 
 /* Wait until every deferred free queued so far has run. */

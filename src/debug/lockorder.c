@@ -76,4 +76,11 @@ void rp_lockdep_assert_may_synchronize(void)
 {
 	RP_BUG_ON_MSG(read_depth, "lock order violation: synchronize inside a read-side section");
 }
+
+void rp_lockdep_assert_quiescent(void)
+{
+	rp_lockdep_assert_may_synchronize();
+	RP_BUG_ON_MSG(nheld, "lock order violation: a grace period waited for holding class %d",
+		      nheld ? held[nheld - 1] : RP_LOCK_NONE);
+}
 #endif

@@ -6,7 +6,10 @@
  * benchmarks build with false) assert it on every acquisition, together with two RCU rules:
  * no rp_sync_synchronize() inside a read-side section (liburcu would
  * deadlock silently) and no update-side lock taken inside a read-side section
- * (in the rwlock modes that is a self-deadlocking lock upgrade).
+ * (in the rwlock modes that is a self-deadlocking lock upgrade).  A thread
+ * that waits for a grace period to release deferred objects itself does so
+ * at a quiescent state, holding no lock at all
+ * (rp_lockdep_assert_quiescent).
  *
  * Read-side sections (rcu_read_lock, or the global lock's read side in the
  * rwlock modes) rank with RP_LOCK_UPDATE: in the lock modes they are that
@@ -58,6 +61,7 @@ void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_read_enter(void);
 void rp_lockdep_read_exit(void);
 void rp_lockdep_assert_may_synchronize(void);
+void rp_lockdep_assert_quiescent(void);
 #else
 static inline void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 { (void)c; (void)lock; }
@@ -66,6 +70,7 @@ static inline void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock
 static inline void rp_lockdep_read_enter(void) { }
 static inline void rp_lockdep_read_exit(void) { }
 static inline void rp_lockdep_assert_may_synchronize(void) { }
+static inline void rp_lockdep_assert_quiescent(void) { }
 #endif
 
 /*

@@ -4,8 +4,12 @@
 
 #ifdef RP_DEBUG
 #include <urcu/system.h>
+#include <urcu/uatomic.h>
 
 static rp_race_hook_fn race_hook;
+
+/* Threads inside the hook (uatomic). */
+static unsigned long hooks_running;
 
 rp_race_hook_fn rp_debug_race_hook(rp_race_hook_fn fn)
 {
@@ -19,7 +23,15 @@ void rp_race_point(enum rp_race_point where, struct rp_task *t)
 {
 	rp_race_hook_fn fn = CMM_LOAD_SHARED(race_hook);
 
-	if (fn)
+	if (fn) {
+		uatomic_inc(&hooks_running);
 		fn(where, t);
+		uatomic_dec(&hooks_running);
+	}
+}
+
+bool rp_race_point_busy(void)
+{
+	return uatomic_read(&hooks_running) != 0;
 }
 #endif

@@ -15,6 +15,8 @@
 #ifndef RP_DEBUG_RACEPOINT_H
 #define RP_DEBUG_RACEPOINT_H
 
+#include <stdbool.h>
+
 struct rp_task;
 
 enum rp_race_point {
@@ -61,6 +63,10 @@ enum rp_race_point {
 	/* A self-check's reader thread is about to register and take its
 	   first step (src/verify/check.c; no lock, not registered); @t NULL. */
 	RP_RACE_CHECK_READER_STARTS,
+	/* A thread whose hand-over filled the reclaim batch has taken it and
+	   is about to wait for its grace period and release it (no lock held,
+	   no read section); @t NULL. */
+	RP_RACE_DEFERRED_RECLAIM,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);
@@ -69,6 +75,12 @@ typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);
 /* Install @fn (NULL: none); returns the previous hook. */
 rp_race_hook_fn rp_debug_race_hook(rp_race_hook_fn fn);
 void rp_race_point(enum rp_race_point where, struct rp_task *t);
+/*
+ * Is a thread inside the hook now?  A hook may hold its thread in a read
+ * section until another thread has acted: that thread must not wait for a
+ * grace period meanwhile (src/sync/sync.c).
+ */
+bool rp_race_point_busy(void);
 #define RP_RACE_POINT(where, t) rp_race_point(where, t)
 #else
 #define RP_RACE_POINT(where, t) do { (void)(t); } while (0)

@@ -5,6 +5,11 @@
  * the detection of a registered thread that holds grace periods back: the
  * stall check of debug builds (as Linux's RCU CPU stall warnings, by
  * thread) and the backlog warning of every build.
+ *
+ * Deferred objects go to liburcu's call_rcu as Linux's go to call_rcu
+ * (kernel/rcu/tree.c), but the common case waits for its grace period on
+ * the updating thread itself, as Linux's synchronize_rcu callers do: the
+ * reclaim batch below.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,18 +30,24 @@ __thread char rp_thread_token;
 __thread struct rp_read_nest rp_read_nest;
 __thread struct rp_defer_batch rp_defer_batch;
 
-/* Deferred releases queued and not yet run (uatomic). */
+/*
+ * Deferred releases handed over and not yet run (uatomic): on the reclaim
+ * batch, or queued at liburcu.
+ */
 static unsigned long deferred_pending;
 
 /*
  * Deferred releases run, as a hint of progress: written by the call_rcu
- * workers without atomics (an increment lost to a race does not matter),
- * read by the backlog check.
+ * workers and the threads that release a batch themselves, without atomics
+ * (an increment lost to a race does not matter), read by the backlog check.
  */
 static unsigned long deferred_runs;
 
 /* Batches released by their own thread after waiting at the bound (uatomic). */
 static unsigned long deferred_waits;
+
+/* Reclaim batches released by a thread after waiting for their grace period (uatomic). */
+static unsigned long reclaim_waits;
 
 __thread struct rp_qs_thread rp_qs_self;
 
@@ -110,29 +121,89 @@ static void qs_unregister(void)
 #endif
 }
 
+#ifdef RP_RCU_QSBR
+/*
+ * The registered threads online, plus ONLINE_CLOSED while the only one of
+ * them waits for a grace period alone (reclaim_wait_begin): a thread that
+ * comes online meanwhile first waits for the wait to end, so that the
+ * grace period has no thread to wait for, and cannot be held back by one
+ * that comes online and then idles there (uatomic).  liburcu's own call_rcu
+ * worker is not counted: it goes offline whenever it idles.
+ */
+static unsigned long online_threads;
+#define ONLINE_CLOSED	(1UL << (CAA_BITS_PER_LONG - 1))
+
+/* This thread is counted in online_threads. */
+static __thread bool online_counted;
+
+void rp_online_enter(void)
+{
+	unsigned long old = uatomic_read(&online_threads), seen;
+
+	if (online_counted)
+		return;
+	for (;;) {
+		if (old & ONLINE_CLOSED) {
+			caa_cpu_relax();	/* one grace period with nobody to wait for */
+			old = uatomic_read(&online_threads);
+			continue;
+		}
+		seen = uatomic_cmpxchg(&online_threads, old, old + 1);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	online_counted = true;
+}
+
+void rp_online_leave(void)
+{
+	if (!online_counted)
+		return;
+	online_counted = false;
+	uatomic_dec(&online_threads);
+}
+#endif
+
 /* Registrations may nest: liburcu is told at the first and the last. */
 static __thread unsigned int registrations;
+
+static void reclaim_queue(void);
 
 void rp_thread_register(void)
 {
 	if (registrations++ == 0) {
+#ifdef RP_RCU_QSBR
+		rp_online_enter();
+#endif
 		rcu_register_thread();
 		qs_register();
 	}
 }
 
+/*
+ * A thread that leaves rcuproc (unregisters, goes offline, or says that it
+ * holds nothing) also hands the reclaim batch to liburcu: a batch that no
+ * hand-over fills any more must not keep its objects until the next
+ * rp_deferred_barrier.
+ */
 void rp_thread_unregister(void)
 {
 	if (--registrations == 0) {
-		if (rp_defer_batch.n)
+		if (rp_defer_batch.n || rp_defer_batch.reclaim)
 			rp_deferred_flush();
+		reclaim_queue();
 		qs_unregister();
 		rcu_unregister_thread();
+#ifdef RP_RCU_QSBR
+		rp_online_leave();
+#endif
 	}
 }
 
 void rp_thread_offline(void)
 {
+	reclaim_queue();
 	rp_sync_block_begin();
 }
 
@@ -144,6 +215,7 @@ void rp_thread_online(void)
 void rp_thread_quiescent(void)
 {
 	rp_sync_quiescent();
+	reclaim_queue();
 }
 
 unsigned long rp_thread_quiescent_count(void)
@@ -242,35 +314,45 @@ unsigned long rp_deferred_backlog(void)
 	return uatomic_read(&deferred_pending);
 }
 
+#ifdef RP_DEBUG
+static unsigned long reclaim_count(void);
+#endif
+
 /*
- * Debug builds: wait offline until the backlog drains, looking for stalled
- * threads meanwhile, so that a barrier held back by a quiet thread names
- * it rather than hang in silence.
+ * Debug builds: wait offline until what is queued at liburcu drains,
+ * looking for stalled threads meanwhile, so that a barrier held back by a
+ * quiet thread names it rather than hang in silence.
  */
 static void drain_watching(void)
 {
 #ifdef RP_DEBUG
 	struct timespec ms = { 0, 1000000 };
 
-	while (uatomic_read(&deferred_pending)) {
+	while (uatomic_read(&deferred_pending) > reclaim_count()) {
 		nanosleep(&ms, NULL);
 		qs_watch();
 	}
 #endif
 }
 
+/*
+ * Every round queues the reclaim batch, which other threads may have added
+ * to since, and waits for everything queued: a release may defer another
+ * object, and a batch taken by a thread that waits for its grace period
+ * counts until that thread has released it.
+ */
 void rp_deferred_barrier(void)
 {
 	rp_lockdep_assert_may_synchronize();
-	if (rp_defer_batch.n)
+	if (rp_defer_batch.n || rp_defer_batch.reclaim)
 		rp_deferred_flush();
-	rp_sync_block_begin();
-	drain_watching();
-	/* A release may defer another object: drain them all. */
-	do
+	do {
+		reclaim_queue();	/* online: call_rcu under QSBR wants it */
+		rp_sync_block_begin();
+		drain_watching();
 		rcu_barrier();
-	while (uatomic_read(&deferred_pending));
-	rp_sync_block_end();
+		rp_sync_block_end();
+	} while (uatomic_read(&deferred_pending));
 }
 
 void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode)
@@ -384,7 +466,7 @@ static struct rp_deferred *batch_take(void)
 {
 	struct rp_deferred *head = rp_defer_batch.head;
 
-	rp_defer_batch.head = NULL;
+	rp_defer_batch.head = rp_defer_batch.tail = NULL;
 	rp_defer_batch.n = 0;
 	return head;
 }
@@ -392,8 +474,182 @@ static struct rp_deferred *batch_take(void)
 static void batch_add(struct rp_deferred *d)
 {
 	d->next = rp_defer_batch.head;
+	if (!rp_defer_batch.head)
+		rp_defer_batch.tail = d;
 	rp_defer_batch.head = d;
 	rp_defer_batch.n++;
+}
+
+/*
+ * The reclaim batch: the objects handed over by every thread, counted in
+ * the backlog, whose grace period nobody has waited for yet.  The thread
+ * whose hand-over fills it (reclaim_size objects) waits for a grace period
+ * at its next quiescent state and releases the batch itself
+ * (reclaim_release): the objects go back to their type caches on a thread
+ * that allocates, warm, and no worker thread runs on the hot path.  Where
+ * the thread may not wait (reclaim_wait_begin), the batch goes to liburcu
+ * as one callback.  reclaim_lock is a leaf: nothing is taken under it.
+ */
+static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rp_deferred *reclaim_head;	/* reclaim_lock */
+static unsigned long reclaim_n;			/* reclaim_lock: objects on it */
+
+/* The batch's size in force: RP_DEFERRED_RECLAIM, lowered by tests (shared loads). */
+static unsigned long reclaim_size = RP_DEFERRED_RECLAIM;
+
+void rp_deferred_set_reclaim(unsigned long objects)
+{
+	CMM_STORE_SHARED(reclaim_size, objects ? objects : RP_DEFERRED_RECLAIM);
+}
+
+unsigned long rp_deferred_reclaim_waits(void)
+{
+	return uatomic_read(&reclaim_waits);
+}
+
+/* Add chain @head .. @tail of @n objects, counted in the backlog; true if the batch is full. */
+static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsigned long n)
+{
+	bool full;
+
+	pthread_mutex_lock(&reclaim_lock);
+	tail->next = reclaim_head;
+	reclaim_head = head;
+	reclaim_n += n;
+	full = reclaim_n >= CMM_LOAD_SHARED(reclaim_size);
+	pthread_mutex_unlock(&reclaim_lock);
+	return full;
+}
+
+/* Take the reclaim batch, leaving it empty; its objects in *@n. */
+static struct rp_deferred *reclaim_take(unsigned long *n)
+{
+	struct rp_deferred *head;
+
+	pthread_mutex_lock(&reclaim_lock);
+	head = reclaim_head;
+	*n = reclaim_n;
+	reclaim_head = NULL;
+	reclaim_n = 0;
+	pthread_mutex_unlock(&reclaim_lock);
+	return head;
+}
+
+#ifdef RP_DEBUG
+static unsigned long reclaim_count(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&reclaim_lock);
+	n = reclaim_n;
+	pthread_mutex_unlock(&reclaim_lock);
+	return n;
+}
+#endif
+
+/* Hand the reclaim batch, already counted in the backlog, to liburcu. */
+static void reclaim_queue(void)
+{
+	unsigned long n;
+	struct rp_deferred *head = reclaim_take(&n);
+
+	if (head)
+		batch_queue(head, n);
+}
+
+/*
+ * RP_BREAK_RECLAIM_NO_WAIT: a thread releases the full reclaim batch at
+ * once, without its grace period, while readers that found its objects
+ * may still hold them.  RP_BREAK_RECLAIM_WAITS_ANYWAY: it waits for the
+ * grace period whoever may hold it back (a thread held at a race point in
+ * a read section; under QSBR, a thread idling online).
+ */
+#ifdef RP_BREAK_RECLAIM_NO_WAIT
+#define RECLAIM_WAITS false
+#else
+#define RECLAIM_WAITS true
+#endif
+#ifdef RP_BREAK_RECLAIM_WAITS_ANYWAY
+#define RECLAIM_WAIT_CHECKED false
+#else
+#define RECLAIM_WAIT_CHECKED true
+#endif
+
+/*
+ * May this thread wait for a grace period here?  Under memb a grace period
+ * ends once the read sections in progress have, and rcuproc's read
+ * sections never wait for another thread.  Under QSBR it ends only once
+ * every online thread has passed a quiescent state, and one that idles
+ * online (a caller in pthread_join) would make the wait last for ever:
+ * there the thread waits only as the one registered thread online, and
+ * keeps the others from coming online until reclaim_wait_end.  Debug
+ * builds: not while a race point holds a thread, which may be in a read
+ * section, waiting for this one.
+ */
+static bool reclaim_wait_begin(void)
+{
+	if (!RECLAIM_WAIT_CHECKED)
+		return true;
+#ifdef RP_DEBUG
+	if (rp_race_point_busy())
+		return false;
+#endif
+#ifdef RP_RCU_QSBR
+	return online_counted && uatomic_cmpxchg(&online_threads, 1, 1 | ONLINE_CLOSED) == 1;
+#else
+	return true;
+#endif
+}
+
+static void reclaim_wait_end(void)
+{
+#ifdef RP_RCU_QSBR
+	uatomic_and(&online_threads, ~ONLINE_CLOSED);	/* pairs with the cmpxchg above */
+#endif
+}
+
+/*
+ * Wait for a grace period here, at a quiescent state: no lock held, no
+ * read section (debug builds assert both).  Everything handed over before
+ * the call is then past its readers.
+ */
+static void grace_period_here(enum rp_race_point where)
+{
+	rp_lockdep_assert_quiescent();
+	(void)where;		/* release builds have no race points */
+	RP_RACE_POINT(where, NULL);
+	qs_watch();
+	synchronize_rcu();
+}
+
+/* Release @head, @n objects counted in the backlog, after its grace period. */
+static void reclaim_done(struct rp_deferred *head, unsigned long n)
+{
+	batch_release(head);
+	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
+	uatomic_sub(&deferred_pending, n);
+}
+
+/* The reclaim batch is full: release it here after a grace period, or queue it. */
+static void reclaim_release(void)
+{
+	struct rp_deferred *head;
+	unsigned long n;
+
+	if (RECLAIM_WAITS && !reclaim_wait_begin()) {
+		reclaim_queue();
+		return;
+	}
+	head = reclaim_take(&n);	/* before the grace period starts */
+	if (RECLAIM_WAITS) {
+		if (head)
+			grace_period_here(RP_RACE_DEFERRED_RECLAIM);
+		reclaim_wait_end();
+	}
+	if (!head)
+		return;			/* another thread took it first */
+	reclaim_done(head, n);
+	uatomic_inc(&reclaim_waits);
 }
 
 /*
@@ -425,34 +681,48 @@ static void batch_add(struct rp_deferred *d)
 void rp_deferred_hand_over(void)
 {
 	unsigned long n = rp_defer_batch.n;
+	struct rp_deferred *tail = rp_defer_batch.tail;
 
 	if (!SECTION_END_WAITS) {
 		batch_release(batch_take());
 		return;
 	}
 	if (backlog_reserve(n)) {
-		batch_queue(batch_take(), n);
+		if (reclaim_add(batch_take(), tail, n))
+			rp_defer_batch.reclaim = true;
 	} else if (!BOUND_WAITS) {
 		uatomic_add(&deferred_pending, n);
 		batch_queue(batch_take(), n);
 	}
 }
 
+/*
+ * At the bound (I7): this thread's batch, which the backlog has no room
+ * for, waits for a grace period here, and so does the reclaim batch, which
+ * that grace period covers as well.
+ */
+static void bound_wait(void)
+{
+	struct rp_deferred *own = batch_take(), *head;
+	unsigned long n;
+
+	head = reclaim_take(&n);
+	grace_period_here(RP_RACE_DEFERRED_BOUND);
+	uatomic_inc(&deferred_waits);
+	batch_release(own);
+	if (head)
+		reclaim_done(head, n);
+}
+
 void rp_deferred_flush(void)
 {
-	struct rp_deferred *head;
-
-	rp_deferred_hand_over();
-	if (!rp_defer_batch.n)
-		return;
-	/* At the bound (I7): this thread's batch waits for a grace period here. */
-	rp_lockdep_assert_may_synchronize();
-	head = batch_take();
-	RP_RACE_POINT(RP_RACE_DEFERRED_BOUND, NULL);
-	qs_watch();
-	synchronize_rcu();
-	uatomic_inc(&deferred_waits);
-	batch_release(head);
+	if (rp_defer_batch.n)
+		rp_deferred_hand_over();
+	if (rp_defer_batch.n)
+		bound_wait();
+	else if (rp_defer_batch.reclaim)
+		reclaim_release();
+	rp_defer_batch.reclaim = false;
 }
 
 unsigned long rp_deferred_bound_waits(void)
@@ -477,17 +747,20 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 	}
 	d->next = NULL;
 	/*
-	 * Outside an update section: queued alone while the backlog has room,
-	 * else kept for the thread's next quiescent state, unless this thread
-	 * runs releases (a worker must not wait for grace periods).
+	 * Outside an update section: on the reclaim batch while the backlog
+	 * has room, else kept for the thread's next quiescent state, unless
+	 * this thread runs releases (queued at liburcu: a release must not
+	 * wait for grace periods).
 	 */
-	if (!rp_update_held_here(s) && (releasing || backlog_reserve(1))) {
-		if (releasing)
-			uatomic_inc(&deferred_pending);
+	if (!rp_update_held_here(s) && releasing) {
+		uatomic_inc(&deferred_pending);
 		batch_queue(d, 1);
-		return;
+	} else if (!rp_update_held_here(s) && backlog_reserve(1)) {
+		if (reclaim_add(d, d, 1))
+			rp_defer_batch.reclaim = true;
+	} else {
+		batch_add(d);
 	}
-	batch_add(d);
 }
 
 void rp_sync_synchronize(struct rp_sync *s)

@@ -126,25 +126,36 @@ struct rp_deferred {
 };
 
 /*
- * The deferrals this thread made in rcu mode and has not handed to liburcu
- * yet: those of its current update section, or those kept back while the
+ * The deferrals this thread made in rcu mode and has not handed over yet:
+ * those of its current update section, or those kept back while the
  * backlog was at its bound.  Handed over at the end of the section
  * (rp_deferred_hand_over) or at the thread's next quiescent state
- * (rp_deferred_flush).
+ * (rp_deferred_flush).  @reclaim: a hand-over filled the process's reclaim
+ * batch (sync.c), which this thread's next quiescent state releases.
  */
 struct rp_defer_batch {
 	struct rp_deferred *head;		/* this thread only */
+	struct rp_deferred *tail;		/* this thread only: the first added */
 	unsigned long n;			/* this thread only: objects on it */
+	bool reclaim;				/* this thread only */
 };
 extern __thread struct rp_defer_batch rp_defer_batch;
 
 /*
- * The most deferred releases queued at liburcu at any time (I7).  A batch
- * that does not fit stays with its thread until the thread's next
- * quiescent state, where the thread waits for a grace period itself and
- * releases it (sync.c, docs/sync.md).
+ * The most deferred releases waiting for a grace period at any time (I7):
+ * on the reclaim batch or queued at liburcu.  A batch that does not fit
+ * stays with its thread until the thread's next quiescent state, where the
+ * thread waits for a grace period itself and releases it (sync.c,
+ * docs/sync.md).
  */
 #define RP_DEFERRED_BOUND	65536UL
+
+/*
+ * The objects the reclaim batch gathers before a thread waits for a grace
+ * period and releases them itself, warm, into the type caches: about 250
+ * processes, within the 1024 objects a type cache holds (sync.c).
+ */
+#define RP_DEFERRED_RECLAIM	1024UL
 
 void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode);
 void rp_sync_destroy(struct rp_sync *s);
@@ -161,23 +172,30 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 		      void (*release)(struct rp_deferred *));
 
 /*
- * Hand this thread's batch to liburcu as one callback if the backlog has
+ * Add this thread's batch to the process's reclaim batch if the backlog has
  * room for it; else keep it for rp_deferred_flush.
  */
 void rp_deferred_hand_over(void);
 
 /*
- * Hand this thread's batch over or, with the backlog at its bound, wait for
- * a grace period and release it here.  Outside any read section, holding no
- * lock a reader may wait for: at a quiescent state.
+ * At a quiescent state (no lock held, no read section): hand this thread's
+ * batch over or, with the backlog at its bound, wait for a grace period
+ * and release it here; then, if a hand-over of this thread filled the
+ * reclaim batch, release that batch after a grace period (sync.c).
  */
 void rp_deferred_flush(void);
 
 /* Tests: a lower bound than RP_DEFERRED_BOUND in force (0: back to it). */
 void rp_deferred_set_bound(unsigned long bound);
 
+/* Tests: a smaller reclaim batch than RP_DEFERRED_RECLAIM (0: back to it). */
+void rp_deferred_set_reclaim(unsigned long objects);
+
 /* Batches released by their own thread after waiting at the bound, so far. */
 unsigned long rp_deferred_bound_waits(void);
+
+/* Reclaim batches released by the thread that waited for their grace period, so far. */
+unsigned long rp_deferred_reclaim_waits(void);
 
 /*
  * Wait for every reader that might see the state before the caller's last
@@ -259,11 +277,24 @@ static inline void rp_qs_note(bool online)
 #endif
 }
 
+#ifdef RP_RCU_QSBR
+/*
+ * QSBR: the count of registered threads online, which tells a thread
+ * whether it may wait for a grace period alone (sync.c).  Called around
+ * every change of a registered thread between online and offline:
+ * rp_online_enter before it goes online, rp_online_leave after it went
+ * offline.
+ */
+void rp_online_enter(void);
+void rp_online_leave(void);
+#endif
+
 /* QSBR: a registered thread must be offline while it blocks. */
 static inline void rp_sync_block_begin(void)
 {
 #ifdef RP_RCU_QSBR
 	rcu_thread_offline();
+	rp_online_leave();
 #endif
 	rp_qs_note(false);
 }
@@ -271,6 +302,7 @@ static inline void rp_sync_block_begin(void)
 static inline void rp_sync_block_end(void)
 {
 #ifdef RP_RCU_QSBR
+	rp_online_enter();
 	rcu_thread_online();
 #endif
 	rp_qs_note(true);
@@ -281,8 +313,9 @@ static inline void rp_sync_block_end(void)
  * (debug builds assert it), at its end or, for a call that returns from
  * many places, at its start, and then again after its last free (at the
  * backlog's bound a free waits here, on its thread, and must not outlive
- * the call): QSBR's rcu_quiescent_state (two loads when no
- * grace period waits), nothing else for memb.  Without it, a registered
+ * the call; a full reclaim batch is released here too): QSBR's
+ * rcu_quiescent_state (two loads when no grace period waits), nothing
+ * else for memb.  Without it, a registered
  * thread that keeps calling rcuproc would hold back every grace period
  * under QSBR (docs/sync.md).  test_group_races's quiescent/ checks each
  * call through the debug builds' count.
@@ -290,7 +323,7 @@ static inline void rp_sync_block_end(void)
 static inline void rp_sync_quiescent(void)
 {
 	rp_lockdep_assert_may_synchronize();
-	if (rp_defer_batch.n)
+	if (rp_defer_batch.n || rp_defer_batch.reclaim)
 		rp_deferred_flush();
 #ifdef RP_RCU_QSBR
 	rcu_quiescent_state();

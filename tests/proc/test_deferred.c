@@ -24,6 +24,11 @@
  * thread: held for as long as the thread stays away from rcuproc, and
  * released after rp_system_destroy freed the table it points into.
  * RP_BREAK_QUIESCENT_BEFORE_FREE restores that; it fails on every run.
+ *
+ * reclaim: the thread whose hand-over fills the reclaim batch waits for
+ * the batch's grace period at its next quiescent state and releases it
+ * itself (memb), or, where waiting could last for ever, queues it at
+ * liburcu (QSBR with another thread online).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -247,5 +252,159 @@ Test(storm, qsbr_bound_is_soft_and_drains, .init = start_rcu, .fini = finish,
 	cr_assert_eq(rp_deferred_bound_waits(), waits, "a writer waited at a QSBR bound");
 	cr_assert_eq(rp_deferred_backlog(), 0, "the backlog did not drain");
 	rp_deferred_set_bound(0);
+}
+#endif
+
+/*
+ * A reader stands on a zombie while init reaps it with a reclaim batch of
+ * one object, so that the reap's own quiescent state releases the batch.
+ * Under memb the reaper waits for the reader: the race point at its wait
+ * lets the reader go, and the reader finds the task as it was.
+ * RP_BREAK_RECLAIM_NO_WAIT releases the batch at once: the reader, let go
+ * after the reap returned, finds the task poisoned, on every run.  Under
+ * QSBR the reader is an online thread, so the reaper must not wait: it
+ * queues the batch, and the reader finds the task as it was too.
+ */
+static struct reader *reclaim_reader;
+
+static void leave_at_reclaim(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where == RP_RACE_DEFERRED_RECLAIM)
+		uatomic_set(&reclaim_reader->leave, 1);
+}
+
+Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *zombie = fork_of(init);
+	pid_t pid = rp_getpid(zombie);
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct reader r;
+
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	reader_enter(&r, zombie);
+	reclaim_reader = &r;
+	rp_debug_race_hook(leave_at_reclaim);
+	rp_deferred_set_reclaim(1);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	rp_deferred_set_reclaim(0);
+	rp_debug_race_hook(NULL);
+	reader_leave(&r);
+	cr_assert(r.same, "the reaped task (pid %d) was released under its reader", pid);
+#ifndef RP_RCU_QSBR
+	cr_assert_gt(rp_deferred_reclaim_waits(), waits, "the reaper did not wait for its batch");
+#else
+	cr_assert_eq(rp_deferred_reclaim_waits(), waits, "the reaper waited with a reader online");
+#endif
+}
+
+/*
+ * A thread held at a race point in a read section may wait there for
+ * another thread, which must then not wait for a grace period.  A killer
+ * is held where kill(pid) found its target (RP_RACE_KILL_FOUND, read
+ * section) while a reap with a reclaim batch of one object runs as a job:
+ * the reap must queue its batch and return.  Reaching the wait's race
+ * point meanwhile is the failure; the killer is let go first, so that the
+ * test ends either way.  RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every
+ * run.
+ */
+static struct {
+	int held, go, waited, reaped;	/* uatomic */
+} kill_hold;
+
+static void hold_kill_note_reclaim(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where == RP_RACE_DEFERRED_RECLAIM)
+		uatomic_set(&kill_hold.waited, 1);
+	if (where != RP_RACE_KILL_FOUND || uatomic_cmpxchg(&kill_hold.held, 0, 1) != 0)
+		return;
+	while (!uatomic_read(&kill_hold.go))
+		usleep(1000);
+}
+
+static long reap_job(struct job *j)
+{
+	(void)j;
+	cycle();
+	uatomic_set(&kill_hold.reaped, 1);
+	return 0;
+}
+
+Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *c = fork_of(init);
+	struct job killer = { .pid = rp_getpid(c), .sig = 0 }, reaper;
+
+	rp_debug_race_hook(hold_kill_note_reclaim);
+	rp_thread_offline();
+	job_start(&killer, kill_job, init);
+	while (!uatomic_read(&kill_hold.held))
+		usleep(1000);
+	rp_deferred_set_reclaim(1);
+	job_start(&reaper, reap_job, init);
+	while (!uatomic_read(&kill_hold.reaped) && !uatomic_read(&kill_hold.waited))
+		usleep(1000);
+	uatomic_set(&kill_hold.go, 1);
+	cr_assert_eq(job_join(&killer), 0);
+	job_join(&reaper);
+	rp_thread_online();
+	rp_debug_race_hook(NULL);
+	rp_deferred_set_reclaim(0);
+	end_child(init, c);
+	cr_assert(!uatomic_read(&kill_hold.waited),
+		  "a reap waited for a grace period while a thread was held in a read section");
+}
+
+#ifdef RP_RCU_QSBR
+static long cycle_job(struct job *j)
+{
+	(void)j;
+	cycle();
+	return 0;
+}
+
+/*
+ * Under QSBR a thread waits for the reclaim batch's grace period only as
+ * the one registered thread online.  Alone (init's thread offline), the
+ * reap releases its batch itself; with another registered thread online
+ * and quiet (a reader parked in a read section: to QSBR the same as a
+ * caller idling online in pthread_join), it queues the batch instead of
+ * waiting for ever.  Reaching the wait's race point with that thread
+ * online is the failure; the thread is let go first, so that the test
+ * ends either way.  RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every run.
+ */
+Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct reader quiet;
+	struct job j;
+	bool waited_with_quiet;
+
+	rp_deferred_set_reclaim(1);
+	rp_thread_offline();		/* first: the job is then alone online */
+	job_start(&j, cycle_job, init);
+	job_join(&j);
+	rp_thread_online();
+	cr_assert_gt(rp_deferred_reclaim_waits(), waits, "alone online, the reap did not wait");
+
+	reader_enter(&quiet, init);
+	waits = rp_deferred_reclaim_waits();
+	arm(RP_RACE_DEFERRED_RECLAIM, NULL, false, false);
+	race_count_jobs();
+	rp_thread_offline();
+	job_start(&j, cycle_job, init);
+	waited_with_quiet = await_reached(1);
+	rp_thread_online();
+	reader_leave(&quiet);
+	rp_thread_offline();
+	job_join(&j);
+	rp_thread_online();
+	rp_deferred_set_reclaim(0);
+	cr_assert(!waited_with_quiet, "the reap waited for a grace period with a quiet thread online");
+	cr_assert_eq(rp_deferred_reclaim_waits(), waits);
 }
 #endif

@@ -197,7 +197,9 @@ static bool hangup_sent(struct rp_task *p)
 
 	if (!sh)
 		return true;		/* released: it is dead already */
-	sent = (p->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
+	/* Exiting: its puppet took the SIGHUP already (a lone thread's exit
+	   sets no group-exit flag); the caller's wait status says of what. */
+	sent = (p->flags & RP_PF_EXITING) || (p->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
 	       (p->signal->shared_pending.signal & RP_SIGBIT(SIGHUP)) ||
 	       (p->pending.signal & RP_SIGBIT(SIGHUP));
 	rp_unlock_sighand(sh);

@@ -24,7 +24,7 @@ void rp_cputimers_exec(struct rp_task *self);
 
 /* wait: @p's and its children's times into @ru (may be NULL; update lock held). */
 void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru);
-/* wait reaps zombie @p: its times go to its parent's children totals. */
+/* wait claims leader @p as dead: its group's times go to its real parent's children totals. */
 void rp_cputimers_reap(struct rp_task *p);
 
 #endif /* RP_TIMERS_HOOKS_H */

@@ -4,7 +4,9 @@
  * one call at a time, with the answers Linux gives (checked on a 6.18
  * kernel: see docs/timers.md).
  */
+#include <sys/ptrace.h>
 #include <sys/times.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../fixture/timers.h"
 
@@ -432,5 +434,88 @@ Test(itimer, rlimit_cpu)
 	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
 	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	rp_task_put(p);
+	finish();
+}
+
+/* RUSAGE_CHILDREN of @p, in ns of user + system time. */
+static uint64_t children_ns(struct rp_task *p)
+{
+	struct rusage ru;
+
+	cr_assert_eq(rp_getrusage(p, RUSAGE_CHILDREN, &ru), 0);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * NS_PER_SEC +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * US;
+}
+
+/*
+ * Linux's wait_task_zombie adds a reaped child's times to the reaper's
+ * group only when it claims a thread-group leader as EXIT_DEAD.  A tracer
+ * that reaps a leader whose real parent is elsewhere claims it as
+ * EXIT_TRACE and hands it back: if the real parent ignores SIGCHLD,
+ * release_task frees it and nobody's totals grow.
+ */
+Test(clock, traced_zombie_autoreaped_adds_nothing)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct rp_task *parent, *c, *tracer;
+	int status;
+	pid_t pid;
+
+	start(RP_SYNC_RCU);
+	parent = spawn(init, SIGCHLD);
+	tracer = spawn(init, SIGCHLD);
+	c = spawn(parent, SIGCHLD);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_sigaction(parent, SIGCHLD, &ign, NULL), 0);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, pid, NULL, NULL), 0);
+	cr_assert_eq(rp_account_cpu(c, 3 * MS, MS), 0);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_assert_eq(rp_wait4(tracer, pid, &status, 0, NULL), pid);
+	cr_expect_eq(rp_wait4(parent, pid, &status, WNOHANG, NULL), -ECHILD, "autoreaped");
+	cr_expect_eq(children_ns(parent), 0, "Linux: EXIT_TRACE, then release_task");
+	cr_expect_eq(children_ns(tracer), 0);
+	rp_task_put(c);
+	end_child(init, tracer);
+	end_child(init, parent);
+	finish();
+}
+
+/*
+ * A traced thread reaped by its tracer is no leader: Linux adds nothing
+ * anywhere; the group's times reach its parent once, when the process is
+ * reaped.  A leader handed back and reaped by its real parent counts
+ * there.
+ */
+Test(clock, traced_thread_and_handback_count_once)
+{
+	struct rp_task *q, *p, *t, *tracer;
+	int status;
+	pid_t tid, pid;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	tracer = spawn(init, SIGCHLD);
+	p = spawn(q, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tid = rp_gettid(t);
+	pid = rp_getpid(p);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, tid, NULL, NULL), 0);
+	cr_assert_eq(rp_account_cpu(t, 3 * MS, 0), 0);
+	cr_assert_eq(rp_exit(t, 0), 0);
+	cr_assert_eq(rp_wait4(tracer, tid, &status, __WALL, NULL), tid);
+	cr_expect_eq(children_ns(q), 0, "a thread is no leader: nothing added");
+	cr_expect_eq(children_ns(tracer), 0);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, pid, NULL, NULL), 0);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	cr_assert_eq(rp_exit(p, 0), 0);
+	cr_assert_eq(rp_wait4(tracer, pid, &status, 0, NULL), pid);
+	cr_expect_eq(children_ns(q), 0, "handed back, not yet reaped");
+	cr_assert_eq(rp_wait4(q, pid, &status, 0, NULL), pid);
+	cr_expect_eq(children_ns(q), 5 * MS, "the group's times, once");
+	cr_expect_eq(children_ns(tracer), 0);
+	rp_task_put(t);
+	rp_task_put(p);
+	end_child(init, tracer);
+	end_child(init, q);
 	finish();
 }

@@ -116,24 +116,63 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 }
 
 /*
- * Reserve one queued signal of @t's user under @t's RLIMIT_SIGPENDING.  The
- * reservation comes before the check, so that concurrent senders never
- * exceed the limit together (Linux's inc_rlimit_get_ucounts).
+ * Reserve one queued signal of @t's user under @t's RLIMIT_SIGPENDING
+ * (Linux's sig_get_ucounts); NULL past the limit.  The reservation comes
+ * before the check, so that concurrent senders never exceed the limit
+ * together (Linux's inc_rlimit_get_ucounts).
  */
-static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
+static struct rp_user *sigpending_reserve_rcu(struct rp_task *t, bool override)
 {
-	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
+	/* Linux charges the task's real uid.  Pairs with rp_commit_creds. */
 	struct rp_user *user = rp_task_cred_rcu(t)->user;
 	rlim_t limit = rp_task_rlimit(t, RLIMIT_SIGPENDING)->rlim_cur;
-	struct rp_sigqueue *q;
 
 	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {
 		uatomic_dec(&user->sigpending);
 		return NULL;
 	}
+	return user;
+}
+
+static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
+{
+	struct rp_user *user = sigpending_reserve_rcu(t, override);
+	struct rp_sigqueue *q;
+
+	if (!user)
+		return NULL;
 	q = rp_sigqueue_alloc(t->sys, user);
 	uatomic_dec(&user->sigpending);	/* rp_sigqueue_alloc charged the entry itself */
 	return q;
+}
+
+int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_user *user = NULL;
+	struct rp_sighand *sh;
+	int err = -ESRCH;
+
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(self);	/* for the limit */
+	if (sh) {
+		user = sigpending_reserve_rcu(self, false);
+		rp_unlock_sighand(sh);
+		err = user ? 0 : -EAGAIN;
+	}
+	rp_read_unlock(sync);
+	if (user) {
+		rp_user_ref(self->sys, user);	/* the creator's uid may change meanwhile */
+		q->user = user;
+		q->preallocated = true;
+	}
+	return err;
+}
+
+void rp_sigqueue_uncharge_prealloc(struct rp_system *sys, struct rp_sigqueue *q)
+{
+	uatomic_dec(&q->user->sigpending);
+	rp_user_put(sys, q->user);
 }
 
 /*

@@ -34,6 +34,17 @@ int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *
  */
 int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group);
 
+/*
+ * A POSIX timer's preallocated entry @q, charged for the timer's whole life
+ * to the creator @self's user under @self's RLIMIT_SIGPENDING, without
+ * override (Linux's posixtimer_init_sigqueue): 0, -EAGAIN past the limit,
+ * -ESRCH if @self was released.  No lock held.  The timer's signal is not
+ * charged again when it is queued.
+ */
+int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q);
+/* The charge back, when the timer is freed (Linux's posixtimer_free_timer). */
+void rp_sigqueue_uncharge_prealloc(struct rp_system *sys, struct rp_sigqueue *q);
+
 /* Lock @t's sighand and send; -ESRCH if @t was released. */
 int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group);
 

@@ -50,6 +50,7 @@ static void timer_put(struct rp_cpu_timer *tm)
 	rp_task_put(tm->target);
 	if (tm->notify_thread)
 		rp_task_put(tm->notify_thread);
+	rp_sigqueue_uncharge_prealloc(tm->owner->sys, &tm->sigq);
 	tm->magic = 0;
 	rp_free(tm);
 }
@@ -477,12 +478,18 @@ int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 	tm->clock = c;
 	tm->owner = self->signal;
 	tm->notify = sev && sev->sigev_notify == SIGEV_NONE ? SIGEV_NONE : SIGEV_SIGNAL;
-	tm->sigq.preallocated = true;
 	CDS_INIT_LIST_HEAD(&tm->node);
 	CDS_INIT_LIST_HEAD(&tm->sigq.list);
+	err = rp_sigqueue_charge_prealloc(self, &tm->sigq);
+	if (err) {
+		rp_free(tm);
+		return err;
+	}
 	rp_read_lock(sync);
 	err = timer_targets_rcu(self, &c, sev ? sev : &def, tm);
 	rp_read_unlock(sync);
+	if (err)
+		rp_sigqueue_uncharge_prealloc(self->sys, &tm->sigq);
 	if (!err)
 		err = timer_publish(self, tm, sev ? sev : &def, !sev);
 	if (err) {

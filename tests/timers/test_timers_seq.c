@@ -519,3 +519,39 @@ Test(clock, traced_thread_and_handback_count_once)
 	end_child(init, q);
 	finish();
 }
+
+/*
+ * Linux's posixtimer_init_sigqueue charges a timer's preallocated entry to
+ * the creator's user at timer_create, under the creator's
+ * RLIMIT_SIGPENDING without override (EAGAIN past it), for the timer's
+ * whole life; the timer's signal, when queued, is not charged again.
+ */
+Test(timer, preallocated_entry_counts_for_rlimit_sigpending)
+{
+	struct rlimit rl = { 3, 3 };
+	struct rp_task *p;
+	siginfo_t info;
+	int a, b, id;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	handle(p, RT(1));
+	handle(p, RT(5));
+	mask_signal(p, SIG_BLOCK, RT(1));
+	mask_signal(p, SIG_BLOCK, RT(5));
+	cr_assert_eq(rp_setrlimit(p, RLIMIT_SIGPENDING, &rl), 0);
+	a = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	b = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	cr_assert_eq(rp_kill(p, rp_getpid(p), RT(5)), 0);	/* the third */
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, NULL, &id), -EAGAIN);
+	arm_timer(p, a, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	cr_expect(is_pending(p, RT(1)), "the timer's signal queued, charged already");
+	memset(&info, 0, sizeof(info));
+	info.si_code = SI_QUEUE;
+	cr_expect_eq(rp_rt_sigqueueinfo(p, rp_getpid(p), RT(5), &info), -EAGAIN, "still 3");
+	cr_assert_eq(rp_timer_delete(p, b), 0);
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, NULL, &id), 0, "one freed");
+	end_task(p);
+	finish();
+}

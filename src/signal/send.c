@@ -169,12 +169,6 @@ int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q)
 	return err;
 }
 
-void rp_sigqueue_uncharge_prealloc(struct rp_system *sys, struct rp_sigqueue *q)
-{
-	uatomic_dec(&q->user->sigpending);
-	rp_user_put(sys, q->user);
-}
-
 /*
  * Queue @info for @sig (Linux's __send_signal_locked).  NULL @info is a
  * signal of the table itself (SEND_SIG_PRIV).  Standard signals from kill()
@@ -272,7 +266,7 @@ static void start_group_exit(struct rp_task *p, int sig)
  * SIGKILL, and takes the code in rp_get_signal.  A core-dump signal waits
  * for its delivery, as Linux's, which dumps first.
  */
-static void complete_signal(struct rp_task *p, int sig, bool group)
+void rp_complete_signal(struct rp_task *p, int sig, bool group)
 {
 	struct rp_task *t = wants_signal(p, sig) ? p : NULL;
 
@@ -287,6 +281,16 @@ static void complete_signal(struct rp_task *p, int sig, bool group)
 		rp_signal_wake_up(t);
 }
 
+bool rp_prepare_signal_rcu(struct rp_task *t, int sig)
+{
+	rp_assert_siglock_held(t);
+	/* A dying group drops everything. */
+	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
+		return false;
+	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
+	return !sig_ignored(t, sig);
+}
+
 /*
  * Caller: @t's siglock held, and a read section or the update lock (the
  * thread list and @t's credentials are read under RCU).
@@ -299,11 +303,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	rp_assert_siglock_held(t);
 	if (sig <= 0 || sig >= RP_NSIG)
 		return -EINVAL;
-	/* A dying group drops everything (Linux's prepare_signal). */
-	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
-		return 0;
-	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
-	if (sig_ignored(t, sig))
+	if (!rp_prepare_signal_rcu(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
 	if (sig < RP_SIGRTMIN && (pending->signal & RP_SIGBIT(sig)))
@@ -312,7 +312,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	if (err)
 		return err;
 	pending->signal |= RP_SIGBIT(sig);
-	complete_signal(t, sig, group);
+	rp_complete_signal(t, sig, group);
 	return 0;
 }
 

@@ -60,10 +60,10 @@ struct rp_cputime rp_group_cputime(struct rp_signal *sig);
 void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm);
 
 /*
- * Fire @tm (its lock held, in a read section, no siglock): count the
- * expiries its target's clock has passed, re-arm an interval timer beyond
- * them, and queue its signal, or add them to its overrun if the signal is
- * still pending.
+ * Fire @tm (its lock held, in a read section, no siglock; not armed):
+ * Linux's cpu_timer_fire.  A one-shot timer is done; a periodic one waits,
+ * not armed, for its signal's delivery to re-arm it (rp_cputimers_deliver).
+ * The signal is queued unless one is queued already.
  */
 void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm);
 

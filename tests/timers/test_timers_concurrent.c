@@ -300,9 +300,14 @@ static void fire_count(enum rp_sync_mode mode)
 }
 TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
 
-/* Exec in a loop, each time with a fresh timer of our own firing fast. */
+/*
+ * Exec in a loop, each time with a fresh timer of our own firing fast.  Its
+ * signal is blocked (the mask survives exec), so that it stays queued, for
+ * exec to flush, and is no fatal one: that would start the group's exit.
+ */
 static void *exec_loop(void *arg)
 {
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = RT(2) };
 	struct worker *w = arg;
 	struct itimerspec its;
 	int id;
@@ -310,7 +315,7 @@ static void *exec_loop(void *arg)
 	rp_thread_register();
 	while (!CMM_LOAD_SHARED(w->stop) && !w->failed) {
 		its = (struct itimerspec){ { 0, 5000 }, { 0, 5000 } };
-		if (rp_timer_create(w->self, CLOCK_PROCESS_CPUTIME_ID, NULL, &id) ||
+		if (rp_timer_create(w->self, CLOCK_PROCESS_CPUTIME_ID, &sev, &id) ||
 		    rp_timer_settime(w->self, id, 0, &its, NULL))
 			w->failed = "timer";
 		else if (rp_execve(w->self, "again"))
@@ -333,6 +338,7 @@ static void exec_fire(enum rp_sync_mode mode)
 	start(mode);
 	q = spawn(init, SIGCHLD);
 	execer.self = spawn(init, SIGCHLD);
+	mask_signal(execer.self, SIG_BLOCK, RT(2));
 	handle(q, RT(1));
 	cr_assert_eq(rp_clock_getcpuclockid(q, rp_getpid(execer.self), &clock), 0);
 	id = timer_on(q, clock, RT(1));

@@ -183,15 +183,17 @@ Test(timer, interval_and_overruns)
 	p = spawn_with_timer(CLOCK_THREAD_CPUTIME_ID, RT(1), &id);
 	arm_timer(p, id, MS, MS);
 	cr_assert_eq(rp_account_cpu(p, 3500 * US, 0), 0);	/* 1, 2, 3 ms */
-	cr_assert_eq(rp_timer_getoverrun(p, id), 2);
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0, "counted at delivery (Linux)");
 	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);		/* 4 ms: still pending */
-	cr_assert_eq(rp_timer_getoverrun(p, id), 3);
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0);
 	cr_assert_eq(next_signal(p, &info), RT(1));
 	cr_expect_eq(info.si_overrun, 3, "one signal for four expiries");
+	cr_expect_eq(rp_timer_getoverrun(p, id), 3, "the last signal delivered's");
 	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
 	cr_expect_eq(ts_ns(&its.it_value), 500 * US);
 	cr_expect_eq(ts_ns(&its.it_interval), MS);
 	cr_assert_eq(rp_account_cpu(p, 600 * US, 0), 0);	/* 5 ms */
+	cr_expect_eq(rp_timer_getoverrun(p, id), 3, "not yet delivered");
 	cr_assert_eq(next_signal(p, &info), RT(1));
 	cr_expect_eq(info.si_overrun, 0);
 	cr_expect_eq(rp_timer_getoverrun(p, id), 0);
@@ -287,7 +289,9 @@ Test(timer, delete_ids_and_pending)
 	arm_timer(p, b, MS, 0);
 	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
 	cr_assert_eq(rp_timer_delete(p, b), 0);
-	cr_expect_eq(next_signal(p, &info), 0, "a deleted timer's signal goes with it");
+	cr_expect(is_pending(p, RT(1)), "Linux leaves a deleted timer's signal queued");
+	cr_expect_eq(next_signal(p, &info), 0, "and drops it at delivery");
+	cr_expect(!is_pending(p, RT(1)));
 	cr_expect_eq(rp_timer_delete(p, b), -EINVAL);
 	cr_expect_eq(rp_timer_gettime(p, b, &its), -EINVAL);
 	cr_expect_eq(rp_timer_getoverrun(p, b), -EINVAL);
@@ -552,6 +556,243 @@ Test(timer, preallocated_entry_counts_for_rlimit_sigpending)
 	cr_expect_eq(rp_rt_sigqueueinfo(p, rp_getpid(p), RT(5), &info), -EAGAIN, "still 3");
 	cr_assert_eq(rp_timer_delete(p, b), 0);
 	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, NULL, &id), 0, "one freed");
+	end_task(p);
+	finish();
+}
+
+/*
+ * Linux re-arms a periodic timer when its signal is delivered
+ * (posixtimer_deliver_signal): until then the timer is not armed and fires
+ * no more; timer_gettime shows it moved past the clock (and counts the
+ * overruns it passes, __posix_cpu_timer_get); the delivery counts every
+ * expiry since as the signal's overrun, which timer_getoverrun reports
+ * until the next delivery.
+ */
+Test(timer, rearmed_at_delivery)
+{
+	struct itimerspec its;
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
+	mask_signal(p, SIG_BLOCK, RT(1));
+	arm_timer(p, id, 2 * MS, 2 * MS);
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);	/* 2 ms: fires */
+	cr_assert(is_pending(p, RT(1)));
+	cr_assert_eq(rp_account_cpu(p, 5 * MS, 0), 0);	/* 7 ms: 4 and 6 passed, unarmed */
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), MS, "moved to 8 ms");
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);	/* 9 ms: not armed, no second fire */
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0, "nothing delivered yet");
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, 3, "4, 6 and 8 ms");
+	cr_expect_eq(next_signal(p, &info), 0, "one signal");
+	cr_expect_eq(rp_timer_getoverrun(p, id), 3);
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), MS, "re-armed at 10 ms");
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, 0);
+	end_task(p);
+	finish();
+}
+
+/*
+ * timer_settime leaves a queued signal of the old setting where it is
+ * (sigpending shows it); its delivery finds the generation moved on
+ * (it_signal_seq) and drops it.  timer_getoverrun restarts from 0.  A new
+ * setting that fires while the old entry is still queued takes it over:
+ * one signal, the new setting's.
+ */
+Test(timer, reset_leaves_old_signal_queued)
+{
+	struct itimerspec its = { { 0, 0 }, ns_ts(20 * MS) };
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
+	mask_signal(p, SIG_BLOCK, RT(1));
+	arm_timer(p, id, MS, MS);
+	cr_assert_eq(rp_account_cpu(p, 3 * MS, 0), 0);
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_assert_eq(rp_timer_getoverrun(p, id), 2);
+	mask_signal(p, SIG_BLOCK, RT(1));
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);	/* 4 ms: queued again */
+	cr_assert_eq(rp_timer_settime(p, id, 0, &its, NULL), 0);
+	cr_expect(is_pending(p, RT(1)), "left queued");
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0, "reset");
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_expect_eq(next_signal(p, &info), 0, "dropped at delivery");
+	cr_expect(!is_pending(p, RT(1)));
+	/* Queued again, reset to a time already passed: the entry carries the new firing. */
+	mask_signal(p, SIG_BLOCK, RT(1));
+	arm_timer(p, id, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
+	its = (struct itimerspec){ { 0, 0 }, { 0, 1 } };
+	cr_assert_eq(rp_timer_settime(p, id, TIMER_ABSTIME, &its, NULL), 0);
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1), "the new setting's");
+	cr_expect_eq(info.si_timerid, id);
+	cr_expect_eq(next_signal(p, &info), 0, "once");
+	end_task(p);
+	finish();
+}
+
+/*
+ * A deleted timer's queued signal keeps its entry, and with it the
+ * RLIMIT_SIGPENDING charge, until the signal is taken off the queue.
+ */
+Test(timer, deleted_signal_charged_until_dropped)
+{
+	struct rlimit rl = { 1, 1 };
+	struct rp_task *p;
+	siginfo_t info;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
+	cr_assert_eq(rp_setrlimit(p, RLIMIT_SIGPENDING, &rl), 0);
+	mask_signal(p, SIG_BLOCK, RT(1));
+	arm_timer(p, id, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
+	cr_assert_eq(rp_timer_delete(p, id), 0);
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, NULL, &id), -EAGAIN,
+		     "the queued entry still holds the charge");
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_expect_eq(next_signal(p, &info), 0);
+	cr_expect_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, NULL, &id), 0);
+	end_task(p);
+	finish();
+}
+
+/*
+ * A periodic timer whose signal is ignored when it fires is parked on its
+ * process's ignored list, not re-armed; sigaction from SIG_IGN to a
+ * handler queues the signal again, and its delivery re-arms the timer,
+ * counting every expiry since.  A pending signal made ignored is parked
+ * too.  A one-shot timer's ignored signal is dropped for good.
+ */
+Test(timer, ignored_periodic_parked_until_unignored)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct rp_task *p;
+	siginfo_t info;
+	int id, once;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	cr_assert_eq(rp_sigaction(p, RT(1), &ign, NULL), 0);
+	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	once = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	arm_timer(p, id, MS, MS);
+	arm_timer(p, once, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 5500 * US, 0), 0);
+	cr_expect(!is_pending(p, RT(1)));
+	handle(p, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1), "queued again by sigaction");
+	cr_expect_eq(info.si_timerid, id);
+	cr_expect_eq(info.si_overrun, 4, "1 to 5 ms");
+	cr_expect_eq(next_signal(p, &info), 0, "the one-shot's went");
+	/* Pending, then ignored: parked; handled again: delivered. */
+	mask_signal(p, SIG_BLOCK, RT(1));
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);	/* 6.5 ms */
+	cr_assert(is_pending(p, RT(1)));
+	cr_assert_eq(rp_sigaction(p, RT(1), &ign, NULL), 0);
+	cr_expect(!is_pending(p, RT(1)), "discarded by SIG_IGN");
+	handle(p, RT(1));
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, 0);
+	end_task(p);
+	finish();
+}
+
+/*
+ * SIGEV_NONE timers are never armed (Linux): timer_gettime moves a
+ * periodic one along the clock, and timer_getoverrun stays 0 since no
+ * signal is ever delivered.
+ */
+Test(timer, sigev_none_read_only)
+{
+	struct sigevent none = { .sigev_notify = SIGEV_NONE };
+	struct itimerspec its;
+	struct rp_task *p;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	cr_assert_eq(rp_timer_create(p, CLOCK_PROCESS_CPUTIME_ID, &none, &id), 0);
+	arm_timer(p, id, MS, 3 * MS);
+	cr_assert_eq(rp_account_cpu(p, 8 * MS, 0), 0);
+	cr_assert_eq(rp_timer_gettime(p, id, &its), 0);
+	cr_expect_eq(ts_ns(&its.it_value), 2 * MS, "1, 4, 7, next 10 ms");
+	cr_expect_eq(ts_ns(&its.it_interval), 3 * MS);
+	cr_expect_eq(rp_timer_getoverrun(p, id), 0);
+	end_task(p);
+	finish();
+}
+
+/*
+ * A periodic timer on another process's clock fires; that process is
+ * reaped before the signal is delivered: the re-arm finds no clock, moves
+ * nothing, and the overrun, still at its start, reads -1 (Linux:
+ * it_overrun is -1 until bump_cpu_timer counts, and the raw
+ * timer_getoverrun returns it).
+ */
+Test(timer, target_reaped_before_delivery)
+{
+	struct rp_task *p, *c;
+	siginfo_t info;
+	clockid_t clock;
+	int id, status;
+	pid_t pid;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(init, SIGCHLD);
+	pid = rp_getpid(c);
+	handle(p, RT(1));
+	mask_signal(p, SIG_BLOCK, RT(1));
+	cr_assert_eq(rp_clock_getcpuclockid(p, pid, &clock), 0);
+	id = timer_on(p, clock, RT(1));
+	arm_timer(p, id, MS, MS);
+	cr_assert_eq(rp_account_cpu(c, MS, 0), 0);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(next_signal(p, &info), RT(1));
+	cr_expect_eq(info.si_overrun, -1);
+	cr_expect_eq(rp_timer_getoverrun(p, id), -1);
+	rp_task_put(c);
+	end_task(p);
+	finish();
+}
+
+/* exec drops the queued signals of the timers it deletes (Linux's flush_itimer_signals). */
+Test(timer, exec_flushes_timer_signals)
+{
+	struct rp_task *p;
+	int id;
+
+	start(RP_SYNC_RCU);
+	p = spawn_with_timer(CLOCK_PROCESS_CPUTIME_ID, RT(1), &id);
+	mask_signal(p, SIG_BLOCK, RT(1));
+	arm_timer(p, id, MS, 0);
+	cr_assert_eq(rp_account_cpu(p, MS, 0), 0);
+	cr_assert_eq(rp_kill(p, rp_getpid(p), RT(1)), 0);	/* kill's stays */
+	cr_assert(is_pending(p, RT(1)));
+	cr_assert_eq(rp_execve(p, "new"), 0);
+	cr_expect(is_pending(p, RT(1)), "kill's entry");
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	handle(p, RT(1));
+	cr_expect_eq(rp_get_signal(p, NULL), RT(1));
+	cr_expect_eq(rp_get_signal(p, NULL), 0, "the timer's was flushed");
 	end_task(p);
 	finish();
 }

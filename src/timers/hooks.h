@@ -27,7 +27,10 @@ void rp_cputimers_exit(struct rp_task *t);
  */
 bool rp_cputimers_deliver(struct rp_task *self, struct rp_sigqueue *q, siginfo_t *info);
 
-/* @t is being released (update lock held): disarm the timers on its clocks. */
+/*
+ * @t is being released (update lock and @t's siglock held, in the hold that
+ * detaches its sighand): disarm the timers on its clocks.
+ */
 void rp_cputimers_release(struct rp_task *t);
 /* exec: delete the caller's process's POSIX timers and drop their queued signals; itimers stay. */
 void rp_cputimers_exec(struct rp_task *self);

@@ -33,6 +33,7 @@ static void collect_expired(struct cds_list_head *armed, uint64_t now[RP_CPUCLOC
 	struct rp_cpu_timer *tm, *next;
 
 	cds_list_for_each_entry_safe(tm, next, armed, node) {
+		rp_cpu_timer_check_live(tm);
 		if (tm->expires > now[tm->clock.which])
 			continue;
 		cds_list_del(&tm->node);

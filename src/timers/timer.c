@@ -28,7 +28,9 @@
  * target released cannot look at ->firing (the target's siglock is gone
  * with it); it relies on no tick running on a task past its exit point
  * (tick.c), Linux's 2025 fix.  RP_BREAK_TIMER_EARLY_FREE deletes without
- * waiting for the tick.
+ * waiting for the tick.  RP_BREAK_TIMER_REARM_DELETED delivers and re-arms
+ * without checking the generation: a timer deleted or reset while its
+ * signal was being delivered is re-armed and its old signal delivered.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,16 +47,27 @@
 #define WAIT_FOR_FIRING true
 #endif
 
+#ifdef RP_BREAK_TIMER_REARM_DELETED
+#define CHECK_GENERATION false
+#else
+#define CHECK_GENERATION true
+#endif
+
 /* DELAYTIMER_MAX of Linux: overrun counts saturate at INT_MAX (-1: none counted). */
 static int cap_overrun(int64_t n)
 {
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
+void rp_cpu_timer_check_live(const struct rp_cpu_timer *tm)
 {
 	/* Freed: free() overwrote the magic. */
 	RP_DEBUG_BUG_ON(CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC);
+}
+
+void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
+{
+	rp_cpu_timer_check_live(tm);
 	/* On a firing list but not held by a tick: freed and reused. */
 	RP_DEBUG_BUG_ON(!CMM_LOAD_SHARED(tm->firing));
 }
@@ -193,9 +206,11 @@ static void rearm(struct rp_cpu_timer *tm)
  */
 static bool deliver_locked(struct rp_cpu_timer *tm, siginfo_t *info)
 {
-	if (tm->signal_seq != tm->sigqueue_seq)
-		return false;
-	RP_DEBUG_BUG_ON(tm->deleted);	/* delete moved the generation on */
+	if (CHECK_GENERATION) {
+		if (tm->signal_seq != tm->sigqueue_seq)
+			return false;
+		RP_DEBUG_BUG_ON(tm->deleted);	/* delete moved the generation on */
+	}
 	if (!tm->incr || tm->status != RP_TIMER_REQUEUE_PENDING)
 		return true;
 	rearm(tm);
@@ -213,6 +228,7 @@ bool rp_cputimers_deliver(struct rp_task *self, struct rp_sigqueue *q, siginfo_t
 	struct rp_sync *sync = &self->sys->sync;
 	bool deliver;
 
+	RP_RACE_POINT(RP_RACE_TIMER_DELIVERS, self);
 	rp_read_lock(sync);
 	rp_cpu_timer_lock(tm);
 	deliver = deliver_locked(tm, info);
@@ -312,6 +328,9 @@ static int delete_timer(struct rp_cpu_timer *tm)
 	if (sh) {
 		disarm(tm);
 		rp_unlock_sighand(sh);
+	} else {
+		/* Released: its release took it off (Linux warns in cpu_timer_task_rcu). */
+		RP_DEBUG_BUG_ON(!cds_list_empty(&tm->node));
 	}
 	tm->status = RP_TIMER_DISARMED;
 	osh = rp_lock_group_sighand_rcu(tm->owner);
@@ -394,17 +413,16 @@ void rp_cputimers_exit(struct rp_task *t)
 
 void rp_cputimers_release(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	struct rp_cpu_timer *tm, *next;
 
 	rp_assert_update_held(&t->sys->sync);
+	rp_assert_siglock_held(t);
 	cds_list_for_each_entry_safe(tm, next, &t->cputimers.armed, node)
 		disarm(tm);
 	if (t->signal->nr_threads == 1) {
 		cds_list_for_each_entry_safe(tm, next, &t->signal->cputimers.armed, node)
 			disarm(tm);
 	}
-	rp_unlock_sighand(sh);
 }
 
 /* Linux's good_sigevent: SIGEV_THREAD_ID's thread in *@thread (a reference); -EINVAL if bad. */

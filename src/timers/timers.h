@@ -53,6 +53,8 @@ uint64_t rp_group_sample(struct rp_signal *sig, int which);
 /* Both parts of the group's clock (live threads + exited ones), siglock held. */
 struct rp_cputime rp_group_cputime(struct rp_signal *sig);
 
+/* Debug builds stop at a timer met on an armed list that was freed meanwhile. */
+void rp_cpu_timer_check_live(const struct rp_cpu_timer *tm);
 /*
  * Debug builds stop at a timer met on a tick's firing list that was freed
  * meanwhile (poisoned, or reused: live again but not held by a tick).

@@ -112,13 +112,32 @@ static void disarm(struct rp_cpu_timer *tm)
 	cds_list_del_init(&tm->node);
 }
 
-/* Linux's arm_timer: onto the target's armed list at ->expires (both locks held). */
+/* Does @a come before @b on an armed list: by clock (PROF, VIRT, SCHED), then expiry? */
+static bool armed_before(const struct rp_cpu_timer *a, const struct rp_cpu_timer *b)
+{
+	if (a->clock.which != b->clock.which)
+		return a->clock.which < b->clock.which;
+	return a->expires < b->expires;
+}
+
+/*
+ * Linux's arm_timer (both locks held): onto the target's armed list, kept
+ * in the order of Linux's three timerqueues walked one after the other:
+ * by clock, then expiry, equal ones in arming order.  A linear walk where
+ * Linux has a tree: the answers are the same.
+ */
 static void arm(struct rp_cpu_timer *tm)
 {
+	struct cds_list_head *armed = armed_list(tm);
+	struct rp_cpu_timer *pos;
+
 	rp_assert_group_siglock_held(tm->target->signal);
 	rp_lockdep_assert_held_obj(tm);
 	tm->status = RP_TIMER_ARMED;
-	cds_list_add(&tm->node, armed_list(tm));
+	cds_list_for_each_entry(pos, armed, node)
+		if (armed_before(tm, pos))
+			break;
+	cds_list_add_tail(&tm->node, &pos->node);	/* before @pos, or last */
 }
 
 /*

@@ -796,3 +796,82 @@ Test(timer, exec_flushes_timer_signals)
 	end_task(p);
 	finish();
 }
+
+/* The timer ids of the next @n signals @p takes (all RT(1)). */
+static void next_timer_ids(struct rp_task *p, int *ids, int n)
+{
+	siginfo_t info;
+
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(next_signal(p, &info), RT(1), "signal %d of %d", i + 1, n);
+		ids[i] = info.si_timerid;
+	}
+}
+
+/*
+ * Linux keeps each clock's armed timers in a queue sorted by expiry
+ * (timerqueue: equal ones in arming order) and a tick collects the
+ * thread's queues, PROF, VIRT, SCHED, then the process's
+ * (handle_posix_cpu_timers, collect_posix_cputimers): the timers fire,
+ * and their signals queue, in that order.
+ */
+Test(timer, fire_in_linux_order)
+{
+	struct rp_task *p;
+	int ids[6], a, b, c, d, e, f;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	handle(p, RT(1));
+	mask_signal(p, SIG_BLOCK, RT(1));
+	a = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));		/* SCHED, 2 ms */
+	b = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));		/* SCHED, 1 ms */
+	c = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));		/* SCHED, 2 ms, after a */
+	d = timer_on(p, PROCESS_CLOCK(rp_getpid(p), 0), RT(1));	/* PROF, 3 ms */
+	e = timer_on(p, CLOCK_THREAD_CPUTIME_ID, RT(1));		/* thread SCHED, 3 ms */
+	f = timer_on(p, THREAD_CLOCK(rp_gettid(p), 1), RT(1));	/* thread VIRT, 3 ms */
+	arm_timer(p, a, 2 * MS, 0);
+	arm_timer(p, b, MS, 0);
+	arm_timer(p, c, 2 * MS, 0);
+	arm_timer(p, d, 3 * MS, 0);
+	arm_timer(p, e, 3 * MS, 0);
+	arm_timer(p, f, 3 * MS, 0);
+	cr_assert_eq(rp_account_cpu(p, 4 * MS, 0), 0);
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	next_timer_ids(p, ids, 6);
+	cr_expect_eq(ids[0], f, "the thread's VIRT queue first");
+	cr_expect_eq(ids[1], e, "then its SCHED queue");
+	cr_expect_eq(ids[2], d, "then the process's PROF queue");
+	cr_expect_eq(ids[3], b, "SCHED: the earliest expiry");
+	cr_expect_eq(ids[4], a, "equal expiries in arming order");
+	cr_expect_eq(ids[5], c);
+	end_task(p);
+	finish();
+}
+
+/*
+ * Linux's collect_timerqueue stops at its MAX_COLLECTED-th (20th) timer:
+ * a tick fires at most 19 timers of one clock queue; the rest fire at the
+ * next tick.
+ */
+Test(timer, nineteen_per_clock_per_tick)
+{
+	struct rp_task *p;
+	int ids[20], last;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	handle(p, RT(1));
+	for (int i = 0; i < 20; i++) {
+		last = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+		arm_timer(p, last, MS + (uint64_t)i * US, 0);
+	}
+	cr_assert_eq(rp_account_cpu(p, 2 * MS, 0), 0);
+	next_timer_ids(p, ids, 19);
+	cr_expect_eq(next_signal(p, NULL), 0, "the 20th waits for the next tick");
+	cr_assert_eq(rp_account_cpu(p, 1, 0), 0);
+	next_timer_ids(p, ids, 1);
+	cr_expect_eq(ids[0], last);
+	end_task(p);
+	finish();
+}

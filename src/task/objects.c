@@ -211,7 +211,11 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	return sig;
 }
 
-/* Teardown: the timers never deleted; the tasks they name are being freed too. */
+/*
+ * Teardown: the timers never deleted, each held by the owned list and
+ * perhaps the ignored list (the queues that held the others are flushed);
+ * the tasks they name are being freed too.
+ */
 static void cputimers_group_free(struct rp_signal *sig)
 {
 	struct rp_group_timers *timers = sig->cputimers.timers;
@@ -219,8 +223,10 @@ static void cputimers_group_free(struct rp_signal *sig)
 
 	if (!timers)
 		return;
+	cds_list_for_each_entry_safe(tm, next, &timers->ignored, ignored_node)
+		rp_cpu_timer_put(sig->sys, tm);
 	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
-		rp_free(tm);
+		rp_cpu_timer_put(sig->sys, tm);
 	rp_free(timers);
 }
 

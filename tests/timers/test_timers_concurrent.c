@@ -420,6 +420,19 @@ TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)
 
 /* ------------------------------------------------- delete_while_firing */
 
+/* Start @mode counting jobs; a process handling RT(1) with a timer sending it (*@id). */
+static struct rp_task *start_race_with_timer(enum rp_sync_mode mode, int *id)
+{
+	struct rp_task *p;
+
+	start(mode);
+	race_count_jobs();
+	p = spawn(init, SIGCHLD);
+	handle(p, RT(1));
+	*id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	return p;
+}
+
 /* The tick: charge the job's task. */
 static long tick_job(struct job *j)
 {
@@ -446,11 +459,7 @@ static void delete_while_firing(enum rp_sync_mode mode)
 	bool waited;
 	int id;
 
-	start(mode);
-	race_count_jobs();
-	p = spawn(init, SIGCHLD);
-	handle(p, RT(1));
-	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	p = start_race_with_timer(mode, &id);
 	cr_assert_eq(rp_timer_settime(p, id, 0, &its, NULL), 0);
 	del.arg = id;
 	if (hold)
@@ -495,11 +504,7 @@ static void delete_while_delivering(enum rp_sync_mode mode)
 	struct rp_task *p;
 	int id;
 
-	start(mode);
-	race_count_jobs();
-	p = spawn(init, SIGCHLD);
-	handle(p, RT(1));
-	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	p = start_race_with_timer(mode, &id);
 	arm_timer(p, id, 10 * US, 10 * US);
 	cr_assert_eq(rp_account_cpu(p, 10 * US, 0), 0);
 	cr_assert(is_pending(p, RT(1)));

@@ -50,7 +50,10 @@ RP_API int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
  * timer_create(2): SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID on a CPU clock
  * (another process's too); ids per process from 0, not reused.  A timer
  * whose target was reaped: settime -ESRCH, gettime all zero.  exec deletes
- * the process's timers.  See docs/timers.md.
+ * the process's timers.  As Linux, a periodic timer is re-armed when its
+ * signal is delivered, and getoverrun answers the overrun of the last
+ * signal delivered; settime and delete leave a queued signal queued, and
+ * its delivery drops it.  See docs/timers.md.
  */
 RP_API int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 			   int *timerid);

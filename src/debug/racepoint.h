@@ -49,6 +49,13 @@ enum rp_race_point {
 	/* timer_delete or settime found a tick firing the timer of target
 	   @t, cancelled it and waits for the tick (no lock held). */
 	RP_RACE_TIMER_CANCEL_WAITS,
+	/* rp_get_signal took a POSIX timer's signal off task @t's queue and
+	   dropped its siglock; the timer is not locked yet, to be re-armed
+	   or dropped (no lock held, no read section). */
+	RP_RACE_TIMER_DELIVERS,
+	/* The release of task @t is about to lock @t's siglock and detach its
+	   sighand (update lock held). */
+	RP_RACE_RELEASE_DETACHES,
 	/* A thread's batch of deferred releases does not fit under the
 	   backlog's bound: it is about to wait for a grace period and release
 	   the batch itself (no lock held, no read section); @t NULL. */

@@ -9,6 +9,7 @@
 #include "exit.h"
 #include "ptrace.h"
 #include "../task/objects.h"
+#include "../timers/hooks.h"
 
 
 
@@ -29,10 +30,12 @@ static int next_signal(const struct rp_sigpending *p, uint64_t blocked)
 /*
  * Take one instance of @sig off @p into @info.  A real-time signal keeps its
  * bit while more of it are queued.  No entry (SIGKILL, or a siginfo lost to
- * RLIMIT_SIGPENDING): Linux reports SI_USER from pid 0.
+ * RLIMIT_SIGPENDING): Linux reports SI_USER from pid 0.  A POSIX timer's
+ * entry is not freed but handed out in *@timer_sigq, with its reference to
+ * the timer, for rp_cputimers_deliver.
  */
 static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int sig,
-			   siginfo_t *info)
+			   siginfo_t *info, struct rp_sigqueue **timer_sigq)
 {
 	struct rp_sigqueue *q, *first = NULL;
 	bool more = false;
@@ -52,13 +55,18 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 		rp_siginfo_init(info, sig, SI_USER, 0, 0);
 		return;
 	}
-	cds_list_del(&first->list);
 	*info = first->info;
-	rp_sigqueue_free(sys, first);
+	if (first->preallocated) {
+		cds_list_del_init(&first->list);
+		*timer_sigq = first;
+	} else {
+		cds_list_del(&first->list);
+		rp_sigqueue_free(sys, first);
+	}
 }
 
-/* Thread-directed signals first, then the group's (siglock held). */
-static int dequeue_signal(struct rp_task *t, siginfo_t *info)
+/* Thread-directed signals first, then the group's (siglock held); see collect_signal. */
+static int dequeue_signal(struct rp_task *t, siginfo_t *info, struct rp_sigqueue **timer_sigq)
 {
 	struct rp_sigpending *p = &t->pending;
 	int sig = next_signal(p, t->blocked);
@@ -69,7 +77,7 @@ static int dequeue_signal(struct rp_task *t, siginfo_t *info)
 		sig = next_signal(p, t->blocked);
 	}
 	if (sig)
-		collect_signal(t->sys, p, sig, info);
+		collect_signal(t->sys, p, sig, info, timer_sigq);
 	return sig;
 }
 
@@ -146,6 +154,7 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 {
 	struct rp_sighand *sh;
 	const struct rp_ksigaction *ka;
+	struct rp_sigqueue *timer_sigq;
 	siginfo_t si;
 	int sig;
 
@@ -168,7 +177,8 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 			rp_jobctl_run(self, sh);
 			continue;
 		}
-		sig = dequeue_signal(self, &si);
+		timer_sigq = NULL;
+		sig = dequeue_signal(self, &si, &timer_sigq);
 		if (!sig) {
 			rp_unlock_sighand(sh);
 			rp_sync_quiescent();
@@ -176,6 +186,15 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 		}
 		if (rp_sig_kernel_stop(sig))	/* a SIGCONT from now on cancels its stop */
 			self->jobctl |= RP_JOBCTL_STOP_DEQUEUED;
+		if (timer_sigq) {
+			/* The timer's lock ranks before the siglock (Linux drops it too). */
+			rp_unlock_sighand(sh);
+			if (!rp_cputimers_deliver(self, timer_sigq, &si))
+				continue;	/* an older setting's signal: dropped */
+			sh = rp_lock_task_sighand(self);
+			if (!sh)
+				return -ESRCH;
+		}
 		/* SIGKILL never gets here: fatal_pending took it. */
 		if (self->ptrace & RP_PT_PTRACED) {
 			sig = ptrace_filter(self, &sh, sig, &si);

@@ -19,6 +19,13 @@
 #include "../task/objects.h"
 #include "../tty/ctty.h"
 #include "../timers/hooks.h"
+#include "../debug/racepoint.h"
+
+#ifdef RP_BREAK_TIMER_RELEASE_APART
+#define TIMERS_DISARMED_AT_DETACH false
+#else
+#define TIMERS_DISARMED_AT_DETACH true
+#endif
 
 #ifdef RP_BREAK_EXEC_INIT_REAPER
 #define KEEP_REAPER true
@@ -41,13 +48,29 @@ static void check_not_released(const struct rp_task *t)
 
 /*
  * Drop @t's table under its siglock: pairs with rp_lock_task_sighand's
- * recheck.  True if an exec by another thread of the group waits for @t to
- * go (de_thread waits for each other thread's release).
+ * recheck.  The timers on @t's clocks are disarmed in the same hold, as
+ * Linux's __exit_signal does: a re-arm or a timer_settime, which arm under
+ * that siglock, come before (and are disarmed) or find no siglock.
+ * RP_BREAK_TIMER_RELEASE_APART disarms in an earlier hold, and what is
+ * armed in between stays on a dead task's list.  True if an exec by
+ * another thread of the group waits for @t to go (de_thread waits for each
+ * other thread's release).
  */
 static bool drop_sighand(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	struct rp_task *exec = t->signal->group_exec_task;
+	struct rp_sighand *sh;
+	struct rp_task *exec;
+
+	if (!TIMERS_DISARMED_AT_DETACH) {
+		sh = rp_lock_task_sighand(t);
+		rp_cputimers_release(t);
+		rp_unlock_sighand(sh);
+	}
+	RP_RACE_POINT(RP_RACE_RELEASE_DETACHES, t);
+	sh = rp_lock_task_sighand(t);
+	if (TIMERS_DISARMED_AT_DETACH)
+		rp_cputimers_release(t);
+	exec = t->signal->group_exec_task;
 
 	/* Under the siglock too: the signal code walks the threads holding only it. */
 	cds_list_del_rcu(&t->thread_node);
@@ -75,7 +98,6 @@ static bool unhash_task(struct rp_task *t)
 	/* Lookups by number find nothing from now on: pairs with rp_find_task_rcu. */
 	rcu_assign_pointer(t->pid->task, NULL);
 	rp_pid_detach(t->pid);
-	rp_cputimers_release(t);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */

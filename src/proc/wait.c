@@ -329,8 +329,15 @@ static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 		if (!rp_do_notify_parent(p, p->exit_signal))
 			return true;
 		uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+	} else if (rp_thread_group_leader(p)) {
+		/*
+		 * Linux adds the times only for a leader claimed as EXIT_DEAD:
+		 * not for a traced thread, nor for a leader handed back and
+		 * freed because its real parent ignores SIGCHLD.  Not handed
+		 * back, the reaper is of the real parent's group.
+		 */
+		rp_cputimers_reap(p);
 	}
-	rp_cputimers_reap(p);
 	rp_release_task(p);
 	return true;
 }

@@ -7,8 +7,8 @@
 
 #define UNBLOCKABLE	(RP_SIGBIT(SIGKILL) | RP_SIGBIT(SIGSTOP))
 
-/* Drop every pending instance of @sig from @p (siglock held). */
-static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int sig)
+/* Drop every pending instance of @sig from @p, a queue of @self's group (siglock held). */
+static void discard_signal(struct rp_task *self, struct rp_sigpending *p, int sig)
 {
 	struct rp_sigqueue *q, *tmp;
 
@@ -16,7 +16,7 @@ static void discard_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (q->info.si_signo == sig) {
 			cds_list_del(&q->list);
-			rp_sigqueue_free(sys, q);
+			rp_sigqueue_free_ignored(self, q);
 		}
 	}
 }
@@ -32,10 +32,10 @@ static void discard_everywhere(struct rp_task *self, int sig)
 
 	rp_assert_read_section(&self->sys->sync);
 	rp_assert_siglock_held(self);
-	discard_signal(self->sys, &self->signal->shared_pending, sig);
+	discard_signal(self, &self->signal->shared_pending, sig);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &self->signal->thread_head, thread_node)
-		discard_signal(self->sys, &t->pending, sig);
+		discard_signal(self, &t->pending, sig);
 }
 
 /*
@@ -94,6 +94,8 @@ int rp_sigaction(struct rp_task *self, int sig, const struct sigaction *act,
 			*k = action_from_user(act);
 			if (rp_sig_handler_ignored(k, sig))
 				discard_everywhere(self, sig);
+			else if (old.handler == SIG_IGN)	/* Linux: SIG_IGN only, not SIG_DFL */
+				rp_posixtimer_unignore_rcu(self, sig);
 		} else {
 			err = -ENOMEM;
 		}

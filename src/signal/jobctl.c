@@ -37,8 +37,8 @@
 #include "../task/objects.h"
 
 
-/* Take the signals of @mask off @p, queued entries too (siglock held). */
-static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, uint64_t mask)
+/* Take the signals of @mask off @p, a queue of @t's group, entries too (siglock held). */
+static void flush_sigqueue_mask(struct rp_task *t, struct rp_sigpending *p, uint64_t mask)
 {
 	struct rp_sigqueue *q, *tmp;
 
@@ -48,7 +48,7 @@ static void flush_sigqueue_mask(struct rp_system *sys, struct rp_sigpending *p, 
 	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
 		if (RP_SIGBIT(q->info.si_signo) & mask) {
 			cds_list_del(&q->list);
-			rp_sigqueue_free(sys, q);
+			rp_sigqueue_free_ignored(t, q);
 		}
 	}
 }
@@ -59,10 +59,10 @@ void rp_flush_signals_rcu(struct rp_task *p, uint64_t mask)
 
 	rp_assert_read_section(&p->sys->sync);
 	rp_assert_siglock_held(p);
-	flush_sigqueue_mask(p->sys, &p->signal->shared_pending, mask);
+	flush_sigqueue_mask(p, &p->signal->shared_pending, mask);
 	/* Pairs with cds_list_add_tail_rcu of thread_node in clone. */
 	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
-		flush_sigqueue_mask(p->sys, &t->pending, mask);
+		flush_sigqueue_mask(p, &t->pending, mask);
 }
 
 /* Linux's signal_set_stop_flags: the group's stop state becomes @flags. */

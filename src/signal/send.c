@@ -116,24 +116,57 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 }
 
 /*
- * Reserve one queued signal of @t's user under @t's RLIMIT_SIGPENDING.  The
- * reservation comes before the check, so that concurrent senders never
- * exceed the limit together (Linux's inc_rlimit_get_ucounts).
+ * Reserve one queued signal of @t's user under @t's RLIMIT_SIGPENDING
+ * (Linux's sig_get_ucounts); NULL past the limit.  The reservation comes
+ * before the check, so that concurrent senders never exceed the limit
+ * together (Linux's inc_rlimit_get_ucounts).
  */
-static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
+static struct rp_user *sigpending_reserve_rcu(struct rp_task *t, bool override)
 {
-	/* Linux charges the target's real uid.  Pairs with rp_commit_creds. */
+	/* Linux charges the task's real uid.  Pairs with rp_commit_creds. */
 	struct rp_user *user = rp_task_cred_rcu(t)->user;
 	rlim_t limit = rp_task_rlimit(t, RLIMIT_SIGPENDING)->rlim_cur;
-	struct rp_sigqueue *q;
 
 	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {
 		uatomic_dec(&user->sigpending);
 		return NULL;
 	}
+	return user;
+}
+
+static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool override)
+{
+	struct rp_user *user = sigpending_reserve_rcu(t, override);
+	struct rp_sigqueue *q;
+
+	if (!user)
+		return NULL;
 	q = rp_sigqueue_alloc(t->sys, user);
 	uatomic_dec(&user->sigpending);	/* rp_sigqueue_alloc charged the entry itself */
 	return q;
+}
+
+int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_user *user = NULL;
+	struct rp_sighand *sh;
+	int err = -ESRCH;
+
+	rp_read_lock(sync);
+	sh = rp_lock_task_sighand_rcu(self);	/* for the limit */
+	if (sh) {
+		user = sigpending_reserve_rcu(self, false);
+		rp_unlock_sighand(sh);
+		err = user ? 0 : -EAGAIN;
+	}
+	rp_read_unlock(sync);
+	if (user) {
+		rp_user_ref(self->sys, user);	/* the creator's uid may change meanwhile */
+		q->user = user;
+		q->preallocated = true;
+	}
+	return err;
 }
 
 /*
@@ -233,7 +266,7 @@ static void start_group_exit(struct rp_task *p, int sig)
  * SIGKILL, and takes the code in rp_get_signal.  A core-dump signal waits
  * for its delivery, as Linux's, which dumps first.
  */
-static void complete_signal(struct rp_task *p, int sig, bool group)
+void rp_complete_signal(struct rp_task *p, int sig, bool group)
 {
 	struct rp_task *t = wants_signal(p, sig) ? p : NULL;
 
@@ -248,6 +281,16 @@ static void complete_signal(struct rp_task *p, int sig, bool group)
 		rp_signal_wake_up(t);
 }
 
+bool rp_prepare_signal_rcu(struct rp_task *t, int sig)
+{
+	rp_assert_siglock_held(t);
+	/* A dying group drops everything. */
+	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
+		return false;
+	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
+	return !sig_ignored(t, sig);
+}
+
 /*
  * Caller: @t's siglock held, and a read section or the update lock (the
  * thread list and @t's credentials are read under RCU).
@@ -260,11 +303,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	rp_assert_siglock_held(t);
 	if (sig <= 0 || sig >= RP_NSIG)
 		return -EINVAL;
-	/* A dying group drops everything (Linux's prepare_signal). */
-	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
-		return 0;
-	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
-	if (sig_ignored(t, sig))
+	if (!rp_prepare_signal_rcu(t, sig))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
 	if (sig < RP_SIGRTMIN && (pending->signal & RP_SIGBIT(sig)))
@@ -273,7 +312,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	if (err)
 		return err;
 	pending->signal |= RP_SIGBIT(sig);
-	complete_signal(t, sig, group);
+	rp_complete_signal(t, sig, group);
 	return 0;
 }
 

@@ -5,6 +5,8 @@
 
 #include "../task/task.h"
 
+struct rp_cpu_timer;
+
 #define RP_SIGRTMIN	32	/* first real-time signal, kernel numbering */
 
 /* Signal @sig's bit in a 64-bit set (bit sig - 1, as rp_sigset_bits). */
@@ -33,6 +35,63 @@ int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *
  * Wakes a thread that can take it.  Returns 0 or -EAGAIN.
  */
 int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group);
+
+/*
+ * A POSIX timer's preallocated entry @q, charged for the timer's whole life
+ * to the creator @self's user under @self's RLIMIT_SIGPENDING, without
+ * override (Linux's posixtimer_init_sigqueue): 0, -EAGAIN past the limit,
+ * -ESRCH if @self was released.  No lock held.  The timer's signal is not
+ * charged again when it is queued; rp_cpu_timer_put gives the charge back.
+ */
+int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q);
+
+/*
+ * Linux's prepare_signal for @sig to @t (siglock held, and a read section
+ * or the update lock): job control's side effects, then false if the
+ * signal is to be dropped (a dying group, or ignored).
+ */
+bool rp_prepare_signal_rcu(struct rp_task *t, int sig);
+
+/*
+ * Linux's complete_signal: @sig was queued for @p (@group: for its
+ * process); wake a thread that can take it, or start the group's exit for
+ * a fatal one.  Siglock held, and a read section or the update lock.
+ */
+void rp_complete_signal(struct rp_task *p, int sig, bool group);
+
+/*
+ * POSIX timers' signals (src/signal/posixtimer.c, Linux's posixtimer_*
+ * in kernel/signal.c).  The timer's lock is held where it says so.
+ */
+
+/*
+ * Linux's posixtimer_send_sigqueue: queue @tm's preallocated entry for
+ * @t, the thread it notifies or any thread of its owner (@t's siglock and
+ * @tm's lock held, read section).  An entry still queued is left as it
+ * is; an ignored signal of a periodic timer parks the timer on its owner's
+ * ignored list.
+ */
+void rp_posixtimer_send_locked(struct rp_task *t, struct rp_cpu_timer *tm);
+/*
+ * An entry taken off @t's queues because its signal is now ignored (or
+ * discarded by job control): a periodic timer's, of a timer not deleted,
+ * parks it on the ignored list with its reference; any other is freed
+ * (Linux's sigqueue_free_ignored; siglock held).
+ */
+void rp_sigqueue_free_ignored(struct rp_task *t, struct rp_sigqueue *q);
+/*
+ * sigaction stopped ignoring @sig, which was SIG_IGN: queue again the
+ * parked timers' signals (Linux's posixtimer_sig_unignore; @self's
+ * siglock held, read section).  Their delivery re-arms them.
+ */
+void rp_posixtimer_unignore_rcu(struct rp_task *self, int sig);
+/* Take @tm off its owner's ignored list, if on it (owner's siglock held). */
+void rp_posixtimer_forget_ignored(struct rp_system *sys, struct rp_cpu_timer *tm);
+/*
+ * exec: drop every SI_TIMER signal queued for @self or its process
+ * (Linux's flush_itimer_signals).  No lock held.
+ */
+void rp_flush_itimer_signals(struct rp_task *self);
 
 /* Lock @t's sighand and send; -ESRCH if @t was released. */
 int rp_send_signal(struct rp_task *t, int sig, const siginfo_t *info, bool group);

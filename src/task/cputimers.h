@@ -54,6 +54,12 @@ enum { RP_ITIMER_PROF, RP_ITIMER_VIRT, RP_ITIMER_NR };
 struct rp_group_timers {
 	struct rp_itimer itimer[RP_ITIMER_NR];	/* (s) */
 	struct cds_list_head owned;	/* (s) this process's POSIX timers, by id */
+	/*
+	 * (s) Periodic timers whose signal was ignored, each holding a
+	 * reference: sigaction brings the signal back when it stops ignoring
+	 * it (Linux's ignored_posix_timers).
+	 */
+	struct cds_list_head ignored;
 	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
 };
 

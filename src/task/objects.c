@@ -131,6 +131,7 @@ struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 	if (!timers)
 		return NULL;
 	CDS_INIT_LIST_HEAD(&timers->owned);
+	CDS_INIT_LIST_HEAD(&timers->ignored);
 	/* Complete before it is stored: every reader holds our siglock. */
 	sig->cputimers.timers = timers;
 	return timers;
@@ -210,7 +211,11 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 	return sig;
 }
 
-/* Teardown: the timers never deleted; the tasks they name are being freed too. */
+/*
+ * Teardown: the timers never deleted, each held by the owned list and
+ * perhaps the ignored list (the queues that held the others are flushed);
+ * the tasks they name are being freed too.
+ */
 static void cputimers_group_free(struct rp_signal *sig)
 {
 	struct rp_group_timers *timers = sig->cputimers.timers;
@@ -218,8 +223,10 @@ static void cputimers_group_free(struct rp_signal *sig)
 
 	if (!timers)
 		return;
+	cds_list_for_each_entry_safe(tm, next, &timers->ignored, ignored_node)
+		rp_cpu_timer_put(sig->sys, tm);
 	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
-		rp_free(tm);
+		rp_cpu_timer_put(sig->sys, tm);
 	rp_free(timers);
 }
 
@@ -252,10 +259,24 @@ struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *use
 	return q;
 }
 
+void rp_cpu_timer_put(struct rp_system *sys, struct rp_cpu_timer *tm)
+{
+	if (uatomic_sub_return(&tm->refs, 1) != 0)
+		return;
+	uatomic_dec(&tm->sigq.user->sigpending);
+	rp_user_put(sys, tm->sigq.user);
+	tm->magic = 0;
+	rp_free(tm);
+}
+
 void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 {
-	if (q->preallocated)
+	if (q->preallocated) {
+		/* Off its queue: it may be queued again.  Its timer's reference goes. */
+		CDS_INIT_LIST_HEAD(&q->list);
+		rp_cpu_timer_put(sys, caa_container_of(q, struct rp_cpu_timer, sigq));
 		return;
+	}
 	uatomic_dec(&q->user->sigpending);
 	rp_user_put(sys, q->user);
 	rp_count_dec(sys, sigqueues);

@@ -53,6 +53,7 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 
 /* A queued-signal entry charged to @user (RLIMIT_SIGPENDING is the caller's check). */
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user);
+/* A timer's preallocated entry is not freed: its timer's reference is dropped. */
 void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q);
 /* Free every entry of @p and clear its set (siglock held, or no sharers left). */
 void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p);
@@ -69,21 +70,43 @@ struct rp_cpu_clock {
 	bool thread;		/* a thread's clock, not a process's */
 };
 
-/* A POSIX CPU timer (Linux's struct k_itimer with its cpu_timer). */
+/* rp_cpu_timer.status (Linux's it_status). */
+enum {
+	RP_TIMER_DISARMED,		/* not armed, no re-arm owed */
+	RP_TIMER_ARMED,			/* on its target's armed list (or a tick's firing list) */
+	RP_TIMER_REQUEUE_PENDING,	/* a periodic timer fired: re-armed when its signal is delivered */
+};
+
+/*
+ * A POSIX CPU timer (Linux's struct k_itimer with its cpu_timer).  Its
+ * references (refs): the owner's list, each call working on it, its signal
+ * while queued, its place on the owner's ignored list.  The last one frees
+ * it (rp_cpu_timer_put); the tasks it names are let go at timer_delete.
+ */
 struct rp_cpu_timer {
 	unsigned long magic;		/* first: free() overwrites it; see rp_cpu_timer_check_held */
 	struct rp_ticketlock lock;	/* the timer's own lock (Linux's it_lock) */
-	unsigned long refs;		/* (a) the owner's list, each caller holding it */
+	unsigned long refs;		/* (a) */
 	int id;				/* (c) */
 	struct rp_cpu_clock clock;	/* (c) */
-	struct rp_task *target;		/* (c) whose clock it runs on (a reference) */
+	struct rp_task *target;		/* (c) whose clock it runs on (a reference until delete) */
 	struct rp_signal *owner;	/* (c) the process that created it */
-	struct rp_task *notify_thread;	/* (c) SIGEV_THREAD_ID's thread (a reference) */
+	struct rp_task *notify_thread;	/* (c) SIGEV_THREAD_ID's thread (a reference until delete) */
 	int notify;			/* (c) SIGEV_NONE or SIGEV_SIGNAL */
-	bool deleted;			/* (lock) timer_delete ran */
+	bool deleted;			/* (lock, and the owner's s to set) timer_delete ran */
+	int status;			/* (lock) RP_TIMER_* */
 	uint64_t incr;			/* (lock) the interval, ns */
-	int overrun_last;		/* (lock) timer_getoverrun's answer */
-	uint64_t expires;		/* (target's s) 0: disarmed */
+	/*
+	 * (lock) The arming's generation: settime, delete and each re-arm at
+	 * delivery move it on; a signal queued under another generation is
+	 * dropped at delivery (Linux's it_signal_seq).
+	 */
+	unsigned int signal_seq;
+	unsigned int sigqueue_seq;	/* (lock, and the notified siglock to set) signal_seq at queueing */
+	int64_t overrun;		/* (lock) expiries since the signal's, from -1 (Linux's it_overrun) */
+	int64_t overrun_last;		/* (lock) of the last signal delivered: timer_getoverrun */
+	/* (lock; and the target's s while armed: the tick reads it there) 0: disarmed */
+	uint64_t expires;
 	/*
 	 * (target's s to set, lock to clear) 1: a tick collected it and will
 	 * fire it; -1: settime or delete cancelled that firing; 0: no tick
@@ -93,8 +116,15 @@ struct rp_cpu_timer {
 	struct cds_list_head node;	/* (target's s) on the target's armed list;
 					   or on a tick's firing list (see ->firing) */
 	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.timers->owned */
-	struct rp_sigqueue sigq;	/* (owner's s) preallocated: firing never allocates */
+	/* (owner's s) on owner->cputimers.timers->ignored, or empty */
+	struct cds_list_head ignored_node;
+	bool sig_periodic;		/* (owner's s) the signal last sent was a periodic timer's */
+	/* (owner's s) preallocated, charged for the timer's life; ->list empty when not queued */
+	struct rp_sigqueue sigq;
 };
+
+/* Drop a reference to @tm; the last one gives back its entry's charge and frees it. */
+void rp_cpu_timer_put(struct rp_system *sys, struct rp_cpu_timer *tm);
 
 #define RP_CPU_TIMER_MAGIC	0x74696d6572UL	/* "timer" */
 

@@ -85,7 +85,7 @@ struct rp_sigqueue {
 	struct cds_list_head list;	/* (s) */
 	siginfo_t info;			/* (s) */
 	struct rp_user *user;		/* (c) charged for RLIMIT_SIGPENDING */
-	bool preallocated;		/* (c) a timer's: never freed on dequeue */
+	bool preallocated;		/* (c) a timer's: freeing it drops the timer's reference */
 };
 
 struct rp_sigpending {

@@ -26,15 +26,30 @@
 #define EXIT_CHECK true
 #endif
 
-/* Move the timers of @armed that @now has reached onto @firing (siglock held). */
+/*
+ * Linux's collect_timerqueue stops at its MAX_COLLECTED-th timer: a tick
+ * fires at most this many of one clock's timers, the rest at later ticks.
+ */
+#define COLLECT_PER_CLOCK	19
+
+/*
+ * Move the timers of @armed that @now has reached onto @firing, in the
+ * list's order (by clock, then expiry: Linux's collect_posix_cputimers),
+ * at most COLLECT_PER_CLOCK per clock (siglock held).
+ */
 static void collect_expired(struct cds_list_head *armed, uint64_t now[RP_CPUCLOCK_MAX],
 			    struct cds_list_head *firing)
 {
+	unsigned int collected[RP_CPUCLOCK_MAX] = { 0 };
 	struct rp_cpu_timer *tm, *next;
+	int which;
 
 	cds_list_for_each_entry_safe(tm, next, armed, node) {
-		if (tm->expires > now[tm->clock.which])
+		rp_cpu_timer_check_live(tm);
+		which = tm->clock.which;
+		if (tm->expires > now[which] || collected[which] == COLLECT_PER_CLOCK)
 			continue;
+		collected[which]++;
 		cds_list_del(&tm->node);
 		cds_list_add_tail(&tm->node, firing);
 		tm->firing = 1;

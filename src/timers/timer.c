@@ -1,18 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * POSIX CPU timers (Linux's kernel/time/posix-cpu-timers.c and the
- * timer_* system calls): ids per process from 0, never reused; a timer
- * runs on a thread's or a process's CPU clock, possibly another process's,
- * and notifies its own process with a preallocated signal entry.
+ * timer_* system calls of kernel/time/posix-timers.c, as they stand in
+ * v6.18, after commit 647da5f709f1 ("posix-timers: Move sequence logic
+ * into struct k_itimer") and its series): ids per process from 0, never
+ * reused; a timer runs on a thread's or a process's CPU clock, possibly
+ * another process's, and notifies its own process with a preallocated
+ * signal entry.
  *
- * Lifetime.  The owner's list holds one reference and every call holds
- * one while it works.  A tick that collected the timer (->firing) holds
- * none: settime and delete cancel that firing and wait until the tick is
- * done with it (Linux's TIMER_RETRY), so a timer is never freed while a
- * tick can still fire it.  A delete that finds the target released cannot
- * look at ->firing (the target's siglock is gone with it); it relies on no
- * tick running on a task past its exit point (tick.c), Linux's 2025 fix.
- * RP_BREAK_TIMER_EARLY_FREE deletes without waiting for the tick.
+ * Expiry and re-arming.  A tick that finds a timer expired fires it: a
+ * one-shot timer is disarmed, a periodic one is left off its armed list
+ * (RP_TIMER_REQUEUE_PENDING), and the signal is queued
+ * (src/signal/posixtimer.c).  The periodic timer is re-armed when that
+ * signal is delivered (rp_cputimers_deliver, Linux's
+ * posixtimer_deliver_signal), which counts the expiries the clock passed
+ * meanwhile as the signal's overrun, the one timer_getoverrun reports from
+ * then on.  settime and delete move the timer's generation on
+ * (->signal_seq) and leave a queued signal where it is: its delivery finds
+ * the generation changed and drops it.
+ *
+ * Lifetime.  The owner's list holds one reference, so does the signal
+ * while queued (and the ignored list while the timer is parked there), and
+ * every call holds one while it works.  A tick that collected the timer
+ * (->firing) holds none: settime and delete cancel that firing and wait
+ * until the tick is done with it (Linux's TIMER_RETRY), so a timer is
+ * never deleted while a tick can still fire it.  A delete that finds the
+ * target released cannot look at ->firing (the target's siglock is gone
+ * with it); it relies on no tick running on a task past its exit point
+ * (tick.c), Linux's 2025 fix.  RP_BREAK_TIMER_EARLY_FREE deletes without
+ * waiting for the tick.  RP_BREAK_TIMER_REARM_DELETED delivers and re-arms
+ * without checking the generation: a timer deleted or reset while its
+ * signal was being delivered is re-armed and its old signal delivered.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,29 +47,42 @@
 #define WAIT_FOR_FIRING true
 #endif
 
-/* DELAYTIMER_MAX of Linux: overrun counts saturate at INT_MAX. */
-static int cap_overrun(uint64_t n)
+#ifdef RP_BREAK_TIMER_REARM_DELETED
+#define CHECK_GENERATION false
+#else
+#define CHECK_GENERATION true
+#endif
+
+/* DELAYTIMER_MAX of Linux: overrun counts saturate at INT_MAX (-1: none counted). */
+static int cap_overrun(int64_t n)
 {
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
+void rp_cpu_timer_check_live(const struct rp_cpu_timer *tm)
 {
 	/* Freed: free() overwrote the magic. */
 	RP_DEBUG_BUG_ON(CMM_LOAD_SHARED(tm->magic) != RP_CPU_TIMER_MAGIC);
+}
+
+void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
+{
+	rp_cpu_timer_check_live(tm);
 	/* On a firing list but not held by a tick: freed and reused. */
 	RP_DEBUG_BUG_ON(!CMM_LOAD_SHARED(tm->firing));
 }
 
 static void timer_put(struct rp_cpu_timer *tm)
 {
-	if (uatomic_sub_return(&tm->refs, 1) != 0)
-		return;
+	rp_cpu_timer_put(tm->owner->sys, tm);
+}
+
+/* The tasks a timer names, let go at its delete: nothing arms or signals it after. */
+static void put_tasks(struct rp_cpu_timer *tm)
+{
 	rp_task_put(tm->target);
 	if (tm->notify_thread)
 		rp_task_put(tm->notify_thread);
-	tm->magic = 0;
-	rp_free(tm);
 }
 
 struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm)
@@ -79,45 +110,52 @@ static void disarm(struct rp_cpu_timer *tm)
 {
 	rp_assert_group_siglock_held(tm->target->signal);
 	cds_list_del_init(&tm->node);
-	tm->expires = 0;
+}
+
+/* Does @a come before @b on an armed list: by clock (PROF, VIRT, SCHED), then expiry? */
+static bool armed_before(const struct rp_cpu_timer *a, const struct rp_cpu_timer *b)
+{
+	if (a->clock.which != b->clock.which)
+		return a->clock.which < b->clock.which;
+	return a->expires < b->expires;
 }
 
 /*
- * The expiries passed by @now (at least one), and re-arm beyond them or
- * disarm (target's siglock held).  As Linux's bump_cpu_timer, with a
- * division instead of its shifts.
+ * Linux's arm_timer (both locks held): onto the target's armed list, kept
+ * in the order of Linux's three timerqueues walked one after the other:
+ * by clock, then expiry, equal ones in arming order.  A linear walk where
+ * Linux has a tree: the answers are the same.
  */
-static uint64_t consume_expiries(struct rp_cpu_timer *tm, uint64_t now)
+static void arm(struct rp_cpu_timer *tm)
+{
+	struct cds_list_head *armed = armed_list(tm);
+	struct rp_cpu_timer *pos;
+
+	rp_assert_group_siglock_held(tm->target->signal);
+	rp_lockdep_assert_held_obj(tm);
+	tm->status = RP_TIMER_ARMED;
+	cds_list_for_each_entry(pos, armed, node)
+		if (armed_before(tm, pos))
+			break;
+	cds_list_add_tail(&tm->node, &pos->node);	/* before @pos, or last */
+}
+
+/*
+ * Linux's bump_cpu_timer for a timer not armed (lock held): move a periodic
+ * timer's expiry past @now by whole intervals, counting them as overruns;
+ * the expiry, moved or not.  A division where Linux shifts.
+ */
+static uint64_t bump(struct rp_cpu_timer *tm, uint64_t now)
 {
 	uint64_t n;
 
-	rp_assert_group_siglock_held(tm->target->signal);
-	if (!tm->incr) {
-		tm->expires = 0;
-		return 1;
-	}
+	rp_lockdep_assert_held_obj(tm);
+	if (!tm->incr || now < tm->expires)
+		return tm->expires;
 	n = (now - tm->expires) / tm->incr + 1;
 	tm->expires += n * tm->incr;
-	cds_list_add(&tm->node, armed_list(tm));
-	return n;
-}
-
-/* Is @q queued on @p?  (owner's siglock held) */
-static bool sigqueue_pending(const struct rp_sigqueue *q, struct rp_sigpending *p)
-{
-	struct rp_sigqueue *e;
-
-	cds_list_for_each_entry(e, &p->list, list)
-		if (e == q)
-			return true;
-	return false;
-}
-
-/* Where the timer's signal queues, and the thread to wake; siglock held. */
-static struct rp_sigpending *notify_pending(struct rp_cpu_timer *tm, struct rp_task *p)
-{
-	rp_assert_siglock_held(p);
-	return tm->notify_thread ? &p->pending : &tm->owner->shared_pending;
+	tm->overrun += (int64_t)n;
+	return tm->expires;
 }
 
 /* Lock the siglock of the thread @tm notifies, or of its process (read section held). */
@@ -136,83 +174,87 @@ static struct rp_sighand *lock_notify_rcu(struct rp_cpu_timer *tm, struct rp_tas
 	return sh;
 }
 
-/* Would @p drop signal @sig at once (Linux's sig_ignored)?  Siglock held. */
-static bool timer_signal_ignored(struct rp_task *p, int sig)
-{
-	uint64_t bit = 1ULL << (sig - 1);
-
-	rp_assert_siglock_held(p);
-	if ((p->blocked & bit) || (p->ptrace & RP_PT_PTRACED))
-		return false;
-	return rp_sig_handler_ignored(rp_sighand_action(p->sighand, sig), sig);
-}
-
 /*
- * Linux's send_sigqueue, for @n expiries: queue the preallocated entry
- * with n - 1 overruns, or add all @n to the overrun of the one still
- * pending.  A dying process or an ignored signal drops it.
+ * Linux's posix_timer_queue_signal (lock held, read section): a periodic
+ * timer owes a re-arm from now on, a one-shot one is done; its signal is
+ * sent unless the thread it notifies is gone.
  */
-static void notify(struct rp_cpu_timer *tm, uint64_t n)
+static void queue_signal(struct rp_cpu_timer *tm)
 {
-	struct rp_sigqueue *q = &tm->sigq;
-	struct rp_sigpending *pending;
 	struct rp_sighand *sh;
 	struct rp_task *p;
-	int sig = q->info.si_signo;
 
-	tm->overrun_last = cap_overrun(n - 1);
-	if (tm->notify == SIGEV_NONE || !(sh = lock_notify_rcu(tm, &p)))
+	tm->status = tm->incr ? RP_TIMER_REQUEUE_PENDING : RP_TIMER_DISARMED;
+	sh = lock_notify_rcu(tm, &p);
+	if (!sh)
 		return;
-	pending = notify_pending(tm, p);
-	if (sigqueue_pending(q, pending)) {
-		q->info.si_overrun = cap_overrun((uint64_t)q->info.si_overrun + n);
-		tm->overrun_last = q->info.si_overrun;
-	} else if (!(tm->owner->flags & RP_SIGNAL_GROUP_EXIT) && !timer_signal_ignored(p, sig)) {
-		q->info.si_overrun = tm->overrun_last;
-		cds_list_add_tail(&q->list, &pending->list);
-		pending->signal |= 1ULL << (sig - 1);
-		rp_signal_wake_up(p);
-	}
+	rp_posixtimer_send_locked(p, tm);
 	rp_unlock_sighand(sh);
 }
 
 void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm)
 {
-	struct rp_sighand *sh = rp_cpu_timer_lock_target_rcu(tm);
-	uint64_t n;
-
 	rp_assert_read_section(&tm->target->sys->sync);
 	rp_lockdep_assert_held_obj(tm);
-	if (!sh) {
-		tm->expires = 0;	/* the target is gone: nobody else sees it */
-		return;
-	}
-	n = consume_expiries(tm, target_sample(tm));
-	rp_unlock_sighand(sh);
-	notify(tm, n);
+	RP_DEBUG_BUG_ON(tm->notify == SIGEV_NONE);	/* never armed */
+	if (!tm->incr)
+		tm->expires = 0;	/* not armed: the timer's lock covers it */
+	queue_signal(tm);
 }
 
-/* Take @tm's signal off its queue if pending: an old arming's (settime, delete). */
-static void unqueue(struct rp_cpu_timer *tm)
+/*
+ * Linux's posix_cpu_timer_rearm (lock held, read section): move the expiry
+ * past the clock's value, counting the intervals passed, and arm again.
+ * A target gone is left alone: its overrun stays as it was (-1).
+ */
+static void rearm(struct rp_cpu_timer *tm)
 {
-	struct rp_sigpending *pending;
-	struct rp_sigqueue *e;
-	struct rp_sighand *sh;
-	struct rp_task *p;
-	int sig = tm->sigq.info.si_signo;
-	bool more = false;
+	struct rp_sighand *sh = rp_cpu_timer_lock_target_rcu(tm);
 
-	if (tm->notify == SIGEV_NONE || !(sh = lock_notify_rcu(tm, &p)))
+	if (!sh)
 		return;
-	pending = notify_pending(tm, p);
-	if (sigqueue_pending(&tm->sigq, pending)) {
-		cds_list_del(&tm->sigq.list);
-		cds_list_for_each_entry(e, &pending->list, list)
-			more |= e->info.si_signo == sig;
-		if (!more)
-			pending->signal &= ~(1ULL << (sig - 1));
-	}
+	bump(tm, target_sample(tm));
+	arm(tm);
 	rp_unlock_sighand(sh);
+}
+
+/*
+ * Linux's __posixtimer_deliver_signal (lock held, read section): false if
+ * the signal belongs to an older generation (settime, delete), and is to
+ * be dropped; else re-arm a periodic timer and report its overrun.
+ */
+static bool deliver_locked(struct rp_cpu_timer *tm, siginfo_t *info)
+{
+	if (CHECK_GENERATION) {
+		if (tm->signal_seq != tm->sigqueue_seq)
+			return false;
+		RP_DEBUG_BUG_ON(tm->deleted);	/* delete moved the generation on */
+	}
+	if (!tm->incr || tm->status != RP_TIMER_REQUEUE_PENDING)
+		return true;
+	rearm(tm);
+	tm->status = RP_TIMER_ARMED;
+	tm->overrun_last = tm->overrun;
+	tm->overrun = -1;
+	tm->signal_seq++;
+	info->si_overrun = cap_overrun(tm->overrun_last);
+	return true;
+}
+
+bool rp_cputimers_deliver(struct rp_task *self, struct rp_sigqueue *q, siginfo_t *info)
+{
+	struct rp_cpu_timer *tm = caa_container_of(q, struct rp_cpu_timer, sigq);
+	struct rp_sync *sync = &self->sys->sync;
+	bool deliver;
+
+	RP_RACE_POINT(RP_RACE_TIMER_DELIVERS, self);
+	rp_read_lock(sync);
+	rp_cpu_timer_lock(tm);
+	deliver = deliver_locked(tm, info);
+	rp_cpu_timer_unlock(tm);
+	rp_read_unlock(sync);
+	rp_cpu_timer_put(self->sys, tm);	/* the queued signal's reference */
+	return deliver;
 }
 
 /* Timer @id of @self's process, with a reference; NULL if none. */
@@ -289,7 +331,11 @@ static struct rp_cpu_timer *timer_for_call(struct rp_task *self, int id, int *er
 	return tm;
 }
 
-/* Delete @tm (a reference held): disarm, drop its signal, leave the owner's list. */
+/*
+ * Linux's posix_timer_delete (a reference held): a new generation, so that
+ * a signal still queued is dropped at its delivery; disarmed; off the
+ * owner's list and the ignored list.
+ */
 static int delete_timer(struct rp_cpu_timer *tm)
 {
 	struct rp_sighand *sh, *osh;
@@ -297,17 +343,24 @@ static int delete_timer(struct rp_cpu_timer *tm)
 
 	if (err)
 		return err;
+	tm->signal_seq++;
 	if (sh) {
 		disarm(tm);
 		rp_unlock_sighand(sh);
+	} else {
+		/* Released: its release took it off (Linux warns in cpu_timer_task_rcu). */
+		RP_DEBUG_BUG_ON(!cds_list_empty(&tm->node));
 	}
-	tm->deleted = true;
-	unqueue(tm);
+	tm->status = RP_TIMER_DISARMED;
 	osh = rp_lock_group_sighand_rcu(tm->owner);
+	/* Under the owner's siglock: sigaction's flush must not park it from now on. */
+	tm->deleted = true;
 	cds_list_del(&tm->owner_node);
+	rp_posixtimer_forget_ignored(tm->owner->sys, tm);
 	if (osh)
 		rp_unlock_sighand(osh);
 	unlock_timer(tm);
+	put_tasks(tm);
 	timer_put(tm);		/* the owner's list's */
 	return 0;
 }
@@ -340,6 +393,7 @@ static void delete_owned(struct rp_task *self)
 void rp_cputimers_exec(struct rp_task *self)
 {
 	delete_owned(self);
+	rp_flush_itimer_signals(self);
 }
 
 /* Is every thread of @t's group past its exit point?  (siglock held) */
@@ -378,17 +432,16 @@ void rp_cputimers_exit(struct rp_task *t)
 
 void rp_cputimers_release(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	struct rp_cpu_timer *tm, *next;
 
 	rp_assert_update_held(&t->sys->sync);
+	rp_assert_siglock_held(t);
 	cds_list_for_each_entry_safe(tm, next, &t->cputimers.armed, node)
 		disarm(tm);
 	if (t->signal->nr_threads == 1) {
 		cds_list_for_each_entry_safe(tm, next, &t->signal->cputimers.armed, node)
 			disarm(tm);
 	}
-	rp_unlock_sighand(sh);
 }
 
 /* Linux's good_sigevent: SIGEV_THREAD_ID's thread in *@thread (a reference); -EINVAL if bad. */
@@ -477,19 +530,25 @@ int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 	tm->clock = c;
 	tm->owner = self->signal;
 	tm->notify = sev && sev->sigev_notify == SIGEV_NONE ? SIGEV_NONE : SIGEV_SIGNAL;
-	tm->sigq.preallocated = true;
+	tm->overrun = -1;
 	CDS_INIT_LIST_HEAD(&tm->node);
+	CDS_INIT_LIST_HEAD(&tm->ignored_node);
 	CDS_INIT_LIST_HEAD(&tm->sigq.list);
+	err = rp_sigqueue_charge_prealloc(self, &tm->sigq);
+	if (err) {
+		rp_free(tm);
+		return err;
+	}
 	rp_read_lock(sync);
 	err = timer_targets_rcu(self, &c, sev ? sev : &def, tm);
 	rp_read_unlock(sync);
-	if (!err)
+	if (!err) {
 		err = timer_publish(self, tm, sev ? sev : &def, !sev);
+		if (err)
+			put_tasks(tm);
+	}
 	if (err) {
-		if (tm->target)
-			timer_put(tm);
-		else
-			rp_free(tm);
+		timer_put(tm);
 		return err;
 	}
 	*timerid = tm->id;
@@ -502,34 +561,56 @@ static bool timespec_valid(const struct timespec *ts)
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < (long)RP_NSEC_PER_SEC;
 }
 
-/* The time left until @expires at @now: 0 disarmed, 1 ns if due (Linux). */
-static struct timespec time_left(uint64_t expires, uint64_t now)
+/*
+ * Linux's __posix_cpu_timer_get at @now, for a timer with an expiry (lock
+ * held): the time left.  A periodic timer not armed (its signal not yet
+ * delivered, or SIGEV_NONE) is first moved past @now, its overrun
+ * counted.  Due and not moved: 1 ns, the signal not yet delivered; 0 for
+ * SIGEV_NONE.
+ */
+static struct timespec time_left(struct rp_cpu_timer *tm, uint64_t now)
 {
-	if (!expires)
-		return rp_ns_to_timespec(0);
-	return rp_ns_to_timespec(expires > now ? expires - now : 1);
+	uint64_t expires = tm->status != RP_TIMER_ARMED ? bump(tm, now) : tm->expires;
+
+	if (now < expires)
+		return rp_ns_to_timespec(expires - now);
+	return rp_ns_to_timespec(tm->notify == SIGEV_NONE ? 0 : 1);
 }
 
 /*
  * Linux's posix_cpu_timer_set, under the target's siglock: disarm, answer
- * the old value, arm the new one; true if it is already due.
+ * the old value, set the new expiry and arm it if it is still to come;
+ * true if it is already due.  SIGEV_NONE timers are never armed (their
+ * expiry is only read).
  */
 static bool timer_set_locked(struct rp_cpu_timer *tm, int flags, const struct itimerspec *value,
 			     struct itimerspec *old)
 {
 	uint64_t now = target_sample(tm), expires = rp_timespec_to_ns(&value->it_value);
+	bool signals = tm->notify != SIGEV_NONE;
 
+	disarm(tm);
+	tm->status = RP_TIMER_DISARMED;
 	if (old) {
-		old->it_value = time_left(tm->expires, now);
+		old->it_value = rp_ns_to_timespec(0);
+		if (tm->expires)
+			old->it_value = time_left(tm, now);
 		old->it_interval = rp_ns_to_timespec(tm->incr);
 	}
-	disarm(tm);
 	if (expires && !(flags & TIMER_ABSTIME))
 		expires += now;
 	tm->expires = expires;
-	if (expires && expires > now)
-		cds_list_add(&tm->node, armed_list(tm));
-	return expires && expires <= now;
+	if (signals && expires && now < expires)
+		arm(tm);
+	return signals && expires && now >= expires;
+}
+
+/* Linux's posix_timer_set_common: the interval (none without a value), overruns reset. */
+static void set_common(struct rp_cpu_timer *tm, const struct itimerspec *value)
+{
+	tm->incr = rp_timespec_to_ns(&value->it_value) ? rp_timespec_to_ns(&value->it_interval) : 0;
+	tm->overrun_last = 0;
+	tm->overrun = -1;
 }
 
 int rp_timer_settime(struct rp_task *self, int timerid, int flags,
@@ -546,16 +627,19 @@ int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 	if (!tm)
 		return err;
 	err = lock_idle(tm, &sh);
-	if (!err && !sh) {
-		err = -ESRCH;	/* the target was reaped: nothing to sample any more */
-		unlock_timer(tm);
+	if (!err) {
+		/* A signal still queued is the old setting's: dropped at its delivery. */
+		tm->signal_seq++;
+		if (!sh) {
+			err = -ESRCH;	/* the target was reaped: nothing to sample any more */
+			unlock_timer(tm);
+		}
 	}
 	if (!err) {
 		due = timer_set_locked(tm, flags, value, old);
 		rp_unlock_sighand(sh);
-		tm->incr = rp_timespec_to_ns(&value->it_interval);
-		unqueue(tm);	/* expiries of the old setting are not reported */
-		if (due)	/* already passed: notify now, as Linux */
+		set_common(tm, value);
+		if (due)	/* already passed: fire now, as Linux */
 			rp_cpu_timer_fire_rcu(tm);
 		unlock_timer(tm);
 	}
@@ -578,7 +662,7 @@ int rp_timer_gettime(struct rp_task *self, int timerid, struct itimerspec *value
 	err = lock_live(tm);
 	sh = err ? NULL : rp_cpu_timer_lock_target_rcu(tm);
 	if (sh && tm->expires) {
-		value->it_value = time_left(tm->expires, target_sample(tm));
+		value->it_value = time_left(tm, target_sample(tm));
 		value->it_interval = rp_ns_to_timespec(tm->incr);
 	}
 	if (sh)
@@ -600,7 +684,8 @@ int rp_timer_getoverrun(struct rp_task *self, int timerid)
 		return ret;
 	ret = lock_live(tm);
 	if (!ret) {
-		ret = tm->overrun_last;
+		/* As the raw call: an overrun of -1 (a target gone before the re-arm) reads as -1. */
+		ret = cap_overrun(tm->overrun_last);
 		unlock_timer(tm);
 	}
 	timer_put(tm);

@@ -53,6 +53,8 @@ uint64_t rp_group_sample(struct rp_signal *sig, int which);
 /* Both parts of the group's clock (live threads + exited ones), siglock held. */
 struct rp_cputime rp_group_cputime(struct rp_signal *sig);
 
+/* Debug builds stop at a timer met on an armed list that was freed meanwhile. */
+void rp_cpu_timer_check_live(const struct rp_cpu_timer *tm);
 /*
  * Debug builds stop at a timer met on a tick's firing list that was freed
  * meanwhile (poisoned, or reused: live again but not held by a tick).
@@ -60,10 +62,10 @@ struct rp_cputime rp_group_cputime(struct rp_signal *sig);
 void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm);
 
 /*
- * Fire @tm (its lock held, in a read section, no siglock): count the
- * expiries its target's clock has passed, re-arm an interval timer beyond
- * them, and queue its signal, or add them to its overrun if the signal is
- * still pending.
+ * Fire @tm (its lock held, in a read section, no siglock; not armed):
+ * Linux's cpu_timer_fire.  A one-shot timer is done; a periodic one waits,
+ * not armed, for its signal's delivery to re-arm it (rp_cputimers_deliver).
+ * The signal is queued unless one is queued already.
  */
 void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm);
 

@@ -34,6 +34,20 @@ void or_reply_siginfo(struct or_reply *r, const siginfo_t *si)
 	r->w_status = si->si_status;
 }
 
+long or_rusage_ns(const struct rusage *ru)
+{
+	return (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000L +
+	       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000L;
+}
+
+void or_reply_sigset(struct or_reply *r, uint64_t set)
+{
+	r->nsigs = 0;
+	for (int sig = 1; sig < OR_NSIG && r->nsigs < OR_MAX_SIGS; sig++)
+		if (set & (1ULL << (sig - 1)))
+			r->sigs[r->nsigs++] = sig;
+}
+
 /* Append to a fixed buffer; output past its end is cut off. */
 __attribute__((format(printf, 3, 4)))
 static void put(char *buf, size_t len, const char *fmt, ...)
@@ -233,6 +247,30 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		put_arg(buf, len, s->b);
 		put(buf, len, ", 0x%lx)", s->c);
 		break;
+	case OP_BURN:
+		put(buf, len, "use %ld ns of CPU", s->a);
+		break;
+	case OP_TIMER_CREATE:
+		put(buf, len, "timer_create(CLOCK_PROCESS_CPUTIME_ID, ");
+		put_sig(buf, len, (int)s->a);
+		put(buf, len, ")");
+		break;
+	case OP_TIMER_SET:
+		put(buf, len, "timer_settime(%ld, TIMER_ABSTIME, %ld ns, every %ld ns)",
+		    s->a, s->b, s->c);
+		break;
+	case OP_TIMER_GETOVERRUN:
+		put(buf, len, "timer_getoverrun(%ld)", s->a);
+		break;
+	case OP_TIMER_DELETE:
+		put(buf, len, "timer_delete(%ld)", s->a);
+		break;
+	case OP_SIGPENDING:
+		put(buf, len, "sigpending()");
+		break;
+	case OP_CHILDREN_CPU:
+		put(buf, len, "getrusage(RUSAGE_CHILDREN) time");
+		break;
 	default:
 		put(buf, len, "op %d", s->op);
 		break;
@@ -269,9 +307,26 @@ static void put_status(char *buf, size_t len, int st)
 	}
 }
 
+/* A count that depends on how much CPU time passed: 0 or less as it is, else ">0". */
+static void put_count_class(char *buf, size_t len, long n)
+{
+	if (n > 0)
+		put(buf, len, ">0");
+	else
+		put(buf, len, "%ld", n);
+}
+
 static void put_siginfo(char *buf, size_t len, const struct or_reply *r,
 			const struct or_pidmap *map)
 {
+	if (r->w_code == SI_TIMER) {	/* si_timerid and si_overrun share pid's and uid's places */
+		put(buf, len, " {timer=%d overrun=", r->w_pid);
+		put_count_class(buf, len, r->w_uid);
+		put(buf, len, " signo=");
+		put_sig(buf, len, r->w_signo);
+		put(buf, len, " code=SI_TIMER}");
+		return;
+	}
 	put(buf, len, " {pid=");
 	put_pid(buf, len, map, r->w_pid);
 	put(buf, len, " uid=%d signo=", r->w_uid);
@@ -339,7 +394,12 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 		put_siginfo(buf, len, r, map);
 		break;
 	case OP_SIGS:
+	case OP_SIGPENDING:
 		put_sigs(buf, len, r);
+		break;
+	case OP_TIMER_GETOVERRUN:
+	case OP_CHILDREN_CPU:
+		put_count_class(buf, len, r->ret);
 		break;
 	case OP_PTRACE:
 		put(buf, len, "%ld", r->ret);

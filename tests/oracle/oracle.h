@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <rcuproc/proc.h>
 
@@ -73,6 +74,16 @@ enum or_op {
 	OP_PTRACE,	/* a: request, b: pid, c: data; GETEVENTMSG: the answer's msg,
 			   GETSIGINFO: its w_* fields; SETSIGINFO: the stop's siginfo
 			   with si_signo c and si_code SI_QUEUE */
+	/* CPU time and POSIX CPU timers.  CPU time is not deterministic on
+	   Linux: the answers that depend on how much passed are shown as
+	   classes (0, or more than 0), see or_format. */
+	OP_BURN,	/* a: ns of CPU time the thread uses (rcuproc: rp_account_cpu) */
+	OP_TIMER_CREATE, /* a: the signal; on CLOCK_PROCESS_CPUTIME_ID (the id is the answer) */
+	OP_TIMER_SET,	/* a: timer id, b: absolute expiry ns, c: interval ns */
+	OP_TIMER_GETOVERRUN, /* a: timer id */
+	OP_TIMER_DELETE, /* a: timer id */
+	OP_SIGPENDING,	/* the signals pending and blocked, as sigpending(2) */
+	OP_CHILDREN_CPU, /* getrusage(RUSAGE_CHILDREN): user + system time, ns */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
@@ -117,6 +128,10 @@ struct or_results {
 pid_t or_resolve(const struct or_pidmap *map, long arg);
 /* @si's fields into @r's w_* fields. */
 void or_reply_siginfo(struct or_reply *r, const siginfo_t *si);
+/* The user + system time of @ru, in ns. */
+long or_rusage_ns(const struct rusage *ru);
+/* Signal set @set (bit sig - 1) as @r's list of signals. */
+void or_reply_sigset(struct or_reply *r, uint64_t set);
 /* @s's arguments with names replaced by this run's pids. */
 void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3]);
 void or_describe(const struct or_step *s, char *buf, size_t len);

@@ -28,6 +28,7 @@
 #include <sys/ptrace.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/snapshot.h>
+#include <rcuproc/timers.h>
 #include <rcuproc/tty.h>
 #include "oracle.h"
 
@@ -388,6 +389,44 @@ static long rcu_ptrace(struct rp_task *self, const long *arg, struct or_reply *r
 	return rp_ptrace(self, PTRACE_SETSIGINFO, (pid_t)arg[1], NULL, &si);
 }
 
+static long rcu_timer_create(struct rp_task *self, long sig)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = (int)sig };
+	int id;
+	long ret = rp_timer_create(self, CLOCK_PROCESS_CPUTIME_ID, &sev, &id);
+
+	return ret ? ret : id;
+}
+
+static long rcu_timer_set(struct rp_task *self, const long *arg)
+{
+	struct itimerspec its = {
+		{ arg[2] / 1000000000L, arg[2] % 1000000000L },
+		{ arg[1] / 1000000000L, arg[1] % 1000000000L },
+	};
+
+	return rp_timer_settime(self, (int)arg[0], TIMER_ABSTIME, &its, NULL);
+}
+
+static long rcu_sigpending(struct rp_task *self, struct or_reply *r)
+{
+	uint64_t set = 0;
+	sigset_t ss;
+	long ret = rp_sigpending(self, &ss);
+
+	memcpy(&set, &ss, sizeof(set));
+	or_reply_sigset(r, set);
+	return ret;
+}
+
+static long rcu_children_cpu(struct rp_task *self)
+{
+	struct rusage ru;
+	long ret = rp_getrusage(self, RUSAGE_CHILDREN, &ru);
+
+	return ret ? ret : or_rusage_ns(&ru);
+}
+
 /* The call itself: the syscall's result or -errno. */
 static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *arg,
 		     struct or_reply *r)
@@ -451,6 +490,20 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return 0;
 	case OP_PTRACE:
 		return rcu_ptrace(self, arg, r);
+	case OP_BURN:
+		return rp_account_cpu(self, (uint64_t)arg[0], 0);
+	case OP_TIMER_CREATE:
+		return rcu_timer_create(self, arg[0]);
+	case OP_TIMER_SET:
+		return rcu_timer_set(self, arg);
+	case OP_TIMER_GETOVERRUN:
+		return rp_timer_getoverrun(self, (int)arg[0]);
+	case OP_TIMER_DELETE:
+		return rp_timer_delete(self, (int)arg[0]);
+	case OP_SIGPENDING:
+		return rcu_sigpending(self, r);
+	case OP_CHILDREN_CPU:
+		return rcu_children_cpu(self);
 	default:
 		return -EINVAL;
 	}

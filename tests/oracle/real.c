@@ -176,6 +176,57 @@ static long puppet_ptrace(const struct real_cmd *c, struct or_reply *r)
 	return syscall(SYS_ptrace, PTRACE_SETSIGINFO, (pid_t)c->b, NULL, &si);
 }
 
+/* Spin until this thread has used @ns more of CPU time. */
+static long puppet_burn(long ns)
+{
+	struct timespec ts;
+	long start;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = ts.tv_sec * 1000000000L + ts.tv_nsec;
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	while (ts.tv_sec * 1000000000L + ts.tv_nsec - start < ns);
+	return 0;
+}
+
+/* The raw timer calls: glibc's wrappers keep ids of their own for SIGEV_THREAD. */
+static long puppet_timer_create(long sig)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = (int)sig };
+	int id;
+	long ret = syscall(SYS_timer_create, CLOCK_PROCESS_CPUTIME_ID, &sev, &id);
+
+	return ret ? ret : id;
+}
+
+static long puppet_timer_set(long id, long abs_ns, long interval_ns)
+{
+	struct itimerspec its = {
+		{ interval_ns / 1000000000L, interval_ns % 1000000000L },
+		{ abs_ns / 1000000000L, abs_ns % 1000000000L },
+	};
+
+	return syscall(SYS_timer_settime, (int)id, TIMER_ABSTIME, &its, NULL);
+}
+
+/* Raw rt_sigpending (glibc's would hide its own signals), into @r's signal list. */
+static long puppet_sigpending(struct or_reply *r)
+{
+	uint64_t set = 0;
+	long ret = syscall(SYS_rt_sigpending, &set, sizeof(set));
+
+	or_reply_sigset(r, set);
+	return ret;
+}
+
+static long puppet_children_cpu(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_CHILDREN, &ru) ? -1 : or_rusage_ns(&ru);
+}
+
 static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 {
 	errno = 0;
@@ -247,6 +298,27 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_PTRACE:
 		r->ret = puppet_ptrace(c, r);
+		break;
+	case OP_BURN:
+		r->ret = puppet_burn(c->a);
+		break;
+	case OP_TIMER_CREATE:
+		r->ret = puppet_timer_create(c->a);
+		break;
+	case OP_TIMER_SET:
+		r->ret = puppet_timer_set(c->a, c->b, c->c);
+		break;
+	case OP_TIMER_GETOVERRUN:
+		r->ret = syscall(SYS_timer_getoverrun, (int)c->a);
+		break;
+	case OP_TIMER_DELETE:
+		r->ret = syscall(SYS_timer_delete, (int)c->a);
+		break;
+	case OP_SIGPENDING:
+		r->ret = puppet_sigpending(r);
+		break;
+	case OP_CHILDREN_CPU:
+		r->ret = puppet_children_cpu();
 		break;
 	default:		/* OP_PING */
 		break;

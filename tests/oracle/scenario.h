@@ -42,6 +42,13 @@
 #define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
 #define TIOCNOTTY(p)		{ p, OP_TIOCNOTTY, 0, 0, 0 }
 #define TIOCGPGRP(p)		{ p, OP_TIOCGPGRP, 0, 0, 0 }
+#define BURN(p, ns)		{ p, OP_BURN, ns, 0, 0 }
+#define TIMER_CREATE(p, sig)	{ p, OP_TIMER_CREATE, sig, 0, 0 }
+#define TIMER_SET(p, id, abs_ns, interval_ns) { p, OP_TIMER_SET, id, abs_ns, interval_ns }
+#define TIMER_GETOVERRUN(p, id)	{ p, OP_TIMER_GETOVERRUN, id, 0, 0 }
+#define TIMER_DELETE(p, id)	{ p, OP_TIMER_DELETE, id, 0, 0 }
+#define SIGPENDING(p)		{ p, OP_SIGPENDING, 0, 0, 0 }
+#define CHILDREN_CPU(p)		{ p, OP_CHILDREN_CPU, 0, 0, 0 }
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- running and comparing ---- */

@@ -30,6 +30,22 @@
  *    reset_delete meets that window only by chance, and on a loaded
  *    machine the broken build once hung there until Criterion's timeout,
  *    a catch by timeout.
+ *  - delete_while_delivering: the owner's return to user space took a
+ *    periodic timer's signal off its queue and is held before it locks the
+ *    timer to re-arm it (race point TIMER_DELIVERS); the timer is deleted
+ *    meanwhile.  The delivery must find the timer's generation moved on and
+ *    drop the signal.  RP_BREAK_TIMER_REARM_DELETED skips that check: it
+ *    re-arms the deleted timer and delivers its signal after the delete,
+ *    on every run.
+ *  - rearm_while_released: a periodic timer on another process's clock
+ *    fired; that process's release is held before it detaches its sighand
+ *    (race point RELEASE_DETACHES, update lock held: rcu mode) while the
+ *    owner's delivery re-arms the timer on the dying clock.  The release
+ *    must take the timer off in the same siglock hold that detaches, as
+ *    Linux's __exit_signal does.  RP_BREAK_TIMER_RELEASE_APART disarms in
+ *    an earlier hold, so the re-armed timer stays on the dead group's
+ *    armed list, which the debug build's check finds when the timer is
+ *    deleted, on every run.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -300,9 +316,14 @@ static void fire_count(enum rp_sync_mode mode)
 }
 TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
 
-/* Exec in a loop, each time with a fresh timer of our own firing fast. */
+/*
+ * Exec in a loop, each time with a fresh timer of our own firing fast.  Its
+ * signal is blocked (the mask survives exec), so that it stays queued, for
+ * exec to flush, and is no fatal one: that would start the group's exit.
+ */
 static void *exec_loop(void *arg)
 {
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = RT(2) };
 	struct worker *w = arg;
 	struct itimerspec its;
 	int id;
@@ -310,7 +331,7 @@ static void *exec_loop(void *arg)
 	rp_thread_register();
 	while (!CMM_LOAD_SHARED(w->stop) && !w->failed) {
 		its = (struct itimerspec){ { 0, 5000 }, { 0, 5000 } };
-		if (rp_timer_create(w->self, CLOCK_PROCESS_CPUTIME_ID, NULL, &id) ||
+		if (rp_timer_create(w->self, CLOCK_PROCESS_CPUTIME_ID, &sev, &id) ||
 		    rp_timer_settime(w->self, id, 0, &its, NULL))
 			w->failed = "timer";
 		else if (rp_execve(w->self, "again"))
@@ -333,6 +354,7 @@ static void exec_fire(enum rp_sync_mode mode)
 	start(mode);
 	q = spawn(init, SIGCHLD);
 	execer.self = spawn(init, SIGCHLD);
+	mask_signal(execer.self, SIG_BLOCK, RT(2));
 	handle(q, RT(1));
 	cr_assert_eq(rp_clock_getcpuclockid(q, rp_getpid(execer.self), &clock), 0);
 	id = timer_on(q, clock, RT(1));
@@ -398,6 +420,19 @@ TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)
 
 /* ------------------------------------------------- delete_while_firing */
 
+/* Start @mode counting jobs; a process handling RT(1) with a timer sending it (*@id). */
+static struct rp_task *start_race_with_timer(enum rp_sync_mode mode, int *id)
+{
+	struct rp_task *p;
+
+	start(mode);
+	race_count_jobs();
+	p = spawn(init, SIGCHLD);
+	handle(p, RT(1));
+	*id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	return p;
+}
+
 /* The tick: charge the job's task. */
 static long tick_job(struct job *j)
 {
@@ -424,11 +459,7 @@ static void delete_while_firing(enum rp_sync_mode mode)
 	bool waited;
 	int id;
 
-	start(mode);
-	race_count_jobs();
-	p = spawn(init, SIGCHLD);
-	handle(p, RT(1));
-	id = timer_on(p, CLOCK_PROCESS_CPUTIME_ID, RT(1));
+	p = start_race_with_timer(mode, &id);
 	cr_assert_eq(rp_timer_settime(p, id, 0, &its, NULL), 0);
 	del.arg = id;
 	if (hold)
@@ -458,3 +489,93 @@ static void delete_while_firing(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(delete_while_firing, delete_while_firing)
+
+/* ------------------------------------------------- delete_while_delivering */
+
+/* The delivery: the job's task returns to user space (0: nothing delivered). */
+static long deliver_job(struct job *j)
+{
+	return rp_get_signal(j->t, NULL);
+}
+
+static void delete_while_delivering(enum rp_sync_mode mode)
+{
+	struct job deliver = { .ret = -1 };
+	struct rp_task *p;
+	int id;
+
+	p = start_race_with_timer(mode, &id);
+	arm_timer(p, id, 10 * US, 10 * US);
+	cr_assert_eq(rp_account_cpu(p, 10 * US, 0), 0);
+	cr_assert(is_pending(p, RT(1)));
+	/* No lock is held there: every mode can hold it. */
+	arm(RP_RACE_TIMER_DELIVERS, p, true, true);
+	job_start(&deliver, deliver_job, p);
+	cr_assert(await_reached(1), "the delivery never took the timer's signal");
+	cr_assert_eq(rp_timer_delete(p, id), 0);
+	release();
+	job_join(&deliver);
+	cr_assert_eq(deliver.ret, 0, "signal %ld of timer %d delivered after its delete",
+		     deliver.ret, id);
+	cr_assert_eq(rp_account_cpu(p, 100 * US, 0), 0);
+	drain_after_delete(p, id);
+	end_task(p);
+	rp_debug_race_hook(NULL);
+	finish();
+}
+
+TEST_EACH_MODE(delete_while_delivering, delete_while_delivering)
+
+/* ------------------------------------------------- rearm_while_released */
+
+/* The reap: the job's task waits for its child j->pid. */
+static long reap_job(struct job *j)
+{
+	return rp_wait4(j->t, j->pid, &j->status, 0, NULL);
+}
+
+static void rearm_while_released(enum rp_sync_mode mode)
+{
+	struct job reap = { .ret = -1 };
+	bool hold = mode == RP_SYNC_RCU;
+	struct rp_task *p, *parent, *q;
+	clockid_t clock;
+	siginfo_t info;
+	int id;
+
+	start(mode);
+	race_count_jobs();
+	p = spawn(init, SIGCHLD);
+	parent = spawn(init, SIGCHLD);	/* init reaps by itself: q needs a parent that waits */
+	set_action(parent, SIGCHLD, SIG_DFL);
+	q = spawn(parent, SIGCHLD);
+	handle(p, RT(1));
+	mask_signal(p, SIG_BLOCK, RT(1));
+	cr_assert_eq(rp_clock_getcpuclockid(p, rp_getpid(q), &clock), 0);
+	id = timer_on(p, clock, RT(1));
+	arm_timer(p, id, 10 * US, 10 * US);
+	cr_assert_eq(rp_account_cpu(q, 10 * US, 0), 0);
+	cr_assert(is_pending(p, RT(1)));
+	reap.pid = rp_getpid(q);
+	cr_assert_eq(rp_exit(q, 0), 0);
+	if (hold)
+		arm(RP_RACE_RELEASE_DETACHES, q, true, true);
+	job_start(&reap, reap_job, parent);
+	if (hold)
+		cr_assert(await_reached(1), "the release never reached its detach");
+	else
+		job_join(&reap);
+	mask_signal(p, SIG_UNBLOCK, RT(1));
+	cr_assert_eq(rp_get_signal(p, &info), RT(1));	/* re-arms on q's clock, if still there */
+	if (hold)
+		release();
+	cr_assert_eq(job_join(&reap), reap.pid);
+	cr_assert_eq(rp_timer_delete(p, id), 0);
+	rp_task_put(q);
+	end_task(parent);
+	end_task(p);
+	rp_debug_race_hook(NULL);
+	finish();
+}
+
+TEST_EACH_MODE(rearm_while_released, rearm_while_released)

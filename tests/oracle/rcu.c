@@ -278,8 +278,8 @@ static long rcu_sigaction(struct rp_task *self, long sig, long act)
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? rcu_handler : SIG_DFL;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
+	sa.sa_handler = act == ACT_IGN ? SIG_IGN : or_act_catches(act) ? rcu_handler : SIG_DFL;
+	sa.sa_flags = or_act_flags(act);
 	return rp_sigaction(self, (int)sig, &sa, NULL);
 }
 
@@ -378,6 +378,7 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		     struct or_reply *r)
 {
 	struct rp_task *self = run->task[s->who];
+	long ret;
 
 	switch (s->op) {
 	case OP_FORK:
@@ -436,6 +437,9 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return 0;
 	case OP_PTRACE:
 		return rcu_ptrace(self, arg, r);
+	case OP_ATTACH_POLL:
+		ret = rp_ptrace(self, arg[0], (pid_t)arg[1], NULL, NULL);
+		return ret ? ret : rp_wait4(self, (pid_t)arg[1], &r->status, __WALL | WNOHANG, NULL);
 	default:
 		return -EINVAL;
 	}

@@ -57,6 +57,15 @@ enum rp_race_point {
 	/* A self-check's reader thread is about to register and take its
 	   first step (src/verify/check.c; no lock, not registered); @t NULL. */
 	RP_RACE_CHECK_READER_STARTS,
+	/* Tracee @t is about to take a ptrace trap: a group stop's, an
+	   event's, PTRACE_INTERRUPT's (no lock held). */
+	RP_RACE_PTRACE_TRAP,
+	/* Tracee @t is in a ptrace stop its tracer's wait can see and has
+	   told nobody of it yet (no lock held). */
+	RP_RACE_PTRACE_NOTIFY,
+	/* A tracer is about to wait until tracee @t has entered its stop and
+	   told of it, after an attach or before a request (no lock held). */
+	RP_RACE_PTRACE_AWAIT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -123,3 +123,12 @@ Test(altered, signal)
 	expect_reported("dash_pipeline.strace", "--- SIGCHLD", "si_code=0x1", "si_code=0x1",
 			"si_code=0x2");
 }
+
+/* A death's and a stop's wait status, each with another signal. */
+Test(altered, wait_status)
+{
+	expect_reported("bash_stop_cont.strace", "wait4(", "WTERMSIG(s) == SIGTERM", "SIGTERM",
+			"SIGINT");
+	expect_reported("bash_stop_cont.strace", "wait4(", "WSTOPSIG(s) == SIGTSTP", "SIGTSTP",
+			"SIGTTIN");
+}

@@ -132,3 +132,17 @@ Test(altered, wait_status)
 	expect_reported("bash_stop_cont.strace", "wait4(", "WSTOPSIG(s) == SIGTSTP", "SIGTSTP",
 			"SIGTTIN");
 }
+
+/*
+ * The child trace_child seizes is replayed, not skipped: its trap's notice
+ * (CLD_STOPPED), the siginfo of its signal's stop, and the stop its seize
+ * leaves for the very next WNOHANG wait (PTRACE_EVENT_STOP).
+ */
+Test(altered, traced_child)
+{
+	expect_reported("trace_child.strace", "--- SIGCHLD", "si_status=0,", "si_code=0x5",
+			"si_code=0x4");
+	expect_reported("trace_child.strace", "ptrace(0x4202", "si_signo=10", "si_code=0",
+			"si_code=-6");
+	expect_reported("trace_child.strace", "wait4(", "0x40000001", "|0x80<<16]", "]");
+}

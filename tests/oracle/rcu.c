@@ -173,16 +173,43 @@ static void rcu_worker_start(struct rcu_run *run, int i)
 	w->started = pthread_create(&w->thread, NULL, rcu_worker_main, w) == 0;
 }
 
-/* Is process @i stopped (T or t), as /proc would say? */
-static bool rcu_stopped(struct rcu_run *run, int i)
+/* Process @i's state as /proc would say it (T, t, ...; 0 if not listed). */
+static char rcu_state(struct rcu_run *run, int i)
 {
 	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
 	long n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
 
 	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++)
 		if (ps[k].pid == run->map.pid[i])
-			return ps[k].state == 'T' || ps[k].state == 't';
-	return false;
+			return ps[k].state;
+	return 0;
+}
+
+/*
+ * @i is in a ptrace stop (t): it tells its tracer just after, and the
+ * tracer's requests wait until it has (as Linux's wait for the tracee to
+ * sleep).  A request that changes nothing, PTRACE_GETEVENTMSG, made as
+ * every other task (all but the tracer's answer ESRCH at once) waits for
+ * that here, so that the step after a ptrace stop finds its notice sent,
+ * however late the stopped task's thread runs.
+ */
+static void rcu_await_told(struct rcu_run *run, int i)
+{
+	unsigned long msg;
+
+	for (int k = 0; k < OR_MAX_PROCS; k++)
+		if (k != i && rcu_live(run, k))
+			rp_ptrace(run->task[k], PTRACE_GETEVENTMSG, run->map.pid[i], NULL, &msg);
+}
+
+/* Is process @i stopped (T or t), its stop told if it is a ptrace stop? */
+static bool rcu_stopped(struct rcu_run *run, int i)
+{
+	char state = rcu_state(run, i);
+
+	if (state == 't')
+		rcu_await_told(run, i);
+	return state == 'T' || state == 't';
 }
 
 /*

@@ -63,8 +63,9 @@ enum rp_race_point {
 	/* Tracee @t is in a ptrace stop its tracer's wait can see and has
 	   told nobody of it yet (no lock held). */
 	RP_RACE_PTRACE_NOTIFY,
-	/* A tracer is about to wait until tracee @t has entered its stop and
-	   told of it, after an attach or before a request (no lock held). */
+	/* A tracer found tracee @t not yet in its stop or not yet told of
+	   it, after an attach or before a request, and is about to sleep
+	   until it is (no lock held). */
 	RP_RACE_PTRACE_AWAIT,
 };
 

@@ -728,7 +728,6 @@ static void await_trap(struct rp_task *t)
 	unsigned long seq;
 	bool told;
 
-	RP_RACE_POINT(RP_RACE_PTRACE_AWAIT, t);
 	for (;;) {
 		/* Sampled before the check: end_trapping and kills wake after it. */
 		seq = rp_waitq_seq(rp_task_waitq(t));
@@ -739,6 +738,7 @@ static void await_trap(struct rp_task *t)
 		rp_unlock_sighand(sh);
 		if (told)
 			return;
+		RP_RACE_POINT(RP_RACE_PTRACE_AWAIT, t);
 		rp_waitq_wait(rp_task_waitq(t), seq);
 	}
 }

@@ -144,8 +144,10 @@ RP_API int rp_get_signal(struct rp_task *self, siginfo_t *info);
 /*
  * ptrace(2): TRACEME, ATTACH, SEIZE, SETOPTIONS, GETEVENTMSG (data: an
  * unsigned long *), GETSIGINFO and SETSIGINFO (data: a siginfo_t *),
- * CONT, DETACH, KILL, INTERRUPT.  Event stops (fork, clone, exec) are
- * taken at the tracee's next rp_get_signal (docs/process.md, "ptrace").
+ * CONT, DETACH, KILL, INTERRUPT, LISTEN.  Event stops (fork, clone, exec)
+ * are taken at the tracee's next rp_get_signal (docs/process.md, "ptrace").
+ * May sleep: an attach to a stopped task, and a request on a tracee still
+ * entering its stop, wait until it has trapped and told its tracer.
  */
 RP_API long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data);
 

@@ -74,6 +74,16 @@ enum rp_race_point {
 	   is about to wait for its grace period and release it (no lock held,
 	   no read section); @t NULL. */
 	RP_RACE_DEFERRED_RECLAIM,
+	/* Tracee @t is about to take a ptrace trap: a group stop's, an
+	   event's, PTRACE_INTERRUPT's (no lock held). */
+	RP_RACE_PTRACE_TRAP,
+	/* Tracee @t is in a ptrace stop its tracer's wait can see and has
+	   told nobody of it yet (no lock held). */
+	RP_RACE_PTRACE_NOTIFY,
+	/* A tracer found tracee @t not yet in its stop or not yet told of
+	   it, after an attach or before a request, and is about to sleep
+	   until it is (no lock held). */
+	RP_RACE_PTRACE_AWAIT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

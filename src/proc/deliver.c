@@ -165,6 +165,14 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 		sh = rp_lock_task_sighand(self);
 		if (!sh)
 			return -ESRCH;
+		/*
+		 * As Linux's get_signal: a SIGCONT's notice first, but after
+		 * an event's stop, which Linux makes in the call just made.
+		 */
+		if (rp_jobctl_notice_pending(self) && !rp_ptrace_event_pending(self)) {
+			rp_jobctl_notify(self, sh);
+			continue;
+		}
 		if (fatal_pending(self, &sig))
 			break;
 		if (rp_ptrace_trap_pending(self)) {	/* an event, a group stop, INTERRUPT */
@@ -173,8 +181,8 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				return -ESRCH;
 			continue;
 		}
-		if (rp_jobctl_pending(self)) {	/* a group stop to join, a notice to send */
-			rp_jobctl_run(self, sh);
+		if (rp_jobctl_stop_pending(self)) {
+			rp_jobctl_stop(self, sh);
 			continue;
 		}
 		timer_sigq = NULL;

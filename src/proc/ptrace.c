@@ -33,6 +33,16 @@
  * PTRACE_LISTEN leaves a seized tracee in its PTRACE_EVENT_STOP trap but
  * out of its tracer's sight until such a notice, or PTRACE_INTERRUPT,
  * makes it trap again (Linux's JOBCTL_LISTENING).
+ *
+ * Notices (Linux's do_notify_parent_cldstop(current, true, why)).  Each
+ * stop tells its tracer: CLD_STOPPED for a trap of job control, with the
+ * group's stop signal or 0, CLD_TRAPPED for a signal's or an event's stop.
+ * The tracer is the link's owner when the tracee tells (rp_tracer_rcu):
+ * a tracer that exited meanwhile is told nothing, and neither is the real
+ * parent its exit handed the tracee back to.  From entering the stop
+ * until it has told, the tracee is RP_JOBCTL_TRAPPING, and its tracer's
+ * requests wait (Linux's wait_task_inactive), as does an attach that made
+ * a stopped task trap (Linux's JOBCTL_TRAPPING), with no lock held.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,6 +50,7 @@
 #include "ptrace.h"
 #include "exit.h"
 #include "../signal/signal.h"
+#include "../debug/racepoint.h"
 
 /* The status of an event's stop, as Linux reports it to wait. */
 #define EVENT_CODE(event)	(SIGTRAP | ((event) << 8))
@@ -63,20 +74,35 @@ static int check_options(unsigned long options)
 	return options & ~(unsigned long)OPTIONS_PROVIDED ? -EINVAL : 0;
 }
 
-/* Make @tracer trace @t (update lock held): Linux's ptrace_link. */
-static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
+/*
+ * Make @tracer trace @t, a task not yet a zombie (update lock held): Linux's
+ * ptrace_link.  ->ptrace last, under @t's siglock: a stop that sees it
+ * finds the link's owner set (rp_tracer_rcu), as the siglock orders them.
+ */
+static void ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	struct rp_sighand *sh;
 
 	rp_assert_update_held(&t->sys->sync);
-	if (!sh)
-		return -ESRCH;
+	CMM_STORE_SHARED(t->parent, tracer);
+	/* At the head (Group 3): see rp_owned_add_pub. */
+	rp_owned_add_pub(&t->ptrace_entry, &tracer->ptraced, tracer);
+	sh = rp_lock_task_sighand(t);	/* never NULL: release needs the update lock */
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
 	rp_unlock_sighand(sh);
-	CMM_STORE_SHARED(t->parent, tracer);
-	/* At the head, published last (Group 3): see rp_owned_add_pub. */
-	rp_owned_add_pub(&t->ptrace_entry, &tracer->ptraced, tracer);
-	return 0;
+}
+
+/*
+ * @t has told of the ptrace stop it entered, or gives it up (siglock held):
+ * wake its tracer, which may wait for that (await_trap).
+ */
+static void end_trapping(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	if (!(t->jobctl & RP_JOBCTL_TRAPPING))
+		return;
+	t->jobctl &= ~RP_JOBCTL_TRAPPING;
+	rp_waitq_wake(rp_task_waitq(t));
 }
 
 void rp_ptrace_unlink(struct rp_task *t)
@@ -94,6 +120,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 	if (!sh)
 		return;		/* released: nobody sends to it any more */
 	t->jobctl &= ~(RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY);
+	end_trapping(t);	/* nobody to tell */
 	t->ptrace_event = 0;	/* no tracer to report it to */
 	/*
 	 * A group stop in effect takes it back, uncounted: it took its part in
@@ -196,8 +223,7 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 	rp_assert_update_held(&child->sys->sync);
 	if (!self->ptrace || (!(clone_flags & CLONE_PTRACE) && !event))
 		return;
-	if (ptrace_link(child, self->parent, self->ptrace))
-		return;
+	ptrace_link(child, self->parent, self->ptrace);
 	/* Published, so senders lock it too; never NULL: release needs the update lock. */
 	sh = rp_lock_task_sighand(child);
 	if (child->ptrace & RP_PT_SEIZED)
@@ -223,6 +249,23 @@ static bool stop_killed(struct rp_task *t)
 	return rp_fatal_signal_pending(t);
 }
 
+/*
+ * Has @t told of the ptrace stop it enters, or will it not stop (siglock
+ * held)?  Until then its tracer does not act on it: Linux's attach waits
+ * for JOBCTL_TRAPPING to clear and its requests for the tracee to be
+ * asleep (wait_task_inactive), which is after it told.
+ * RP_BREAK_NO_TRAP_WAIT answers yes at once.
+ */
+static bool stop_told(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+#ifdef RP_BREAK_NO_TRAP_WAIT
+	return true;
+#else
+	return !(t->jobctl & RP_JOBCTL_TRAPPING) || stop_killed(t);
+#endif
+}
+
 /* Is @info a PTRACE_EVENT_STOP trap's?  (NULL: a group stop's trap without one.) */
 static bool event_stop_info(const siginfo_t *info)
 {
@@ -233,21 +276,28 @@ static bool event_stop_info(const siginfo_t *info)
  * Enter a ptrace stop with wait status @code and siginfo @info, which lives
  * in @t's frame until leave_stop (siglock held); false: no stop.  A group
  * stop's trap (@why CLD_STOPPED) takes @t's part in the stop unless SIGCONT
- * ended it meanwhile; *@gstop_done: that completed it, *@status: the
- * stop signal to tell the real parent of.
+ * ended it meanwhile; *@gstop_done: that completed it.  *@status: the
+ * notices' si_status, as Linux's do_notify_parent_cldstop: the group's
+ * stop signal for CLD_STOPPED (0 if none: PTRACE_INTERRUPT's trap, a
+ * SIGCONT's), the stop's signal for CLD_TRAPPED.
  */
 static bool enter_stop(struct rp_task *t, int code, siginfo_t *info, int why, bool *gstop_done,
 		       int *status)
 {
 	rp_assert_siglock_held(t);
 	*gstop_done = false;
-	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t))
+	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t)) {
+		end_trapping(t);	/* an attach's trap that will not come */
 		return false;
+	}
 	if (why == CLD_STOPPED && (t->jobctl & RP_JOBCTL_STOP_PENDING))
 		*gstop_done = rp_jobctl_participate(t);
-	*status = t->signal->group_exit_code & 0x7f;
-	/* Any stop takes the place of a pending trap; an EVENT_STOP one tells all. */
-	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED) & ~RP_JOBCTL_TRAP_STOP;
+	*status = (why == CLD_STOPPED ? t->signal->group_exit_code : code) & 0x7f;
+	/*
+	 * Any stop takes the place of a pending trap; an EVENT_STOP one tells
+	 * all.  TRAPPING until the notices are sent (end_trapping).
+	 */
+	t->jobctl = (t->jobctl | RP_JOBCTL_TRACED | RP_JOBCTL_TRAPPING) & ~RP_JOBCTL_TRAP_STOP;
 	if (event_stop_info(info))
 		t->jobctl &= ~RP_JOBCTL_TRAP_NOTIFY;
 	t->exit_code = code;
@@ -256,36 +306,31 @@ static bool enter_stop(struct rp_task *t, int code, siginfo_t *info, int why, bo
 }
 
 /*
- * Linux's do_notify_parent_cldstop for a tracer: SIGCHLD (CLD_TRAPPED), wake
- * its wait.  Linux says CLD_STOPPED for the traps of PTRACE_EVENT_STOP and
- * of a group stop; rcuproc keeps CLD_TRAPPED for every ptrace stop, so that
- * CLD_STOPPED always means that a group stopped.  True if the task
- * told is another process than @t's real parent (Linux's
- * ptrace_reparented); false if it is the real parent (the tracer, or the
- * parent again after a detach that came first), which has heard then.
+ * Tell of @t's stop (@why, @status; no lock held), as Linux's ptrace_stop:
+ * its tracer, if a detach has not begun since @t stopped (then nobody is
+ * told of the trap), and, if the stop completed a group stop
+ * (@gstop_done), the real parent unless the tracer's notice is already
+ * the real parent's group's.  The tracer hears CLD_STOPPED for a trap of
+ * job control, CLD_TRAPPED for a signal's or an event's stop.
  */
-static bool notify_tracer(struct rp_task *t, int code)
+static void notify_stop(struct rp_task *t, int why, int status, bool gstop_done)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_task *tracer;
-	siginfo_t info;
-	bool other;
 
 	rp_read_lock(sync);
-	/* Pairs with the stores of ->parent and ->real_parent under the update lock. */
+#ifdef RP_BREAK_NOTICE_TO_PARENT
+	/* ->parent: after a detach, the real parent.  Pairs with unlink's store. */
 	tracer = rcu_dereference(t->parent);
-	other = !rp_same_thread_group(tracer, rcu_dereference(t->real_parent));
-	if (!rp_task_get_rcu(tracer))
-		tracer = NULL;
+#else
+	tracer = rp_tracer_rcu(t);
+#endif
+	if (tracer)
+		rp_send_cldstop_rcu(tracer, rp_task_tid(t), t->cred->uid, why, status);
+	/* Pairs with the real_parent stores of reparenting. */
+	if (gstop_done && (!tracer || !rp_same_thread_group(tracer, rcu_dereference(t->real_parent))))
+		rp_notify_parent_cldstop(t, CLD_STOPPED, status);
 	rp_read_unlock(sync);
-	if (!tracer)
-		return other;
-	rp_siginfo_init(&info, SIGCHLD, CLD_TRAPPED, rp_task_tid(t), t->cred->uid);
-	info.si_status = code & 0x7f;
-	rp_send_signal(tracer, SIGCHLD, &info, true);
-	rp_wake_up_parent(tracer);
-	rp_task_put(tracer);
-	return other;
 }
 
 /*
@@ -328,8 +373,13 @@ static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, sigin
 	rp_unlock_sighand(sh);
 	if (!stopped)
 		return trap ? 0 : code;
-	if (notify_tracer(t, code) && gstop_done)
-		rp_notify_parent_cldstop(t, CLD_STOPPED, status);
+	RP_RACE_POINT(RP_RACE_PTRACE_NOTIFY, t);
+	notify_stop(t, why, status, gstop_done);
+	sh = rp_lock_task_sighand(t);
+	if (!sh)
+		return -ESRCH;
+	end_trapping(t);
+	rp_unlock_sighand(sh);
 	for (;;) {
 		/* Sampled before the check: CONT, DETACH and kills wake its queue after it. */
 		seq = rp_waitq_seq(rp_task_waitq(t));
@@ -410,17 +460,24 @@ static int jobctl_trap(struct rp_task *t, struct rp_sighand *sh)
 	return event_stop(t, sh, sig, sig | (PTRACE_EVENT_STOP << 8), CLD_STOPPED);
 }
 
-bool rp_ptrace_trap_pending(const struct rp_task *t)
+bool rp_ptrace_event_pending(const struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	return t->ptrace_event || (t->jobctl & (RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY));
+	return t->ptrace_event;
+}
+
+bool rp_ptrace_trap_pending(const struct rp_task *t)
+{
+	return rp_ptrace_event_pending(t) || (t->jobctl & (RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY));
 }
 
 int rp_ptrace_trap(struct rp_task *t)
 {
-	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	struct rp_sighand *sh;
 	int code;
 
+	RP_RACE_POINT(RP_RACE_PTRACE_TRAP, t);
+	sh = rp_lock_task_sighand(t);
 	if (!sh)
 		return -ESRCH;
 	if (t->ptrace_event) {
@@ -470,9 +527,9 @@ static bool may_attach(struct rp_task *self, struct rp_task *t)
 
 /*
  * A new tracee stopped in a group stop leaves it for a trap that reports
- * the stop to its tracer (Linux's ptrace_attach, JOBCTL_TRAP_STOP).  Linux
- * also makes the attach wait until the tracee has trapped (JOBCTL_TRAPPING);
- * here the tracer's wait sees the stop once it has.
+ * the stop to its tracer (Linux's ptrace_attach, JOBCTL_TRAP_STOP), and
+ * the attach waits until it has trapped and told (TRAPPING, await_trap):
+ * the tracer's very next wait, WNOHANG too, sees the stop.
  */
 static void trap_if_stopped(struct rp_task *t)
 {
@@ -482,7 +539,8 @@ static void trap_if_stopped(struct rp_task *t)
 		return;
 	if ((t->jobctl & RP_JOBCTL_STOPPED) && !rp_fatal_signal_pending(t) &&
 	    !(t->flags & RP_PF_EXITING)) {
-		t->jobctl = (t->jobctl & ~RP_JOBCTL_STOPPED) | RP_JOBCTL_TRAP_STOP;
+		t->jobctl = (t->jobctl & ~RP_JOBCTL_STOPPED) | RP_JOBCTL_TRAP_STOP |
+			    RP_JOBCTL_TRAPPING;
 		rp_signal_wake_up(t);
 	}
 	rp_unlock_sighand(sh);
@@ -508,9 +566,7 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	if (rp_same_thread_group(self, t) || !may_attach(self, t) ||
 	    uatomic_read(&t->exit_state) || t->ptrace)
 		return -EPERM;
-	ret = ptrace_link(t, self, flags);
-	if (ret)
-		return ret;
+	ptrace_link(t, self, flags);
 	if (request == PTRACE_ATTACH)
 		rp_send_signal(t, SIGSTOP, NULL, false);
 	trap_if_stopped(t);
@@ -526,8 +582,10 @@ static long traceme(struct rp_task *self)
 	rp_update_lock(sync);
 	parent = self->real_parent;
 	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
-	    !uatomic_read(&parent->exit_state))
-		ret = ptrace_link(self, parent, RP_PT_PTRACED);
+	    !uatomic_read(&parent->exit_state)) {
+		ptrace_link(self, parent, RP_PT_PTRACED);
+		ret = 0;
+	}
 	rp_update_unlock(sync);
 	return ret;
 }
@@ -565,9 +623,13 @@ static long listen(struct rp_task *t)
 	return 0;
 }
 
+/* Internal: the tracee has not told of its stop yet; wait, then ask again. */
+#define STOP_TELLING	(-EINPROGRESS)
+
 /*
  * Requests on a tracee in a ptrace stop (update lock held): -ESRCH if it is
- * not stopped or listens, as Linux's ptrace_check_attach; then LISTEN, CONT resumes it with
+ * not stopped or listens, as Linux's ptrace_check_attach, STOP_TELLING if
+ * it has not told of the stop yet; then LISTEN, CONT resumes it with
  * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
  * sets the options @data, GETEVENTMSG stores the last event's message at
  * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
@@ -585,6 +647,8 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
 	    stop_killed(t))
 		ret = -ESRCH;
+	else if (!stop_told(t))
+		ret = STOP_TELLING;
 	else if (request == PTRACE_LISTEN)
 		ret = listen(t);
 	else if (request == PTRACE_SETOPTIONS)
@@ -651,26 +715,80 @@ static long tracee_request(struct rp_task *self, struct rp_task *t, long request
 	}
 }
 
-long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data)
+/*
+ * Until @t (referenced) has entered its ptrace stop and told of it, or
+ * will not stop (no lock held): after an attach, and before a request
+ * made again.  @t's telling wakes its queue (end_trapping), and so does a
+ * kill (rp_signal_wake_up), so that a tracee killed meanwhile does not
+ * keep its tracer here.
+ */
+static void await_trap(struct rp_task *t)
+{
+	struct rp_sighand *sh;
+	unsigned long seq;
+	bool told;
+
+	for (;;) {
+		/* Sampled before the check: end_trapping and kills wake after it. */
+		seq = rp_waitq_seq(rp_task_waitq(t));
+		sh = rp_lock_task_sighand(t);
+		if (!sh)
+			return;		/* released: it stops no more */
+		told = stop_told(t);
+		rp_unlock_sighand(sh);
+		if (told)
+			return;
+		RP_RACE_POINT(RP_RACE_PTRACE_AWAIT, t);
+		rp_waitq_wait(rp_task_waitq(t), seq);
+	}
+}
+
+/*
+ * @request on @pid under the update lock.  *@waitfor: NULL, or the tracee,
+ * referenced, that the caller waits for with no lock held: the one it
+ * attached, or the one that was still telling of its stop.
+ */
+static long request_locked(struct rp_task *self, long request, pid_t pid, void *addr,
+			   void *data, struct rp_task **waitfor)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	bool attaching = request == PTRACE_ATTACH || request == PTRACE_SEIZE;
 	struct rp_task *t;
+	long ret;
+
+	*waitfor = NULL;
+	/* Requests change links or stops: the update lock, not a read section. */
+	rp_update_lock(sync);
+	t = rp_find_task_rcu(self->sys, pid);
+	if (!t)
+		ret = -ESRCH;
+	else if (attaching)
+		ret = attach(self, t, request, addr, data);
+	else
+		ret = tracee_request(self, t, request, data);
+	/* Found under the lock, so not released: the reference is taken. */
+	if (((attaching && !ret) || ret == STOP_TELLING) && rp_task_get_rcu(t))
+		*waitfor = t;
+	rp_update_unlock(sync);
+	rp_sync_quiescent();
+	return ret;
+}
+
+long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data)
+{
+	struct rp_task *waitfor;
 	long ret;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
 	if (request == PTRACE_TRACEME)
 		return traceme(self);
-	/* Requests change links or stops: the update lock, not a read section. */
-	rp_update_lock(sync);
-	t = rp_find_task_rcu(self->sys, pid);
-	if (!t)
-		ret = -ESRCH;
-	else if (request == PTRACE_ATTACH || request == PTRACE_SEIZE)
-		ret = attach(self, t, request, addr, data);
-	else
-		ret = tracee_request(self, t, request, data);
-	rp_update_unlock(sync);
-	rp_sync_quiescent();
+	do {
+		ret = request_locked(self, request, pid, addr, data, &waitfor);
+		if (waitfor) {
+			await_trap(waitfor);
+			rp_task_put(waitfor);
+		}
+	} while (ret == STOP_TELLING);
 	return ret;
 }

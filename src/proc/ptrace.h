@@ -18,9 +18,11 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info);
 
 /*
  * Has @t a trap to stop for (siglock held): an event, PTRACE_INTERRUPT's,
- * its group stop's, or a seized tracee's notice of a SIGCONT?
+ * its group stop's, or a seized tracee's notice of a SIGCONT?  The first,
+ * an event of the call just made?
  */
 bool rp_ptrace_trap_pending(const struct rp_task *t);
+bool rp_ptrace_event_pending(const struct rp_task *t);
 
 /*
  * @t returns to user space with a trap pending: stop for it (an event's

@@ -138,28 +138,65 @@ void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 	}
 }
 
-void rp_notify_parent_cldstop(struct rp_task *self, int why, int status)
+void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
 {
-	struct rp_sync *sync = &self->sys->sync;
-	struct rp_task *leader, *parent;
 	const struct rp_ksigaction *ka;
 	struct rp_sighand *psh;
 	siginfo_t info;
 
-	rp_read_lock(sync);
-	/* Pairs with exec's leader switch and the real_parent stores of reparenting. */
-	leader = rcu_dereference(self->group_leader);
-	parent = rcu_dereference(leader->real_parent);
-	rp_siginfo_init(&info, SIGCHLD, why, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid);
+	rp_assert_read_section(&parent->sys->sync);
+	rp_siginfo_init(&info, SIGCHLD, why, pid, uid);
 	info.si_status = status;
 	psh = rp_lock_task_sighand_rcu(parent);
-	if (psh) {
-		ka = rp_sighand_action(psh, SIGCHLD);
-		if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
-			rp_send_signal_locked(parent, SIGCHLD, &info, true);
-		rp_wake_up_parent(parent);
-		rp_unlock_sighand(psh);
-	}
+	if (!psh)
+		return;
+	ka = rp_sighand_action(psh, SIGCHLD);
+	if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
+		rp_send_signal_locked(parent, SIGCHLD, &info, true);
+	rp_wake_up_parent(parent);
+	rp_unlock_sighand(psh);
+}
+
+/* Tell the real parent of @self's group, led by @leader (read section held); returns it. */
+static struct rp_task *tell_real_parent_rcu(struct rp_task *self, struct rp_task *leader,
+					    int why, int status)
+{
+	/* Pairs with the real_parent stores of reparenting. */
+	struct rp_task *parent = rcu_dereference(leader->real_parent);
+
+	rp_send_cldstop_rcu(parent, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid, why, status);
+	return parent;
+}
+
+void rp_notify_parent_cldstop(struct rp_task *self, int why, int status)
+{
+	struct rp_sync *sync = &self->sys->sync;
+
+	rp_read_lock(sync);
+	/* Pairs with exec's leader switch. */
+	tell_real_parent_rcu(self, rcu_dereference(self->group_leader), why, status);
+	rp_read_unlock(sync);
+}
+
+/*
+ * A SIGCONT's notice (@why, @status) to the real parent of @self's group
+ * and, as Linux's get_signal does for compatibility, to its leader's
+ * tracer as well unless that is the real parent's group (no duplicate).
+ * No lock held.
+ */
+static void notify_continued(struct rp_task *self, int why, int status)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *leader, *parent, *tracer;
+
+	rp_read_lock(sync);
+	/* Pairs with exec's leader switch. */
+	leader = rcu_dereference(self->group_leader);
+	parent = tell_real_parent_rcu(self, leader, why, status);
+	tracer = rp_tracer_rcu(leader);
+	if (tracer && !rp_same_thread_group(tracer, parent))
+		rp_send_cldstop_rcu(tracer, rp_task_tid(leader), rp_task_cred_rcu(leader)->uid,
+				    why, status);
 	rp_read_unlock(sync);
 }
 
@@ -267,12 +304,7 @@ static void sleep_stopped(struct rp_task *self)
 	}
 }
 
-/*
- * Take part in the pending group stop (siglock @sh held, released): Linux's
- * do_signal_stop.  A traced thread traps instead, at rp_get_signal's next
- * round, and takes its part there (rp_ptrace_trap).
- */
-static void stop_self(struct rp_task *self, struct rp_sighand *sh)
+void rp_jobctl_stop(struct rp_task *self, struct rp_sighand *sh)
 {
 	int code = self->signal->group_exit_code;
 	bool report;
@@ -306,30 +338,32 @@ void rp_do_signal_stop(struct rp_task *self, struct rp_sighand *sh, int sig)
 	stop = begin_group_stop_rcu(self, sig);
 	rp_read_unlock(sync);
 	if (stop && (sh = rp_lock_task_sighand(self)))
-		stop_self(self, sh);
+		rp_jobctl_stop(self, sh);
 }
 
-bool rp_jobctl_pending(const struct rp_task *self)
+bool rp_jobctl_notice_pending(const struct rp_task *self)
 {
-	return (self->jobctl & RP_JOBCTL_STOP_PENDING) ||
-	       (self->signal->flags & RP_SIGNAL_CLD_MASK);
+	rp_assert_siglock_held(self);
+	return self->signal->flags & RP_SIGNAL_CLD_MASK;
 }
 
-void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh)
+void rp_jobctl_notify(struct rp_task *self, struct rp_sighand *sh)
 {
 	struct rp_signal *s = self->signal;
 	int why;
 
 	rp_lockdep_assert_held_obj(sh);
-	if (!(s->flags & RP_SIGNAL_CLD_MASK)) {
-		stop_self(self, sh);
-		return;
-	}
 	/* As Linux: a stop cut short by SIGCONT is still told as CLD_STOPPED. */
 	why = (s->flags & RP_SIGNAL_CLD_CONTINUED) ? CLD_CONTINUED : CLD_STOPPED;
 	s->flags &= ~RP_SIGNAL_CLD_MASK;
 	rp_unlock_sighand(sh);
-	rp_notify_parent_cldstop(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
+	notify_continued(self, why, why == CLD_CONTINUED ? SIGCONT : 0);
+}
+
+bool rp_jobctl_stop_pending(const struct rp_task *self)
+{
+	rp_assert_siglock_held(self);
+	return self->jobctl & RP_JOBCTL_STOP_PENDING;
 }
 
 /*

@@ -132,10 +132,22 @@ void rp_flush_signals_rcu(struct rp_task *p, uint64_t mask);
  */
 void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig);
 
-/* Something for rp_get_signal to do first: a stop to join, a notice to send? */
-bool rp_jobctl_pending(const struct rp_task *self);
-/* Do it (siglock @sh held, released on return); may sleep stopped. */
-void rp_jobctl_run(struct rp_task *self, struct rp_sighand *sh);
+/*
+ * What rp_get_signal does before it dequeues (siglock held): a SIGCONT's
+ * notice to send to the parent (and to the leader's tracer), a group stop
+ * to take part in.
+ */
+bool rp_jobctl_notice_pending(const struct rp_task *self);
+bool rp_jobctl_stop_pending(const struct rp_task *self);
+/* Send the notice (siglock @sh held, released on return). */
+void rp_jobctl_notify(struct rp_task *self, struct rp_sighand *sh);
+/*
+ * Take part in the pending group stop (siglock @sh held, released on
+ * return): Linux's do_signal_stop.  Sleeps stopped until continued or
+ * killed; a traced thread traps instead, at rp_get_signal's next round,
+ * and takes its part there (rp_ptrace_trap).
+ */
+void rp_jobctl_stop(struct rp_task *self, struct rp_sighand *sh);
 
 /*
  * @self dequeued stop signal @sig with the default action (siglock @sh
@@ -160,10 +172,14 @@ bool rp_jobctl_participate(struct rp_task *t);
 void rp_jobctl_join_group_stop(struct rp_task *self, struct rp_task *p);
 
 /*
- * Linux's do_notify_parent_cldstop for the real parent of @self's group:
- * SIGCHLD with @why and @status unless it ignores SIGCHLD or asked
- * SA_NOCLDSTOP; its wait is woken anyway.  No lock held.
+ * Linux's do_notify_parent_cldstop (read section held): SIGCHLD with @why
+ * and @status from the task @pid of uid @uid to @parent, unless @parent
+ * ignores SIGCHLD or asked SA_NOCLDSTOP; its wait is woken anyway.  A
+ * tracer's notice names the thread, a real parent's the process.
  */
+void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status);
+
+/* rp_send_cldstop_rcu to the real parent of @self's group.  No lock held. */
 void rp_notify_parent_cldstop(struct rp_task *self, int why, int status);
 
 /* Exiting @t (RP_PF_EXITING set, no lock held) leaves a pending group stop. */

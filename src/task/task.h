@@ -257,6 +257,9 @@ struct rp_signal {
 #define RP_JOBCTL_TRAP_NOTIFY	0x10	/* seized: to trap, its group's stop state changed */
 #define RP_JOBCTL_LISTENING	0x20	/* PTRACE_LISTEN: stays TRACED, but neither its
 					   tracer's wait nor its requests see it */
+#define RP_JOBCTL_TRAPPING	0x40	/* entering a ptrace stop it has not told of
+					   yet: its tracer's requests and an attach
+					   wait (Linux's JOBCTL_TRAPPING) */
 #define RP_JOBCTL_STOP_PENDING	0x100	/* to take part in its group's stop */
 #define RP_JOBCTL_STOP_DEQUEUED	0x200	/* dequeued a stop signal; SIGCONT clears it */
 #define RP_JOBCTL_STOP_CONSUME	0x400	/* counted in group_stop_count (a detached
@@ -439,6 +442,21 @@ static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
 static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp_task *b)
 {
 	return a->signal == b->signal;
+}
+
+/*
+ * The task that traces @t, or NULL (read section held): its ptrace link's
+ * owner.  ptrace's unlink clears the owner before anything else changes,
+ * and its link sets it before @t's ->ptrace, so a tracee that saw itself
+ * traced under its siglock finds its tracer here unless a detach has begun
+ * since (as Linux reads current->ptrace under tasklist_lock).  The tracer
+ * outlives the section: its exit unlinks every tracee before its release.
+ */
+static inline struct rp_task *rp_tracer_rcu(const struct rp_task *t)
+{
+	rp_assert_read_section(&t->sys->sync);
+	/* Pairs with the owner stores of rp_owned_add_pub and rp_owned_del_pub. */
+	return rcu_dereference(t->ptrace_entry.owner);
 }
 
 /*

@@ -109,8 +109,8 @@ static void put_call2(char *buf, size_t len, const char *name, long a, long b)
 	put(buf, len, ")");
 }
 
-static const char *const act_names[] = {
-	"SIG_DFL", "SIG_IGN", "handler", "SIG_DFL+SA_NOCLDWAIT"
+static const char *const act_names[ACT_NR] = {
+	"SIG_DFL", "SIG_IGN", "handler", "SIG_DFL+SA_NOCLDWAIT", "handler+SA_NOCLDSTOP"
 };
 
 /* The requests the scenarios make, by name. */
@@ -185,7 +185,7 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_SIGACTION:
 		put(buf, len, "sigaction(");
 		put_sig(buf, len, (int)s->a);
-		put(buf, len, ", %s)", s->b >= 0 && s->b <= ACT_NOCLDWAIT ? act_names[s->b] : "?");
+		put(buf, len, ", %s)", s->b >= 0 && s->b < ACT_NR ? act_names[s->b] : "?");
 		break;
 	case OP_SIGPROCMASK:
 		put(buf, len, "sigprocmask(how %ld, {", s->a);
@@ -270,6 +270,13 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 		break;
 	case OP_CHILDREN_CPU:
 		put(buf, len, "getrusage(RUSAGE_CHILDREN) time");
+		break;
+	case OP_ATTACH_POLL:
+		put(buf, len, "ptrace(%s, ", ptrace_name(s->a));
+		put_arg(buf, len, s->b);
+		put(buf, len, "), at once wait4(");
+		put_arg(buf, len, s->b);
+		put(buf, len, ", __WALL|WNOHANG)");
 		break;
 	default:
 		put(buf, len, "op %d", s->op);
@@ -384,6 +391,7 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 		put_pid(buf, len, map, (pid_t)r->ret);
 		break;
 	case OP_WAIT4:
+	case OP_ATTACH_POLL:
 		put_pid(buf, len, map, (pid_t)r->ret);
 		if (r->ret > 0)
 			put_status(buf, len, r->status);

@@ -29,7 +29,7 @@
 #include <rcuproc/proc.h>
 
 #define OR_MAX_PROCS	8	/* P0..P7 */
-#define OR_MAX_STEPS	32
+#define OR_MAX_STEPS	48
 #define OR_MAX_SIGS	16	/* signals a process's handler records */
 #define OR_RESULT_LEN	160
 #define OR_NSIG		65	/* signals 1..64 */
@@ -84,10 +84,32 @@ enum or_op {
 	OP_TIMER_DELETE, /* a: timer id */
 	OP_SIGPENDING,	/* the signals pending and blocked, as sigpending(2) */
 	OP_CHILDREN_CPU, /* getrusage(RUSAGE_CHILDREN): user + system time, ns */
+	OP_ATTACH_POLL,	/* a: PTRACE_ATTACH or PTRACE_SEIZE, b: pid; then at once,
+			   with no settling between, wait4(pid, __WALL|WNOHANG):
+			   its answer (or the attach's errno) */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
-enum or_act { ACT_DFL, ACT_IGN, ACT_HANDLER, ACT_NOCLDWAIT /* SIG_DFL + SA_NOCLDWAIT */ };
+enum or_act {
+	ACT_DFL, ACT_IGN, ACT_HANDLER,
+	ACT_NOCLDWAIT,		/* SIG_DFL + SA_NOCLDWAIT */
+	ACT_NOCLDSTOP,		/* the handler + SA_NOCLDSTOP */
+	ACT_NR
+};
+
+/* Does @act install the handler that records what it catches? */
+static inline bool or_act_catches(long act)
+{
+	return act == ACT_HANDLER || act == ACT_NOCLDSTOP;
+}
+
+/* The sa_flags both drivers give @act. */
+static inline int or_act_flags(long act)
+{
+	if (act == ACT_NOCLDWAIT)
+		return SA_NOCLDWAIT;
+	return or_act_catches(act) ? SA_SIGINFO | (act == ACT_NOCLDSTOP ? SA_NOCLDSTOP : 0) : 0;
+}
 
 struct or_step {
 	int who;

@@ -189,16 +189,43 @@ static void rcu_worker_start(struct rcu_run *run, int i)
 	w->started = pthread_create(&w->thread, NULL, rcu_worker_main, w) == 0;
 }
 
-/* Is process @i stopped (T or t), as /proc would say? */
-static bool rcu_stopped(struct rcu_run *run, int i)
+/* Process @i's state as /proc would say it (T, t, ...; 0 if not listed). */
+static char rcu_state(struct rcu_run *run, int i)
 {
 	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
 	long n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
 
 	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++)
 		if (ps[k].pid == run->map.pid[i])
-			return ps[k].state == 'T' || ps[k].state == 't';
-	return false;
+			return ps[k].state;
+	return 0;
+}
+
+/*
+ * @i is in a ptrace stop (t): it tells its tracer just after, and the
+ * tracer's requests wait until it has (as Linux's wait for the tracee to
+ * sleep).  A request that changes nothing, PTRACE_GETEVENTMSG, made as
+ * every other task (all but the tracer's answer ESRCH at once) waits for
+ * that here, so that the step after a ptrace stop finds its notice sent,
+ * however late the stopped task's thread runs.
+ */
+static void rcu_await_told(struct rcu_run *run, int i)
+{
+	unsigned long msg;
+
+	for (int k = 0; k < OR_MAX_PROCS; k++)
+		if (k != i && rcu_live(run, k))
+			rp_ptrace(run->task[k], PTRACE_GETEVENTMSG, run->map.pid[i], NULL, &msg);
+}
+
+/* Is process @i stopped (T or t), its stop told if it is a ptrace stop? */
+static bool rcu_stopped(struct rcu_run *run, int i)
+{
+	char state = rcu_state(run, i);
+
+	if (state == 't')
+		rcu_await_told(run, i);
+	return state == 'T' || state == 't';
 }
 
 /*
@@ -294,8 +321,8 @@ static long rcu_sigaction(struct rp_task *self, long sig, long act)
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = act == ACT_IGN ? SIG_IGN : act == ACT_HANDLER ? rcu_handler : SIG_DFL;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
+	sa.sa_handler = act == ACT_IGN ? SIG_IGN : or_act_catches(act) ? rcu_handler : SIG_DFL;
+	sa.sa_flags = or_act_flags(act);
 	return rp_sigaction(self, (int)sig, &sa, NULL);
 }
 
@@ -432,6 +459,7 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		     struct or_reply *r)
 {
 	struct rp_task *self = run->task[s->who];
+	long ret;
 
 	switch (s->op) {
 	case OP_FORK:
@@ -504,6 +532,9 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rcu_sigpending(self, r);
 	case OP_CHILDREN_CPU:
 		return rcu_children_cpu(self);
+	case OP_ATTACH_POLL:
+		ret = rp_ptrace(self, arg[0], (pid_t)arg[1], NULL, NULL);
+		return ret ? ret : rp_wait4(self, (pid_t)arg[1], &r->status, __WALL | WNOHANG, NULL);
 	default:
 		return -EINVAL;
 	}

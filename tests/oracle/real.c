@@ -105,9 +105,9 @@ static long puppet_sigaction(long sig, long act)
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = act == ACT_IGN ? SIG_IGN : SIG_DFL;
-	if (act == ACT_HANDLER)
+	if (or_act_catches(act))
 		sa.sa_sigaction = puppet_catch;
-	sa.sa_flags = act == ACT_NOCLDWAIT ? SA_NOCLDWAIT : act == ACT_HANDLER ? SA_SIGINFO : 0;
+	sa.sa_flags = or_act_flags(act);
 	return sigaction((int)sig, &sa, NULL);
 }
 
@@ -319,6 +319,11 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_CHILDREN_CPU:
 		r->ret = puppet_children_cpu();
+		break;
+	case OP_ATTACH_POLL:
+		r->ret = syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, NULL);
+		if (r->ret == 0)
+			r->ret = wait4((pid_t)c->b, &r->status, __WALL | WNOHANG, NULL);
 		break;
 	default:		/* OP_PING */
 		break;

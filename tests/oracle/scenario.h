@@ -37,6 +37,7 @@
 #define THREAD(p, t)		{ p, OP_THREAD, t, 0, 0 }
 #define THREAD_EXIT(t, code)	{ t, OP_THREAD_EXIT, code, 0, 0 }
 #define PTRACE(p, req, pid, data) { p, OP_PTRACE, req, pid, data }
+#define ATTACH_POLL(p, req, pid) { p, OP_ATTACH_POLL, req, pid, 0 }
 #define SETSID(p)		{ p, OP_SETSID, 0, 0, 0 }
 #define TIOCSCTTY(p)		{ p, OP_TIOCSCTTY, 0, 0, 0 }
 #define TIOCSPGRP(p, pgrp)	{ p, OP_TIOCSPGRP, pgrp, 0, 0 }
@@ -62,6 +63,13 @@ static inline void need_root(void)
 /* Linux's answers, now; no puppet may be left behind. */
 static inline void linux_answers(const struct or_scenario *sc, struct or_results *lin)
 {
+	int n = 0;
+
+	while (sc->steps[n].op != OP_END)
+		n++;
+	/* The drivers run OR_MAX_STEPS steps at most: the rest would go unchecked. */
+	cr_assert_leq(n, OR_MAX_STEPS, "%s has %d steps, more than the %d the oracle runs",
+		      sc->name, n, OR_MAX_STEPS);
 	cr_assert_eq(or_run_linux(sc, lin), 0,
 		     "the real-process driver failed on %s", sc->name);
 	cr_assert(waitpid(-1, NULL, __WALL | WNOHANG) == -1 && errno == ECHILD,

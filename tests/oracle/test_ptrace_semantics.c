@@ -189,6 +189,17 @@ static const struct or_step attach_stopped[] = {
 	EXIT(P1, 0), EXIT(P3, 0), WAIT4(P0, S(P1), 0), WAIT4(P0, S(P3), 0),
 	END };
 
+/* Attaching to a process in a group stop waits until it has trapped (Linux's
+ * JOBCTL_TRAPPING): a WNOHANG wait made at once, with no settling between,
+ * sees the stop, for PTRACE_ATTACH and PTRACE_SEIZE alike. */
+static const struct or_step attach_stopped_poll[] = {
+	FORK(P0, P1), FORK(P0, P2), FORK(P0, P3),
+	KILL(P0, S(P1), SIGSTOP), KILL(P0, S(P3), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED),
+	ATTACH_POLL(P2, PTRACE_ATTACH, S(P1)), ATTACH_POLL(P2, PTRACE_SEIZE, S(P3)),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), KILL(P0, S(P1), SIGKILL), KILL(P0, S(P3), SIGKILL),
+	WAIT4(P0, S(P1), 0), WAIT4(P0, S(P3), 0),
+	END };
+
 /* PTRACE_LISTEN: only for a seized tracee (EIO otherwise) in a
  * PTRACE_EVENT_STOP trap (EIO in a signal-delivery stop; ESRCH running).
  * The tracee stays stopped, out of its tracer's wait and requests (ESRCH),
@@ -207,11 +218,68 @@ static const struct or_step listen[] = {
 	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
 	END };
 
+/* The tracer's SIGCHLD (Linux's do_notify_parent_cldstop for the tracer):
+ * CLD_TRAPPED with the signal for a signal-delivery stop (the SIGSTOP of
+ * the attach, SIGUSR1, SIGSTOP) and with SIGTRAP for an event's stop;
+ * CLD_STOPPED with the group's stop signal for the trap of a group stop,
+ * which the real parent, another process, is told of too; CLD_CONTINUED
+ * when SIGCONT resumes the group, as the real parent.  The tracer blocks
+ * SIGCHLD over the SIGCONT, which makes two notices (CLD_CONTINUED, then
+ * the SIGCONT's own stop): the first stays pending, the second is lost. */
+static const struct or_step trap_notices_attach[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P0, SIGCHLD, ACT_HANDLER),
+	SIGACTION(P2, SIGCHLD, ACT_HANDLER), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P2, PTRACE_ATTACH, S(P1), 0), SIGINFO(P2), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_SETOPTIONS, S(P1), PTRACE_O_TRACEEXIT),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), KILL(P0, S(P1), SIGUSR1), SIGINFO(P2),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), SIGUSR1),
+	KILL(P0, S(P1), SIGSTOP), SIGINFO(P2), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), SIGINFO(P2), SIGINFO(P0),
+	WAIT4(P2, S(P1), 0), WAIT4(P0, S(P1), WUNTRACED), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	SIGMASK(P2, SIG_BLOCK, SIGCHLD), KILL(P0, S(P1), SIGCONT),
+	SIGMASK(P2, SIG_UNBLOCK, SIGCHLD), SIGINFO(P2), SIGINFO(P0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGCONT), WAIT4(P0, S(P1), WCONTINUED),
+	EXIT(P1, 3), SIGINFO(P2), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	SIGINFO(P2), WAIT4(P2, S(P1), 0), WAIT4(P0, S(P1), 0),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	END };
+
+/* With PTRACE_SEIZE every trap of job control is told as CLD_STOPPED, with
+ * the group's stop signal while it stops or is stopped, 0 otherwise:
+ * PTRACE_INTERRUPT's (before and after the group stop), the group stop's.
+ * After SIGCONT the tracee tells CLD_CONTINUED before its trap. */
+static const struct or_step trap_notices_seize[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P2, SIGCHLD, ACT_HANDLER),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P1), 0),
+	SIGINFO(P2), WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	KILL(P0, S(P1), SIGSTOP), SIGINFO(P2), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), SIGINFO(P2), WAIT4(P2, S(P1), 0),
+	SIGMASK(P2, SIG_BLOCK, SIGCHLD), KILL(P0, S(P1), SIGCONT),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), SIGMASK(P2, SIG_UNBLOCK, SIGCHLD), SIGINFO(P2),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0), SIGINFO(P2),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), SIGCONT),
+	WAIT4(P0, S(P1), WCONTINUED), PTRACE(P2, PTRACE_INTERRUPT, S(P1), 0), SIGINFO(P2),
+	WAIT4(P2, S(P1), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* A tracer with SA_NOCLDSTOP is told of no stop of its tracee, as a
+ * parent of none of its child's, only of its exit. */
+static const struct or_step trap_notices_nocldstop[] = {
+	FORK(P0, P1), FORK(P0, P2), SIGACTION(P2, SIGCHLD, ACT_NOCLDSTOP),
+	SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_CONT, S(P1), 0),
+	KILL(P0, S(P1), SIGUSR1), WAIT4(P2, S(P1), 0), SIGS(P2),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGUSR1), EXIT(P1, 0), SIGS(P2), SIGINFO(P2),
+	WAIT4(P2, S(P1), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
 	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
-	X(attach_stopped) X(listen)
+	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
+	X(trap_notices_seize) X(trap_notices_nocldstop)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -123,3 +123,26 @@ Test(altered, signal)
 	expect_reported("dash_pipeline.strace", "--- SIGCHLD", "si_code=0x1", "si_code=0x1",
 			"si_code=0x2");
 }
+
+/* A death's and a stop's wait status, each with another signal. */
+Test(altered, wait_status)
+{
+	expect_reported("bash_stop_cont.strace", "wait4(", "WTERMSIG(s) == SIGTERM", "SIGTERM",
+			"SIGINT");
+	expect_reported("bash_stop_cont.strace", "wait4(", "WSTOPSIG(s) == SIGTSTP", "SIGTSTP",
+			"SIGTTIN");
+}
+
+/*
+ * The child trace_child seizes is replayed, not skipped: its trap's notice
+ * (CLD_STOPPED), the siginfo of its signal's stop, and the stop its seize
+ * leaves for the very next WNOHANG wait (PTRACE_EVENT_STOP).
+ */
+Test(altered, traced_child)
+{
+	expect_reported("trace_child.strace", "--- SIGCHLD", "si_status=0,", "si_code=0x5",
+			"si_code=0x4");
+	expect_reported("trace_child.strace", "ptrace(0x4202", "si_signo=10", "si_code=0",
+			"si_code=-6");
+	expect_reported("trace_child.strace", "wait4(", "0x40000001", "|0x80<<16]", "]");
+}

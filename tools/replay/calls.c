@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <rcuproc/pgrp.h>
 #include "replay.h"
 
@@ -39,7 +40,9 @@ static long clone_with_flags(struct replay_run *run, struct replay_task *t,
 	struct rp_task *child;
 	long ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
 
-	if (ret > 0 && ev->ret > 0)
+	if (ret > 0 && ev->ret > 0 && (flags & CLONE_UNTRACED))
+		replay_add_unrecorded(run, ev, replay_add_task(run, (pid_t)ev->ret, child));
+	else if (ret > 0 && ev->ret > 0)
 		replay_add_task(run, (pid_t)ev->ret, child);
 	else if (ret > 0)
 		rp_task_put(child);
@@ -510,15 +513,20 @@ static long call_prctl(struct replay_run *run, struct replay_task *t, const stru
 }
 
 /*
- * ptrace: every recorded task is already traced by the recorder, so the
- * kernel refused the program's own attach requests for a reason that is not
- * in the recording's process table.  Not replayed (docs/replay.md).
+ * ptrace: every task strace follows is its tracee already, so the kernel
+ * refused the program's own attach requests to it for a reason that is
+ * not in the recording's process table: not replayed.  A child strace
+ * could not follow (CLONE_UNTRACED) the program may trace: replayed
+ * (unrecorded.c; docs/replay.md).
  */
 static long call_ptrace(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	(void)t;
-	return replay_skip(run, ev, "strace traces every task already: the kernel's "
-			   "answer is not the program's process table's");
+	struct replay_task *target = replay_task_of(run, (pid_t)replay_arg(ev, 1));
+
+	if (replay_arg(ev, 0) != PTRACE_TRACEME && target && target->user)
+		return replay_ptrace_unrecorded(run, t, target, ev);
+	return replay_skip(run, ev, "strace traces every task it follows already: the "
+			   "kernel's answer is not the program's process table's");
 }
 
 const struct replay_call_def replay_core_calls[] = {

@@ -136,6 +136,7 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 		replay_restore_suspended_mask(t);
 		return;
 	}
+	replay_await_unrecorded_signal(run, t, ev);
 	memset(&info, 0, sizeof(info));
 	got = rp_get_signal(t->task, &info);
 	if (got == -ESRCH)

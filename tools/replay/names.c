@@ -25,8 +25,11 @@ int replay_signal_number(const char *name)
 		return n >= 0 && KERNEL_SIGRTMIN + n < 65 ? KERNEL_SIGRTMIN + n : 0;
 	if (!strncmp(name, "RTMIN", 5))
 		return KERNEL_SIGRTMIN;
-	/* Stop at a trailing space or parenthesis ("SIGKILL (core dumped)"). */
-	n = (int)strcspn(name, " (");
+	/*
+	 * Stop at a trailing space or parenthesis ("SIGKILL (core dumped)"), or
+	 * at the end of a wait status's test ("WSTOPSIG(s) == SIGSTOP}|0x80<<16]").
+	 */
+	n = (int)strcspn(name, " (}|]");
 	if (n >= (int)sizeof(abbrev))
 		return 0;
 	memcpy(abbrev, name, n);

@@ -106,6 +106,16 @@ unsigned long replay_clone_flags_of(const char *args);
 /* The value of "key=" inside a {...} argument: false if absent. */
 bool replay_field(const char *s, const char *key, long *v);
 
+/* unrecorded.c: the user space of a child strace could not follow. */
+struct replay_user {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned long asked, answered;	/* rounds of returning to user space */
+	bool killed;			/* a round ended in its death */
+	bool quit;			/* end the thread */
+};
+
 /* One simulated task per recorded tid. */
 struct replay_task {
 	pid_t rec;			/* recorded tid */
@@ -130,6 +140,9 @@ struct replay_task {
 	int stop_result;		/* what its rp_get_signal returned */
 	siginfo_t stop_info;
 	sigset_t stop_saved_mask;	/* the mask while it does not run */
+	/* unrecorded.c: cloned with CLONE_UNTRACED, which strace -f cannot
+	 * follow: no line of the recording is its, replay drives it. */
+	struct replay_user *user;
 	int calls, mismatches;
 };
 
@@ -226,6 +239,23 @@ void replay_check_stopped(struct replay_run *run, struct replay_task *t,
 			  const struct replay_event *ev);
 void replay_settle_stoppers(struct replay_run *run);
 void replay_end_stoppers(struct replay_run *run);
+/* The ps state letter of process @tgid, or 0 if the table no longer lists it. */
+char replay_ps_state(struct replay_run *run, pid_t tgid);
+
+/* unrecorded.c: children cloned with CLONE_UNTRACED (docs/replay.md, "A
+ * child strace cannot follow").  Drive @t, cloned at @ev, from now on (a
+ * note says so); after each event
+ * (@ev), let each such child take what it was sent; before a delivery to
+ * @t, wait for a signal such a child sends; ptrace requests on one; at
+ * the end, kill those still running and end their threads. */
+void replay_add_unrecorded(struct replay_run *run, const struct replay_event *ev,
+			   struct replay_task *t);
+void replay_settle_unrecorded(struct replay_run *run, const struct replay_event *ev);
+void replay_await_unrecorded_signal(struct replay_run *run, struct replay_task *t,
+				    const struct replay_event *ev);
+long replay_ptrace_unrecorded(struct replay_run *run, struct replay_task *t,
+			      struct replay_task *target, const struct replay_event *ev);
+void replay_end_unrecorded(struct replay_run *run);
 
 /* watchdog.c: a thread that ends a replay which stopped making progress. */
 struct replay_watchdog {

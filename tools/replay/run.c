@@ -355,6 +355,8 @@ static void summary(struct replay_run *run)
 			replay_format_wstatus(t->end_status, st, sizeof(st));
 		else if (t->superseded)
 			snprintf(st, sizeof(st), "superseded by the exec of %d", t->rec);
+		else if (t->user)
+			snprintf(st, sizeof(st), "not followed by strace (CLONE_UNTRACED)");
 		else
 			snprintf(st, sizeof(st), "no end recorded");
 		/* A superseded leader keeps its recorded pid in exec_tid. */
@@ -386,6 +388,7 @@ static void teardown(struct replay_run *run)
 {
 	for (int i = 0; i < run->ntasks; i++) {
 		rp_task_put(run->tasks[i]->task);
+		free(run->tasks[i]->user);
 		free(run->tasks[i]->frames);
 		free(run->tasks[i]);
 	}
@@ -453,6 +456,7 @@ static bool replay_events(struct replay_run *run, struct replay_reader *r,
 		replay_event_free(prev);
 		replay_event(run, ev);
 		replay_settle_stoppers(run);
+		replay_settle_unrecorded(run, ev);
 		prev = ev;
 		got = next_event(run, r, &ev);
 	}
@@ -482,6 +486,7 @@ int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FI
 		bool read_all = replay_events(&run, r, first);
 
 		replay_end_stoppers(&run);
+		replay_end_unrecorded(&run);
 		if (read_all) {
 			reap_the_rest(&run, run.recorder);
 			reap_the_rest(&run, run.init);

@@ -28,8 +28,7 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
-/* The ps state letter of process @tgid, or 0 if the table no longer lists it. */
-static char ps_state(struct replay_run *run, pid_t tgid)
+char replay_ps_state(struct replay_run *run, pid_t tgid)
 {
 	size_t max = (size_t)run->ntasks + 8;
 	struct rp_ps_entry *rows = calloc(max, sizeof(*rows));
@@ -61,7 +60,7 @@ static bool is_leader(const struct replay_task *t)
  */
 static bool shows_stopped(struct replay_run *run, struct replay_task *t)
 {
-	char state = ps_state(run, rp_getpid(t->task));
+	char state = replay_ps_state(run, rp_getpid(t->task));
 
 	if (is_leader(t) || state != 'Z')
 		return state == 'T';

@@ -13,9 +13,12 @@
  *	    (never another parent's child), and after teardown every forked
  *	    process has been reaped; a wait never answers ECHILD while the
  *	    waiter has a child it forked that no reap had begun to take; no
- *	    wait status nor CLD_STOPPED notice reports a stop of a group whose
- *	    stop a group exit cut short, nor a stop by a signal that does not
- *	    stop.
+ *	    wait status nor real parent's CLD_STOPPED notice reports a stop of
+ *	    a group whose stop a group exit cut short, nor a stop by a signal
+ *	    that does not stop.  A tracer's CLD_STOPPED tells of a trap (Linux
+ *	    says so for every trap of job control: PTRACE_INTERRUPT's too), not
+ *	    of a group stop: the notice a process got from a thread it traced
+ *	    before is not checked.
  *	I2  a child forked while a group send was held before its parent
  *	    (exec_kill_all) received it by the end of its next drain.
  *	I6  the threads of a group share one handler table, also in the
@@ -32,7 +35,7 @@
 
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
-	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper",
+	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper", "trace",
 };
 
 static const char *const reaper_faults[RP_VERIFY_REAPER_NR] = {
@@ -481,16 +484,34 @@ static void check_stopped(const struct merged *m, const struct event *e,
 	}
 }
 
+/*
+ * Is @e, a SIGCHLD receipt, possibly a tracer's notice: had its receiver
+ * seized the thread that sent it (si_pid) before?  A notice may wait,
+ * pending, long after the trace ended, so any earlier trace counts.
+ */
+static bool tracer_notice(const struct merged *m, const struct event *e)
+{
+	for (size_t i = 0; i < m->n && m->ev[i].start < e->start; i++) {
+		const struct event *x = &m->ev[i];
+
+		if (x->kind == EV_TRACE && x->a == e->a && x->b == e->c)
+			return true;
+	}
+	return false;
+}
+
 static void check_waits(const struct merged *m, struct violation_report *r)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		if (m->ev[i].kind == EV_ECHILD)
-			check_echild(m, &m->ev[i], r);
-		else if (m->ev[i].kind == EV_STOPPED)
-			check_stopped(m, &m->ev[i], r);
-		else if (m->ev[i].kind == EV_RECV && m->ev[i].sig == SIGCHLD &&
-			 m->ev[i].result == CLD_STOPPED)
-			stop_cut_short(m, &m->ev[i], m->ev[i].c, r);
+		const struct event *e = &m->ev[i];
+
+		if (e->kind == EV_ECHILD)
+			check_echild(m, e, r);
+		else if (e->kind == EV_STOPPED)
+			check_stopped(m, e, r);
+		else if (e->kind == EV_RECV && e->sig == SIGCHLD && e->result == CLD_STOPPED &&
+			 !tracer_notice(m, e))
+			stop_cut_short(m, e, e->c, r);
 	}
 }
 

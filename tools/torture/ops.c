@@ -156,6 +156,17 @@ void tt_log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *i
 	e->id = info->si_code == SI_QUEUE ? (uint64_t)(uintptr_t)info->si_value.sival_ptr : 0;
 }
 
+/* Process @tracer traced thread @tracee from @start (its PTRACE_SEIZE) until now. */
+void tt_log_trace(struct worker *w, pid_t tracer, pid_t tracee, uint64_t start)
+{
+	struct event *e = tt_log_event(w, EV_TRACE);
+
+	e->start = start;
+	e->end = tt_clock_tick();
+	e->a = tracer;
+	e->b = tracee;
+}
+
 /* Dequeue until nothing is left, logging each receipt. */
 int tt_drain(struct worker *w, struct handle *h)
 {
@@ -371,24 +382,29 @@ static bool start_held_poll(struct worker *w, struct handle *h, struct handle *p
 static struct rp_task *traced_zombie(struct worker *w, struct handle **hp, pid_t *ztid)
 {
 	struct rp_task *self = (*hp)->t, *tracer = NULL, *z;
+	pid_t tid, tracer_tgid = 0;
 	struct handle *tr;
-	pid_t tid;
+	uint64_t start;
 
 	for (int i = 0; i < 4 && !tracer; i++) {
 		tr = tt_pick_live(w);
-		if (tr->tgid != (*hp)->tgid)
+		if (tr->tgid != (*hp)->tgid) {
 			tracer = tr->t;
+			tracer_tgid = tr->tgid;
+		}
 	}
 	if (!tracer || (tid = tt_new_thread(w, *hp)) < 0) {
 		*hp = tt_handle_of(w, self);
 		return NULL;
 	}
 	z = w->h[w->nh - 1].t;
+	start = tt_clock_tick();
 	if (rp_ptrace(tracer, PTRACE_SEIZE, tid, NULL, NULL) != 0) {
 		*hp = tt_handle_of(w, self);
 		return NULL;	/* an ordinary thread: the exec kills it */
 	}
 	rp_exit(z, 0);
+	tt_log_trace(w, tracer_tgid, tid, start);
 	tt_drop_handle(w, w->nh - 1);
 	*hp = tt_handle_of(w, self);
 	*ztid = tid;
@@ -605,10 +621,13 @@ static void op_ptrace(struct worker *w, struct handle *h)
 	struct tracee_run run = { .h = to };
 	pthread_t thread;
 	int status, ret;
+	uint64_t start;
 
 	/* A thread an exit_group or exec has killed dies here, not as a tracee. */
-	if (to->tgid == h->tgid || !tt_worker_drive(w, to, tt_drain(w, to)) ||
-	    rp_ptrace(h->t, PTRACE_SEIZE, to->tid, NULL, NULL) != 0)
+	if (to->tgid == h->tgid || !tt_worker_drive(w, to, tt_drain(w, to)))
+		return;
+	start = tt_clock_tick();
+	if (rp_ptrace(h->t, PTRACE_SEIZE, to->tid, NULL, NULL) != 0)
 		return;
 	rp_ptrace(h->t, PTRACE_INTERRUPT, to->tid, NULL, NULL);
 	if (pthread_create(&thread, NULL, tracee_thread, &run))
@@ -618,6 +637,7 @@ static void op_ptrace(struct worker *w, struct handle *h)
 		ret = rp_wait4(h->t, to->tid, &status, __WALL, NULL);
 	while (ret < 0 && ret != -ECHILD && tt_drain(w, h) >= 0);
 	rp_ptrace(h->t, PTRACE_DETACH, to->tid, NULL, NULL);
+	tt_log_trace(w, h->tgid, to->tid, start);
 	tt_join_offline(thread);
 	if (run.sig > 0)
 		tt_log_recv(w, to, run.sig, &run.info);

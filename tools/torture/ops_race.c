@@ -198,11 +198,15 @@ void tt_op_trace_reap(struct worker *w, struct handle *h)
 	struct poll_run run = { .pid = h->tgid };
 	struct rp_task *tracer;
 	pthread_t thread;
+	uint64_t start;
 
 	if (!pt || run.pid == w->root || tr->tgid == run.pid || tr->tgid == pt->tgid ||
-	    !tt_worker_drive(w, h, tt_drain(w, h)) ||
-	    rp_ptrace(tr->t, PTRACE_SEIZE, run.pid, NULL, NULL) != 0)
+	    !tt_worker_drive(w, h, tt_drain(w, h)))
 		return;
+	start = tt_clock_tick();
+	if (rp_ptrace(tr->t, PTRACE_SEIZE, run.pid, NULL, NULL) != 0)
+		return;
+	tt_log_trace(w, tr->tgid, run.pid, start);
 	run.parent = pt->t;
 	tracer = tr->t;
 	rp_exit_group(h->t, 0);

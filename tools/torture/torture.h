@@ -49,6 +49,8 @@ enum ev_kind {
 			   the receiver's drain (nothing blocked) after it */
 	EV_REAPER,	/* a: 1, b: an orphan's pid (0: none), c: enum rp_verify_reaper:
 			   sys->child_reaper after an exec by a thread of init */
+	EV_TRACE,	/* a: tracer tgid, b: tracee tid: from its PTRACE_SEIZE to
+			   its detach or exit */
 	EV_NR
 };
 
@@ -118,6 +120,7 @@ pid_t tt_pick_target(struct worker *w);
 void tt_set_handler(struct rp_task *t, int sig);
 void tt_install_handlers(struct rp_task *t);
 int tt_drain(struct worker *w, struct handle *h);
+void tt_log_trace(struct worker *w, pid_t tracer, pid_t tracee, uint64_t start);
 void tt_log_recv(struct worker *w, struct handle *h, int sig, const siginfo_t *info);
 void tt_reap_all(struct worker *w, struct handle *h);
 void tt_log_wait(struct worker *w, struct handle *h, pid_t pid, uint64_t start, pid_t ret);

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer trace_child; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -76,3 +76,5 @@ record creds --note "setresuid, setuid, setgroups, capset, a capability prctl an
 	-- "$bin/creds"
 record cpu_timer --note "a one-shot SIGEV_SIGNAL timer on the process CPU clock fires while the program burns CPU" \
 	-- "$bin/cpu_timer"
+record trace_child --note "the parent seizes its own child, cloned with CLONE_UNTRACED so that strace -f does not follow it: the child's lines are not recorded, replay drives it" \
+	-- "$bin/trace_child"

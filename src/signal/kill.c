@@ -45,12 +45,19 @@ static int kill_member(struct rp_task *p, void *arg)
 	return 0;
 }
 
+static int kill_pid_members(struct rp_pid *pid, enum rp_pid_type type, struct group_kill *k)
+{
+	k->ret = -ESRCH;
+	rp_for_each_pid_member_siglocked_rcu(pid, type, kill_member, k);
+	return k->success ? 0 : k->ret;
+}
+
 static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
 			struct group_kill *k)
 {
-	k->ret = -ESRCH;
-	rp_for_each_member_siglocked_rcu(sys, type, nr, kill_member, k);
-	return k->success ? 0 : k->ret;
+	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
+
+	return pid ? kill_pid_members(pid, type, k) : -ESRCH;
 }
 
 /* kill(-1): all but init and the sender's own; a refusal does not change the answer. */
@@ -87,12 +94,12 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 	return ret;
 }
 
-int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const siginfo_t *info)
+int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info)
 {
 	struct group_kill k = { .sig = sig, .info = info };
 
-	rp_assert_read_section(&sys->sync);
-	return kill_members(sys, RP_PIDTYPE_PGID, pgrp, &k);
+	rp_assert_read_section(&pgrp->sys->sync);
+	return kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k);
 }
 
 int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info)

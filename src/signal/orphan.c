@@ -71,13 +71,13 @@ static int is_stopped(struct rp_task *p, void *arg)
 	return !!(CMM_LOAD_SHARED(p->signal->flags) & RP_SIGNAL_STOP_STOPPED);
 }
 
-void rp_kill_pgrp_priv_rcu(struct rp_system *sys, pid_t pgrp, int sig)
+void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig)
 {
 	siginfo_t info;
 
-	rp_assert_read_section(&sys->sync);
+	rp_assert_read_section(&pgrp->sys->sync);
 	rp_siginfo_init(&info, sig, SI_KERNEL, 0, 0);
-	rp_kill_pgrp_info_rcu(sys, pgrp, sig, &info);
+	rp_kill_pgrp_info_rcu(pgrp, sig, &info);
 }
 
 void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
@@ -99,8 +99,11 @@ void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
 	    rp_task_session_nr_rcu(parent) == rp_task_session_nr_rcu(tsk) &&
 	    rp_pgrp_orphaned_rcu(tsk->sys, pgrp, ignored) &&
 	    rp_for_each_member_rcu(tsk->sys, RP_PIDTYPE_PGID, pgrp, is_stopped, NULL)) {
-		rp_kill_pgrp_priv_rcu(tsk->sys, pgrp, SIGHUP);
-		rp_kill_pgrp_priv_rcu(tsk->sys, pgrp, SIGCONT);
+		/* Pairs with rcu_assign_pointer in rp_pgrp_move; under the update lock, fixed. */
+		struct rp_pid *group = rcu_dereference(tsk->signal->pgrp);
+
+		rp_kill_pgrp_priv_rcu(group, SIGHUP);
+		rp_kill_pgrp_priv_rcu(group, SIGCONT);
 	}
 	rp_read_unlock(sync);
 }

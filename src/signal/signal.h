@@ -195,8 +195,11 @@ bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ign
 /* Is @self's process group orphaned?  Enters a read section. */
 bool rp_current_pgrp_orphaned(struct rp_task *self);
 
-/* @sig from the kernel (SI_KERNEL, no permission check) to group @pgrp (rp_read_lock held). */
-void rp_kill_pgrp_priv_rcu(struct rp_system *sys, pid_t pgrp, int sig);
+/*
+ * @sig from the kernel (SI_KERNEL, no permission check) to group @pgrp, by
+ * pointer as Linux's kill_pgrp (rp_read_lock held).
+ */
+void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig);
 
 /*
  * Linux's kill_orphaned_pgrp (update lock held): @tsk's exit (@parent NULL)
@@ -210,9 +213,10 @@ void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent);
 /*
  * Send @sig with @info to every process of group @pgrp as the kernel does
  * (no permission check), with the exactly-once guarantees of a group kill.
- * 0, or -ESRCH for an empty group.  Caller holds rp_read_lock.
+ * 0, or -ESRCH for an empty group (a pid whose number was freed has no
+ * members).  Caller holds rp_read_lock.
  */
-int rp_kill_pgrp_info_rcu(struct rp_system *sys, pid_t pgrp, int sig, const siginfo_t *info);
+int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info);
 
 /* The same for every process of session @sid. */
 int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info);

@@ -81,9 +81,15 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 	return pid;
 }
 
+/* One terminal's hold in pid->users: the top byte counts them, the rest attachments. */
+#define RP_PID_TTY_HOLD		(1U << 24)
+#define RP_PID_ATTACHMENTS	(RP_PID_TTY_HOLD - 1)
+
 void rp_pid_attach(struct rp_pid *pid)
 {
 	rp_assert_update_held(&pid->sys->sync);
+	/* Below 2^24: one per thread, process and member, at most RP_PID_MAX_LIMIT (2^22) each. */
+	RP_BUG_ON((pid->users & RP_PID_ATTACHMENTS) == RP_PID_ATTACHMENTS);
 	pid->users++;
 }
 
@@ -95,17 +101,51 @@ static void pid_free(struct rp_deferred *d)
 	rp_cache_free(&pid_cache, pid);
 }
 
+/*
+ * Readers may be on @pid in the hash chain or through a terminal: free it
+ * after a grace period, once neither attachments nor holds are left.
+ */
+static void pid_release(struct rp_pid *pid)
+{
+	if (!pid->users)
+		rp_defer_release(&pid->sys->sync, &pid->rcu, pid_free);
+}
+
 void rp_pid_detach(struct rp_pid *pid)
 {
 	struct rp_system *sys = pid->sys;
 
 	rp_assert_update_held(&pid->sys->sync);
-	if (--pid->users)
+	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
+	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
+	/* No attachment can come back: the number is no longer found. */
 	cds_hlist_del_rcu(&pid->hash);
 	sys->pidmap[pid->nr / BITS_PER_WORD] &= ~(1UL << (pid->nr % BITS_PER_WORD));
-	/* Readers may be on it in the hash chain: free after a grace period. */
-	rp_defer_release(&sys->sync, &pid->rcu, pid_free);
+#ifdef RP_BREAK_TTY_HOLD_EARLY
+	pid->users = 0;		/* the terminal's hold forgotten: freed under it */
+#endif
+	pid_release(pid);
+}
+
+void rp_pid_tty_hold(struct rp_pid *pid)
+{
+	rp_assert_update_held(&pid->sys->sync);
+	/* Only a pid with its number can become a foreground group. */
+	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
+	pid->users += RP_PID_TTY_HOLD;
+}
+
+void rp_pid_tty_unhold(struct rp_pid *pid)
+{
+	rp_assert_update_held(&pid->sys->sync);
+#ifdef RP_BREAK_TTY_HOLD_EARLY
+	if (!(pid->users & RP_PID_ATTACHMENTS))
+		return;		/* already freed at its number's release */
+#endif
+	RP_BUG_ON(pid->users < RP_PID_TTY_HOLD);
+	pid->users -= RP_PID_TTY_HOLD;
+	pid_release(pid);
 }
 
 struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr)

@@ -89,21 +89,27 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 	return next;
 }
 
-static int walk_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr, bool locked,
-			int (*fn)(struct rp_task *p, void *arg), void *arg)
+/* The members of @pid's list @type; an empty list for a pid whose number is freed. */
+static int walk_pid_members(struct rp_pid *pid, enum rp_pid_type type, bool locked,
+			    int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
-	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
 	struct cds_hlist_node *node;
 	int ret = 0;
 
-	rp_assert_read_section(&sys->sync);
-	if (!pid)
-		return -ESRCH;
+	rp_assert_read_section(&pid->sys->sync);
 	/* Pairs with cds_hlist_add_head_rcu's publication of a first proxy. */
 	node = rcu_dereference(rp_member_list(pid, type)->next);
 	while (node && !ret)
 		node = visit_member(node, locked, fn, arg, &ret);
 	return ret;
+}
+
+static int walk_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr, bool locked,
+			int (*fn)(struct rp_task *p, void *arg), void *arg)
+{
+	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
+
+	return pid ? walk_pid_members(pid, type, locked, fn, arg) : -ESRCH;
 }
 
 int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
@@ -118,6 +124,12 @@ int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type typ
 				  int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
 	return walk_members(sys, type, nr, true, fn, arg);
+}
+
+int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid, enum rp_pid_type type,
+				      int (*fn)(struct rp_task *p, void *arg), void *arg)
+{
+	return walk_pid_members(pid, type, true, fn, arg);
 }
 
 /*

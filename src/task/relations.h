@@ -40,6 +40,14 @@ int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type typ
 				  int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /*
+ * The same walk of @pid's members, found by pointer, not by number: a pid
+ * whose number was freed (held by a terminal) has none, and the group that
+ * took its number is not @pid's.  0 or @fn's non-zero value.
+ */
+int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid, enum rp_pid_type type,
+				      int (*fn)(struct rp_task *p, void *arg), void *arg);
+
+/*
  * The exactly-once walk of every process (sys->tasks, for kill(-1) and
  * PRIO_USER), with the same locking as rp_for_each_member_siglocked_rcu.
  */

@@ -343,7 +343,12 @@ enum rp_pid_type { RP_PIDTYPE_PID, RP_PIDTYPE_TGID, RP_PIDTYPE_PGID, RP_PIDTYPE_
 
 struct rp_pid {
 	int nr;				/* (c) */
-	unsigned int users;		/* (u) attachments; 0: number freed */
+	/*
+	 * (u) attachments, and in the top byte the terminals' holds
+	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
+	 * reach 0, the memory when the holds are gone too (pid.c).
+	 */
+	unsigned int users;
 	struct rp_task *task;		/* (r, u) the task whose tid this is */
 	struct cds_hlist_node hash;	/* (r, u) Group 2: in sys->pid_hash */
 	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
@@ -595,8 +600,19 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
 /* A new user of @pid (update lock). */
 void rp_pid_attach(struct rp_pid *pid);
-/* One user less (update lock); the last frees the number, the struct after RCU. */
+/*
+ * One user less (update lock); the last frees the number, and the struct
+ * after RCU unless a terminal holds it.
+ */
 void rp_pid_detach(struct rp_pid *pid);
+/*
+ * A terminal's hold on @pid, its foreground group (update lock): the
+ * struct outlives the number, as a struct pid a tty holds in Linux.  A pid
+ * is held by two terminals at most (docs/jobctl.md, "The terminal").
+ */
+void rp_pid_tty_hold(struct rp_pid *pid);
+/* Let go of that hold (update lock); the struct goes after RCU if nothing else holds it. */
+void rp_pid_tty_unhold(struct rp_pid *pid);
 /* The pid numbered @nr, under rp_read_lock; NULL if none. */
 struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr);
 /* The task whose tid is @nr, under rp_read_lock; NULL if none. */

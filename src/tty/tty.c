@@ -6,8 +6,10 @@
  * groups, and the hang-up when the session leader exits.
  *
  * Who protects what (letters as task.h; (T) is tty->lock, RP_LOCK_TTY):
- * the terminal's session and foreground group are numbers under its own
- * lock; each process's side is its signal->tty, as Linux's: written under
+ * the terminal's session is a number and its foreground group a pid it
+ * holds (rp_pid_tty_hold: the struct outlives the group's number, as the
+ * struct pid a Linux tty holds), both under its own lock, the group changed
+ * under the update lock too (the hold's lock); each process's side is its signal->tty, as Linux's: written under
  * the update lock (TIOCSCTTY, TIOCNOTTY, fork, setsid, the session's loss),
  * read by its own process with CMM_LOAD_SHARED (own_tty).  A process has
  * it from its leader's TIOCSCTTY or from its parent at fork; a process of
@@ -30,7 +32,12 @@ struct rp_tty {
 	struct rp_system *sys;		/* (c) */
 	pthread_mutex_t lock;		/* the lock of (T) fields */
 	pid_t session;			/* (T) the session it controls; 0: none */
-	pid_t pgrp;			/* (T) the foreground process group; 0: none */
+	/*
+	 * (T, and u to change: the hold's lock) the foreground process group,
+	 * held; NULL: none.  Compared and signalled by pointer, so a group
+	 * that took a dead group's number is not taken for it.
+	 */
+	struct rp_pid *pgrp;
 	bool tostop;			/* (T) background writes get SIGTTOU */
 	long input;			/* (T) characters typed, not yet read */
 };
@@ -90,26 +97,38 @@ static void session_forgets(struct rp_system *sys, pid_t sid)
 	rp_read_unlock(sync);
 }
 
+/*
+ * Make @pgrp (NULL: none) @tty's foreground group, both locks held: the
+ * old group, whose hold is let go, in the return value.
+ */
+static struct rp_pid *set_fg_locked(struct rp_tty *tty, struct rp_pid *pgrp)
+{
+	struct rp_pid *old = tty->pgrp;
+
+	rp_assert_update_held(&tty->sys->sync);
+	if (pgrp)
+		rp_pid_tty_hold(pgrp);
+	tty->pgrp = pgrp;
+	return old;
+}
+
+/* Let go of the hold on a foreground group set_fg_locked replaced (update lock). */
+static void put_fg(struct rp_pid *old)
+{
+	if (old)
+		rp_pid_tty_unhold(old);
+}
+
 void rp_tty_destroy(struct rp_tty *tty)
 {
 	struct rp_sync *sync = &tty->sys->sync;
 
 	rp_update_lock(sync);
 	session_forgets(tty->sys, tty->session);	/* its only holders */
+	put_fg(tty->pgrp);
 	rp_update_unlock(sync);
 	pthread_mutex_destroy(&tty->lock);
 	rp_free(tty);
-}
-
-/* @self's session and process group, now. */
-static void own_ids(struct rp_task *self, pid_t *sid, pid_t *pgrp)
-{
-	struct rp_sync *sync = &self->sys->sync;
-
-	rp_read_lock(sync);
-	*sid = rp_task_session_nr_rcu(self);
-	*pgrp = rp_task_pgrp_nr_rcu(self);
-	rp_read_unlock(sync);
 }
 
 /* Linux's is_ignored: @sig blocked or SIG_IGN for @self. */
@@ -133,22 +152,25 @@ static bool sig_ignored_or_blocked(struct rp_task *self, int sig)
 static int check_change(struct rp_task *self, struct rp_tty *tty, int sig)
 {
 	struct rp_sync *sync = &self->sys->sync;
-	pid_t sid, pgrp, fg;
+	bool background;
 
 	if (!own_tty(self, tty))
 		return 0;
-	own_ids(self, &sid, &pgrp);
+	rp_read_lock(sync);
 	tty_lock(tty);
-	fg = tty->pgrp;
+	/* Pointers compared: Linux's task_pgrp(current) != tty->pgrp.  Pairs with rp_pgrp_move. */
+	background = tty->pgrp && tty->pgrp != rcu_dereference(self->signal->pgrp);
 	tty_unlock(tty);
-	if (!fg || fg == pgrp)
+	rp_read_unlock(sync);
+	if (!background)
 		return 0;
 	if (sig_ignored_or_blocked(self, sig))
 		return sig == SIGTTIN ? -EIO : 0;
 	if (rp_current_pgrp_orphaned(self))
 		return -EIO;
 	rp_read_lock(sync);
-	rp_kill_pgrp_priv_rcu(self->sys, pgrp, sig);
+	/* Pairs with rcu_assign_pointer in rp_pgrp_move: our group now, as Linux's kill_pgrp(task_pgrp(current)). */
+	rp_kill_pgrp_priv_rcu(rcu_dereference(self->signal->pgrp), sig);
 	rp_read_unlock(sync);
 	return -RP_ERESTARTSYS;
 }
@@ -158,6 +180,7 @@ static int set_ctty_rcu(struct rp_task *self, struct rp_tty *tty, int steal)
 {
 	pid_t sid = rp_task_session_nr_rcu(self), old;
 	bool leader = rp_session_leader_rcu(self->signal);
+	struct rp_pid *old_fg = NULL;
 	int ret = 0;
 
 	rp_assert_update_held(&self->sys->sync);	/* a read section too */
@@ -171,9 +194,11 @@ static int set_ctty_rcu(struct rp_task *self, struct rp_tty *tty, int steal)
 		ret = -EPERM;
 	else {
 		tty->session = sid;
-		tty->pgrp = rp_task_pgrp_nr_rcu(self);
+		/* Pairs with rcu_assign_pointer in rp_pgrp_move; fixed under the update lock. */
+		old_fg = set_fg_locked(tty, rcu_dereference(self->signal->pgrp));
 	}
 	tty_unlock(tty);
+	put_fg(old_fg);
 	if (!ret && old)
 		session_forgets(self->sys, old);	/* stolen from session @old */
 	if (!ret)
@@ -203,23 +228,24 @@ static int tiocsctty(struct rp_task *self, struct rp_tty *tty, int steal)
 static void disassociate(struct rp_tty *tty, pid_t sid, bool on_exit)
 {
 	struct rp_sync *sync = &tty->sys->sync;
-	pid_t fg = 0;
+	struct rp_pid *fg = NULL;
 
 	rp_assert_update_held(&tty->sys->sync);
 	tty_lock(tty);
 	if (tty->session == sid) {
-		fg = tty->pgrp;
-		tty->session = tty->pgrp = 0;
+		fg = set_fg_locked(tty, NULL);
+		tty->session = 0;
 	}
 	tty_unlock(tty);
 	session_forgets(tty->sys, sid);
 	if (!fg)
 		return;
 	rp_read_lock(sync);
-	rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGHUP);
+	rp_kill_pgrp_priv_rcu(fg, SIGHUP);
 	if (!on_exit)
-		rp_kill_pgrp_priv_rcu(tty->sys, fg, SIGCONT);
+		rp_kill_pgrp_priv_rcu(fg, SIGCONT);
 	rp_read_unlock(sync);
+	put_fg(fg);
 }
 
 void rp_tty_session_exit(struct rp_task *t)
@@ -265,39 +291,52 @@ static int tiocnotty(struct rp_task *self, struct rp_tty *tty)
 	return ret;
 }
 
-/* 0, -ESRCH (no such number) or -EPERM (not a group of session @sid). */
-static int pgrp_in_session(struct rp_system *sys, pid_t pgrp, pid_t sid)
+/*
+ * The pid of group @nr of @self's session (update lock and a read section
+ * held), or NULL with -ESRCH (no such number) or -EPERM (not a group of
+ * the session) in *@err.
+ */
+static struct rp_pid *session_pgrp_rcu(struct rp_task *self, pid_t nr, int *err)
 {
-	struct rp_sync *sync = &sys->sync;
-	int ret = 0;
+	struct rp_system *sys = self->sys;
+	struct rp_pid *pgrp = rp_pid_find_rcu(sys, nr);
 
-	rp_read_lock(sync);
-	if (!rp_pid_find_rcu(sys, pgrp))
-		ret = -ESRCH;
-	else if (!rp_pgrp_in_session_rcu(sys, pgrp, sid))
-		ret = -EPERM;
-	rp_read_unlock(sync);
-	return ret;
+	if (!pgrp)
+		*err = -ESRCH;
+	else if (!rp_pgrp_in_session_rcu(sys, nr, rp_task_session_nr_rcu(self)))
+		*err = -EPERM;
+	else
+		return pgrp;
+	return NULL;
 }
 
-/* TIOCSPGRP: Linux's tiocspgrp, after tty_check_change for SIGTTOU. */
+/*
+ * TIOCSPGRP: Linux's tiocspgrp, after tty_check_change for SIGTTOU.  The
+ * update lock held from the lookup to the hold keeps the group's number
+ * its own (no exit or setpgid can empty it meanwhile).
+ */
 static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
 {
+	struct rp_sync *sync = &self->sys->sync;
 	int ret = check_change(self, tty, SIGTTOU);
-	pid_t sid, pgrp;
+	struct rp_pid *pgrp, *old = NULL;
 
 	if (ret)
 		return ret == -EIO ? -ENOTTY : ret;
 	if (*arg < 0)
 		return -EINVAL;
-	own_ids(self, &sid, &pgrp);
-	ret = pgrp_in_session(self->sys, *arg, sid);
+	rp_update_lock(sync);
+	rp_read_lock(sync);
+	pgrp = session_pgrp_rcu(self, *arg, &ret);
 	tty_lock(tty);
-	if (!own_tty(self, tty) || !tty->session || tty->session != sid)
+	if (!own_tty(self, tty) || !tty->session || tty->session != rp_task_session_nr_rcu(self))
 		ret = -ENOTTY;
-	else if (!ret)
-		tty->pgrp = *arg;
+	else if (pgrp)
+		old = set_fg_locked(tty, pgrp);
 	tty_unlock(tty);
+	rp_read_unlock(sync);
+	put_fg(old);
+	rp_update_unlock(sync);
 	return ret;
 }
 
@@ -312,7 +351,8 @@ static int get_id(struct rp_task *self, struct rp_tty *tty, unsigned long reques
 	if (request == TIOCGSID && !tty->session)
 		ret = -ENOTTY;
 	else
-		*arg = request == TIOCGSID ? tty->session : tty->pgrp;
+		/* A dead group's number, as Linux's pid_vnr of the pid it holds. */
+		*arg = request == TIOCGSID ? tty->session : tty->pgrp ? tty->pgrp->nr : 0;
 	tty_unlock(tty);
 	return ret;
 }
@@ -364,20 +404,24 @@ int rp_tty_keyboard(struct rp_tty *tty, int c)
 {
 	struct rp_sync *sync = &tty->sys->sync;
 	int sig = keyboard_signal(c);
-	pid_t fg;
+	struct rp_pid *fg;
 
 	if (c < 0 || c > 0xff)
 		return -EINVAL;
+	/*
+	 * The group read and signalled in one read section: a TIOCSPGRP that
+	 * lets go of it meanwhile frees it after a grace period (put_fg), not
+	 * under us.  A dead group has no members: nobody gets the signal.
+	 */
+	rp_read_lock(sync);
 	tty_lock(tty);
 	fg = tty->pgrp;
 	if (!sig)
 		tty->input++;
 	tty_unlock(tty);
-	if (sig && fg) {
-		rp_read_lock(sync);
-		rp_kill_pgrp_priv_rcu(tty->sys, fg, sig);
-		rp_read_unlock(sync);
-	}
+	if (sig && fg)
+		rp_kill_pgrp_priv_rcu(fg, sig);
+	rp_read_unlock(sync);
 	rp_sync_quiescent();
 	return 0;
 }

@@ -369,6 +369,59 @@ static void leader_tiocnotty_sends_sighup_and_sigcont(enum rp_sync_mode mode)
 TEST_EACH_MODE(leader_exit_hangup, leader_exit_sends_sighup_only)
 TEST_EACH_MODE(leader_tiocnotty_hangup, leader_tiocnotty_sends_sighup_and_sigcont)
 
+/*
+ * The terminal holds its foreground group, not the group's number (Linux's
+ * tty->pgrp, a struct pid): a group that dies and whose number a new group
+ * of the same session takes is not that group.  Checked on Linux 6.18 with
+ * a pty (the number forced through ns_last_pid in a pid namespace of its
+ * own): after the foreground group died, TIOCGPGRP still gave its number;
+ * the new group with that number got no SIGINT from a typed ^C, its read
+ * got SIGTTIN and EINTR (a background group), and TIOCGPGRP still gave the
+ * number.  The pid's memory outlives its number while the terminal holds
+ * it (I5): RP_BREAK_TTY_HOLD_EARLY frees it with the number, and the
+ * terminal's next look at it is a use after free (ASan) or meets poison.
+ */
+static void foreground_group_by_pointer(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *a, *b;
+	pid_t dead, id = 0;
+
+	start_tty(mode);
+	cr_assert_eq(rp_system_set_pid_max(sys, 16), 0);
+	sh = make_shell();
+	a = make_job_process(sh, 0);
+	dead = rp_getpid(a);
+	set_foreground(sh, dead);
+	end_child(sh, a);
+	rp_deferred_barrier();	/* whatever went with the number is freed now */
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGPGRP, &id), 0);
+	cr_assert_eq(id, dead, "TIOCGPGRP gave %d for the dead foreground group %d", id, dead);
+	/* Fork on until a child of the shell gets the dead group's number. */
+	while (rp_getpid(b = fork_of(sh)) != dead)
+		end_child(sh, b);
+	cr_assert_eq(rp_setpgid(b, 0, 0), 0);
+	set_action(b, SIGTTIN, SIG_DFL);
+	cr_assert_eq(rp_tty_keyboard(tty, 0x03), 0);
+	cr_assert_not(pending(b, SIGINT), "^C reached group %d, which took the dead "
+		      "foreground group's number", dead);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGPGRP, &id), 0);
+	cr_assert_eq(id, dead);
+	cr_assert_eq(rp_tty_read(b, tty, 1), -RP_ERESTARTSYS, "the new group %d is "
+		     "in the background", dead);
+	cr_assert(pending(b, SIGTTIN));
+	/* Made the foreground, the new group is the terminal's. */
+	set_foreground(sh, dead);
+	cr_assert_eq(rp_tty_keyboard(tty, 0x03), 0);
+	cr_assert(pending(b, SIGINT));
+	cr_assert_eq(rp_exit_group(b, 0), 0);
+	cr_assert_eq(rp_wait4(sh, dead, NULL, 0, NULL), dead);
+	rp_task_put(b);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(fg_number_reuse, foreground_group_by_pointer)
+
 /* ---- the terminal's ioctls: Linux's errnos ---- */
 
 static long tiocspgrp(struct rp_task *self, long pgrp)

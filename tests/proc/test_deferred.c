@@ -27,8 +27,9 @@
  *
  * reclaim: the thread whose hand-over fills the reclaim batch waits for
  * the batch's grace period at its next quiescent state and releases it
- * itself (memb), or, where waiting could last for ever, queues it at
- * liburcu (QSBR with another thread online).
+ * itself (memb), or, where waiting could last for ever (QSBR with another
+ * thread online), hands it to the grace-period thread, which waits for
+ * the grace period and hands it back.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -406,5 +407,50 @@ Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish,
 	rp_deferred_set_reclaim(0);
 	cr_assert(!waited_with_quiet, "the reap waited for a grace period with a quiet thread online");
 	cr_assert_eq(rp_deferred_reclaim_waits(), waits);
+}
+/*
+ * Under QSBR, with another registered thread online, the thread whose
+ * reap filled the reclaim batch hands it to the grace-period thread, and
+ * takes it back at a later quiescent state of its own.  A reader stands on
+ * a zombie while init reaps it with a batch of one object; init then
+ * announces quiescent states until the grace-period thread reaches its
+ * wait (RP_RACE_DEFERRED_GP) or init took a batch back.  The reader holds
+ * the grace period, so the batch must not come back before it leaves: the
+ * reader then finds the task as it was.  RP_BREAK_GP_THREAD_NO_WAIT
+ * returns the batch without a grace period: init takes it back and
+ * releases the task under the reader, on every run.
+ */
+static int gp_waiting_seen;	/* uatomic */
+
+static void note_gp_wait(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where == RP_RACE_DEFERRED_GP)
+		uatomic_set(&gp_waiting_seen, 1);
+}
+
+Test(reclaim_qsbr, handed_back_after_grace_period, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *zombie = fork_of(init);
+	pid_t pid = rp_getpid(zombie);
+	unsigned long takebacks = rp_deferred_gp_takebacks();
+	struct reader r;
+
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	reader_enter(&r, zombie);
+	rp_debug_race_hook(note_gp_wait);
+	rp_deferred_set_reclaim(1);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	while (!uatomic_read(&gp_waiting_seen) && rp_deferred_gp_takebacks() == takebacks) {
+		usleep(1000);
+		rp_getpid(init);	/* a quiescent state: takes back what came back */
+	}
+	rp_deferred_set_reclaim(0);
+	rp_debug_race_hook(NULL);
+	reader_leave(&r);
+	cr_assert(r.same, "the reaped task (pid %d) came back from the grace-period thread "
+		  "under its reader", pid);
 }
 #endif

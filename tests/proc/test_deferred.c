@@ -275,21 +275,34 @@ static void leave_at_reclaim(enum rp_race_point where, struct rp_task *t)
 		uatomic_set(&reclaim_reader->leave, 1);
 }
 
-Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+/*
+ * Reader @r stands on a zombie child of init while init reaps it with a
+ * reclaim batch of one object, @hook installed; returns the zombie's pid.
+ * The batch of one stays in force, and so does @hook.
+ */
+static pid_t reap_under_reader(struct reader *r, rp_race_hook_fn hook)
 {
 	struct rp_task *zombie = fork_of(init);
 	pid_t pid = rp_getpid(zombie);
-	unsigned long waits = rp_deferred_reclaim_waits();
-	struct reader r;
 
 	cr_assert_eq(rp_exit_group(zombie, 0), 0);
-	reader_enter(&r, zombie);
-	reclaim_reader = &r;
-	rp_debug_race_hook(leave_at_reclaim);
+	reader_enter(r, zombie);
+	rp_debug_race_hook(hook);
 	rp_deferred_set_reclaim(1);
 	rp_task_put(zombie);
 	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	return pid;
+}
+
+Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct reader r;
+	pid_t pid;
+
+	reclaim_reader = &r;
+	pid = reap_under_reader(&r, leave_at_reclaim);
 	rp_deferred_set_reclaim(0);
 	rp_debug_race_hook(NULL);
 	reader_leave(&r);
@@ -432,17 +445,10 @@ static void note_gp_wait(enum rp_race_point where, struct rp_task *t)
 Test(reclaim_qsbr, handed_back_after_grace_period, .init = start_rcu, .fini = finish,
      .timeout = TEST_TIMEOUT)
 {
-	struct rp_task *zombie = fork_of(init);
-	pid_t pid = rp_getpid(zombie);
 	unsigned long takebacks = rp_deferred_gp_takebacks();
 	struct reader r;
+	pid_t pid = reap_under_reader(&r, note_gp_wait);
 
-	cr_assert_eq(rp_exit_group(zombie, 0), 0);
-	reader_enter(&r, zombie);
-	rp_debug_race_hook(note_gp_wait);
-	rp_deferred_set_reclaim(1);
-	rp_task_put(zombie);
-	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
 	while (!uatomic_read(&gp_waiting_seen) && rp_deferred_gp_takebacks() == takebacks) {
 		usleep(1000);
 		rp_getpid(init);	/* a quiescent state: takes back what came back */

@@ -645,7 +645,7 @@ static void reclaim_done(struct rp_deferred *head, unsigned long n)
  * for ever, and the objects still come back to the thread that allocates.
  *
  * A returned batch that nobody took back for a whole round of the thread
- * (one grace period, or GP_IDLE_MS with nothing to do) is stale: the
+ * (one grace period, or GP_IDLE_US with nothing to do) is stale: the
  * threads that handed batches over have gone quiet, and the grace-period
  * thread releases it itself, so that none waits for a call that may never
  * come.  For that it is registered with liburcu (a release may queue
@@ -656,9 +656,9 @@ static void reclaim_done(struct rp_deferred *head, unsigned long n)
 #define GP_IDLE_US	10000
 
 /*
- * How long an updater that handed the only batch over waits for it to
- * come back (gp_hand).  For warmth, not for safety: a batch that takes
- * longer is taken back later, or released stale.
+ * How long an updater that handed a batch over waits for the batches out
+ * to come back (gp_hand).  For warmth and pace, not for safety: a batch
+ * that takes longer is taken back later, or released stale.
  */
 #define GP_HANDBACK_US	1000
 
@@ -672,8 +672,13 @@ static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gp_work;		/* gp_lock: a batch handed over */
 static pthread_cond_t gp_round;		/* gp_lock: a round ended */
 static struct gp_chain gp_waiting;	/* gp_lock: handed over, grace period not yet begun */
-static struct gp_chain gp_returned;	/* gp_lock: past their grace period, this round */
-static struct gp_chain gp_stale;	/* gp_lock: returned the round before */
+/*
+ * The two lists of returned batches: under gp_lock; gp_take_back also
+ * peeks at their heads without it (shared loads), as a hint it then
+ * rechecks under the lock.
+ */
+static struct gp_chain gp_returned;	/* past their grace period, this round */
+static struct gp_chain gp_stale;	/* returned the round before, not taken back */
 /* W: under gp_lock; R: shared loads: objects handed over and not yet released. */
 static unsigned long gp_held;
 /* Batches taken back by the threads that handed them over (uatomic). */

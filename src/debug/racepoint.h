@@ -84,6 +84,10 @@ enum rp_race_point {
 	   it, after an attach or before a request, and is about to sleep
 	   until it is (no lock held). */
 	RP_RACE_PTRACE_AWAIT,
+	/* The grace-period thread took the reclaim batches handed to it and
+	   is about to wait for their grace period (sync.c; no lock held, not
+	   a reader); @t NULL. */
+	RP_RACE_DEFERRED_GP,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

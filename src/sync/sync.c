@@ -12,6 +12,7 @@
  * reclaim batch below.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -190,7 +191,7 @@ void rp_thread_register(void)
 void rp_thread_unregister(void)
 {
 	if (--registrations == 0) {
-		if (rp_defer_batch.n || rp_defer_batch.reclaim)
+		if (rp_defer_batch.n || rp_defer_batch.reclaim || rp_defer_batch.awaiting)
 			rp_deferred_flush();
 		reclaim_queue();
 		qs_unregister();
@@ -314,8 +315,10 @@ unsigned long rp_deferred_backlog(void)
 	return uatomic_read(&deferred_pending);
 }
 
+static void gp_settle(void);
+static void gp_take_back(void);
 #ifdef RP_DEBUG
-static unsigned long reclaim_count(void);
+static unsigned long parked_count(void);
 #endif
 
 /*
@@ -328,7 +331,7 @@ static void drain_watching(void)
 #ifdef RP_DEBUG
 	struct timespec ms = { 0, 1000000 };
 
-	while (uatomic_read(&deferred_pending) > reclaim_count()) {
+	while (uatomic_read(&deferred_pending) > parked_count()) {
 		nanosleep(&ms, NULL);
 		qs_watch();
 	}
@@ -337,7 +340,8 @@ static void drain_watching(void)
 
 /*
  * Every round queues the reclaim batch, which other threads may have added
- * to since, and waits for everything queued: a release may defer another
+ * to since, waits for everything queued and for the grace-period thread,
+ * and takes back what that thread returned: a release may defer another
  * object, and a batch taken by a thread that waits for its grace period
  * counts until that thread has released it.
  */
@@ -350,8 +354,10 @@ void rp_deferred_barrier(void)
 		reclaim_queue();	/* online: call_rcu under QSBR wants it */
 		rp_sync_block_begin();
 		drain_watching();
+		gp_settle();
 		rcu_barrier();
 		rp_sync_block_end();
+		gp_take_back();
 	} while (uatomic_read(&deferred_pending));
 }
 
@@ -410,11 +416,15 @@ static unsigned long deferred_handed;
  * mark with no batch run since the last look means grace periods have
  * stopped ending (under QSBR, most likely a registered thread that is
  * online and never quiescent), and updaters will soon wait at the bound.
- * Warned once per doubling of the mark.
+ * Warned once per doubling of the mark.  The first look only takes note:
+ * with nothing to compare, "no batch run since" would be said of a
+ * process whose first hand-over is big (rp_system_destroy of a table of
+ * 100,000 processes, none freed before, hands over 200,000 objects at
+ * once) and whose grace periods end as they should.
  */
 static void backlog_check(unsigned long backlog)
 {
-	static unsigned long runs_seen;
+	static unsigned long runs_seen = ULONG_MAX;	/* no look yet */
 	unsigned long runs = CMM_LOAD_SHARED(deferred_runs), mark;
 
 	qs_watch();
@@ -492,6 +502,7 @@ static void batch_add(struct rp_deferred *d)
  */
 static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rp_deferred *reclaim_head;	/* reclaim_lock */
+static struct rp_deferred *reclaim_tail;	/* reclaim_lock: the first added */
 static unsigned long reclaim_n;			/* reclaim_lock: objects on it */
 
 /* The batch's size in force: RP_DEFERRED_RECLAIM, lowered by tests (shared loads). */
@@ -514,6 +525,8 @@ static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsi
 
 	pthread_mutex_lock(&reclaim_lock);
 	tail->next = reclaim_head;
+	if (!reclaim_head)
+		reclaim_tail = tail;
 	reclaim_head = head;
 	reclaim_n += n;
 	full = reclaim_n >= CMM_LOAD_SHARED(reclaim_size);
@@ -521,38 +534,28 @@ static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsi
 	return full;
 }
 
-/* Take the reclaim batch, leaving it empty; its objects in *@n. */
-static struct rp_deferred *reclaim_take(unsigned long *n)
+/* Take the reclaim batch, leaving it empty; its last in *@tail, its objects in *@n. */
+static struct rp_deferred *reclaim_take(struct rp_deferred **tail, unsigned long *n)
 {
 	struct rp_deferred *head;
 
 	pthread_mutex_lock(&reclaim_lock);
 	head = reclaim_head;
+	*tail = reclaim_tail;
 	*n = reclaim_n;
-	reclaim_head = NULL;
+	reclaim_head = reclaim_tail = NULL;
 	reclaim_n = 0;
 	pthread_mutex_unlock(&reclaim_lock);
 	return head;
 }
 
-#ifdef RP_DEBUG
-static unsigned long reclaim_count(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&reclaim_lock);
-	n = reclaim_n;
-	pthread_mutex_unlock(&reclaim_lock);
-	return n;
-}
-#endif
-
 /* Hand the reclaim batch, already counted in the backlog, to liburcu. */
 static void reclaim_queue(void)
 {
+	struct rp_deferred *tail, *head;
 	unsigned long n;
-	struct rp_deferred *head = reclaim_take(&n);
 
+	head = reclaim_take(&tail, &n);
 	if (head)
 		batch_queue(head, n);
 }
@@ -630,17 +633,298 @@ static void reclaim_done(struct rp_deferred *head, unsigned long n)
 	uatomic_sub(&deferred_pending, n);
 }
 
-/* The reclaim batch is full: release it here after a grace period, or queue it. */
-static void reclaim_release(void)
-{
-	struct rp_deferred *head;
-	unsigned long n;
+/*
+ * The grace-period thread.  Where the thread whose hand-over filled the
+ * reclaim batch may not wait for its grace period (reclaim_wait_begin:
+ * under QSBR, another registered thread online), it hands the batch to
+ * this library thread, which waits for the grace period off the updater's
+ * path and hands the batch back: the next quiescent state of a thread that
+ * handed batches over (rp_defer_batch.awaiting) takes the returned ones
+ * and releases them on its own thread, into the type caches, warm.  No
+ * updater waits for a grace period that another thread could hold back
+ * for ever, and the objects still come back to the thread that allocates.
+ *
+ * A returned batch that nobody took back for a whole round of the thread
+ * (one grace period, or GP_IDLE_US with nothing to do) is stale: the
+ * threads that handed batches over have gone quiet, and the grace-period
+ * thread releases it itself, so that none waits for a call that may never
+ * come.  For that it is registered with liburcu (a release may queue
+ * another object there) and online only while it releases; like
+ * liburcu's own worker it is not counted in online_threads.  Both lists
+ * hold whole batches, chained through ->next; gp_lock is a leaf.
+ */
+#define GP_IDLE_US	10000
 
-	if (RECLAIM_WAITS && !reclaim_wait_begin()) {
+/*
+ * How long an updater that handed a batch over waits for the batches out
+ * to come back (gp_hand).  For warmth and pace, not for safety: a batch
+ * that takes longer is taken back later, or released stale.
+ */
+#define GP_HANDBACK_US	1000
+
+struct gp_chain {
+	struct rp_deferred *head, *tail;	/* tail: the last, its ->next NULL */
+	unsigned long n;			/* objects on it */
+};
+
+static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Both on CLOCK_MONOTONIC, set up by gp_thread_start before anyone waits. */
+static pthread_cond_t gp_work;		/* gp_lock: a batch handed over */
+static pthread_cond_t gp_round;		/* gp_lock: a round ended */
+static struct gp_chain gp_waiting;	/* gp_lock: handed over, grace period not yet begun */
+/*
+ * The two lists of returned batches: under gp_lock; gp_take_back also
+ * peeks at their heads without it (shared loads), as a hint it then
+ * rechecks under the lock.
+ */
+static struct gp_chain gp_returned;	/* past their grace period, this round */
+static struct gp_chain gp_stale;	/* returned the round before, not taken back */
+/* W: under gp_lock; R: shared loads: objects handed over and not yet released. */
+static unsigned long gp_held;
+/* Batches taken back by the threads that handed them over (uatomic). */
+static unsigned long gp_takebacks;
+static pthread_once_t gp_started = PTHREAD_ONCE_INIT;
+static bool gp_running;		/* W: gp_thread_start, under gp_started; R: after pthread_once */
+
+unsigned long rp_deferred_gp_takebacks(void)
+{
+	return uatomic_read(&gp_takebacks);
+}
+
+/* @us microseconds from now, on CLOCK_MONOTONIC (gp_work's and gp_round's clock). */
+static struct timespec gp_deadline(long us)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += us / 1000000;
+	until.tv_nsec += us % 1000000 * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return until;
+}
+
+/* Under gp_lock: nothing waits for a grace period or is being released stale. */
+static bool gp_settled(void)
+{
+	return gp_held == gp_returned.n + gp_stale.n;
+}
+
+/* Append @more to @c, leaving @more empty. */
+static void gp_chain_splice(struct gp_chain *c, struct gp_chain *more)
+{
+	if (!more->head)
+		return;
+	if (c->tail)
+		c->tail->next = more->head;
+	else
+		c->head = more->head;
+	c->tail = more->tail;
+	c->n += more->n;
+	*more = (struct gp_chain){ NULL, NULL, 0 };
+}
+
+/*
+ * RP_BREAK_GP_THREAD_NO_WAIT: the grace-period thread returns the batches
+ * it took without waiting for their grace period, and the updater that
+ * takes them back releases them under the readers that still hold them.
+ */
+#ifdef RP_BREAK_GP_THREAD_NO_WAIT
+#define GP_THREAD_WAITS false
+#else
+#define GP_THREAD_WAITS true
+#endif
+
+/* Under gp_lock: end a round: @done goes back, what nobody took last round is in *@stale. */
+static void gp_round_end(struct gp_chain *done, struct gp_chain *stale)
+{
+	*stale = gp_stale;
+	gp_stale = gp_returned;
+	gp_returned = (struct gp_chain){ NULL, NULL, 0 };
+	gp_chain_splice(&gp_returned, done);
+	pthread_cond_broadcast(&gp_round);
+}
+
+/* The grace-period thread's release of a stale batch: online for it, then offline again. */
+static void gp_release_stale(struct gp_chain *stale)
+{
+	if (!stale->head)
+		return;
+	rcu_thread_online();
+	reclaim_done(stale->head, stale->n);
+	rcu_thread_offline();
+	pthread_mutex_lock(&gp_lock);
+	CMM_STORE_SHARED(gp_held, gp_held - stale->n);
+	pthread_cond_broadcast(&gp_round);
+	pthread_mutex_unlock(&gp_lock);
+}
+
+static void *gp_thread_main(void *arg)
+{
+	struct gp_chain batch, stale;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "rcuproc-gp");
+	rcu_register_thread();
+	rcu_thread_offline();
+	for (;;) {
+		pthread_mutex_lock(&gp_lock);
+		if (!gp_waiting.head && (gp_returned.head || gp_stale.head)) {
+			struct timespec until = gp_deadline(GP_IDLE_US);
+
+			pthread_cond_timedwait(&gp_work, &gp_lock, &until);
+		}
+		while (!gp_waiting.head && !gp_returned.head && !gp_stale.head)
+			pthread_cond_wait(&gp_work, &gp_lock);
+		/* Taken before the grace period begins: every object on it was unlinked before. */
+		batch = gp_waiting;
+		gp_waiting = (struct gp_chain){ NULL, NULL, 0 };
+		pthread_mutex_unlock(&gp_lock);
+		if (batch.head && GP_THREAD_WAITS)
+			grace_period_here(RP_RACE_DEFERRED_GP);
+		/*
+		 * The mutex orders the grace period's end before the taker's
+		 * release: pairs with the lock in gp_take_back.
+		 */
+		pthread_mutex_lock(&gp_lock);
+		gp_round_end(&batch, &stale);
+		pthread_mutex_unlock(&gp_lock);
+		gp_release_stale(&stale);
+	}
+	return NULL;
+}
+
+static void gp_thread_start(void)
+{
+	pthread_condattr_t monotonic;
+	pthread_attr_t attr;
+	pthread_t thread;
+
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&gp_work, &monotonic);
+	pthread_cond_init(&gp_round, &monotonic);
+	pthread_condattr_destroy(&monotonic);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	gp_running = pthread_create(&thread, &attr, gp_thread_main, NULL) == 0;
+	pthread_attr_destroy(&attr);
+}
+
+/*
+ * Hand the full reclaim batch to the grace-period thread, then wait
+ * offline, GP_HANDBACK_US at most, until it holds nothing out, and take
+ * back what it returned: the objects come back as they do where this
+ * thread may wait itself, and an updater that fills batches faster than
+ * grace periods end slows to their pace instead of taking fresh memory
+ * for every fork.  A grace period held up longer (a thread idling online)
+ * costs each hand-over GP_HANDBACK_US and never more: its batches are
+ * taken back later, or released stale.  Without the thread (it could not
+ * be started), the batch goes to liburcu as one callback.
+ */
+static void gp_hand(void)
+{
+	struct timespec until;
+	struct gp_chain batch;
+
+	pthread_once(&gp_started, gp_thread_start);
+	if (!gp_running) {
 		reclaim_queue();
 		return;
 	}
-	head = reclaim_take(&n);	/* before the grace period starts */
+	batch.head = reclaim_take(&batch.tail, &batch.n);
+	if (!batch.head)
+		return;			/* another thread took it first */
+	pthread_mutex_lock(&gp_lock);
+	CMM_STORE_SHARED(gp_held, gp_held + batch.n);
+	gp_chain_splice(&gp_waiting, &batch);
+	pthread_cond_signal(&gp_work);
+	pthread_mutex_unlock(&gp_lock);
+	rp_defer_batch.awaiting = true;
+	rp_sync_block_begin();		/* the grace period waits for this thread too */
+	until = gp_deadline(GP_HANDBACK_US);
+	pthread_mutex_lock(&gp_lock);
+	while (!gp_settled() && pthread_cond_timedwait(&gp_round, &gp_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&gp_lock);
+	rp_sync_block_end();
+	gp_take_back();
+}
+
+/*
+ * At a quiescent state of a thread that handed batches over: release the
+ * ones returned past their grace period here.  Stops looking once the
+ * grace-period thread holds nothing.
+ */
+static void gp_take_back(void)
+{
+	struct gp_chain done = { NULL, NULL, 0 };
+
+	if (!CMM_LOAD_SHARED(gp_held)) {
+		rp_defer_batch.awaiting = false;
+		return;
+	}
+	if (!CMM_LOAD_SHARED(gp_returned.head) && !CMM_LOAD_SHARED(gp_stale.head))
+		return;
+	pthread_mutex_lock(&gp_lock);	/* pairs with the lock after the grace period */
+	gp_chain_splice(&done, &gp_stale);
+	gp_chain_splice(&done, &gp_returned);
+	CMM_STORE_SHARED(gp_held, gp_held - done.n);
+	pthread_mutex_unlock(&gp_lock);
+	if (!done.head)
+		return;
+	reclaim_done(done.head, done.n);
+	uatomic_inc(&gp_takebacks);
+}
+
+/*
+ * rp_deferred_barrier, offline: wait until the grace-period thread holds
+ * nothing but returned batches, then (online again, at the caller's
+ * quiescent state) take those back.
+ */
+static void gp_settle(void)
+{
+	pthread_mutex_lock(&gp_lock);
+	while (!gp_settled())
+		pthread_cond_wait(&gp_round, &gp_lock);
+	pthread_mutex_unlock(&gp_lock);
+}
+
+#ifdef RP_DEBUG
+/*
+ * The backlog's objects that no grace period is running for: on the
+ * reclaim batch, or returned by the grace-period thread.
+ */
+static unsigned long parked_count(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&reclaim_lock);
+	n = reclaim_n;
+	pthread_mutex_unlock(&reclaim_lock);
+	pthread_mutex_lock(&gp_lock);
+	n += gp_returned.n + gp_stale.n;
+	pthread_mutex_unlock(&gp_lock);
+	return n;
+}
+#endif
+
+/*
+ * The reclaim batch is full: release it here after a grace period, or,
+ * where this thread may not wait, hand it to the grace-period thread.
+ */
+static void reclaim_release(void)
+{
+	struct rp_deferred *head, *tail;
+	unsigned long n;
+
+	if (RECLAIM_WAITS && !reclaim_wait_begin()) {
+		gp_hand();
+		return;
+	}
+	head = reclaim_take(&tail, &n);	/* before the grace period starts */
 	if (RECLAIM_WAITS) {
 		if (head)
 			grace_period_here(RP_RACE_DEFERRED_RECLAIM);
@@ -703,10 +987,10 @@ void rp_deferred_hand_over(void)
  */
 static void bound_wait(void)
 {
-	struct rp_deferred *own = batch_take(), *head;
+	struct rp_deferred *own = batch_take(), *head, *tail;
 	unsigned long n;
 
-	head = reclaim_take(&n);
+	head = reclaim_take(&tail, &n);
 	grace_period_here(RP_RACE_DEFERRED_BOUND);
 	uatomic_inc(&deferred_waits);
 	batch_release(own);
@@ -718,6 +1002,8 @@ void rp_deferred_flush(void)
 {
 	if (rp_defer_batch.n)
 		rp_deferred_hand_over();
+	if (rp_defer_batch.awaiting)
+		gp_take_back();
 	if (rp_defer_batch.n)
 		bound_wait();
 	else if (rp_defer_batch.reclaim)

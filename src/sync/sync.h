@@ -132,12 +132,15 @@ struct rp_deferred {
  * (rp_deferred_hand_over) or at the thread's next quiescent state
  * (rp_deferred_flush).  @reclaim: a hand-over filled the process's reclaim
  * batch (sync.c), which this thread's next quiescent state releases.
+ * @awaiting: this thread handed a reclaim batch to the grace-period thread
+ * (sync.c), and its next quiescent states take back the batches returned.
  */
 struct rp_defer_batch {
 	struct rp_deferred *head;		/* this thread only */
 	struct rp_deferred *tail;		/* this thread only: the first added */
 	unsigned long n;			/* this thread only: objects on it */
 	bool reclaim;				/* this thread only */
+	bool awaiting;				/* this thread only */
 };
 extern __thread struct rp_defer_batch rp_defer_batch;
 
@@ -180,8 +183,10 @@ void rp_deferred_hand_over(void);
 /*
  * At a quiescent state (no lock held, no read section): hand this thread's
  * batch over or, with the backlog at its bound, wait for a grace period
- * and release it here; then, if a hand-over of this thread filled the
- * reclaim batch, release that batch after a grace period (sync.c).
+ * and release it here; take back and release the batches the grace-period
+ * thread returned; then, if a hand-over of this thread filled the reclaim
+ * batch, release that batch after a grace period, or hand it to the
+ * grace-period thread (sync.c).
  */
 void rp_deferred_flush(void);
 
@@ -196,6 +201,11 @@ unsigned long rp_deferred_bound_waits(void);
 
 /* Reclaim batches released by the thread that waited for their grace period, so far. */
 unsigned long rp_deferred_reclaim_waits(void);
+/*
+ * Reclaim batches handed to the grace-period thread and taken back, past
+ * their grace period, by the threads that handed them over, so far.
+ */
+unsigned long rp_deferred_gp_takebacks(void);
 
 /*
  * Wait for every reader that might see the state before the caller's last
@@ -323,7 +333,7 @@ static inline void rp_sync_block_end(void)
 static inline void rp_sync_quiescent(void)
 {
 	rp_lockdep_assert_may_synchronize();
-	if (rp_defer_batch.n || rp_defer_batch.reclaim)
+	if (rp_defer_batch.n || rp_defer_batch.reclaim || rp_defer_batch.awaiting)
 		rp_deferred_flush();
 #ifdef RP_RCU_QSBR
 	rcu_quiescent_state();

@@ -27,8 +27,9 @@
  *
  * reclaim: the thread whose hand-over fills the reclaim batch waits for
  * the batch's grace period at its next quiescent state and releases it
- * itself (memb), or, where waiting could last for ever, queues it at
- * liburcu (QSBR with another thread online).
+ * itself (memb), or, where waiting could last for ever (QSBR with another
+ * thread online), hands it to the grace-period thread, which waits for
+ * the grace period and hands it back.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -274,21 +275,34 @@ static void leave_at_reclaim(enum rp_race_point where, struct rp_task *t)
 		uatomic_set(&reclaim_reader->leave, 1);
 }
 
-Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+/*
+ * Reader @r stands on a zombie child of init while init reaps it with a
+ * reclaim batch of one object, @hook installed; returns the zombie's pid.
+ * The batch of one stays in force, and so does @hook.
+ */
+static pid_t reap_under_reader(struct reader *r, rp_race_hook_fn hook)
 {
 	struct rp_task *zombie = fork_of(init);
 	pid_t pid = rp_getpid(zombie);
-	unsigned long waits = rp_deferred_reclaim_waits();
-	struct reader r;
 
 	cr_assert_eq(rp_exit_group(zombie, 0), 0);
-	reader_enter(&r, zombie);
-	reclaim_reader = &r;
-	rp_debug_race_hook(leave_at_reclaim);
+	reader_enter(r, zombie);
+	rp_debug_race_hook(hook);
 	rp_deferred_set_reclaim(1);
 	rp_task_put(zombie);
 	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	return pid;
+}
+
+Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	unsigned long waits = rp_deferred_reclaim_waits();
+	struct reader r;
+	pid_t pid;
+
+	reclaim_reader = &r;
+	pid = reap_under_reader(&r, leave_at_reclaim);
 	rp_deferred_set_reclaim(0);
 	rp_debug_race_hook(NULL);
 	reader_leave(&r);
@@ -356,6 +370,75 @@ Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST
 	end_child(init, c);
 	cr_assert(!uatomic_read(&kill_hold.waited),
 		  "a reap waited for a grace period while a thread was held in a read section");
+}
+
+/*
+ * Where the thread whose reap filled the reclaim batch may not wait for
+ * its grace period, it hands the batch to the grace-period thread and
+ * takes it back at a later quiescent state of its own.  A killer is held
+ * where kill(pid) found a zombie (RP_RACE_KILL_FOUND, read section: the
+ * reaper may not wait, in either flavour) while init reaps the zombie
+ * with a batch of one object; init then announces quiescent states until
+ * the grace-period thread reaches its wait (RP_RACE_DEFERRED_GP) or init
+ * took a batch back.  The killer holds the grace period, so the batch must
+ * not come back before it goes on: the killer then finds the task as it
+ * was.  RP_BREAK_GP_THREAD_NO_WAIT returns the batch without a grace
+ * period: init takes it back and releases the task under the killer, on
+ * every run; the killer says so, and its kill then crashes on the task
+ * or the assertion below fails.
+ */
+static struct {
+	int held, go, gp_waiting;	/* uatomic */
+	bool same;			/* on going on: the task was still the same */
+} gp_hold;
+
+static void hold_kill_note_gp(enum rp_race_point where, struct rp_task *t)
+{
+	int nr;
+
+	if (where == RP_RACE_DEFERRED_GP)
+		uatomic_set(&gp_hold.gp_waiting, 1);
+	if (where != RP_RACE_KILL_FOUND || uatomic_cmpxchg(&gp_hold.held, 0, 1) != 0)
+		return;
+	nr = CMM_LOAD_SHARED(t->pid)->nr;
+	while (!uatomic_read(&gp_hold.go))
+		usleep(1000);
+	/* A released task's ->sys is poison; a recycled one has another pid. */
+	gp_hold.same = CMM_LOAD_SHARED(t->sys) == sys && CMM_LOAD_SHARED(t->pid)->nr == nr;
+	if (!gp_hold.same)	/* said now: the kill goes on with the task and may crash on it */
+		fprintf(stderr, "the reaped task came back from the grace-period thread under its killer\n");
+}
+
+Test(reclaim, handed_back_after_grace_period, .init = start_rcu, .fini = finish,
+     .timeout = TEST_TIMEOUT)
+{
+	struct rp_task *zombie = fork_of(init);
+	pid_t pid = rp_getpid(zombie);
+	unsigned long takebacks = rp_deferred_gp_takebacks();
+	struct job killer = { .pid = pid, .sig = 0 };
+
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	rp_debug_race_hook(hold_kill_note_gp);
+	rp_thread_offline();
+	job_start(&killer, kill_job, init);
+	while (!uatomic_read(&gp_hold.held))
+		usleep(1000);
+	rp_thread_online();
+	rp_deferred_set_reclaim(1);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	while (!uatomic_read(&gp_hold.gp_waiting) && rp_deferred_gp_takebacks() == takebacks) {
+		usleep(1000);
+		rp_getpid(init);	/* a quiescent state: takes back what came back */
+	}
+	uatomic_set(&gp_hold.go, 1);
+	rp_thread_offline();
+	job_join(&killer);
+	rp_thread_online();
+	rp_deferred_set_reclaim(0);
+	rp_debug_race_hook(NULL);
+	cr_assert(gp_hold.same, "the reaped task (pid %d) came back from the grace-period thread "
+		  "under its killer", pid);
 }
 
 #ifdef RP_RCU_QSBR

@@ -61,15 +61,23 @@ static int charge_nproc(const struct rp_cred *c, rlim_t limit)
 	return -EAGAIN;
 }
 
-/* The tables a new process gets of its own (NULL: shared). */
-static int alloc_tables(struct rp_task *p, unsigned long flags)
+/*
+ * The child's task: a thread's, allocated on its own; a process's, in a
+ * block with its group and, unless CLONE_SIGHAND, its own handler table
+ * (struct rp_process).  NULL on ENOMEM.
+ */
+static struct rp_task *alloc_child(struct rp_system *sys, unsigned long flags)
 {
-	if (!(flags & CLONE_SIGHAND) && !(p->sighand = rp_sighand_alloc(p->sys)))
-		return -ENOMEM;
-	if (flags & CLONE_THREAD)
-		return 0;
-	p->signal = rp_signal_alloc(p->sys);
-	return p->signal ? 0 : -ENOMEM;
+	struct rp_process *proc;
+
+	if (flags & CLONE_THREAD)	/* CLONE_SIGHAND too: check_flags */
+		return rp_task_alloc(sys);
+	proc = rp_process_alloc(sys);
+	if (!proc)
+		return NULL;
+	if (!(flags & CLONE_SIGHAND))
+		proc->task.sighand = rp_process_sighand(proc);
+	return &proc->task;
 }
 
 /*
@@ -232,7 +240,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	int err = 0;
 
 	rp_update_lock(sync);
-	p->pid = rp_pid_alloc(self->sys, &err);
+	p->pid = rp_pid_alloc_for(p, &err);
 	if (!p->pid) {
 		cancel_record(self, rec);
 	} else {
@@ -271,13 +279,11 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 		return err;
 	if (rp_task_exited(self))
 		return -ESRCH;
-	p = rp_task_alloc(self->sys);
+	p = alloc_child(self->sys, flags);
 	if (!p)
 		return -ENOMEM;
 	p->cred = rp_cred_get(self->cred);
-	err = alloc_tables(p, flags);
-	if (!err)
-		err = copy_from_caller(self, p, flags, rec, &nproc);
+	err = copy_from_caller(self, p, flags, rec, &nproc);
 	if (err) {
 		free_unlinked(p, false);
 		return err;

@@ -22,24 +22,23 @@
  */
 static int create_init(struct rp_system *sys)
 {
-	struct rp_task *t = rp_task_alloc(sys);
+	struct rp_process *proc = rp_process_alloc(sys);
+	struct rp_task *t = proc ? &proc->task : NULL;
 	struct rp_rlimits *rlim = NULL;
 	int err = -ENOMEM;
 
 	if (t) {
-		t->signal = rp_signal_alloc(sys);
-		t->sighand = rp_sighand_alloc(sys);
+		t->sighand = rp_process_sighand(proc);
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
-		if (t->signal)
-			rlim = rp_signal_own_rlimits(t->signal);
-		if (rlim && t->sighand && t->cred)
-			t->pid = rp_pid_alloc(sys, &err);
+		rlim = rp_signal_own_rlimits(t->signal);
+		if (rlim && t->cred)
+			t->pid = rp_pid_alloc_for(t, &err);
 	}
 	if (!t || !t->pid) {
-		if (t && t->sighand)
+		if (t) {
 			rp_sighand_put(t->sighand);
-		if (t)
 			rp_task_free_now(t);
+		}
 		return err;
 	}
 	t->group_leader = t->real_parent = t->parent = t;

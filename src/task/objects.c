@@ -1,27 +1,37 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Thread-group and signal-handler objects, queued signals, and the CPU-timer parts. */
+/*
+ * The process block (its group and handler table, and its release), exec's
+ * handler tables, queued signals, and the CPU-timer parts.
+ */
 #include "task.h"
 #include "objects.h"
 #include "../debug/cache.h"
 #include <errno.h>
 
-static struct rp_cache sighand_cache = RP_CACHE_INIT("sighand", struct rp_sighand);
-static struct rp_cache signal_cache = RP_CACHE_INIT("signal", struct rp_signal);
+static struct rp_cache process_cache = RP_CACHE_INIT("process", struct rp_process);
+static struct rp_cache exec_sighand_cache = RP_CACHE_INIT("exec sighand",
+							  struct rp_exec_sighand);
 
 /* Zero is SIG_DFL with no flags and an empty mask: every action default. */
 const struct rp_action_table rp_default_actions;
 
-struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
+/* Set up @sh, zeroed: every action SIG_DFL, count 1. */
+static void sighand_init(struct rp_system *sys, struct rp_sighand *sh)
 {
-	struct rp_sighand *sh = rp_cache_zalloc(&sighand_cache);
-
-	if (!sh)
-		return NULL;
 	sh->count = 1;
-	sh->sys = sys;
 	sh->actions = &rp_default_actions;
 	rp_count_inc(sys, sighands);
-	return sh;
+}
+
+struct rp_sighand *rp_sighand_alloc(struct rp_system *sys)
+{
+	struct rp_exec_sighand *own = rp_cache_zalloc(&exec_sighand_cache);
+
+	if (!own)
+		return NULL;
+	own->sys = sys;
+	sighand_init(sys, &own->sighand);
+	return &own->sighand;
 }
 
 static void actions_free(const struct rp_action_table *actions)
@@ -30,13 +40,13 @@ static void actions_free(const struct rp_action_table *actions)
 		rp_free((void *)actions);
 }
 
-static void sighand_free(struct rp_deferred *d)
+static void exec_sighand_free(struct rp_deferred *d)
 {
-	struct rp_sighand *sh = caa_container_of(d, struct rp_sighand, rcu);
+	struct rp_exec_sighand *own = caa_container_of(d, struct rp_exec_sighand, rcu);
 
-	actions_free(sh->actions);
-	rp_count_dec(sh->sys, sighands);
-	rp_cache_free(&sighand_cache, sh);
+	actions_free(own->sighand.actions);
+	rp_count_dec(own->sys, sighands);
+	rp_cache_free(&exec_sighand_cache, own);
 }
 
 /* A private copy of @actions; NULL on ENOMEM. */
@@ -105,9 +115,18 @@ void rp_sighand_flush_handlers(struct rp_sighand *sh)
 
 void rp_sighand_put(struct rp_sighand *sh)
 {
+	struct rp_exec_sighand *own;
+
+	if (uatomic_sub_return(&sh->count, 1) != 0)
+		return;
 	/* lock_task_sighand may still hold it under RCU: free after a grace period. */
-	if (uatomic_sub_return(&sh->count, 1) == 0)
-		rp_defer_release(&sh->sys->sync, &sh->rcu, sighand_free);
+	if (sh->in_process) {
+		rp_process_part_dead(caa_container_of(sh, struct rp_process, sighand),
+				     RP_PART_SIGHAND);
+		return;
+	}
+	own = caa_container_of(sh, struct rp_exec_sighand, sighand);
+	rp_defer_release(&own->sys->sync, &own->rcu, exec_sighand_free);
 }
 
 void rp_cputimers_task_init(struct rp_task *t)
@@ -191,12 +210,9 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 	child->rlim = rl;
 }
 
-struct rp_signal *rp_signal_alloc(struct rp_system *sys)
+/* Set up @sig, zeroed: no threads yet, sigcnt 1, the shared unlimited rlimits. */
+static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 {
-	struct rp_signal *sig = rp_cache_zalloc(&signal_cache);
-
-	if (!sig)
-		return NULL;
 	sig->sigcnt = 1;
 	sig->sys = sys;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
@@ -208,7 +224,30 @@ struct rp_signal *rp_signal_alloc(struct rp_system *sys)
 		rp_hlist_node_init(&sig->member[i].node);
 	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
-	return sig;
+}
+
+struct rp_process *rp_process_alloc(struct rp_system *sys)
+{
+	struct rp_process *proc = rp_cache_zalloc(&process_cache);
+
+	if (!proc)
+		return NULL;
+	signal_init(sys, &proc->signal);
+	rp_task_init(sys, &proc->task);
+	proc->task.signal = &proc->signal;
+	proc->used = proc->live = RP_PART_SIGNAL | RP_PART_TASK;
+	return proc;
+}
+
+struct rp_sighand *rp_process_sighand(struct rp_process *proc)
+{
+	struct rp_sighand *sh = &proc->sighand;
+
+	sighand_init(proc->signal.sys, sh);
+	sh->in_process = true;
+	proc->used |= RP_PART_SIGHAND;
+	proc->live |= RP_PART_SIGHAND;
+	return sh;
 }
 
 /*
@@ -230,12 +269,61 @@ static void cputimers_group_free(struct rp_signal *sig)
 	rp_free(timers);
 }
 
-void rp_signal_free(struct rp_signal *sig)
+/* What a dead group holds, once no reader can reach it. */
+static void signal_destroy(struct rp_signal *sig)
 {
 	cputimers_group_free(sig);
 	rlimits_put(sig->rlim);
-	rp_count_dec(sig->sys, signals);
-	rp_cache_free(&signal_cache, sig);
+}
+
+/*
+ * The block's release, a grace period after its last part died: each part
+ * in use lets go of what it holds (the task's group and credentials went
+ * at its last put), and the block goes back to its cache.
+ */
+static void process_free(struct rp_deferred *d)
+{
+	struct rp_process *proc = caa_container_of(d, struct rp_process, task.rcu);
+
+	if (proc->used & RP_PART_SIGHAND)
+		actions_free(proc->sighand.actions);
+	signal_destroy(&proc->signal);
+	rp_cache_free(&process_cache, proc);
+}
+
+/*
+ * A block's part leaves the live counts when it dies: a block that an
+ * outliving part keeps holds no live task, group, table or pid besides
+ * that part (the allocator's own count, in debug builds, still sees the
+ * block until its release).
+ */
+static void part_uncount(struct rp_system *sys, unsigned int part)
+{
+	if (part == RP_PART_SIGNAL)
+		rp_count_dec(sys, signals);
+	else if (part == RP_PART_TASK)
+		rp_count_dec(sys, tasks);
+	else if (part == RP_PART_SIGHAND)
+		rp_count_dec(sys, sighands);
+	else
+		rp_count_dec(sys, pids);
+}
+
+void rp_process_part_dead(struct rp_process *proc, unsigned int part)
+{
+	unsigned int live = uatomic_sub_return(&proc->live, part);
+
+	/* A part that was not alive borrows from the bits above it: its own shows set. */
+	RP_DEBUG_BUG_ON(live & part);
+	part_uncount(proc->signal.sys, part);
+	if (live)
+		return;
+	/*
+	 * Every part is unpublished: a reader that could see any of them
+	 * began before this point.  The task, dead, is off the registry, so
+	 * its ->rcu is free to carry the block's deferral.
+	 */
+	rp_defer_release(&proc->signal.sys->sync, &proc->task.rcu, process_free);
 }
 
 bool rp_signal_put(struct rp_signal *sig)

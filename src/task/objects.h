@@ -6,7 +6,15 @@
 #include <time.h>
 #include "task.h"
 
-/* A table with every action SIG_DFL, count 1; NULL on ENOMEM. */
+/*
+ * A process block (struct rp_process) for fork or init: its group with no
+ * threads yet, sigcnt 1, the shared unlimited rlimits, and its task as
+ * rp_task_alloc makes one, in that group; NULL on ENOMEM.
+ */
+struct rp_process *rp_process_alloc(struct rp_system *sys);
+/* Take @proc's own handler table into use (not yet published): as rp_sighand_alloc's. */
+struct rp_sighand *rp_process_sighand(struct rp_process *proc);
+/* exec's table of its own, every action SIG_DFL, count 1; NULL on ENOMEM. */
 struct rp_sighand *rp_sighand_alloc(struct rp_system *sys);
 /* One user less; the last frees it after a grace period. */
 void rp_sighand_put(struct rp_sighand *sh);
@@ -29,17 +37,12 @@ struct rp_ksigaction *rp_sighand_action_write(struct rp_sighand *sh, int sig);
  */
 void rp_sighand_flush_handlers(struct rp_sighand *sh);
 
-/* A thread group with no threads yet, sigcnt 1, the shared unlimited rlimits. */
-struct rp_signal *rp_signal_alloc(struct rp_system *sys);
 /*
- * One reference less: true if it was the last.  The group has no deferred
- * release of its own: only a task holds a reference, so the last is
- * dropped by a task's last put, and that task's release frees the group
- * (rp_signal_free) after the same grace period.
+ * One reference less: true if it was the last, and the group's part of its
+ * block is dead.  Only a task holds a reference, so the last is dropped by
+ * a task's last put, once that task is unpublished.
  */
 bool rp_signal_put(struct rp_signal *sig);
-/* Free @sig, its last reference dropped, once no reader can reach it. */
-void rp_signal_free(struct rp_signal *sig);
 
 /*
  * Make @sig's limits its own (its siglock held, or @sig not yet published):

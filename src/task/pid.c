@@ -8,7 +8,7 @@
 #include "task.h"
 #include "../debug/cache.h"
 
-static struct rp_cache pid_cache = RP_CACHE_INIT("pid", struct rp_pid);
+static struct rp_cache tid_cache = RP_CACHE_INIT("tid", struct rp_tid);
 
 /* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
 #define RESERVED_PIDS	300
@@ -58,27 +58,71 @@ static int pidmap_alloc(struct rp_system *sys)
 	return nr;
 }
 
+/* The table @pid is numbered in. */
+static struct rp_system *pid_sys(struct rp_pid *pid)
+{
+	if (pid->in_process)
+		return caa_container_of(pid, struct rp_process, pid)->signal.sys;
+	return caa_container_of(pid, struct rp_tid, pid)->sys;
+}
+
+/* Number @pid (zeroed) and publish it; false if no number is free. */
+static bool pid_publish(struct rp_system *sys, struct rp_pid *pid)
+{
+	int nr = pidmap_alloc(sys);
+
+	if (nr < 0)
+		return false;
+	pid->nr = nr;
+	pid->users = 1;
+	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
+	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, nr));
+	rp_count_inc(sys, pids);
+	return true;
+}
+
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 {
-	struct rp_pid *pid = rp_cache_zalloc(&pid_cache);
+	struct rp_tid *tid;
 
 	rp_assert_update_held(&sys->sync);
-	if (!pid) {
+	tid = rp_cache_zalloc(&tid_cache);
+	if (!tid) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	pid->nr = pidmap_alloc(sys);
-	if (pid->nr < 0) {
-		rp_cache_free(&pid_cache, pid);
+	tid->sys = sys;
+	if (!pid_publish(sys, &tid->pid)) {
+		rp_cache_free(&tid_cache, tid);
 		*err = -EAGAIN;
 		return NULL;
 	}
-	pid->sys = sys;
-	pid->users = 1;
-	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
-	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, pid->nr));
-	rp_count_inc(sys, pids);
-	return pid;
+	return &tid->pid;
+}
+
+struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err)
+{
+	struct rp_process *proc;
+
+	if (!rp_task_in_process(t))
+		return rp_pid_alloc(t->sys, err);
+	rp_assert_update_held(&t->sys->sync);
+	proc = rp_process_of(t->signal);
+	proc->pid.in_process = true;
+	if (!pid_publish(t->sys, &proc->pid)) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	/*
+	 * Plain stores: no other part of the block can die meanwhile (@t and
+	 * its group are not published), and the pid's own death, a detach,
+	 * takes the update lock we hold.
+	 */
+	proc->used |= RP_PART_PID;
+#ifndef RP_BREAK_PROCESS_PID_UNCOUNTED
+	proc->live |= RP_PART_PID;
+#endif
+	return &proc->pid;
 }
 
 /* One terminal's hold in pid->users: the top byte counts them, the rest attachments. */
@@ -87,18 +131,18 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 
 void rp_pid_attach(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid->sys->sync);
+	rp_assert_update_held(&pid_sys(pid)->sync);
 	/* Below 2^24: one per thread, process and member, at most RP_PID_MAX_LIMIT (2^22) each. */
 	RP_BUG_ON((pid->users & RP_PID_ATTACHMENTS) == RP_PID_ATTACHMENTS);
 	pid->users++;
 }
 
-static void pid_free(struct rp_deferred *d)
+static void tid_free(struct rp_deferred *d)
 {
-	struct rp_pid *pid = caa_container_of(d, struct rp_pid, rcu);
+	struct rp_tid *tid = caa_container_of(d, struct rp_tid, rcu);
 
-	rp_count_dec(pid->sys, pids);
-	rp_cache_free(&pid_cache, pid);
+	rp_count_dec(tid->sys, pids);
+	rp_cache_free(&tid_cache, tid);
 }
 
 /*
@@ -107,15 +151,23 @@ static void pid_free(struct rp_deferred *d)
  */
 static void pid_release(struct rp_pid *pid)
 {
-	if (!pid->users)
-		rp_defer_release(&pid->sys->sync, &pid->rcu, pid_free);
+	struct rp_tid *tid;
+
+	if (pid->users)
+		return;
+	if (pid->in_process) {
+		rp_process_part_dead(caa_container_of(pid, struct rp_process, pid), RP_PART_PID);
+		return;
+	}
+	tid = caa_container_of(pid, struct rp_tid, pid);
+	rp_defer_release(&tid->sys->sync, &tid->rcu, tid_free);
 }
 
 void rp_pid_detach(struct rp_pid *pid)
 {
-	struct rp_system *sys = pid->sys;
+	struct rp_system *sys = pid_sys(pid);
 
-	rp_assert_update_held(&pid->sys->sync);
+	rp_assert_update_held(&sys->sync);
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
@@ -130,7 +182,7 @@ void rp_pid_detach(struct rp_pid *pid)
 
 void rp_pid_tty_hold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid->sys->sync);
+	rp_assert_update_held(&pid_sys(pid)->sync);
 	/* Only a pid with its number can become a foreground group. */
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	pid->users += RP_PID_TTY_HOLD;
@@ -138,7 +190,7 @@ void rp_pid_tty_hold(struct rp_pid *pid)
 
 void rp_pid_tty_unhold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid->sys->sync);
+	rp_assert_update_held(&pid_sys(pid)->sync);
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	if (!(pid->users & RP_PID_ATTACHMENTS))
 		return;		/* already freed at its number's release */

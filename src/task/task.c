@@ -40,35 +40,11 @@ static void task_unregister(struct rp_task *t)
 	pthread_mutex_unlock(&sys->registry_lock);
 }
 
-/* The task struct, with its group if it held the group's last reference. */
+/* A thread's task struct. */
 static void task_free_struct(struct rp_task *t)
 {
-	if (t->frees_group)
-		rp_signal_free(t->signal);
 	rp_count_dec(t->sys, tasks);
 	rp_cache_free(&task_cache, t);
-}
-
-/* Drop @t's hold on ->signal and ->cred. */
-static void task_drop_group(struct rp_task *t)
-{
-	if (t->signal)
-		t->frees_group = rp_signal_put(t->signal);
-	if (t->cred)
-		rp_cred_put(t->cred);
-}
-
-/*
- * The last reference is gone and no reader can reach @t: it was released
- * (unlinked, sighand and tid dropped) before, or never published; nor its
- * group if @t held its last reference (a group is reached through its
- * tasks, and a task that never was published published no group).
- */
-void rp_task_free_now(struct rp_task *t)
-{
-	task_drop_group(t);
-	task_unregister(t);
-	task_free_struct(t);
 }
 
 static void task_free(struct rp_deferred *d)
@@ -77,18 +53,56 @@ static void task_free(struct rp_deferred *d)
 }
 
 /*
+ * @t's last reference is gone and no reader can reach it any more once a
+ * grace period has passed: a thread's task is freed after it, a block's
+ * task part is dead (its block goes after one).
+ */
+static void task_release(struct rp_task *t)
+{
+	if (rp_task_in_process(t))
+		rp_process_part_dead(rp_process_of(t->signal), RP_PART_TASK);
+	else
+		rp_defer_release(&t->sys->sync, &t->rcu, task_free);
+}
+
+/* Drop @t's hold on ->signal and ->cred: the last hold on the group kills its part. */
+static void task_drop_group(struct rp_task *t)
+{
+	if (t->signal && rp_signal_put(t->signal))
+		rp_process_part_dead(rp_process_of(t->signal), RP_PART_SIGNAL);
+	if (t->cred)
+		rp_cred_put(t->cred);
+}
+
+/*
+ * The last reference is gone and no reader can reach @t: it was released
+ * (unlinked, sighand and tid dropped) before, or never published.  A
+ * thread's task is freed at once; a block's is dead, and its block goes
+ * after a grace period (its pid may have been published).
+ */
+void rp_task_free_now(struct rp_task *t)
+{
+	task_drop_group(t);
+	task_unregister(t);
+	if (rp_task_in_process(t))
+		rp_process_part_dead(rp_process_of(t->signal), RP_PART_TASK);
+	else
+		task_free_struct(t);
+}
+
+/*
  * ->signal and ->cred live as long as the task struct, since readers
  * holding the task may look at them: the last put drops them first, so
  * that in rcu mode the credentials join the task's batch, and the group,
- * when this was its last task, goes with the task's own release: the same
- * grace period frees all three.
+ * when this was its last task, dies with the task: its block's release
+ * comes after a grace period that begins after both deaths.
  */
 void rp_task_put(struct rp_task *t)
 {
 	if (uatomic_sub_return(&t->usage, 1) == 0) {
 		task_drop_group(t);
 		task_unregister(t);
-		rp_defer_release(&t->sys->sync, &t->rcu, task_free);
+		task_release(t);
 	}
 }
 
@@ -96,8 +110,13 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 {
 	struct rp_task *t = rp_cache_zalloc(&task_cache);
 
-	if (!t)
-		return NULL;
+	if (t)
+		rp_task_init(sys, t);
+	return t;
+}
+
+void rp_task_init(struct rp_system *sys, struct rp_task *t)
+{
 	t->sys = sys;
 	t->usage = 1;
 	t->exit_signal = -1;
@@ -115,7 +134,6 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 	cds_list_add(&t->registry, &sys->registry);
 	pthread_mutex_unlock(&sys->registry_lock);
 	rp_count_inc(sys, tasks);
-	return t;
 }
 
 /* RP_BREAK_SIGHAND_NO_RECHECK: trust the first load of ->sighand. */

@@ -125,9 +125,20 @@ struct rp_action_table {
 struct rp_sighand {
 	struct rp_ticketlock siglock;	/* the lock of (s) fields */
 	const struct rp_action_table *actions; /* (s) shared default or private */
-	unsigned long count;		/* (a) tasks using it */
+	unsigned int count;		/* (a) tasks using it */
+	bool in_process;		/* (c) fork's, in a struct rp_process; else
+					   exec's, a struct rp_exec_sighand */
+};
+
+/*
+ * The table exec makes for itself (unshare_sighand) when it shares its
+ * own: the only one allocated on its own, freed after a grace period once
+ * its last task lets go.
+ */
+struct rp_exec_sighand {
+	struct rp_sighand sighand;
 	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;		/* freed after a grace period */
+	struct rp_deferred rcu;
 };
 
 /* The shared all-default action table (objects.c). */
@@ -317,8 +328,6 @@ struct rp_task {
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
-	bool frees_group;		/* set by the last put: held the group's last
-					   reference, so the release frees ->signal */
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
@@ -342,7 +351,9 @@ enum rp_pid_type { RP_PIDTYPE_PID, RP_PIDTYPE_TGID, RP_PIDTYPE_PGID, RP_PIDTYPE_
 		   RP_PIDTYPE_MAX };
 
 struct rp_pid {
-	int nr;				/* (c) */
+	int nr : 31;			/* (c) below RP_PID_MAX_LIMIT */
+	bool in_process : 1;		/* (c) fork's, in a struct rp_process; else a
+					   thread's, a struct rp_tid */
 	/*
 	 * (u) attachments, and in the top byte the terminals' holds
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
@@ -353,9 +364,64 @@ struct rp_pid {
 	struct cds_hlist_node hash;	/* (r, u) Group 2: in sys->pid_hash */
 	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
 					   the processes whose pgrp / sid this is */
+};
+
+/* A thread's tid, allocated by clone on its own; freed after a grace period. */
+struct rp_tid {
+	struct rp_pid pid;
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
 };
+
+/* struct rp_process.used and .live: its parts. */
+#define RP_PART_SIGNAL		0x1	/* dead: its last task let go (sigcnt 0) */
+#define RP_PART_TASK		0x2	/* dead: its last reference put (usage 0) */
+#define RP_PART_SIGHAND		0x4	/* dead: its last task let go (count 0) */
+#define RP_PART_PID		0x8	/* dead: its last user detached (users 0) */
+
+/*
+ * A process as one allocation (Linux allocates the four apart): the thread
+ * group fork (or the table's set-up, for init) made, its first thread,
+ * its handler table unless CLONE_SIGHAND shared the caller's, and the pid
+ * allocated for that thread, which is the group's leader_pid (exec's
+ * de_thread may give it to another thread of the group: it stays the
+ * tgid).  Threads, their tids and exec's own handler tables are
+ * allocated on their own.
+ *
+ * The existence guarantee: each part dies as it did when it was an object
+ * of its own (the moment that used to defer its release, named beside
+ * RP_PART_*), and the last death defers the block's release, after which
+ * the cache may hand it out again: one grace period that begins after
+ * every part was unpublished covers every reader that could see any of
+ * the four.  So the block outlives its longest-lived part: a process
+ * group or session id that outlives its process (the pid of a group
+ * leader whose members live on) keeps the whole block, as does a thread
+ * that outlives the group's first thread, or the first thread a tracer or
+ * a waiter still holds.
+ */
+struct rp_process {
+	struct rp_signal signal;
+	struct rp_task task;		/* ->rcu: the block's deferral head (the
+					   task is off the registry once dead) */
+	struct rp_sighand sighand;	/* unused under CLONE_SIGHAND */
+	struct rp_pid pid;		/* unused until the fork gets its number */
+	unsigned int used;		/* (c) RP_PART_* in use; set before the
+					   part is published */
+	unsigned int live;		/* (a) RP_PART_* in use and not dead */
+};
+
+/* The block @sig is the group of (every group is in one). */
+static inline struct rp_process *rp_process_of(struct rp_signal *sig)
+{
+	return caa_container_of(sig, struct rp_process, signal);
+}
+
+/*
+ * Part @part of @proc died (RP_PART_*: its last reference dropped, once it
+ * was unpublished); the last part's death releases the block after a
+ * grace period (objects.c).
+ */
+void rp_process_part_dead(struct rp_process *proc, unsigned int part);
 
 struct rp_system {
 	struct rp_sync sync;		/* the table's read and update sides */
@@ -388,8 +454,17 @@ bool rp_task_get_rcu(struct rp_task *t);
 /* Free @t now (no reader can reach it); drops its ->signal and ->cred. */
 void rp_task_free_now(struct rp_task *t);
 
-/* Allocate a zeroed task registered with @sys, usage 1; NULL on ENOMEM. */
+/* Allocate a thread's task: zeroed, registered with @sys, usage 1; NULL on ENOMEM. */
 struct rp_task *rp_task_alloc(struct rp_system *sys);
+/* Set up @t, zeroed, as rp_task_alloc does (a process block's task). */
+void rp_task_init(struct rp_system *sys, struct rp_task *t);
+
+/* Is @t its process block's task (not a thread allocated on its own)? */
+static inline bool rp_task_in_process(struct rp_task *t)
+{
+	/* A thread's ->signal is set by its fork; a block's task's, with it. */
+	return t->signal && t == &rp_process_of(t->signal)->task;
+}
 
 static inline bool rp_thread_group_leader(const struct rp_task *t)
 {
@@ -596,8 +671,13 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 
 /* ---- pids (pid.c) ---- */
 
-/* Allocate a pid number under the update lock: the pid, or NULL (EAGAIN/ENOMEM in *err). */
+/*
+ * Allocate a pid number under the update lock: the pid, or NULL
+ * (EAGAIN/ENOMEM in *err).  A thread's tid, allocated on its own.
+ */
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
+/* The same for @t, not yet published: its block's pid if it is its block's task. */
+struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err);
 /* A new user of @pid (update lock). */
 void rp_pid_attach(struct rp_pid *pid);
 /*

@@ -12,6 +12,15 @@
  * RP_BREAK_CACHE_EARLY_REUSE releases the batch when the section ends;
  * both fail on every run.
  *
+ * pgid_outlives: a process group's leader exits and is reaped while a
+ * member lives on: the leader's pid, the member's process group id, is
+ * in the leader's process block (struct rp_process) with its group, task
+ * and table, and keeps the whole block.  Without poisoning the cache
+ * hands the warmest block out first, so a block released with the rest
+ * of its process is the next fork's, and the member's group id changes
+ * under it.  RP_BREAK_PROCESS_PID_UNCOUNTED releases the block without
+ * waiting for its pid; it fails on every run.
+ *
  * storm: with a reader holding every grace period back, a fork/exit/reap
  * storm fills the backlog up to a lowered bound and no further; the storm's
  * thread then waits at the bound (its race point), and once the reader
@@ -34,6 +43,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <criterion/criterion.h>
+#include <rcuproc/pgrp.h>
 #include "../common.h"
 #include "../fixture/fixture.h"
 #include "debug/fault.h"
@@ -122,6 +132,25 @@ Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIM
 
 	reader_keeps_reaped_task();
 	rp_debug_set_poison(poison);
+}
+
+Test(pgid_outlives, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+{
+	bool poison = rp_debug_set_poison(false);
+	struct rp_task *leader = fork_of(init), *member;
+	pid_t pgid = rp_getpid(leader);
+
+	cr_assert_eq(rp_setpgid(leader, 0, 0), 0);
+	member = fork_of(leader);	/* in the leader's group */
+	cr_assert_eq(rp_exit_group(leader, 0), 0);
+	rp_task_put(leader);
+	cr_assert_eq(rp_wait4(init, pgid, NULL, 0, NULL), pgid);
+	for (int i = 0; i < 4; i++)	/* forks that a block released early would feed */
+		cycle();
+	cr_assert_eq(rp_getpgid(member, 0), pgid, "the group id of a reaped leader changed");
+	cr_assert_eq(rp_kill(init, -pgid, 0), 0, "killpg missed the member of a reaped leader");
+	rp_debug_set_poison(poison);
+	end_child(init, member);
 }
 
 /* setresuid as the job's task; how many frees the call left on this thread in ->arg. */

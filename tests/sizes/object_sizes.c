@@ -80,7 +80,7 @@ static size_t print_object(const char *name, size_t size, size_t align,
 
 int main(void)
 {
-	size_t task, signal, sighand, pid;
+	size_t task, signal, sighand, pid, process;
 
 	task = OBJECT(rp_task,
 		FIELD(struct rp_task, usage), FIELD(struct rp_task, sys),
@@ -100,8 +100,7 @@ int main(void)
 		FIELD(struct rp_task, ptrace_event), FIELD(struct rp_task, ptrace_message),
 		FIELD(struct rp_task, last_siginfo), FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
-		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu),
-		FIELD(struct rp_task, frees_group));
+		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
 		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
@@ -118,13 +117,23 @@ int main(void)
 		FIELD(struct rp_signal, sys));
 	sighand = OBJECT(rp_sighand,
 		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
-		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, sys),
-		FIELD(struct rp_sighand, rcu));
+		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, in_process));
+	OBJECT(rp_exec_sighand,
+		FIELD(struct rp_exec_sighand, sighand), FIELD(struct rp_exec_sighand, sys),
+		FIELD(struct rp_exec_sighand, rcu));
+	/* nr and in_process are bit fields of one int: offsetof cannot name them. */
 	pid = OBJECT(rp_pid,
-		FIELD(struct rp_pid, nr), FIELD(struct rp_pid, users),
+		{ "nr, in_process", 0, sizeof(int), _Alignof(int) },
+		FIELD(struct rp_pid, users),
 		FIELD(struct rp_pid, task), FIELD(struct rp_pid, hash),
-		FIELD(struct rp_pid, members), FIELD(struct rp_pid, sys),
-		FIELD(struct rp_pid, rcu));
+		FIELD(struct rp_pid, members));
+	OBJECT(rp_tid,
+		FIELD(struct rp_tid, pid), FIELD(struct rp_tid, sys),
+		FIELD(struct rp_tid, rcu));
+	process = OBJECT(rp_process,
+		FIELD(struct rp_process, signal), FIELD(struct rp_process, task),
+		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid),
+		FIELD(struct rp_process, used), FIELD(struct rp_process, live));
 	OBJECT(rp_proxy,
 		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, member));
 	OBJECT(rp_cred,
@@ -139,9 +148,10 @@ int main(void)
 	       "rp_proxy is embedded in the thread group, twice (setpgid and setsid\n"
 	       "allocate one with a deferred release for each move)\n\n",
 	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
-	printf("single-threaded process: task %zu + signal %zu + sighand %zu + pid %zu"
-	       " = %zu heap bytes\n", task, signal, sighand, pid,
+	printf("the parts of struct rp_process: task %zu + signal %zu + sighand %zu + pid %zu"
+	       " = %zu heap bytes, were they allocated apart\n", task, signal, sighand, pid,
 	       task + signal + sighand + pid);
+	printf("single-threaded process: one struct rp_process = %zu heap bytes\n", process);
 	if (unlisted)
 		fprintf(stderr, "object_sizes: %d gaps no compiler leaves: fields missing from "
 			"the table above\n", unlisted);

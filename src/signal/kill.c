@@ -98,7 +98,7 @@ int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info)
 {
 	struct group_kill k = { .sig = sig, .info = info };
 
-	rp_assert_read_section(&pgrp->sys->sync);
+	rp_assert_read_section(&rp_pid_sys(pgrp)->sync);
 	return kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k);
 }
 

@@ -75,7 +75,7 @@ void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig)
 {
 	siginfo_t info;
 
-	rp_assert_read_section(&pgrp->sys->sync);
+	rp_assert_read_section(&rp_pid_sys(pgrp)->sync);
 	rp_siginfo_init(&info, sig, SI_KERNEL, 0, 0);
 	rp_kill_pgrp_info_rcu(pgrp, sig, &info);
 }

@@ -59,7 +59,7 @@ static int pidmap_alloc(struct rp_system *sys)
 }
 
 /* The table @pid is numbered in. */
-static struct rp_system *pid_sys(struct rp_pid *pid)
+struct rp_system *rp_pid_sys(struct rp_pid *pid)
 {
 	if (pid->in_process)
 		return caa_container_of(pid, struct rp_process, pid)->signal.sys;
@@ -131,7 +131,7 @@ struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err)
 
 void rp_pid_attach(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid_sys(pid)->sync);
+	rp_assert_update_held(&rp_pid_sys(pid)->sync);
 	/* Below 2^24: one per thread, process and member, at most RP_PID_MAX_LIMIT (2^22) each. */
 	RP_BUG_ON((pid->users & RP_PID_ATTACHMENTS) == RP_PID_ATTACHMENTS);
 	pid->users++;
@@ -165,7 +165,7 @@ static void pid_release(struct rp_pid *pid)
 
 void rp_pid_detach(struct rp_pid *pid)
 {
-	struct rp_system *sys = pid_sys(pid);
+	struct rp_system *sys = rp_pid_sys(pid);
 
 	rp_assert_update_held(&sys->sync);
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
@@ -182,7 +182,7 @@ void rp_pid_detach(struct rp_pid *pid)
 
 void rp_pid_tty_hold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid_sys(pid)->sync);
+	rp_assert_update_held(&rp_pid_sys(pid)->sync);
 	/* Only a pid with its number can become a foreground group. */
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	pid->users += RP_PID_TTY_HOLD;
@@ -190,7 +190,7 @@ void rp_pid_tty_hold(struct rp_pid *pid)
 
 void rp_pid_tty_unhold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&pid_sys(pid)->sync);
+	rp_assert_update_held(&rp_pid_sys(pid)->sync);
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	if (!(pid->users & RP_PID_ATTACHMENTS))
 		return;		/* already freed at its number's release */

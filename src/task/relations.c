@@ -96,7 +96,7 @@ static int walk_pid_members(struct rp_pid *pid, enum rp_pid_type type, bool lock
 	struct cds_hlist_node *node;
 	int ret = 0;
 
-	rp_assert_read_section(&pid->sys->sync);
+	rp_assert_read_section(&rp_pid_sys(pid)->sync);
 	/* Pairs with cds_hlist_add_head_rcu's publication of a first proxy. */
 	node = rcu_dereference(rp_member_list(pid, type)->next);
 	while (node && !ret)

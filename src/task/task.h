@@ -678,6 +678,8 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
 /* The same for @t, not yet published: its block's pid if it is its block's task. */
 struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err);
+/* The table @pid belongs to (its block's or its tid's). */
+struct rp_system *rp_pid_sys(struct rp_pid *pid);
 /* A new user of @pid (update lock). */
 void rp_pid_attach(struct rp_pid *pid);
 /*

@@ -16,10 +16,12 @@
  * thread group's siglock, the hashed wait-queue bucket of its parent) are
  * not shared between unrelated subtrees and are not marked.
  *
- * Not marked: the debug builds' own machinery (the poisoning quarantine,
- * race points, the lock-order checker), which release builds do not have,
- * and the deferred-free accounting of src/sync/sync.c (docs/performance.md
- * lists it).
+ * Not marked: what happens once per thread or per allocation site (a
+ * thread's slot, threadslot.h; a site's registration, alloc.c), fault
+ * injection while a test has it armed, the debug builds' own machinery
+ * (the poisoning quarantine, race points, the lock-order checker), which
+ * release builds do not have, and the deferred-free accounting of
+ * src/sync/sync.c (docs/performance.md lists it).
  */
 #ifndef RP_DEBUG_SHARED_H
 #define RP_DEBUG_SHARED_H

@@ -89,13 +89,17 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind)
 {
+#ifdef RP_DEBUG
 	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
+#endif
 	uint64_t t0, t1;
 	struct rp_task *child;
 	pid_t pid;
 	int status;
 
+#ifdef RP_DEBUG
 	rp_debug_shared_writes(before);
+#endif
 	t0 = bench_clock_ns();
 	pid = rp_fork(t->self, &child);
 	t1 = bench_clock_ns();
@@ -104,10 +108,13 @@ void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 	rp_exit(child, 0);
 	rp_task_put(child);
 	rp_wait4(t->self, pid, &status, 0, NULL);
+#ifdef RP_DEBUG
+	/* Debug builds only: a release build's figures pay nothing for it. */
 	rp_debug_shared_writes(after);
 	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
 		t->shared[k] += after[k] - before[k];
 	t->shared_cycles++;
+#endif
 	t->kinds[fork_kind].ops++;
 	bench_record(t, fork_kind, t1 - t0);
 	if (cycle_kind != fork_kind) {

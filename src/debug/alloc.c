@@ -4,6 +4,7 @@
 #include "bug.h"
 #include <errno.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <urcu/uatomic.h>
 #include "cache.h"
 #include "fault.h"
+#include "threadslot.h"
 
 #define MAX_SITES	256
 #define SITE_NAME_LEN	80
@@ -27,13 +29,23 @@ static unsigned int nr_sites;			/* atomic */
 /* The injection armed; set while no operation runs (debug.h), read atomically. */
 static int inject_mode = INJECT_NONE;
 static struct rp_alloc_site *fail_site;
-static unsigned long fail_at_call;		/* the site's call number that fails */
+static long fail_countdown;			/* atomic: fail_site's calls to go; 0 fails */
 static uint64_t fail_threshold;			/* random: fail if draw < threshold */
 static uint64_t fail_seed;
 static unsigned long random_calls;		/* atomic: draws so far */
 
-static unsigned long failures;			/* atomic */
-static unsigned long live_objects;		/* atomic */
+/*
+ * The counters every allocation and free moves, one row per thread slot
+ * (threadslot.h: written by the slot's thread alone, summed on demand).
+ * The atomics above are the injection's, written only while one is armed.
+ */
+struct alloc_row {
+	unsigned long live;			/* objects allocated less freed */
+	unsigned long failures;			/* injected failures */
+	unsigned long calls[MAX_SITES];		/* calls that reached each site */
+} __attribute__((aligned(RP_CACHE_LINE)));
+
+static struct alloc_row rows[RP_SLOT_ROWS];
 #ifdef RP_DEBUG
 static bool poison = true;
 #else
@@ -51,7 +63,9 @@ static const char *short_file(const char *file)
 static void register_site(struct rp_alloc_site *site)
 {
 	pthread_mutex_lock(&sites_lock);
-	if (site->index < 0 && nr_sites < MAX_SITES) {
+	RP_BUG_ON_MSG(site->index < 0 && nr_sites == MAX_SITES,
+		      "more than %d allocation sites: raise MAX_SITES", MAX_SITES);
+	if (site->index < 0) {
 		unsigned int k = nr_sites;
 
 		sites[k] = site;
@@ -82,7 +96,7 @@ static uint64_t draw(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static bool should_fail(struct rp_alloc_site *site, unsigned long call)
+static bool should_fail(struct rp_alloc_site *site)
 {
 	int mode = uatomic_read(&inject_mode);
 
@@ -90,7 +104,8 @@ static bool should_fail(struct rp_alloc_site *site, unsigned long call)
 	cmm_smp_rmb();
 	switch (mode) {
 	case INJECT_SITE:
-		return site == fail_site && call == fail_at_call;
+		/* The countdown's one step to 0 fails; it never comes back to 0. */
+		return site == fail_site && uatomic_add_return(&fail_countdown, -1) == 0;
 	case INJECT_RANDOM:
 		return draw(fail_seed + uatomic_add_return(&random_calls, 1)) < fail_threshold;
 	default:
@@ -100,10 +115,13 @@ static bool should_fail(struct rp_alloc_site *site, unsigned long call)
 
 bool rp_alloc_admit(struct rp_alloc_site *site)
 {
+	unsigned int slot = rp_thread_slot();
+
 	if (uatomic_read(&site->index) < 0)
 		register_site(site);
-	if (should_fail(site, uatomic_add_return(&site->calls, 1))) {
-		uatomic_inc(&failures);
+	rp_slot_add(&rows[slot].calls[uatomic_read(&site->index)], slot, 1);
+	if (should_fail(site)) {
+		rp_slot_add(&rows[slot].failures, slot, 1);
 		return false;
 	}
 	return true;
@@ -114,13 +132,25 @@ void *rp_alloc_zeroed(size_t size)
 	void *p = calloc(1, size);
 
 	if (p)
-		uatomic_inc(&live_objects);
+		rp_alloc_count(1);
 	return p;
 }
 
 void rp_alloc_count(long delta)
 {
-	uatomic_add(&live_objects, delta);
+	unsigned int slot = rp_thread_slot();
+
+	rp_slot_add(&rows[slot].live, slot, delta);
+}
+
+/* The sum of one counter over every row: the count of the whole process. */
+static unsigned long rows_sum(size_t offset)
+{
+	unsigned long sum = 0;
+
+	for (unsigned int k = 0; k < RP_SLOT_ROWS; k++)
+		sum += CMM_LOAD_SHARED(*(unsigned long *)((char *)&rows[k] + offset));
+	return sum;
 }
 
 void *rp_zalloc_at(struct rp_alloc_site *site, size_t size)
@@ -204,9 +234,7 @@ const char *rp_debug_alloc_site_name(unsigned int k)
 
 unsigned long rp_debug_alloc_site_calls(unsigned int k)
 {
-	struct rp_alloc_site *site = site_at(k);
-
-	return site ? uatomic_read(&site->calls) : 0;
+	return site_at(k) ? rows_sum(offsetof(struct alloc_row, calls[k])) : 0;
 }
 
 int rp_debug_fail_site(unsigned int k, unsigned long nth)
@@ -217,7 +245,7 @@ int rp_debug_fail_site(unsigned int k, unsigned long nth)
 		return -EINVAL;
 	rp_debug_fail_none();
 	fail_site = site;
-	fail_at_call = uatomic_read(&site->calls) + nth;
+	uatomic_set(&fail_countdown, (long)nth);
 	/* Arms the injection after its parameters; pairs with should_fail's rmb. */
 	cmm_smp_wmb();
 	uatomic_set(&inject_mode, INJECT_SITE);
@@ -245,12 +273,12 @@ void rp_debug_fail_none(void)
 
 unsigned long rp_debug_alloc_failures(void)
 {
-	return uatomic_read(&failures);
+	return rows_sum(offsetof(struct alloc_row, failures));
 }
 
 unsigned long rp_debug_live_objects(void)
 {
-	return uatomic_read(&live_objects);
+	return rows_sum(offsetof(struct alloc_row, live));
 }
 
 bool rp_debug_set_poison(bool on)

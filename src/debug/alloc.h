@@ -15,13 +15,13 @@
 struct rp_alloc_site {
 	const char *file;		/* constant */
 	int line;			/* constant */
-	int index;			/* atomic: -1 until registered */
-	unsigned long calls;		/* atomic: calls that reached the site */
+	int index;			/* atomic: -1 until registered; its calls
+					   are counted per thread (alloc.c) */
 };
 
 /* A zeroed object of @size bytes, or NULL (ENOMEM, or an injected failure). */
 #define rp_zalloc(size) ({						\
-	static struct rp_alloc_site rp_site_ = { __FILE__, __LINE__, -1, 0 };	\
+	static struct rp_alloc_site rp_site_ = { __FILE__, __LINE__, -1 };	\
 	rp_zalloc_at(&rp_site_, (size));				\
 })
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Type-stable caches of table objects (cache.h), after Linux's mm/slab_common.c. */
 #include "cache.h"
+#include "shared.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,7 @@ void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache)
 
 	if (!rp_alloc_admit(site))
 		return NULL;
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&cache->lock);
 	p = cache_take(cache, poisoned);
 	pthread_mutex_unlock(&cache->lock);
@@ -72,6 +74,7 @@ void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache)
 /* Put @cache on the list of caches, the first time it holds an object. */
 static void cache_list(struct rp_cache *cache)
 {
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&caches_lock);
 	cache->next = caches;
 	caches = cache;
@@ -87,6 +90,7 @@ void rp_cache_free(struct rp_cache *cache, void *p)
 	rp_alloc_count(-1);
 	if (rp_alloc_poisoning())
 		rp_alloc_poison(p);
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&cache->lock);
 	if (cache->nr < rp_cache_bound(cache)) {
 		cache->slots[(cache->first + cache->nr++) % RP_CACHE_SLOTS] = p;
@@ -106,6 +110,7 @@ unsigned int rp_cache_count(struct rp_cache *cache)
 {
 	unsigned int nr;
 
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&cache->lock);
 	nr = cache->nr;
 	pthread_mutex_unlock(&cache->lock);
@@ -117,6 +122,7 @@ static void cache_shrink(struct rp_cache *cache)
 {
 	void *p;
 
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&cache->lock);
 	while (cache->nr) {
 		p = cache->slots[cache->first];
@@ -130,6 +136,7 @@ static void cache_shrink(struct rp_cache *cache)
 
 void rp_cache_shrink_all(void)
 {
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&caches_lock);
 	for (struct rp_cache *c = caches; c; c = c->next)
 		cache_shrink(c);

@@ -47,7 +47,7 @@ struct rp_cache {
 
 /* A zeroed object of @cache's type, or NULL (ENOMEM, or an injected failure). */
 #define rp_cache_zalloc(cache) ({					\
-	static struct rp_alloc_site rp_site_ = { __FILE__, __LINE__, -1, 0 };	\
+	static struct rp_alloc_site rp_site_ = { __FILE__, __LINE__, -1 };	\
 	rp_cache_zalloc_at(&rp_site_, (cache));				\
 })
 

@@ -103,7 +103,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(sig->leader_pid);
 	}
-	uatomic_dec(&t->cred->user->processes);
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&t->cred->user->processes));
 	return exec_waits;
 }
 

@@ -54,10 +54,11 @@ static int check_flags(const struct rp_task *self, unsigned long flags)
  */
 static int charge_nproc(const struct rp_cred *c, rlim_t limit)
 {
-	if (uatomic_add_return(&c->user->processes, 1) <= limit || c->uid == 0 ||
+	if (rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_add_return(&c->user->processes, 1)) <= limit ||
+	    c->uid == 0 ||
 	    rp_cred_capable(c, RP_CAP_SYS_RESOURCE) || rp_cred_capable(c, RP_CAP_SYS_ADMIN))
 		return 0;
-	uatomic_dec(&c->user->processes);
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&c->user->processes));
 	return -EAGAIN;
 }
 
@@ -260,7 +261,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 static void free_unlinked(struct rp_task *p, bool charged)
 {
 	if (charged)
-		uatomic_dec(&p->cred->user->processes);
+		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&p->cred->user->processes));
 	if (p->sighand)
 		rp_sighand_put(p->sighand);
 	rp_task_free_now(p);		/* drops ->signal and ->cred */

@@ -127,8 +127,9 @@ static struct rp_user *sigpending_reserve_rcu(struct rp_task *t, bool override)
 	struct rp_user *user = rp_task_cred_rcu(t)->user;
 	rlim_t limit = rp_task_rlimit(t, RLIMIT_SIGPENDING)->rlim_cur;
 
-	if (uatomic_add_return(&user->sigpending, 1) > limit && !override) {
-		uatomic_dec(&user->sigpending);
+	if (rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_add_return(&user->sigpending, 1)) > limit &&
+	    !override) {
+		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&user->sigpending));
 		return NULL;
 	}
 	return user;
@@ -142,7 +143,8 @@ static struct rp_sigqueue *sigqueue_alloc_limited(struct rp_task *t, bool overri
 	if (!user)
 		return NULL;
 	q = rp_sigqueue_alloc(t->sys, user);
-	uatomic_dec(&user->sigpending);	/* rp_sigqueue_alloc charged the entry itself */
+	/* rp_sigqueue_alloc charged the entry itself */
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&user->sigpending));
 	return q;
 }
 

@@ -15,6 +15,7 @@
 #include "rcu.h"
 #include "../debug/bug.h"
 #include "../debug/lockorder.h"
+#include "../debug/shared.h"
 #include "qrwlock.h"
 
 struct rp_sync {
@@ -226,12 +227,16 @@ static inline void rp_read_lock(struct rp_sync *s)
 		rcu_read_lock();
 		break;
 	case RP_SYNC_RWLOCK:
-		if (rp_read_takes_lock(s))
+		if (rp_read_takes_lock(s)) {
+			rp_shared_write(RP_SHARED_READ_LOCK);
 			pthread_rwlock_rdlock(&s->rw);
+		}
 		break;
 	default:
-		if (rp_read_takes_lock(s))
+		if (rp_read_takes_lock(s)) {
+			rp_shared_write(RP_SHARED_READ_LOCK);
 			rp_qrw_read_lock(&s->qrw);
+		}
 		break;
 	}
 	rp_lockdep_read_enter();
@@ -344,6 +349,8 @@ static inline void rp_sync_quiescent(void)
 static inline void rp_update_lock(struct rp_sync *s)
 {
 	rp_lockdep_acquire(RP_LOCK_UPDATE);
+	if (s->mode != RP_SYNC_NONE)
+		rp_shared_write(RP_SHARED_UPDATE_LOCK);
 	switch (s->mode) {
 	case RP_SYNC_NONE:
 		break;

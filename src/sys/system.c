@@ -2,6 +2,7 @@
 /* A system: its pid space, its task lists, and init. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "../debug/cache.h"
 #include "../task/task.h"
@@ -95,12 +96,17 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 		return -ENOMEM;
 	sys->pidmap = rp_zalloc(PIDMAP_WORDS * sizeof(unsigned long));
 	sys->pid_hash = rp_zalloc(RP_PID_HASH_SIZE * sizeof(*sys->pid_hash));
-	if (!sys->pidmap || !sys->pid_hash) {
+	sys->counts_block = rp_zalloc(RP_SLOT_ROWS * sizeof(*sys->counts) + RP_CACHE_LINE);
+	if (!sys->pidmap || !sys->pid_hash || !sys->counts_block) {
 		rp_free(sys->pidmap);
 		rp_free(sys->pid_hash);
+		rp_free(sys->counts_block);
 		rp_free(sys);
 		return -ENOMEM;
 	}
+	/* malloc aligns to 16 bytes: the rows start at the block's first line. */
+	sys->counts = (void *)(((uintptr_t)sys->counts_block + RP_CACHE_LINE - 1) &
+			       ~(uintptr_t)(RP_CACHE_LINE - 1));
 	sys->pid_max = pid_max;
 	sys->pidmap[0] = 1;	/* pid 0 is never handed out */
 	rp_sync_init(&sys->sync, opts->mode);
@@ -137,15 +143,21 @@ int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max)
 	return 0;
 }
 
+/* Exact when no operation runs (src/debug/threadslot.h). */
 void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out)
 {
-	out->tasks = uatomic_read(&sys->counts.tasks);
-	out->signals = uatomic_read(&sys->counts.signals);
-	out->sighands = uatomic_read(&sys->counts.sighands);
-	out->pids = uatomic_read(&sys->counts.pids);
-	out->creds = uatomic_read(&sys->counts.creds);
-	out->sigqueues = uatomic_read(&sys->counts.sigqueues);
-	out->proxies = uatomic_read(&sys->counts.proxies);
+	*out = (struct rp_system_counts){ 0 };
+	for (unsigned int k = 0; k < RP_SLOT_ROWS; k++) {
+		const struct rp_count_row *row = &sys->counts[k];
+
+		out->tasks += CMM_LOAD_SHARED(row->tasks);
+		out->signals += CMM_LOAD_SHARED(row->signals);
+		out->sighands += CMM_LOAD_SHARED(row->sighands);
+		out->pids += CMM_LOAD_SHARED(row->pids);
+		out->creds += CMM_LOAD_SHARED(row->creds);
+		out->sigqueues += CMM_LOAD_SHARED(row->sigqueues);
+		out->proxies += CMM_LOAD_SHARED(row->proxies);
+	}
 }
 
 /* A task never released: drop what release would have dropped. */
@@ -190,6 +202,7 @@ void rp_system_destroy(struct rp_system *sys)
 	pthread_mutex_destroy(&sys->users_lock);
 	pthread_mutex_destroy(&sys->registry_lock);
 	rp_sync_destroy(&sys->sync);
+	rp_free(sys->counts_block);
 	rp_free(sys->pidmap);
 	rp_free(sys->pid_hash);
 	rp_free(sys);

@@ -13,6 +13,7 @@ static struct cds_hlist_head *users_bucket(struct rp_system *sys, uid_t uid)
 static void users_lock(struct rp_system *sys)
 {
 	rp_lockdep_acquire(RP_LOCK_USERS);
+	rp_shared_write(RP_SHARED_USERS_LOCK);
 	pthread_mutex_lock(&sys->users_lock);
 }
 
@@ -86,7 +87,7 @@ struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
 
 struct rp_cred *rp_cred_get(struct rp_cred *c)
 {
-	uatomic_inc(&c->refs);
+	rp_shared_rmw(RP_SHARED_CRED_REF, uatomic_inc(&c->refs));
 	return c;
 }
 
@@ -103,7 +104,7 @@ static void cred_free(struct rp_deferred *d)
 void rp_cred_put(struct rp_cred *c)
 {
 	/* Readers may still hold it under RCU (rp_task_cred_rcu): free after a grace period. */
-	if (uatomic_sub_return(&c->refs, 1) == 0)
+	if (rp_shared_rmw(RP_SHARED_CRED_REF, uatomic_sub_return(&c->refs, 1)) == 0)
 		rp_defer_release(&c->sys->sync, &c->rcu, cred_free);
 }
 
@@ -126,8 +127,8 @@ void rp_commit_creds(struct rp_task *self, struct rp_cred *new)
 		rp_unlock_sighand(sh);
 	rp_update_unlock(sync);
 	if (new->user != old->user) {	/* RLIMIT_NPROC counts by real uid, as Linux */
-		uatomic_inc(&new->user->processes);
-		uatomic_dec(&old->user->processes);
+		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&new->user->processes));
+		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&old->user->processes));
 	}
 	rp_cred_put(old);
 }

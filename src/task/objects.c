@@ -162,7 +162,8 @@ const struct rp_rlimits rp_default_rlimits = {
 
 static void rlimits_put(const struct rp_rlimits *rl)
 {
-	if (rl != &rp_default_rlimits && uatomic_sub_return((unsigned long *)&rl->refs, 1) == 0)
+	if (rl != &rp_default_rlimits &&
+	    rp_shared_rmw(RP_SHARED_RLIMIT_REF, uatomic_sub_return((unsigned long *)&rl->refs, 1)) == 0)
 		rp_free((void *)rl);
 }
 
@@ -205,7 +206,7 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 	const struct rp_rlimits *rl = parent->rlim;
 
 	if (rl != &rp_default_rlimits)
-		uatomic_inc((unsigned long *)&rl->refs);
+		rp_shared_rmw(RP_SHARED_RLIMIT_REF, uatomic_inc((unsigned long *)&rl->refs));
 	rlimits_put(child->rlim);
 	child->rlim = rl;
 }
@@ -342,7 +343,7 @@ struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *use
 		return NULL;
 	q->user = user;
 	rp_user_ref(sys, user);		/* the target's uid may change meanwhile */
-	uatomic_inc(&user->sigpending);
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&user->sigpending));
 	rp_count_inc(sys, sigqueues);
 	return q;
 }
@@ -351,7 +352,7 @@ void rp_cpu_timer_put(struct rp_system *sys, struct rp_cpu_timer *tm)
 {
 	if (uatomic_sub_return(&tm->refs, 1) != 0)
 		return;
-	uatomic_dec(&tm->sigq.user->sigpending);
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&tm->sigq.user->sigpending));
 	rp_user_put(sys, tm->sigq.user);
 	tm->magic = 0;
 	rp_free(tm);
@@ -365,7 +366,7 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 		rp_cpu_timer_put(sys, caa_container_of(q, struct rp_cpu_timer, sigq));
 		return;
 	}
-	uatomic_dec(&q->user->sigpending);
+	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&q->user->sigpending));
 	rp_user_put(sys, q->user);
 	rp_count_dec(sys, sigqueues);
 	rp_free(q);

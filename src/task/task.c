@@ -35,6 +35,7 @@ static void task_unregister(struct rp_task *t)
 {
 	struct rp_system *sys = t->sys;
 
+	rp_shared_write(RP_SHARED_REGISTRY_LOCK);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_del(&t->registry);
 	pthread_mutex_unlock(&sys->registry_lock);
@@ -130,6 +131,7 @@ void rp_task_init(struct rp_system *sys, struct rp_task *t)
 	t->pending.signal = 0;
 	t->blocked = 0;
 	rp_cputimers_task_init(t);
+	rp_shared_write(RP_SHARED_REGISTRY_LOCK);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_add(&t->registry, &sys->registry);
 	pthread_mutex_unlock(&sys->registry_lock);

@@ -29,6 +29,7 @@
 #include "../debug/alloc.h"
 #include "../debug/bug.h"
 #include "../debug/fault.h"
+#include "../debug/threadslot.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
 #include <stdbool.h>
@@ -423,6 +424,21 @@ static inline struct rp_process *rp_process_of(struct rp_signal *sig)
  */
 void rp_process_part_dead(struct rp_process *proc, unsigned int part);
 
+/*
+ * The live objects of each kind that one thread slot counted, created less
+ * freed (src/debug/threadslot.h): a row of the system's per-thread counts.
+ * A cache line of its own, so that no two threads write one line.
+ */
+struct rp_count_row {
+	unsigned long tasks;
+	unsigned long signals;
+	unsigned long sighands;
+	unsigned long pids;
+	unsigned long creds;
+	unsigned long sigqueues;
+	unsigned long proxies;
+} __attribute__((aligned(RP_CACHE_LINE)));
+
 struct rp_system {
 	struct rp_sync sync;		/* the table's read and update sides */
 	unsigned int pid_max;		/* (u) */
@@ -439,7 +455,10 @@ struct rp_system {
 	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
 	pthread_mutex_t registry_lock;	/* every task struct, for teardown */
 	struct cds_list_head registry;
-	struct rp_system_counts counts;	/* (a) live objects */
+	struct rp_count_row *counts;	/* (c) live objects: a row per thread slot,
+					   each written by its slot's thread
+					   alone (rp_count_inc), summed on read */
+	void *counts_block;		/* (c) the allocation counts is aligned in */
 };
 
 /* 2^19 buckets: chains of at most 8 pids on average at RP_PID_MAX_LIMIT. */
@@ -665,9 +684,14 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 	return (c->caps >> cap) & 1;
 }
 
-/* Counting live objects (I7). */
-#define rp_count_inc(sys, what) uatomic_inc(&(sys)->counts.what)
-#define rp_count_dec(sys, what) uatomic_dec(&(sys)->counts.what)
+/* Counting live objects (I7), in the calling thread's row. */
+#define rp_count_add(sys, what, delta) do {					\
+	unsigned int slot_ = rp_thread_slot();					\
+										\
+	rp_slot_add(&(sys)->counts[slot_].what, slot_, (delta));		\
+} while (0)
+#define rp_count_inc(sys, what) rp_count_add(sys, what, 1)
+#define rp_count_dec(sys, what) rp_count_add(sys, what, -1)
 
 /* ---- pids (pid.c) ---- */
 

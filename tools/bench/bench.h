@@ -17,6 +17,7 @@
 #include <time.h>
 #include <rcuproc/rcuproc.h>
 #include "common/hist.h"
+#include "debug/shared.h"
 #include "common/rng.h"
 
 #define BENCH_MAX_KINDS		3
@@ -46,6 +47,9 @@ struct bench_thread {
 	uint64_t iter;			/* operations started */
 	void *priv;			/* the workload's per-thread state */
 	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
+	/* Debug builds: the shared writes of its fork+exit+wait cycles (src/debug/shared.h). */
+	unsigned long shared[RP_SHARED_NR];
+	uint64_t shared_cycles;
 };
 
 struct bench_workload {
@@ -92,6 +96,8 @@ struct bench_result {
 					   (getrusage's ru_maxrss) */
 	unsigned long backlog_max;	/* deferred frees queued, peak */
 	unsigned long backlog_end;	/* at the end of the run */
+	unsigned long shared[RP_SHARED_NR];	/* debug builds: of all threads' cycles */
+	uint64_t shared_cycles;			/* fork+exit+wait cycles counted there */
 };
 
 struct bench_run {

@@ -89,17 +89,32 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind)
 {
-	uint64_t t0 = bench_clock_ns(), t1;
+#ifdef RP_DEBUG
+	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
+#endif
+	uint64_t t0, t1;
 	struct rp_task *child;
-	pid_t pid = rp_fork(t->self, &child);
+	pid_t pid;
 	int status;
 
+#ifdef RP_DEBUG
+	rp_debug_shared_writes(before);
+#endif
+	t0 = bench_clock_ns();
+	pid = rp_fork(t->self, &child);
 	t1 = bench_clock_ns();
 	if (pid < 0)
 		return;		/* EAGAIN at pid_max: nothing counted */
 	rp_exit(child, 0);
 	rp_task_put(child);
 	rp_wait4(t->self, pid, &status, 0, NULL);
+#ifdef RP_DEBUG
+	/* Debug builds only: a release build's figures pay nothing for it. */
+	rp_debug_shared_writes(after);
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		t->shared[k] += after[k] - before[k];
+	t->shared_cycles++;
+#endif
 	t->kinds[fork_kind].ops++;
 	bench_record(t, fork_kind, t1 - t0);
 	if (cycle_kind != fork_kind) {
@@ -262,6 +277,9 @@ static void collect(struct measure *m, struct bench_result *res)
 			res->kinds[k].ops += m->threads[i].kinds[k].ops;
 			hist_merge(&res->kinds[k].hist, &m->threads[i].kinds[k].hist);
 		}
+		for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+			res->shared[k] += m->threads[i].shared[k];
+		res->shared_cycles += m->threads[i].shared_cycles;
 	}
 }
 

@@ -304,6 +304,27 @@ static void print_csv(const struct bench_result *res, const struct bench_spread 
 	       res->bytes_per_process, res->backlog_max, res->setup_seconds, res->maxrss_kb);
 }
 
+/*
+ * Debug builds: the shared writes of a fork+exit+wait cycle, as the threads
+ * that ran the cycles counted them (docs/performance.md, "Shared writes";
+ * frees that liburcu's worker ran are on its count, not theirs).
+ */
+static void print_shared_writes(const struct bench_result *res)
+{
+	double locks = 0, rmws = 0, n = (double)res->shared_cycles;
+
+	if (!debug_build() || !res->shared_cycles)
+		return;
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		*(k < RP_SHARED_FIRST_RMW ? &locks : &rmws) += res->shared[k] / n;
+	printf("  %s: shared writes per fork+exit+wait %.2f (%.2f lock acquisitions, "
+	       "%.2f atomics):", rp_sync_mode_name(res->cfg.mode), locks + rmws, locks, rmws);
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		if (res->shared[k])
+			printf(" %s %.2f;", rp_debug_shared_name(k), res->shared[k] / n);
+	printf("\n");
+}
+
 void bench_report_result(const struct bench_result *res, const struct bench_spread *spread)
 {
 	for (unsigned int k = 0; k < BENCH_MAX_KINDS && res->cfg.w->kinds[k]; k++) {
@@ -314,6 +335,8 @@ void bench_report_result(const struct bench_result *res, const struct bench_spre
 		else
 			print_row(res, spread, k);
 	}
+	if (report.format == BENCH_TEXT)
+		print_shared_writes(res);
 	fflush(stdout);
 }
 

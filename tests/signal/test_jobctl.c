@@ -189,7 +189,15 @@ TEST_EACH_MODE(pipeline, pipeline)
 
 /* ---- the shell exits: its stopped job is orphaned, gets SIGHUP and SIGCONT ---- */
 
-/* SIGHUP is pending for @p, or has already begun to kill it. */
+/*
+ * The orphan's hangup reached @p: the exit sends SIGHUP and then SIGCONT to
+ * the group, and the SIGCONT clears the stop at once, in the sender
+ * (Linux's prepare_signal).  Only state the sender sets is read: what the
+ * job's own thread does with the SIGHUP (dequeue it, then start its exit
+ * after dropping the siglock) leaves a window in which neither the signal
+ * nor the exit shows.  That the SIGHUP is what kills it, the wait status
+ * says.
+ */
 static bool hangup_sent(struct rp_task *p)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
@@ -197,11 +205,7 @@ static bool hangup_sent(struct rp_task *p)
 
 	if (!sh)
 		return true;		/* released: it is dead already */
-	/* Exiting: its puppet took the SIGHUP already (a lone thread's exit
-	   sets no group-exit flag); the caller's wait status says of what. */
-	sent = (p->flags & RP_PF_EXITING) || (p->signal->flags & RP_SIGNAL_GROUP_EXIT) ||
-	       (p->signal->shared_pending.signal & RP_SIGBIT(SIGHUP)) ||
-	       (p->pending.signal & RP_SIGBIT(SIGHUP));
+	sent = !(p->jobctl & RP_JOBCTL_STOPPED);
 	rp_unlock_sighand(sh);
 	return sent;
 }

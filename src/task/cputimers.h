@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <urcu/list.h>
-#include "../sync/ticketlock.h"
+#include "../sync/spinlock.h"
 
 struct rp_task;
 struct rp_signal;
@@ -37,7 +37,7 @@ struct rp_task_cputimers {
 	 * RP_PF_EXITING is set: no tick runs on a thread past its exit point
 	 * (the tick of Linux runs on the thread itself).
 	 */
-	struct rp_ticketlock tick;
+	struct rp_spinlock tick;
 	struct rp_cputime time;		/* (s) charged so far */
 	bool folded;			/* (s) exit point passed: ->time is in the group's */
 	struct cds_list_head armed;	/* (s) timers on this thread's clock */

@@ -88,7 +88,7 @@ enum {
  */
 struct rp_cpu_timer {
 	unsigned long magic;		/* first: free() overwrites it; see rp_cpu_timer_check_held */
-	struct rp_ticketlock lock;	/* the timer's own lock (Linux's it_lock) */
+	struct rp_spinlock lock;	/* the timer's own lock (Linux's it_lock) */
 	unsigned long refs;		/* (a) */
 	int id;				/* (c) */
 	struct rp_cpu_clock clock;	/* (c) */

@@ -177,7 +177,7 @@ struct rp_sighand *rp_lock_task_sighand(struct rp_task *t)
 
 void rp_unlock_sighand(struct rp_sighand *sh)
 {
-	rp_ticket_unlock(&sh->siglock);
+	rp_spin_unlock(&sh->siglock);
 	rp_lockdep_release_obj(RP_LOCK_SIGHAND, sh);
 }
 

@@ -124,7 +124,7 @@ struct rp_action_table {
  * freed at once when exec gives it up, else with its sighand.
  */
 struct rp_sighand {
-	struct rp_ticketlock siglock;	/* the lock of (s) fields */
+	struct rp_spinlock siglock;	/* the lock of (s) fields */
 	const struct rp_action_table *actions; /* (s) shared default or private */
 	unsigned int count;		/* (a) tasks using it */
 	bool in_process;		/* (c) fork's, in a struct rp_process; else
@@ -572,7 +572,7 @@ void rp_unlock_sighand(struct rp_sighand *sh);
 static inline void rp_sighand_lock(struct rp_sighand *sh)
 {
 	rp_lockdep_acquire_obj(RP_LOCK_SIGHAND, sh);
-	rp_ticket_lock(&sh->siglock);
+	rp_spin_lock(&sh->siglock);
 }
 
 /*
@@ -582,12 +582,12 @@ static inline void rp_sighand_lock(struct rp_sighand *sh)
 static inline void rp_sighand_lock_new(struct rp_sighand *sh)
 {
 	rp_lockdep_acquire_obj(RP_LOCK_SIGHAND_NEW, sh);
-	rp_ticket_lock(&sh->siglock);
+	rp_spin_lock(&sh->siglock);
 }
 
 static inline void rp_sighand_unlock_new(struct rp_sighand *sh)
 {
-	rp_ticket_unlock(&sh->siglock);
+	rp_spin_unlock(&sh->siglock);
 	rp_lockdep_release_obj(RP_LOCK_SIGHAND_NEW, sh);
 }
 

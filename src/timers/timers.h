@@ -76,24 +76,24 @@ struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm);
 static inline void rp_cpu_tick_lock(struct rp_task *t)
 {
 	rp_lockdep_acquire(RP_LOCK_CPU_TICK);
-	rp_ticket_lock(&t->cputimers.tick);
+	rp_spin_lock(&t->cputimers.tick);
 }
 
 static inline void rp_cpu_tick_unlock(struct rp_task *t)
 {
-	rp_ticket_unlock(&t->cputimers.tick);
+	rp_spin_unlock(&t->cputimers.tick);
 	rp_lockdep_release(RP_LOCK_CPU_TICK);
 }
 
 static inline void rp_cpu_timer_lock(struct rp_cpu_timer *tm)
 {
 	rp_lockdep_acquire_obj(RP_LOCK_TIMER, tm);
-	rp_ticket_lock(&tm->lock);
+	rp_spin_lock(&tm->lock);
 }
 
 static inline void rp_cpu_timer_unlock(struct rp_cpu_timer *tm)
 {
-	rp_ticket_unlock(&tm->lock);
+	rp_spin_unlock(&tm->lock);
 	rp_lockdep_release_obj(RP_LOCK_TIMER, tm);
 }
 

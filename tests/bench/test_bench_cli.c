@@ -214,6 +214,10 @@ Test(demo, short_run)
 	/* Each table is followed by what its surprising rows mean. */
 	cr_expect(strstr(out, "Reading it: p999 is the wait") != NULL, "%s", out);
 	cr_expect(strstr(out, "docs/performance.md explains the rows") != NULL, "%s", out);
+	/* What each role's CPU time bought: a row behind may be a role with less CPU. */
+	cr_expect(strstr(out, "operations per CPU-second of the role that does them") != NULL,
+		  "%s", out);
+	cr_expect(strstr(out, "Reading it: the roles share the CPUs") != NULL, "%s", out);
 	cr_expect(strstr(out, "docs/verification.md") != NULL, "%s", out);
 	free(out);
 	snprintf(args, sizeof(args), "rm -rf '%s'", dir);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <urcu/uatomic.h>
 #include "../bench/bench.h"
 #include "common/progress.h"
@@ -70,12 +71,24 @@ struct role_thread {
 	struct demo_stats stats;
 };
 
+/* The calling thread's CPU time, in ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
 static void *role_main(void *arg)
 {
 	struct role_thread *r = arg;
+	uint64_t cpu0;
 
 	rp_thread_register();
+	cpu0 = thread_cpu_ns();
 	r->role->run(r->world, r->self, &r->stats);
+	r->stats.cpu_ns[r->role->kind] += thread_cpu_ns() - cpu0;
 	rp_exit(r->self, 0);
 	rp_thread_unregister();
 	return NULL;
@@ -133,6 +146,7 @@ static void merge(struct demo_stats *dst, const struct demo_stats *src)
 {
 	for (unsigned int k = 0; k < K_NR; k++) {
 		dst->ops[k] += src->ops[k];
+		dst->cpu_ns[k] += src->cpu_ns[k];
 		hist_merge(&dst->hist[k], &src->hist[k]);
 	}
 	for (unsigned int c = 0; c < C_NR; c++) {
@@ -282,6 +296,36 @@ static void explain_forks(const struct demo_args *a, const struct demo_stats *st
 	printf("  docs/performance.md explains the rows.");
 }
 
+/*
+ * What the operations cost: each role's thread CPU time against what it
+ * did.  The roles share the machine's CPUs, so a rate per second also says
+ * how much CPU a role got: a mode whose other roles wait for a lock (off
+ * the CPU) leaves more of it to the rest.
+ */
+static void print_cpu_table(const struct demo_args *a, const struct demo_stats *st)
+{
+	print_head(a, "\noperations per CPU-second of the role that does them", "kind");
+	for (unsigned int k = 0; k < K_NR; k++) {
+		if (!st[0].cpu_ns[k])
+			continue;	/* its role's time is charged to another kind */
+		printf("\n%-24s", demo_kind_names[k]);
+		for (unsigned int m = 0; m < a->nr_modes; m++)
+			printf(" %26.0f", st[m].cpu_ns[k] ? st[m].ops[k] * 1e9 / st[m].cpu_ns[k] : 0.0);
+	}
+	printf("\n%-24s", "CPU seconds, all roles");
+	for (unsigned int m = 0; m < a->nr_modes; m++) {
+		uint64_t ns = 0;
+
+		for (unsigned int k = 0; k < K_NR; k++)
+			ns += st[m].cpu_ns[k];
+		printf(" %26.2f", ns / 1e9);
+	}
+	printf("\n\n  Reading it: the roles share the CPUs; a role waiting for a lock leaves "
+	       "its CPU\n  to the others, so a row behind per second may be a role that got less "
+	       "CPU.\n  sigqueue RT is the supervisor's and the worker's time together; "
+	       "kill(pid,0)\n  the monitor's, its scans included.");
+}
+
 static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 {
 	char cell[64];
@@ -293,6 +337,7 @@ static void print_tables(const struct demo_args *a, const struct demo_stats *st)
 			printf(" %26.0f", st[m].ops[k] / a->seconds);
 	}
 	explain_forks(a, st);
+	print_cpu_table(a, st);
 	print_head(a, "\nlatency p50 / p99 / p999", "kind");
 	for (unsigned int k = 0; k < K_NR; k++) {
 		printf("\n%-24s", demo_kind_names[k]);
@@ -336,6 +381,7 @@ static void print_json(const struct demo_args *a, const struct demo_stats *st)
 			json_uint(&j, "p50_ns", hist_percentile(h, 0.5));
 			json_uint(&j, "p99_ns", hist_percentile(h, 0.99));
 			json_uint(&j, "p999_ns", hist_percentile(h, 0.999));
+			json_real(&j, "role_cpu_seconds", st[m].cpu_ns[k] / 1e9, 3);
 			json_record_end(&j);
 		}
 		for (unsigned int c = 0; c < C_NR; c++) {

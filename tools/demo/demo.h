@@ -41,6 +41,8 @@ struct demo_stats {
 	struct hist hist[K_NR];
 	uint64_t violations[C_NR];	/* broken promises seen */
 	uint64_t checked[C_NR];		/* promises checked */
+	/* CPU time of the roles' threads, charged to the kind each role is for. */
+	uint64_t cpu_ns[K_NR];
 };
 
 /* What every role shares in one mode's run. */
@@ -55,6 +57,8 @@ struct demo_world {
 
 struct demo_role {
 	const char *name;
+	/* The kind its thread's CPU time is charged to: what that time buys. */
+	enum demo_kind kind;
 	/* Runs until world->stop with its own process @self (forked from init). */
 	void (*run)(struct demo_world *w, struct rp_task *self, struct demo_stats *st);
 	/* Optional, by the main thread before any role starts: 0 or -errno. */

@@ -294,11 +294,11 @@ static void run_monitor(struct demo_world *w, struct rp_task *self, struct demo_
 }
 
 const struct demo_role demo_roles[] = {
-	{ "make", run_farm, NULL },
-	{ "bash", run_shell, prepare_shell },
-	{ "supervisor", run_sender, NULL },
-	{ "worker", run_receiver, prepare_receiver },
-	{ "monitor", run_monitor, NULL },
-	{ "ticker", run_timer, prepare_timer },
+	{ "make", K_FORK, run_farm, NULL },
+	{ "bash", K_PIPELINE, run_shell, prepare_shell },
+	{ "supervisor", K_RTSIG, run_sender, NULL },
+	{ "worker", K_RTSIG, run_receiver, prepare_receiver },	/* the other end of the queue */
+	{ "monitor", K_LOOKUP, run_monitor, NULL },		/* its scans included */
+	{ "ticker", K_TIMER, run_timer, prepare_timer },
 };
 const unsigned int demo_nr_roles = sizeof(demo_roles) / sizeof(demo_roles[0]);

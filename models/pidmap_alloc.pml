@@ -31,7 +31,8 @@
  * of LOW is sequential logic, which the unit tests pin).  The cursor
  * starts at 2, so the first search wraps.  A freer holds 2 and 3 at the
  * start and frees them; NALLOC allocators each allocate twice and free
- * what they got.  Each step below is one load, one store or one atomic
+ * what they got (-DTHREE: three allocators allocating once each; three
+ * allocating twice do not finish within minutes).  Each step below is one load, one store or one atomic
  * read-modify-write of the C code; `d_step` holds only local computation
  * and ghost bookkeeping.  Ghosts: owner[] (who holds each number), and for
  * each allocation in progress the numbers that were in use at some moment
@@ -60,8 +61,13 @@
 
 #define MAX	4
 #define LOW	1
+#ifdef THREE
+#define NALLOC	3	/* three allocators, one allocation each */
+#define ROUNDS	1
+#else
 #define NALLOC	2
 #define ROUNDS	2
+#endif
 #define BIT(n)	(1 << (n))
 #define EAGAIN	255
 #define FREER	(NALLOC + 1)	/* the freer's id in owner[] */
@@ -195,6 +201,9 @@ init {
 	atomic {
 		run allocator(1);
 		run allocator(2);
+#ifdef THREE
+		run allocator(3);
+#endif
 		run freer()
 	}
 }

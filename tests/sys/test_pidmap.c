@@ -123,7 +123,7 @@ Test(pidmap, claim_race, .fini = map_destroy)
 }
 
 /*
- * unique_under_churn: threads allocate and free over 64 numbers for the
+ * pidmap_churn/numbers_unique: threads allocate and free over 64 numbers for the
  * test's run, each holding up to 8; every number handed out is marked as
  * its holder's, and a number already marked is a number held twice.  At
  * the end no number is lost: all are free again.
@@ -171,7 +171,7 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-Test(pidmap, unique_under_churn, .fini = map_destroy, .timeout = TEST_TIMEOUT)
+Test(pidmap_churn, numbers_unique, .fini = map_destroy, .timeout = TEST_TIMEOUT)
 {
 	pthread_t th[CHURN_THREADS];
 

@@ -17,7 +17,7 @@
 
 /* After wrapping, the search restarts here, as Linux's RESERVED_PIDS. */
 #define RESERVED_PIDS	300
-#define BITS_PER_WORD	(8 * (int)sizeof(unsigned long))
+#define BITS_PER_WORD	(8U * (unsigned int)sizeof(unsigned long))
 #define PIDMAP_WORDS	(RP_PID_MAX_LIMIT / BITS_PER_WORD)
 
 int rp_pidmap_init(struct rp_pidmap *map, unsigned int max)
@@ -60,9 +60,9 @@ static bool claim(unsigned long *word, unsigned long seen, unsigned long bit)
 }
 
 /* Claim the first number in [@from, @to) found free: the number, or -1. */
-static int claim_first(struct rp_pidmap *map, int from, int to)
+static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to)
 {
-	int nr = from;
+	unsigned int nr = from;
 
 	while (nr < to) {
 		unsigned long *word = &map->bits[nr / BITS_PER_WORD];
@@ -73,11 +73,11 @@ static int claim_first(struct rp_pidmap *map, int from, int to)
 			nr = (nr / BITS_PER_WORD + 1) * BITS_PER_WORD;
 			continue;
 		}
-		nr = nr / BITS_PER_WORD * BITS_PER_WORD + __builtin_ctzl(free);
+		nr = nr / BITS_PER_WORD * BITS_PER_WORD + (unsigned int)__builtin_ctzl(free);
 		if (nr >= to)
 			break;
 		if (claim(word, seen, 1UL << (nr % BITS_PER_WORD)))
-			return nr;
+			return (int)nr;
 		/* The word changed under us: look at nr again. */
 	}
 	return -1;
@@ -90,10 +90,10 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 	int seen = uatomic_read(&map->last);
 	int last = seen < max ? seen : 0;	/* as rp_pidmap_set_max resets it */
 	int low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
-	int nr = claim_first(map, last + 1, max);
+	int nr = claim_first(map, (unsigned int)last + 1, (unsigned int)max);
 
 	if (nr < 0)
-		nr = claim_first(map, low, last + 1);
+		nr = claim_first(map, (unsigned int)low, (unsigned int)last + 1);
 	if (nr < 0)
 		return -EAGAIN;
 	/*
@@ -107,8 +107,8 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 
 void rp_pidmap_free(struct rp_pidmap *map, int nr)
 {
-	unsigned long *word = &map->bits[nr / BITS_PER_WORD];
-	unsigned long bit = 1UL << (nr % BITS_PER_WORD);
+	unsigned long *word = &map->bits[(unsigned int)nr / BITS_PER_WORD];
+	unsigned long bit = 1UL << ((unsigned int)nr % BITS_PER_WORD);
 
 	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word) & bit));
 	/* The number's last use (its hash removal) first: pairs with claim's cmpxchg. */

@@ -183,3 +183,79 @@ Test(pidmap_churn, numbers_unique, .fini = map_destroy, .timeout = TEST_TIMEOUT)
 	cr_assert_eq(churn_errors, 0, "a number handed out twice");
 	expect_all_free(CHURN_MAX);
 }
+
+/*
+ * fork_numbers/unique_across_threads: the same through fork, which claims
+ * its number before the update lock.  Two threads, each driving a parent
+ * of its own, fork and reap children over pid_max 16 (init, the parents,
+ * and 12 numbers left for up to 16 children: forks meet EAGAIN); each live
+ * child's pid is marked as its parent's, and a pid already marked is a
+ * number held twice.
+ */
+#define FORK_MAX	16
+#define FORK_HOLD	8
+
+static unsigned long fork_holder[FORK_MAX];
+
+/* The child's pid unmarked, then the child exits and is reaped: 0 or -1. */
+static int fork_end(struct rp_task *parent, struct rp_task *c)
+{
+	pid_t pid = rp_getpid(c);
+	int status = -1;
+
+	uatomic_set(&fork_holder[pid], 0);
+	if (rp_exit_group(c, 0) != 0 || rp_wait4(parent, pid, &status, 0, NULL) != pid)
+		return -1;
+	rp_task_put(c);
+	return 0;
+}
+
+static long fork_churn(struct job *j)
+{
+	struct rp_task *held[FORK_HOLD];
+	double end = now_seconds() + test_seconds();
+	unsigned int seed = (unsigned int)j->arg;
+	int n = 0, errors = 0;
+
+	while (now_seconds() < end && !errors) {
+		if (n < FORK_HOLD && (n == 0 || rand_r(&seed) % 2)) {
+			struct rp_task *c = NULL;
+			pid_t pid = rp_fork(j->t, &c);
+
+			if (pid == -EAGAIN)
+				continue;	/* the other thread holds the rest */
+			if (pid <= 1 || pid >= FORK_MAX ||
+			    uatomic_cmpxchg(&fork_holder[pid], 0, (unsigned long)j->arg) != 0) {
+				errors++;
+				break;
+			}
+			held[n++] = c;
+		} else if (n > 0) {
+			int k = (int)(rand_r(&seed) % (unsigned int)n);
+			struct rp_task *c = held[k];
+
+			held[k] = held[--n];
+			errors += fork_end(j->t, c) != 0;
+		}
+	}
+	while (n > 0)
+		errors += fork_end(j->t, held[--n]) != 0;
+	return errors;
+}
+
+Test(fork_numbers, unique_across_threads, .timeout = TEST_TIMEOUT)
+{
+	struct job jobs[2] = { { .arg = 1 }, { .arg = 2 } };
+	struct rp_task *parents[2];
+
+	start_with(RP_SYNC_RCU, FORK_MAX);
+	for (int i = 0; i < 2; i++) {
+		parents[i] = fork_of(init);
+		job_start(&jobs[i], fork_churn, parents[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(job_join(&jobs[i]), 0, "thread %d: a pid held twice, or a child not reaped", i);
+	for (int i = 0; i < 2; i++)
+		end_child(init, parents[i]);
+	finish_all_reaped();
+}

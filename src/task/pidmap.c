@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Pid numbers without a lock (pidmap.h says what order is kept): models
- * Linux's alloc_pid and free_pid (kernel/pid.c, the idr_alloc_cyclic of
- * commit 95846ecf9dac "pid: replace pid bitmap implementation with IDR
- * API", with RESERVED_PIDS), which take the global pidmap_lock; here the
- * cursor and each bitmap word are changed by atomics instead.
+ * the numbering of Linux's alloc_pid and free_pid (kernel/pid.c): the
+ * cyclic search that wraps to RESERVED_PIDS, a bitmap's before commit
+ * 95846ecf9dac ("pid: replace pid bitmap implementation with IDR API") and
+ * idr_alloc_cyclic's since, both under the global pidmap_lock.  Here the
+ * cursor and each bitmap word are changed by atomics instead.  Linux's
+ * pid_max is never below 301; a smaller table here wraps to 1.
  */
 #include <errno.h>
 #include <urcu/uatomic.h>

@@ -13,8 +13,8 @@
  * exactly Linux's cyclic order (alloc_pid's, with pid_max and
  * RESERVED_PIDS).  With several at once, each still hands out the first
  * number of its own order that it found free, at or after the cursor it
- * read; every number it passed over was in use when it looked (or was
- * claimed by another allocation between its look and its claim).  The
+ * read; every number it passed over was in use when it looked (a swap
+ * that fails because the word changed looks at the same number again).  The
  * cursor moves only from the value an allocation read to the number that
  * allocation handed out: an allocation that lost that compare-and-swap to
  * another leaves the cursor at the other's number, so the cursor always

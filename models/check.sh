@@ -67,6 +67,10 @@ runs=(
 	"prio_fork           correct                          verify safety"
 	"prio_fork           BROKEN_COPY_FIRST                fail   safety"
 	"prio_fork           BROKEN_UNLOCKED                  fail   safety"
+	"pidmap_alloc        correct                          verify safety"
+	"pidmap_alloc        THREE                            verify safety"
+	"pidmap_alloc        BROKEN_PLAIN_RMW                 fail   safety"
+	"pidmap_alloc        BROKEN_SKIP_ON_CONFLICT          fail   safety"
 )
 
 now() { date +%s.%N; }

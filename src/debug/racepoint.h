@@ -88,6 +88,10 @@ enum rp_race_point {
 	   is about to wait for their grace period (sync.c; no lock held, not
 	   a reader); @t NULL. */
 	RP_RACE_DEFERRED_GP,
+	/* The pid allocator found a number free in the bitmap word it loaded
+	   and is about to claim it (task/pidmap.c; no lock held, maybe in a
+	   read section); @t NULL. */
+	RP_RACE_PID_CLAIM,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -40,6 +40,8 @@ enum rp_shared_line {
 	RP_SHARED_CRED_REF,		/* credentials' reference count */
 	RP_SHARED_RLIMIT_REF,		/* a shared rlimit block's reference count */
 	RP_SHARED_COUNT_ROW,		/* a per-thread counter's shared row (threadslot.h) */
+	RP_SHARED_PID_CURSOR,		/* the pid allocator's cursor (task/pidmap.c) */
+	RP_SHARED_PIDMAP,		/* a word of the pid bitmap: a claim or a free */
 	RP_SHARED_NR
 };
 

@@ -111,6 +111,8 @@ static const char *const shared_names[RP_SHARED_NR] = {
 	[RP_SHARED_CRED_REF] = "cred reference",
 	[RP_SHARED_RLIMIT_REF] = "rlimit reference",
 	[RP_SHARED_COUNT_ROW] = "shared counter row",
+	[RP_SHARED_PID_CURSOR] = "pid cursor",
+	[RP_SHARED_PIDMAP] = "pid bitmap word",
 };
 
 const char *rp_debug_shared_name(unsigned int line)

@@ -233,25 +233,31 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 	return err;
 }
 
-/* Allocate the tid and link @p, or fail with nothing linked (update lock taken here). */
+/*
+ * Number @p, then publish and link it under the update lock, or fail with
+ * nothing linked.  The number is claimed before the lock, as Linux's
+ * alloc_pid comes before tasklist_lock: the allocator needs no lock
+ * (task/pidmap.h), and the lock is held for the links alone.
+ */
 static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
 			struct rp_fork_record *rec)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	int err = 0;
 
-	rp_update_lock(sync);
 	p->pid = rp_pid_alloc_for(p, &err);
 	if (!p->pid) {
 		cancel_record(self, rec);
+		return err;
+	}
+	rp_update_lock(sync);
+	rp_pid_publish(p->pid);
+	err = link_under_siglock(self, p, flags, rec);
+	if (err) {
+		rp_pid_detach(p->pid);
+		p->pid = NULL;
 	} else {
-		err = link_under_siglock(self, p, flags, rec);
-		if (err) {
-			rp_pid_detach(p->pid);
-			p->pid = NULL;
-		} else {
-			rp_ptrace_init_task(self, p, flags);	/* takes the siglocks */
-		}
+		rp_ptrace_init_task(self, p, flags);	/* takes the siglocks */
 	}
 	rp_update_unlock(sync);
 	return err;

@@ -10,8 +10,6 @@
 #include "../pgrp/pgrp.h"
 #include <rcuproc/version.h>
 
-#define PIDMAP_WORDS (RP_PID_MAX_LIMIT / (8 * sizeof(unsigned long)))
-
 /* Every capability rcuproc knows: what root's processes start with. */
 #define ALL_CAPS ((1ULL << RP_CAP_KILL) | (1ULL << RP_CAP_SETUID) |		\
 		  (1ULL << RP_CAP_SYS_PTRACE) | (1ULL << RP_CAP_SYS_ADMIN) |	\
@@ -34,6 +32,8 @@ static int create_init(struct rp_system *sys)
 		rlim = rp_signal_own_rlimits(t->signal);
 		if (rlim && t->cred)
 			t->pid = rp_pid_alloc_for(t, &err);
+		if (t->pid)
+			rp_pid_publish(t->pid);
 	}
 	if (!t || !t->pid) {
 		if (t) {
@@ -94,11 +94,11 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	sys = rp_zalloc(sizeof(*sys));
 	if (!sys)
 		return -ENOMEM;
-	sys->pidmap = rp_zalloc(PIDMAP_WORDS * sizeof(unsigned long));
+	err = rp_pidmap_init(&sys->pidmap, pid_max);
 	sys->pid_hash = rp_zalloc(RP_PID_HASH_SIZE * sizeof(*sys->pid_hash));
 	sys->counts_block = rp_zalloc(RP_SLOT_ROWS * sizeof(*sys->counts) + RP_CACHE_LINE);
-	if (!sys->pidmap || !sys->pid_hash || !sys->counts_block) {
-		rp_free(sys->pidmap);
+	if (err || !sys->pid_hash || !sys->counts_block) {
+		rp_pidmap_destroy(&sys->pidmap);
 		rp_free(sys->pid_hash);
 		rp_free(sys->counts_block);
 		rp_free(sys);
@@ -107,14 +107,12 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	/* malloc aligns to 16 bytes: the rows start at the block's first line. */
 	sys->counts = (void *)(((uintptr_t)sys->counts_block + RP_CACHE_LINE - 1) &
 			       ~(uintptr_t)(RP_CACHE_LINE - 1));
-	sys->pid_max = pid_max;
-	sys->pidmap[0] = 1;	/* pid 0 is never handed out */
 	rp_sync_init(&sys->sync, opts->mode);
 	CDS_INIT_LIST_HEAD(&sys->tasks);
 	CDS_INIT_LIST_HEAD(&sys->registry);
 	pthread_mutex_init(&sys->users_lock, NULL);
 	pthread_mutex_init(&sys->registry_lock, NULL);
-	/* rp_pid_alloc's precondition, as for every later pid. */
+	/* rp_pid_publish's precondition, as for every later pid. */
 	rp_update_lock(&sys->sync);
 	err = create_init(sys);
 	rp_update_unlock(&sys->sync);
@@ -135,11 +133,8 @@ int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max)
 {
 	if (pid_max < 2 || pid_max > RP_PID_MAX_LIMIT)
 		return -EINVAL;
-	rp_update_lock(&sys->sync);
-	sys->pid_max = pid_max;
-	if (sys->last_pid >= (int)pid_max)
-		sys->last_pid = 0;
-	rp_update_unlock(&sys->sync);
+	/* No lock: forks that allocate meanwhile use the old or the new value. */
+	rp_pidmap_set_max(&sys->pidmap, pid_max);
 	return 0;
 }
 
@@ -203,7 +198,7 @@ void rp_system_destroy(struct rp_system *sys)
 	pthread_mutex_destroy(&sys->registry_lock);
 	rp_sync_destroy(&sys->sync);
 	rp_free(sys->counts_block);
-	rp_free(sys->pidmap);
+	rp_pidmap_destroy(&sys->pidmap);
 	rp_free(sys->pid_hash);
 	rp_free(sys);
 	/* A table gone: the objects cached for the next one go back to malloc. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Pid numbers: cyclic allocation from a bitmap, and a hash of struct pids
- * (Group 2 existence: hlists of the toolkit, freed after a grace period)
- * that readers search under rp_read_lock with no lock of their own.
+ * Pids: a number from the table's allocator (pidmap.c, no lock), and a
+ * hash of struct pids (Group 2 existence: hlists of the toolkit, freed
+ * after a grace period) that readers search under rp_read_lock with no
+ * lock of their own; its inserts and removals take the update lock.
  */
 #include <errno.h>
 #include "task.h"
@@ -10,52 +11,12 @@
 
 static struct rp_cache tid_cache = RP_CACHE_INIT("tid", struct rp_tid);
 
-/* After wrapping, allocation restarts here, as Linux's RESERVED_PIDS. */
-#define RESERVED_PIDS	300
-#define BITS_PER_WORD	(8 * sizeof(unsigned long))
-
 static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
 {
 	/* Multiplicative hash: consecutive pids land far apart. */
 	uint32_t h = (uint32_t)nr * 0x9e370001U;
 
 	return &sys->pid_hash[h >> (32 - RP_PID_HASH_BITS)];
-}
-
-static bool pid_in_use(const struct rp_system *sys, int nr)
-{
-	return (sys->pidmap[nr / BITS_PER_WORD] >> (nr % BITS_PER_WORD)) & 1;
-}
-
-/* The first free number in [from, to), or -1. */
-static int pidmap_find_free(const struct rp_system *sys, int from, int to)
-{
-	for (int nr = from; nr < to; nr++) {
-		unsigned long word = sys->pidmap[nr / BITS_PER_WORD];
-
-		if (word == ~0UL) {	/* skip a full word at once */
-			nr |= BITS_PER_WORD - 1;
-			continue;
-		}
-		if (!pid_in_use(sys, nr))
-			return nr;
-	}
-	return -1;
-}
-
-/* Next number after last_pid, wrapping to RESERVED_PIDS, as Linux does. */
-static int pidmap_alloc(struct rp_system *sys)
-{
-	int max = (int)sys->pid_max, low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
-	int nr = pidmap_find_free(sys, sys->last_pid + 1, max);
-
-	if (nr < 0)
-		nr = pidmap_find_free(sys, low, sys->last_pid + 1);
-	if (nr < 0)
-		return -1;
-	sys->pidmap[nr / BITS_PER_WORD] |= 1UL << (nr % BITS_PER_WORD);
-	sys->last_pid = nr;
-	return nr;
 }
 
 /* The table @pid is numbered in. */
@@ -66,33 +27,30 @@ struct rp_system *rp_pid_sys(struct rp_pid *pid)
 	return caa_container_of(pid, struct rp_tid, pid)->sys;
 }
 
-/* Number @pid (zeroed) and publish it; false if no number is free. */
-static bool pid_publish(struct rp_system *sys, struct rp_pid *pid)
+/* Give @pid (zeroed) a number: false if none is free. */
+static bool pid_number(struct rp_system *sys, struct rp_pid *pid)
 {
-	int nr = pidmap_alloc(sys);
+	int nr = rp_pidmap_alloc(&sys->pidmap);
 
 	if (nr < 0)
 		return false;
 	pid->nr = nr;
 	pid->users = 1;
-	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
-	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, nr));
 	rp_count_inc(sys, pids);
 	return true;
 }
 
-struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
+/* A thread's tid, in a struct of its own. */
+static struct rp_pid *tid_alloc(struct rp_system *sys, int *err)
 {
-	struct rp_tid *tid;
+	struct rp_tid *tid = rp_cache_zalloc(&tid_cache);
 
-	rp_assert_update_held(&sys->sync);
-	tid = rp_cache_zalloc(&tid_cache);
 	if (!tid) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	tid->sys = sys;
-	if (!pid_publish(sys, &tid->pid)) {
+	if (!pid_number(sys, &tid->pid)) {
 		rp_cache_free(&tid_cache, tid);
 		*err = -EAGAIN;
 		return NULL;
@@ -100,29 +58,47 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 	return &tid->pid;
 }
 
+struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
+{
+	struct rp_pid *pid;
+
+	rp_assert_update_held(&sys->sync);
+	pid = tid_alloc(sys, err);
+	if (pid)
+		rp_pid_publish(pid);
+	return pid;
+}
+
 struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err)
 {
 	struct rp_process *proc;
 
 	if (!rp_task_in_process(t))
-		return rp_pid_alloc(t->sys, err);
-	rp_assert_update_held(&t->sys->sync);
+		return tid_alloc(t->sys, err);
 	proc = rp_process_of(t->signal);
 	proc->pid.in_process = true;
-	if (!pid_publish(t->sys, &proc->pid)) {
+	if (!pid_number(t->sys, &proc->pid)) {
 		*err = -EAGAIN;
 		return NULL;
 	}
 	/*
 	 * Plain stores: no other part of the block can die meanwhile (@t and
-	 * its group are not published), and the pid's own death, a detach,
-	 * takes the update lock we hold.
+	 * its group are not published), nor the pid, which is not yet found.
 	 */
 	proc->used |= RP_PART_PID;
 #ifndef RP_BREAK_PROCESS_PID_UNCOUNTED
 	proc->live |= RP_PART_PID;
 #endif
 	return &proc->pid;
+}
+
+void rp_pid_publish(struct rp_pid *pid)
+{
+	struct rp_system *sys = rp_pid_sys(pid);
+
+	rp_assert_update_held(&sys->sync);
+	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
+	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, pid->nr));
 }
 
 /* One terminal's hold in pid->users: the top byte counts them, the rest attachments. */
@@ -173,7 +149,7 @@ void rp_pid_detach(struct rp_pid *pid)
 		return;
 	/* No attachment can come back: the number is no longer found. */
 	cds_hlist_del_rcu(&pid->hash);
-	sys->pidmap[pid->nr / BITS_PER_WORD] &= ~(1UL << (pid->nr % BITS_PER_WORD));
+	rp_pidmap_free(&sys->pidmap, pid->nr);
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	pid->users = 0;		/* the terminal's hold forgotten: freed under it */
 #endif
@@ -207,7 +183,7 @@ struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr)
 	rp_assert_read_section(&sys->sync);
 	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
 		return NULL;
-	/* Pairs with cds_hlist_add_head_rcu in rp_pid_alloc. */
+	/* Pairs with cds_hlist_add_head_rcu in rp_pid_publish. */
 	cds_hlist_for_each_entry_rcu_2(pid, pid_bucket(sys, nr), hash)
 		if (pid->nr == nr)
 			return pid;

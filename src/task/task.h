@@ -32,6 +32,7 @@
 #include "../debug/threadslot.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
+#include "pidmap.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -441,10 +442,10 @@ struct rp_count_row {
 
 struct rp_system {
 	struct rp_sync sync;		/* the table's read and update sides */
-	unsigned int pid_max;		/* (u) */
-	int last_pid;			/* (u) cyclic allocation */
-	unsigned long *pidmap;		/* (u) bitmap of pid numbers in use */
-	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets */
+	struct rp_pidmap pidmap;	/* (a) pid numbers: pid_max, the cursor and
+					   the bitmap, no lock (pidmap.h) */
+	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets: inserts
+					   and removals still under the update lock */
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
@@ -696,12 +697,15 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 /* ---- pids (pid.c) ---- */
 
 /*
- * Allocate a pid number under the update lock: the pid, or NULL
- * (EAGAIN/ENOMEM in *err).  A thread's tid, allocated on its own.
+ * A pid numbered for @t, not yet published, with no lock (pidmap.h): its
+ * block's pid if it is its block's task, else a tid of its own; NULL
+ * (EAGAIN/ENOMEM in *err).  rp_pid_publish makes it found by number.
  */
-struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
-/* The same for @t, not yet published: its block's pid if it is its block's task. */
 struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err);
+/* Into the pid hash (update lock); rp_pid_detach's last takes it out. */
+void rp_pid_publish(struct rp_pid *pid);
+/* A tid of its own, numbered and published at once (update lock): NULL as above. */
+struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
 /* The table @pid belongs to (its block's or its tid's). */
 struct rp_system *rp_pid_sys(struct rp_pid *pid);
 /* A new user of @pid (update lock). */

@@ -198,6 +198,8 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_UID_COUNT] = 2,	/* RLIMIT_NPROC's count up and down */
 	[RP_SHARED_CRED_REF] = 2,	/* the child shares its parent's credentials */
 	[RP_SHARED_RLIMIT_REF] = 2,	/* and its rlimit block */
+	[RP_SHARED_PID_CURSOR] = 1,	/* fork moves the pid cursor */
+	[RP_SHARED_PIDMAP] = 2,		/* the number's bit set at fork, cleared at release */
 };
 
 Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)

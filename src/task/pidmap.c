@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid numbers without a lock (pidmap.h says what order is kept): models
+ * the numbering of Linux's alloc_pid and free_pid (kernel/pid.c): the
+ * cyclic search that wraps to RESERVED_PIDS, a bitmap's before commit
+ * 95846ecf9dac ("pid: replace pid bitmap implementation with IDR API") and
+ * idr_alloc_cyclic's since, both under the global pidmap_lock.  Here the
+ * cursor and each bitmap word are changed by atomics instead.  Linux's
+ * pid_max is never below 301; a smaller table here wraps to 1.
+ */
+#include <errno.h>
+#include <urcu/uatomic.h>
+#include <rcuproc/proc.h>
+#include "pidmap.h"
+#include "../debug/alloc.h"
+#include "../debug/bug.h"
+#include "../debug/racepoint.h"
+#include "../debug/shared.h"
+
+/* After wrapping, the search restarts here, as Linux's RESERVED_PIDS. */
+#define RESERVED_PIDS	300
+#define BITS_PER_WORD	(8U * (unsigned int)sizeof(unsigned long))
+#define PIDMAP_WORDS	(RP_PID_MAX_LIMIT / BITS_PER_WORD)
+
+int rp_pidmap_init(struct rp_pidmap *map, unsigned int max)
+{
+	map->bits = rp_zalloc(PIDMAP_WORDS * sizeof(unsigned long));
+	if (!map->bits)
+		return -ENOMEM;
+	map->bits[0] = 1;	/* pid 0 is never handed out */
+	map->max = max;
+	map->last = 0;
+	return 0;
+}
+
+void rp_pidmap_destroy(struct rp_pidmap *map)
+{
+	rp_free(map->bits);
+	map->bits = NULL;
+}
+
+/*
+ * Set @bit in @word, which held @seen when the caller found the bit clear:
+ * false if another claim or free changed the word first.
+ */
+static bool claim(unsigned long *word, unsigned long seen, unsigned long bit)
+{
+	RP_RACE_POINT(RP_RACE_PID_CLAIM, NULL);
+#ifdef RP_BREAK_PIDMAP_PLAIN_RMW
+	/* A plain read-modify-write: stores over a claim made since the load. */
+	rp_shared_write(RP_SHARED_PIDMAP);
+	uatomic_set(word, seen | bit);
+	return true;
+#else
+	/*
+	 * Full barrier (liburcu's cmpxchg): the new holder's use of the number
+	 * comes after the claim; pairs with cmm_smp_mb__before_uatomic_and in
+	 * rp_pidmap_free, which orders the last holder's use before the clear.
+	 */
+	return rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_cmpxchg(word, seen, seen | bit)) == seen;
+#endif
+}
+
+/* Claim the first number in [@from, @to) found free: the number, or -1. */
+static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to)
+{
+	unsigned int nr = from;
+
+	while (nr < to) {
+		unsigned long *word = &map->bits[nr / BITS_PER_WORD];
+		unsigned long seen = uatomic_read(word);
+		unsigned long free = ~seen & (~0UL << (nr % BITS_PER_WORD));
+
+		if (!free) {		/* the rest of the word is in use */
+			nr = (nr / BITS_PER_WORD + 1) * BITS_PER_WORD;
+			continue;
+		}
+		nr = nr / BITS_PER_WORD * BITS_PER_WORD + (unsigned int)__builtin_ctzl(free);
+		if (nr >= to)
+			break;
+		if (claim(word, seen, 1UL << (nr % BITS_PER_WORD)))
+			return (int)nr;
+		/* The word changed under us: look at nr again. */
+	}
+	return -1;
+}
+
+int rp_pidmap_alloc(struct rp_pidmap *map)
+{
+	/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
+	int max = (int)uatomic_read(&map->max);
+	int seen = uatomic_read(&map->last);
+	int last = seen < max ? seen : 0;	/* as rp_pidmap_set_max resets it */
+	int low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
+	int nr = claim_first(map, (unsigned int)last + 1, (unsigned int)max);
+
+	if (nr < 0)
+		nr = claim_first(map, (unsigned int)low, (unsigned int)last + 1);
+	if (nr < 0)
+		return -EAGAIN;
+	/*
+	 * Move the cursor from what we read, or leave it to the allocation
+	 * that moved it meanwhile.  It only says where to search: no data is
+	 * published through it, so it needs no ordering of its own.
+	 */
+	rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->last, seen, nr));
+	return nr;
+}
+
+void rp_pidmap_free(struct rp_pidmap *map, int nr)
+{
+	unsigned long *word = &map->bits[(unsigned int)nr / BITS_PER_WORD];
+	unsigned long bit = 1UL << ((unsigned int)nr % BITS_PER_WORD);
+
+	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word) & bit));
+	/* The number's last use (its hash removal) first: pairs with claim's cmpxchg. */
+	cmm_smp_mb__before_uatomic_and();
+	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word, ~bit));
+}
+
+void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max)
+{
+	int last;
+
+	RP_BUG_ON(max < 2 || max > RP_PID_MAX_LIMIT);
+	uatomic_set(&map->max, max);
+	/* A cursor at or past the new pid_max restarts the search at 1. */
+	while ((last = uatomic_read(&map->last)) >= (int)max)
+		if (uatomic_cmpxchg(&map->last, last, 0) == last)
+			break;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pid numbers of one table: which are in use, and where the cyclic
+ * search resumes.  No lock: the cursor moves by compare-and-swap, a number
+ * is claimed by a compare-and-swap of its bitmap word and given back by an
+ * atomic and-not, so that fork takes its number before the update lock.
+ * One object per table; a pid namespace would have one of its own.
+ *
+ * Order.  An allocation reads pid_max (m) and the cursor (c, treated as 0
+ * if not below m) once each, then scans [c + 1, m) and then [low, c + 1),
+ * low being RESERVED_PIDS (300) if m > 300 and 1 otherwise, and hands out
+ * the first number it claims.  With one allocation at a time that is
+ * exactly Linux's cyclic order (alloc_pid's, with pid_max and
+ * RESERVED_PIDS).  With several at once, each still hands out the first
+ * number of its own order that it found free, at or after the cursor it
+ * read; every number it passed over was in use when it looked (a swap
+ * that fails because the word changed looks at the same number again).  The
+ * cursor moves only from the value an allocation read to the number that
+ * allocation handed out: an allocation that lost that compare-and-swap to
+ * another leaves the cursor at the other's number, so the cursor always
+ * names a number handed out (or is 0 after pid_max shrank below it).
+ *
+ * Uniqueness.  A number is handed out only by the compare-and-swap that
+ * set its bit, and its bit is cleared only when its pid gives it back: no
+ * number is held twice.  EAGAIN only if every number of the allocation's
+ * range was in use at the moment the allocation looked at it.
+ *
+ * pid_max.  rp_pidmap_set_max may run at any time: an allocation that
+ * overlaps it uses the old or the new value (Linux's alloc_pid reads
+ * pid_max once as well).  The bitmap covers RP_PID_MAX_LIMIT numbers, so
+ * any value read is in bounds.
+ *
+ * The allocator (the scan, the claim, the cursor) is this project's own:
+ * liburcu has atomics but no bitmap allocator.
+ */
+#ifndef RP_TASK_PIDMAP_H
+#define RP_TASK_PIDMAP_H
+
+struct rp_pidmap {
+	int last;		/* (a) the cursor: a number handed out (cmpxchg) */
+	unsigned int max;	/* (a) numbers are below it */
+	unsigned long *bits;	/* (a) bit nr set while nr is in use (cmpxchg
+				   to claim, and-not to give back) */
+};
+
+/* An empty map of numbers below @max, pid 0 never handed out: 0 or -ENOMEM. */
+int rp_pidmap_init(struct rp_pidmap *map, unsigned int max);
+void rp_pidmap_destroy(struct rp_pidmap *map);
+/* Claim the next free number in cyclic order: the number, or -EAGAIN. */
+int rp_pidmap_alloc(struct rp_pidmap *map);
+/* Give back @nr, once nothing can find its pid by it any more. */
+void rp_pidmap_free(struct rp_pidmap *map, int nr);
+/* Numbers below @max from now on (2 <= @max <= RP_PID_MAX_LIMIT). */
+void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max);
+
+#endif /* RP_TASK_PIDMAP_H */

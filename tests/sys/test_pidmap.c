@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pid allocator without a lock (src/task/pidmap.h): Linux's cyclic
+ * order when one thread allocates, and no number held twice when several
+ * allocate and free at once.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <criterion/criterion.h>
+#include <urcu/uatomic.h>
+#include "../common.h"
+#include "../fixture/racehold.h"
+#include "task/pidmap.h"
+
+static struct rp_pidmap map;
+
+static void map_init(unsigned int max)
+{
+	cr_assert_eq(rp_pidmap_init(&map, max), 0);
+}
+
+static void map_destroy(void)
+{
+	rp_pidmap_destroy(&map);
+}
+
+/* Every number of 1..@max-1 free: each allocated once, then EAGAIN; all freed. */
+static void expect_all_free(unsigned int max)
+{
+	static char got[RP_PID_MAX_LIMIT];
+	unsigned int n;
+
+	memset(got, 0, max);
+	for (n = 1; n < max; n++) {
+		int nr = rp_pidmap_alloc(&map);
+
+		cr_assert(nr > 0 && nr < (int)max, "number %d of %u", nr, max);
+		cr_assert_not(got[nr], "%d handed out twice", nr);
+		got[nr] = 1;
+	}
+	cr_assert_eq(rp_pidmap_alloc(&map), -EAGAIN, "%u numbers left free", max - 1);
+	for (n = 1; n < max; n++)
+		rp_pidmap_free(&map, (int)n);
+}
+
+/* pid_max of 300 or less: the wrap goes to 1, as Linux's. */
+Test(pidmap, small_max_wraps_to_1, .fini = map_destroy)
+{
+	map_init(10);
+	for (int nr = 1; nr < 10; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	rp_pidmap_free(&map, 4);
+	rp_pidmap_free(&map, 2);
+	cr_assert_eq(rp_pidmap_alloc(&map), 2, "after the wrap the first free from 1");
+	cr_assert_eq(rp_pidmap_alloc(&map), 4);
+	cr_assert_eq(rp_pidmap_alloc(&map), -EAGAIN);
+}
+
+/* A word full of numbers in use is passed over; the search goes on in the next. */
+Test(pidmap, skips_full_words, .fini = map_destroy)
+{
+	map_init(1000);
+	for (int nr = 1; nr < 200; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	for (int nr = 1; nr < 200; nr++)
+		if (nr != 130)
+			rp_pidmap_free(&map, nr);
+	rp_pidmap_set_max(&map, 200);		/* the cursor, 199, stays: below 200 */
+	cr_assert_eq(rp_pidmap_alloc(&map), 1, "wrapped to 1 (pid_max 200)");
+	rp_pidmap_free(&map, 1);
+	rp_pidmap_set_max(&map, 1000);
+	for (int nr = 2; nr < 130; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	cr_assert_eq(rp_pidmap_alloc(&map), 131, "130 still in use");
+}
+
+/* A cursor at or past a lowered pid_max restarts the search at 1. */
+Test(pidmap, lowered_max_resets_cursor, .fini = map_destroy)
+{
+	map_init(1000);
+	for (int nr = 1; nr <= 500; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	for (int nr = 2; nr <= 500; nr++)
+		rp_pidmap_free(&map, nr);
+	rp_pidmap_set_max(&map, 100);
+	rp_pidmap_set_max(&map, 1000);
+	cr_assert_eq(rp_pidmap_alloc(&map), 2, "from 1 on, 1 in use");
+}
+
+/*
+ * claim_race: thread A found number 1 free and is held before its claim
+ * (RP_RACE_PID_CLAIM) while this thread claims 1.  A's compare-and-swap
+ * then fails, it looks again and takes 2.  A plain read-modify-write of the
+ * word (RP_BREAK_PIDMAP_PLAIN_RMW) stores A's stale word over this claim:
+ * both hand out 1, every time.
+ */
+static void *alloc_one(void *arg)
+{
+	*(int *)arg = rp_pidmap_alloc(&map);
+	return NULL;
+}
+
+Test(pidmap, claim_race, .fini = map_destroy)
+{
+	pthread_t a;
+	int theirs = 0, ours;
+
+	map_init(64);
+	arm(RP_RACE_PID_CLAIM, NULL, true, false);
+	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
+	cr_assert(await_reached(UINT_MAX));
+	ours = rp_pidmap_alloc(&map);		/* the hook lets this one pass */
+	release();
+	cr_assert_eq(pthread_join(a, NULL), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(ours, 1);
+	cr_assert_neq(theirs, ours, "number %d handed out twice", ours);
+	cr_assert_eq(theirs, 2);
+	rp_pidmap_free(&map, 1);
+	rp_pidmap_free(&map, 2);
+	expect_all_free(64);
+}
+
+/*
+ * pidmap_churn/numbers_unique: threads allocate and free over 64 numbers for the
+ * test's run, each holding up to 8; every number handed out is marked as
+ * its holder's, and a number already marked is a number held twice.  At
+ * the end no number is lost: all are free again.
+ */
+#define CHURN_THREADS	4
+#define CHURN_MAX	64
+#define CHURN_HOLD	8
+
+static unsigned long holder[CHURN_MAX];
+static unsigned long churn_errors;
+
+static void *churn(void *arg)
+{
+	unsigned long self = (unsigned long)arg;
+	int held[CHURN_HOLD], n = 0;
+	double end = now_seconds() + test_seconds();
+	unsigned int seed = (unsigned int)self;
+
+	while (now_seconds() < end && !uatomic_read(&churn_errors)) {
+		for (int i = 0; i < 64; i++) {
+			if (n < CHURN_HOLD && (n == 0 || rand_r(&seed) % 2)) {
+				int nr = rp_pidmap_alloc(&map);
+
+				if (nr == -EAGAIN)
+					continue;	/* the others hold the rest */
+				if (nr <= 0 || nr >= CHURN_MAX ||
+				    uatomic_cmpxchg(&holder[nr], 0, self) != 0) {
+					uatomic_inc(&churn_errors);
+					return NULL;
+				}
+				held[n++] = nr;
+			} else if (n > 0) {
+				int k = (int)(rand_r(&seed) % (unsigned int)n), nr = held[k];
+
+				held[k] = held[--n];
+				uatomic_set(&holder[nr], 0);
+				rp_pidmap_free(&map, nr);
+			}
+		}
+	}
+	while (n > 0) {
+		uatomic_set(&holder[held[--n]], 0);
+		rp_pidmap_free(&map, held[n]);
+	}
+	return NULL;
+}
+
+Test(pidmap_churn, numbers_unique, .fini = map_destroy, .timeout = TEST_TIMEOUT)
+{
+	pthread_t th[CHURN_THREADS];
+
+	map_init(CHURN_MAX);
+	for (unsigned long i = 0; i < CHURN_THREADS; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, churn, (void *)(i + 1)), 0);
+	for (int i = 0; i < CHURN_THREADS; i++)
+		cr_assert_eq(pthread_join(th[i], NULL), 0);
+	cr_assert_eq(churn_errors, 0, "a number handed out twice");
+	expect_all_free(CHURN_MAX);
+}
+
+/*
+ * fork_numbers/unique_across_threads: the same through fork, which claims
+ * its number before the update lock.  Two threads, each driving a parent
+ * of its own, fork and reap children over pid_max 16 (init, the parents,
+ * and 12 numbers left for up to 16 children: forks meet EAGAIN); each live
+ * child's pid is marked as its parent's, and a pid already marked is a
+ * number held twice.
+ */
+#define FORK_MAX	16
+#define FORK_HOLD	8
+
+static unsigned long fork_holder[FORK_MAX];
+
+/* The child's pid unmarked, then the child exits and is reaped: 0 or -1. */
+static int fork_end(struct rp_task *parent, struct rp_task *c)
+{
+	pid_t pid = rp_getpid(c);
+	int status = -1;
+
+	uatomic_set(&fork_holder[pid], 0);
+	if (rp_exit_group(c, 0) != 0 || rp_wait4(parent, pid, &status, 0, NULL) != pid)
+		return -1;
+	rp_task_put(c);
+	return 0;
+}
+
+static long fork_churn(struct job *j)
+{
+	struct rp_task *held[FORK_HOLD];
+	double end = now_seconds() + test_seconds();
+	unsigned int seed = (unsigned int)j->arg;
+	int n = 0, errors = 0;
+
+	while (now_seconds() < end && !errors) {
+		if (n < FORK_HOLD && (n == 0 || rand_r(&seed) % 2)) {
+			struct rp_task *c = NULL;
+			pid_t pid = rp_fork(j->t, &c);
+
+			if (pid == -EAGAIN)
+				continue;	/* the other thread holds the rest */
+			if (pid <= 1 || pid >= FORK_MAX ||
+			    uatomic_cmpxchg(&fork_holder[pid], 0, (unsigned long)j->arg) != 0) {
+				errors++;
+				break;
+			}
+			held[n++] = c;
+		} else if (n > 0) {
+			int k = (int)(rand_r(&seed) % (unsigned int)n);
+			struct rp_task *c = held[k];
+
+			held[k] = held[--n];
+			errors += fork_end(j->t, c) != 0;
+		}
+	}
+	while (n > 0)
+		errors += fork_end(j->t, held[--n]) != 0;
+	return errors;
+}
+
+Test(fork_numbers, unique_across_threads, .timeout = TEST_TIMEOUT)
+{
+	struct job jobs[2] = { { .arg = 1 }, { .arg = 2 } };
+	struct rp_task *parents[2];
+
+	start_with(RP_SYNC_RCU, FORK_MAX);
+	for (int i = 0; i < 2; i++) {
+		parents[i] = fork_of(init);
+		job_start(&jobs[i], fork_churn, parents[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(job_join(&jobs[i]), 0, "thread %d: a pid held twice, or a child not reaped", i);
+	for (int i = 0; i < 2; i++)
+		end_child(init, parents[i]);
+	finish_all_reaped();
+}

@@ -215,7 +215,6 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 {
 	sig->sigcnt = 1;
-	sig->sys = sys;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
 	sig->shared_pending.signal = 0;
@@ -244,7 +243,7 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
 {
 	struct rp_sighand *sh = &proc->sighand;
 
-	sighand_init(proc->signal.sys, sh);
+	sighand_init(proc->task.sys, sh);
 	sh->in_process = true;
 	proc->used |= RP_PART_SIGHAND;
 	proc->live |= RP_PART_SIGHAND;
@@ -264,9 +263,9 @@ static void cputimers_group_free(struct rp_signal *sig)
 	if (!timers)
 		return;
 	cds_list_for_each_entry_safe(tm, next, &timers->ignored, ignored_node)
-		rp_cpu_timer_put(sig->sys, tm);
+		rp_cpu_timer_put(rp_signal_sys(sig), tm);
 	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
-		rp_cpu_timer_put(sig->sys, tm);
+		rp_cpu_timer_put(rp_signal_sys(sig), tm);
 	rp_free(timers);
 }
 
@@ -316,7 +315,7 @@ void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 
 	/* A part that was not alive borrows from the bits above it: its own shows set. */
 	RP_DEBUG_BUG_ON(live & part);
-	part_uncount(proc->signal.sys, part);
+	part_uncount(proc->task.sys, part);
 	if (live)
 		return;
 	/*
@@ -324,14 +323,14 @@ void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 	 * began before this point.  The task, dead, is off the registry, so
 	 * its ->rcu is free to carry the block's deferral.
 	 */
-	rp_defer_release(&proc->signal.sys->sync, &proc->task.rcu, process_free);
+	rp_defer_release(&proc->task.sys->sync, &proc->task.rcu, process_free);
 }
 
 bool rp_signal_put(struct rp_signal *sig)
 {
 	if (uatomic_sub_return(&sig->sigcnt, 1) != 0)
 		return false;
-	rp_flush_sigqueue(sig->sys, &sig->shared_pending);
+	rp_flush_sigqueue(rp_signal_sys(sig), &sig->shared_pending);
 	return true;
 }
 

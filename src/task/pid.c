@@ -62,7 +62,7 @@ static int pidmap_alloc(struct rp_system *sys)
 struct rp_system *rp_pid_sys(struct rp_pid *pid)
 {
 	if (pid->in_process)
-		return caa_container_of(pid, struct rp_process, pid)->signal.sys;
+		return caa_container_of(pid, struct rp_process, pid)->task.sys;
 	return caa_container_of(pid, struct rp_tid, pid)->sys;
 }
 

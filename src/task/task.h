@@ -239,7 +239,7 @@ struct rp_signal {
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
 	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
-	struct rp_system *sys;		/* (c) */
+	/* The table: rp_signal_sys, its block's task's (c) ->sys. */
 };
 
 /*
@@ -418,6 +418,16 @@ static inline struct rp_process *rp_process_of(struct rp_signal *sig)
 }
 
 /*
+ * The table @sig belongs to: the ->sys of its block's task, set with it
+ * and constant, and kept until the block's release whether or not that
+ * task is still alive (a group has no ->sys of its own: one word less).
+ */
+static inline struct rp_system *rp_signal_sys(const struct rp_signal *sig)
+{
+	return rp_process_of((struct rp_signal *)sig)->task.sys;
+}
+
+/*
  * Part @part of @proc died (RP_PART_*: its last reference dropped, once it
  * was unpublished); the last part's death releases the block after a
  * grace period (objects.c).
@@ -534,7 +544,7 @@ static inline bool rp_is_global_init(const struct rp_task *t)
  */
 static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
 {
-	rp_assert_update_held(&sig->sys->sync);
+	rp_assert_update_held(&rp_signal_sys(sig)->sync);
 	CMM_STORE_SHARED(sig->tty, tty);
 }
 

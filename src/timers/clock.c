@@ -74,7 +74,7 @@ struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig)
 	struct rp_sighand *sh;
 	struct rp_task *t;
 
-	rp_assert_read_section(&sig->sys->sync);
+	rp_assert_read_section(&rp_signal_sys(sig)->sync);
 	/* Pairs with the thread-list insertions in clone. */
 	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node)
 		if ((sh = rp_lock_task_sighand_rcu(t)))

@@ -74,7 +74,7 @@ void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
 
 static void timer_put(struct rp_cpu_timer *tm)
 {
-	rp_cpu_timer_put(tm->owner->sys, tm);
+	rp_cpu_timer_put(rp_signal_sys(tm->owner), tm);
 }
 
 /* The tasks a timer names, let go at its delete: nothing arms or signals it after. */
@@ -283,13 +283,13 @@ static struct rp_cpu_timer *timer_find(struct rp_task *self, int id)
 static void unlock_timer(struct rp_cpu_timer *tm)
 {
 	rp_cpu_timer_unlock(tm);
-	rp_read_unlock(&tm->owner->sys->sync);
+	rp_read_unlock(&rp_signal_sys(tm->owner)->sync);
 }
 
 /* Enter a read section and lock @tm: 0, or -EINVAL (nothing held) if it was deleted. */
 static int lock_live(struct rp_cpu_timer *tm)
 {
-	rp_read_lock(&tm->owner->sys->sync);
+	rp_read_lock(&rp_signal_sys(tm->owner)->sync);
 	rp_cpu_timer_lock(tm);
 	if (!tm->deleted)
 		return 0;
@@ -356,7 +356,7 @@ static int delete_timer(struct rp_cpu_timer *tm)
 	/* Under the owner's siglock: sigaction's flush must not park it from now on. */
 	tm->deleted = true;
 	cds_list_del(&tm->owner_node);
-	rp_posixtimer_forget_ignored(tm->owner->sys, tm);
+	rp_posixtimer_forget_ignored(rp_signal_sys(tm->owner), tm);
 	if (osh)
 		rp_unlock_sighand(osh);
 	unlock_timer(tm);

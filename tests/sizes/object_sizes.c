@@ -113,8 +113,7 @@ int main(void)
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
 		FIELD(struct rp_signal, multiprocess),
-		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers),
-		FIELD(struct rp_signal, sys));
+		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers));
 	sighand = OBJECT(rp_sighand,
 		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
 		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, in_process));

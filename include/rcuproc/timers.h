@@ -25,7 +25,8 @@ extern "C" {
 
 /*
  * Charge user and system CPU time to @t and fire what expires: 0, or
- * -ESRCH once @t has passed its exit point (nothing is charged then).
+ * -ESRCH once @t has passed its exit point, or -ENOMEM if @t's first
+ * charge finds no memory for its CPU time (nothing is charged then).
  */
 RP_API int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
 

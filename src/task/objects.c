@@ -129,16 +129,6 @@ void rp_sighand_put(struct rp_sighand *sh)
 	rp_defer_release(&own->sys->sync, &own->rcu, exec_sighand_free);
 }
 
-void rp_cputimers_task_init(struct rp_task *t)
-{
-	CDS_INIT_LIST_HEAD(&t->cputimers.armed);
-}
-
-void rp_cputimers_group_init(struct rp_signal *sig)
-{
-	CDS_INIT_LIST_HEAD(&sig->cputimers.armed);
-}
-
 struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 {
 	struct rp_group_timers *timers = sig->cputimers.timers;
@@ -149,11 +139,38 @@ struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 	timers = rp_zalloc(sizeof(*timers));
 	if (!timers)
 		return NULL;
+	CDS_INIT_LIST_HEAD(&timers->armed);
 	CDS_INIT_LIST_HEAD(&timers->owned);
 	CDS_INIT_LIST_HEAD(&timers->ignored);
 	/* Complete before it is stored: every reader holds our siglock. */
 	sig->cputimers.timers = timers;
 	return timers;
+}
+
+struct rp_thread_cputime *rp_thread_cputime_get(struct rp_task *t)
+{
+	struct rp_thread_cputime *ct = t->cputimers.state;
+
+	rp_assert_siglock_held(t);
+	if (ct)
+		return ct;
+	/* The group's first: what the thread's exit point folds into. */
+	if (!rp_group_timers_get(t->signal))
+		return NULL;
+	ct = rp_zalloc(sizeof(*ct));
+	if (!ct)
+		return NULL;
+	CDS_INIT_LIST_HEAD(&ct->armed);
+	/* Complete before it is stored: every reader holds our siglock. */
+	t->cputimers.state = ct;
+	return ct;
+}
+
+void rp_thread_cputime_free(struct rp_task *t)
+{
+	/* Every timer on the clock was disarmed at the task's release. */
+	RP_DEBUG_BUG_ON(t->cputimers.state && !cds_list_empty(&t->cputimers.state->armed));
+	rp_free(t->cputimers.state);
 }
 
 const struct rp_rlimits rp_default_rlimits = {
@@ -222,7 +239,6 @@ static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 	sig->dumpable = true;
 	for (int i = 0; i < RP_MEMBER_LISTS; i++)
 		rp_hlist_node_init(&sig->member[i].node);
-	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
 }
 
@@ -287,6 +303,7 @@ static void process_free(struct rp_deferred *d)
 
 	if (proc->used & RP_PART_SIGHAND)
 		actions_free(proc->sighand.actions);
+	rp_thread_cputime_free(&proc->task);
 	signal_destroy(&proc->signal);
 	rp_cache_free(&process_cache, proc);
 }

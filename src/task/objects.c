@@ -233,7 +233,7 @@ static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 {
 	sig->sigcnt = 1;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
-	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
+	sig->shared_pending.tail = NULL;
 	sig->shared_pending.signal = 0;
 	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
@@ -378,7 +378,7 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 {
 	if (q->preallocated) {
 		/* Off its queue: it may be queued again.  Its timer's reference goes. */
-		CDS_INIT_LIST_HEAD(&q->list);
+		RP_DEBUG_BUG_ON(rp_sigqueue_queued(q));
 		rp_cpu_timer_put(sys, caa_container_of(q, struct rp_cpu_timer, sigq));
 		return;
 	}
@@ -390,10 +390,10 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 
 void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p)
 {
-	struct rp_sigqueue *q, *tmp;
+	struct rp_sigqueue *q, *prev, *next;
 
-	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
-		cds_list_del(&q->list);
+	rp_sigpending_for_each_safe(q, prev, next, p) {
+		rp_sigpending_del(p, prev, q);
 		rp_sigqueue_free(sys, q);
 	}
 	p->signal = 0;

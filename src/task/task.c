@@ -128,7 +128,7 @@ void rp_task_init(struct rp_system *sys, struct rp_task *t)
 	CDS_INIT_LIST_HEAD(&t->ptrace_entry.node);
 	CDS_INIT_LIST_HEAD(&t->tasks);
 	CDS_INIT_LIST_HEAD(&t->thread_node);
-	CDS_INIT_LIST_HEAD(&t->pending.list);
+	t->pending.tail = NULL;
 	t->pending.signal = 0;
 	t->blocked = 0;
 	rp_shared_write(RP_SHARED_REGISTRY_LOCK);

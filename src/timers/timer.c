@@ -561,7 +561,6 @@ int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 	tm->overrun = -1;
 	CDS_INIT_LIST_HEAD(&tm->node);
 	CDS_INIT_LIST_HEAD(&tm->ignored_node);
-	CDS_INIT_LIST_HEAD(&tm->sigq.list);
 	err = rp_sigqueue_charge_prealloc(self, &tm->sigq);
 	if (err) {
 		rp_free(tm);

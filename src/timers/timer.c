@@ -662,7 +662,8 @@ int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 			unlock_timer(tm);
 		}
 	}
-	if (!err && !clock_state_get(tm)) {
+	/* Only a setting that may arm needs the clock's state: a disarm never fails. */
+	if (!err && rp_timespec_to_ns(&value->it_value) && !clock_state_get(tm)) {
 		err = -ENOMEM;	/* the clock's first timer: no memory to arm it on */
 		rp_unlock_sighand(sh);
 		unlock_timer(tm);

@@ -25,7 +25,8 @@ extern "C" {
 
 /*
  * Charge user and system CPU time to @t and fire what expires: 0, or
- * -ESRCH once @t has passed its exit point (nothing is charged then).
+ * -ESRCH once @t has passed its exit point, or -ENOMEM if @t's first
+ * charge finds no memory for its CPU time (nothing is charged then).
  */
 RP_API int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns);
 
@@ -49,7 +50,10 @@ RP_API int rp_getrusage(struct rp_task *self, int who, struct rusage *usage);
 /*
  * timer_create(2): SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID on a CPU clock
  * (another process's too); ids per process from 0, not reused.  A timer
- * whose target was reaped: settime -ESRCH, gettime all zero.  exec deletes
+ * whose target was reaped: settime -ESRCH, gettime all zero.  The first
+ * settime of a timer on a clock that was never charged nor had a timer
+ * set allocates the clock's CPU-time state: -ENOMEM if it cannot (the
+ * timer stays disarmed).  exec deletes
  * the process's timers.  As Linux, a periodic timer is re-armed when its
  * signal is delivered, and getoverrun answers the overrun of the last
  * signal delivered; settime and delete leave a queued signal queued, and

@@ -134,7 +134,7 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
 
 	rp_assert_group_siglock_held(sig);
-	rp_assert_update_held(&sig->sys->sync);
+	rp_assert_update_held(&rp_signal_sys(sig)->sync);
 #ifdef RP_BREAK_RELINK_PROXY
 	/* Linux's change_pid: the same node, off one list and onto the other. */
 	cds_hlist_del_rcu(&old->node);
@@ -154,7 +154,7 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 
 void rp_pgrp_exit(struct rp_signal *sig)
 {
-	rp_assert_update_held(&sig->sys->sync);
+	rp_assert_update_held(&rp_signal_sys(sig)->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
 		proxy_retire(sig, type, sig->proxy[type - RP_PIDTYPE_PGID]);
 		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;

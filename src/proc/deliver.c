@@ -37,10 +37,10 @@ static int next_signal(const struct rp_sigpending *p, uint64_t blocked)
 static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int sig,
 			   siginfo_t *info, struct rp_sigqueue **timer_sigq)
 {
-	struct rp_sigqueue *q, *first = NULL;
+	struct rp_sigqueue *q, *prev, *next, *first = NULL, *before_first = NULL;
 	bool more = false;
 
-	cds_list_for_each_entry(q, &p->list, list) {
+	rp_sigpending_for_each_safe(q, prev, next, p) {
 		if (q->info.si_signo != sig)
 			continue;
 		if (first) {
@@ -48,6 +48,7 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 			break;
 		}
 		first = q;
+		before_first = prev;
 	}
 	if (!more)
 		p->signal &= ~RP_SIGBIT(sig);
@@ -56,13 +57,11 @@ static void collect_signal(struct rp_system *sys, struct rp_sigpending *p, int s
 		return;
 	}
 	*info = first->info;
-	if (first->preallocated) {
-		cds_list_del_init(&first->list);
+	rp_sigpending_del(p, before_first, first);
+	if (first->preallocated)
 		*timer_sigq = first;
-	} else {
-		cds_list_del(&first->list);
+	else
 		rp_sigqueue_free(sys, first);
-	}
 }
 
 /* Thread-directed signals first, then the group's (siglock held); see collect_signal. */

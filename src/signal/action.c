@@ -10,12 +10,12 @@
 /* Drop every pending instance of @sig from @p, a queue of @self's group (siglock held). */
 static void discard_signal(struct rp_task *self, struct rp_sigpending *p, int sig)
 {
-	struct rp_sigqueue *q, *tmp;
+	struct rp_sigqueue *q, *prev, *next;
 
 	p->signal &= ~RP_SIGBIT(sig);
-	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
+	rp_sigpending_for_each_safe(q, prev, next, p) {
 		if (q->info.si_signo == sig) {
-			cds_list_del(&q->list);
+			rp_sigpending_del(p, prev, q);
 			rp_sigqueue_free_ignored(self, q);
 		}
 	}

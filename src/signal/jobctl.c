@@ -40,14 +40,14 @@
 /* Take the signals of @mask off @p, a queue of @t's group, entries too (siglock held). */
 static void flush_sigqueue_mask(struct rp_task *t, struct rp_sigpending *p, uint64_t mask)
 {
-	struct rp_sigqueue *q, *tmp;
+	struct rp_sigqueue *q, *prev, *next;
 
 	if (!(p->signal & mask))
 		return;
 	p->signal &= ~mask;
-	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
+	rp_sigpending_for_each_safe(q, prev, next, p) {
 		if (RP_SIGBIT(q->info.si_signo) & mask) {
-			cds_list_del(&q->list);
+			rp_sigpending_del(p, prev, q);
 			rp_sigqueue_free_ignored(t, q);
 		}
 	}

@@ -26,7 +26,7 @@ static void queue_sigqueue(struct rp_task *t, struct rp_cpu_timer *tm)
 	struct rp_sigpending *pending = group ? &t->signal->shared_pending : &t->pending;
 
 	rp_assert_siglock_held(t);
-	cds_list_add_tail(&q->list, &pending->list);
+	rp_sigpending_add_tail(pending, q);
 	pending->signal |= RP_SIGBIT(sig);
 	rp_complete_signal(t, sig, group);
 }
@@ -44,7 +44,7 @@ static void park(struct rp_cpu_timer *tm)
 void rp_posixtimer_send_locked(struct rp_task *t, struct rp_cpu_timer *tm)
 {
 	struct rp_sigqueue *q = &tm->sigq;
-	bool queued = !cds_list_empty(&q->list);
+	bool queued = rp_sigqueue_queued(q);
 
 	rp_assert_siglock_held(t);
 	rp_lockdep_assert_held_obj(tm);
@@ -93,8 +93,7 @@ void rp_sigqueue_free_ignored(struct rp_task *t, struct rp_sigqueue *q)
 		rp_sigqueue_free(t->sys, q);
 		return;
 	}
-	CDS_INIT_LIST_HEAD(&q->list);
-	park(tm);		/* with the queued entry's reference */
+	park(tm);		/* off its queue already (rp_sigpending_del) */		/* with the queued entry's reference */
 }
 
 /* The thread @tm notifies, or @self for its process; NULL if that thread was released. */
@@ -145,16 +144,16 @@ void rp_posixtimer_forget_ignored(struct rp_system *sys, struct rp_cpu_timer *tm
 /* Take the SI_TIMER entries off @p (siglock held). */
 static void flush_itimer_signals(struct rp_system *sys, struct rp_sigpending *p)
 {
-	struct rp_sigqueue *q, *tmp;
+	struct rp_sigqueue *q, *prev, *next;
 	uint64_t retain = 0, flushed = 0;
 
-	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
+	rp_sigpending_for_each_safe(q, prev, next, p) {
 		if (q->info.si_code != SI_TIMER) {
 			retain |= RP_SIGBIT(q->info.si_signo);
 			continue;
 		}
 		flushed |= RP_SIGBIT(q->info.si_signo);
-		cds_list_del(&q->list);
+		rp_sigpending_del(p, prev, q);
 		rp_sigqueue_free(sys, q);
 	}
 	/* A flushed signal's bit stays only if another of its entries does (Linux's). */

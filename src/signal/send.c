@@ -193,7 +193,7 @@ static int queue_siginfo(struct rp_task *t, struct rp_sigpending *pending, int s
 		else
 			rp_siginfo_init(&q->info, sig, SI_KERNEL, 0, 0);
 		q->info.si_signo = sig;
-		cds_list_add_tail(&q->list, &pending->list);
+		rp_sigpending_add_tail(pending, q);
 		return 0;
 	}
 	if (info && sig >= RP_SIGRTMIN && info->si_code != SI_USER)

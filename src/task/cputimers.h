@@ -29,6 +29,18 @@ struct rp_itimer {
 	uint64_t incr;			/* (s) 0: one-shot */
 };
 
+/*
+ * A thread's CPU time and the timers on its clock.  Most threads are never
+ * charged (no tick reaches them) and no timer runs on their clock, so this
+ * is allocated by the first charge or the first timer set on the clock
+ * (rp_thread_cputime_get) and freed with the task, after its grace period.
+ */
+struct rp_thread_cputime {
+	struct rp_cputime time;		/* (s) charged so far */
+	bool folded;			/* (s) exit point passed: ->time is in the group's */
+	struct cds_list_head armed;	/* (s) timers on this thread's clock */
+};
+
 /* One thread's part. */
 struct rp_task_cputimers {
 	/*
@@ -38,20 +50,31 @@ struct rp_task_cputimers {
 	 * (the tick of Linux runs on the thread itself).
 	 */
 	struct rp_spinlock tick;
-	struct rp_cputime time;		/* (s) charged so far */
-	bool folded;			/* (s) exit point passed: ->time is in the group's */
-	struct cds_list_head armed;	/* (s) timers on this thread's clock */
+	/*
+	 * (s) NULL until the first charge or timer: stored once, complete,
+	 * under the group's siglock and read under it only (the writer's
+	 * unlock pairs with a reader's lock), as the group's ->timers.  A
+	 * thread without it has run no time and has no timer on its clock.
+	 */
+	struct rp_thread_cputime *state;
 };
 
 /* rp_group_timers.itimer[] */
 enum { RP_ITIMER_PROF, RP_ITIMER_VIRT, RP_ITIMER_NR };
 
 /*
- * The timers a process sets for itself: most never set one, so they are
- * allocated by the group's first timer_create or setitimer
- * (rp_group_timers_get) and freed with the group, after its grace period.
+ * A process's CPU time and timers: the times its exited threads left, the
+ * timers on its clock and the ones it set for itself.  Most processes
+ * never run a charged thread nor set a timer, so this is allocated by the
+ * first charge of one of its threads, the first timer set on its clock or
+ * its first timer_create or setitimer (rp_group_timers_get), and freed with
+ * the group, after its grace period.  A thread's rp_thread_cputime is
+ * allocated after its group's one: a thread that has time to fold at its
+ * exit point finds where to fold it.
  */
 struct rp_group_timers {
+	struct rp_cputime exited;	/* (s) left by threads past their exit point */
+	struct cds_list_head armed;	/* (s) timers on the process clock */
 	struct rp_itimer itimer[RP_ITIMER_NR];	/* (s) */
 	struct cds_list_head owned;	/* (s) this process's POSIX timers, by id */
 	/*
@@ -65,9 +88,11 @@ struct rp_group_timers {
 
 /* A thread group's part. */
 struct rp_group_cputimers {
-	struct rp_cputime exited;	/* (s) left by threads past their exit point */
-	struct rp_cputime children;	/* (s) reaped children, with their children */
-	struct cds_list_head armed;	/* (s) timers on the process clock */
+	/*
+	 * (s) Reaped children, with their children: in the group, not in
+	 * ->timers, so that a reap, which cannot fail, never allocates.
+	 */
+	struct rp_cputime children;
 	/*
 	 * (s) NULL until the first: stored once, complete, under the group's
 	 * siglock and read under it only, so the siglock orders the object's
@@ -77,10 +102,14 @@ struct rp_group_cputimers {
 	struct rp_group_timers *timers;
 };
 
-/* Set up a new task's and a new group's parts (the objects are zeroed; objects.c). */
-void rp_cputimers_task_init(struct rp_task *t);
-void rp_cputimers_group_init(struct rp_signal *sig);
 /* The timers of @sig, allocated on first use (@sig's siglock held); NULL on ENOMEM. */
 struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig);
+/*
+ * The CPU time of @t, allocated on first use with its group's
+ * (rp_group_timers_get) (@t's siglock held); NULL on ENOMEM.
+ */
+struct rp_thread_cputime *rp_thread_cputime_get(struct rp_task *t);
+/* Free @t's CPU time, if any: @t is being freed (objects.c). */
+void rp_thread_cputime_free(struct rp_task *t);
 
 #endif /* RP_TASK_CPUTIMERS_H */

@@ -129,16 +129,6 @@ void rp_sighand_put(struct rp_sighand *sh)
 	rp_defer_release(&own->sys->sync, &own->rcu, exec_sighand_free);
 }
 
-void rp_cputimers_task_init(struct rp_task *t)
-{
-	CDS_INIT_LIST_HEAD(&t->cputimers.armed);
-}
-
-void rp_cputimers_group_init(struct rp_signal *sig)
-{
-	CDS_INIT_LIST_HEAD(&sig->cputimers.armed);
-}
-
 struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 {
 	struct rp_group_timers *timers = sig->cputimers.timers;
@@ -149,11 +139,38 @@ struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 	timers = rp_zalloc(sizeof(*timers));
 	if (!timers)
 		return NULL;
+	CDS_INIT_LIST_HEAD(&timers->armed);
 	CDS_INIT_LIST_HEAD(&timers->owned);
 	CDS_INIT_LIST_HEAD(&timers->ignored);
 	/* Complete before it is stored: every reader holds our siglock. */
 	sig->cputimers.timers = timers;
 	return timers;
+}
+
+struct rp_thread_cputime *rp_thread_cputime_get(struct rp_task *t)
+{
+	struct rp_thread_cputime *ct = t->cputimers.state;
+
+	rp_assert_siglock_held(t);
+	if (ct)
+		return ct;
+	/* The group's first: what the thread's exit point folds into. */
+	if (!rp_group_timers_get(t->signal))
+		return NULL;
+	ct = rp_zalloc(sizeof(*ct));
+	if (!ct)
+		return NULL;
+	CDS_INIT_LIST_HEAD(&ct->armed);
+	/* Complete before it is stored: every reader holds our siglock. */
+	t->cputimers.state = ct;
+	return ct;
+}
+
+void rp_thread_cputime_free(struct rp_task *t)
+{
+	/* Every timer on the clock was disarmed at the task's release. */
+	RP_DEBUG_BUG_ON(t->cputimers.state && !cds_list_empty(&t->cputimers.state->armed));
+	rp_free(t->cputimers.state);
 }
 
 const struct rp_rlimits rp_default_rlimits = {
@@ -215,15 +232,13 @@ void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *pa
 static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 {
 	sig->sigcnt = 1;
-	sig->sys = sys;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
-	CDS_INIT_LIST_HEAD(&sig->shared_pending.list);
+	sig->shared_pending.tail = NULL;
 	sig->shared_pending.signal = 0;
 	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
 	for (int i = 0; i < RP_MEMBER_LISTS; i++)
 		rp_hlist_node_init(&sig->member[i].node);
-	rp_cputimers_group_init(sig);
 	rp_count_inc(sys, signals);
 }
 
@@ -244,7 +259,7 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
 {
 	struct rp_sighand *sh = &proc->sighand;
 
-	sighand_init(proc->signal.sys, sh);
+	sighand_init(proc->task.sys, sh);
 	sh->in_process = true;
 	proc->used |= RP_PART_SIGHAND;
 	proc->live |= RP_PART_SIGHAND;
@@ -264,9 +279,9 @@ static void cputimers_group_free(struct rp_signal *sig)
 	if (!timers)
 		return;
 	cds_list_for_each_entry_safe(tm, next, &timers->ignored, ignored_node)
-		rp_cpu_timer_put(sig->sys, tm);
+		rp_cpu_timer_put(rp_signal_sys(sig), tm);
 	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
-		rp_cpu_timer_put(sig->sys, tm);
+		rp_cpu_timer_put(rp_signal_sys(sig), tm);
 	rp_free(timers);
 }
 
@@ -288,6 +303,7 @@ static void process_free(struct rp_deferred *d)
 
 	if (proc->used & RP_PART_SIGHAND)
 		actions_free(proc->sighand.actions);
+	rp_thread_cputime_free(&proc->task);
 	signal_destroy(&proc->signal);
 	rp_cache_free(&process_cache, proc);
 }
@@ -316,7 +332,7 @@ void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 
 	/* A part that was not alive borrows from the bits above it: its own shows set. */
 	RP_DEBUG_BUG_ON(live & part);
-	part_uncount(proc->signal.sys, part);
+	part_uncount(proc->task.sys, part);
 	if (live)
 		return;
 	/*
@@ -324,14 +340,14 @@ void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 	 * began before this point.  The task, dead, is off the registry, so
 	 * its ->rcu is free to carry the block's deferral.
 	 */
-	rp_defer_release(&proc->signal.sys->sync, &proc->task.rcu, process_free);
+	rp_defer_release(&proc->task.sys->sync, &proc->task.rcu, process_free);
 }
 
 bool rp_signal_put(struct rp_signal *sig)
 {
 	if (uatomic_sub_return(&sig->sigcnt, 1) != 0)
 		return false;
-	rp_flush_sigqueue(sig->sys, &sig->shared_pending);
+	rp_flush_sigqueue(rp_signal_sys(sig), &sig->shared_pending);
 	return true;
 }
 
@@ -362,7 +378,7 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 {
 	if (q->preallocated) {
 		/* Off its queue: it may be queued again.  Its timer's reference goes. */
-		CDS_INIT_LIST_HEAD(&q->list);
+		RP_DEBUG_BUG_ON(rp_sigqueue_queued(q));
 		rp_cpu_timer_put(sys, caa_container_of(q, struct rp_cpu_timer, sigq));
 		return;
 	}
@@ -374,10 +390,10 @@ void rp_sigqueue_free(struct rp_system *sys, struct rp_sigqueue *q)
 
 void rp_flush_sigqueue(struct rp_system *sys, struct rp_sigpending *p)
 {
-	struct rp_sigqueue *q, *tmp;
+	struct rp_sigqueue *q, *prev, *next;
 
-	cds_list_for_each_entry_safe(q, tmp, &p->list, list) {
-		cds_list_del(&q->list);
+	rp_sigpending_for_each_safe(q, prev, next, p) {
+		rp_sigpending_del(p, prev, q);
 		rp_sigqueue_free(sys, q);
 	}
 	p->signal = 0;

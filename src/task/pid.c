@@ -23,7 +23,7 @@ static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
 struct rp_system *rp_pid_sys(struct rp_pid *pid)
 {
 	if (pid->in_process)
-		return caa_container_of(pid, struct rp_process, pid)->signal.sys;
+		return caa_container_of(pid, struct rp_process, pid)->task.sys;
 	return caa_container_of(pid, struct rp_tid, pid)->sys;
 }
 

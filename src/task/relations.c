@@ -19,7 +19,7 @@
 
 bool rp_session_leader_rcu(struct rp_signal *sig)
 {
-	rp_assert_read_section(&sig->sys->sync);
+	rp_assert_read_section(&rp_signal_sys(sig)->sync);
 	/*
 	 * The sid is the leader's own pid, held while anyone uses it: never
 	 * reused.  Pairs with rcu_assign_pointer in rp_pgrp_move.

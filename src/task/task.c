@@ -45,6 +45,7 @@ static void task_unregister(struct rp_task *t)
 static void task_free_struct(struct rp_task *t)
 {
 	rp_count_dec(t->sys, tasks);
+	rp_thread_cputime_free(t);
 	rp_cache_free(&task_cache, t);
 }
 
@@ -127,10 +128,9 @@ void rp_task_init(struct rp_system *sys, struct rp_task *t)
 	CDS_INIT_LIST_HEAD(&t->ptrace_entry.node);
 	CDS_INIT_LIST_HEAD(&t->tasks);
 	CDS_INIT_LIST_HEAD(&t->thread_node);
-	CDS_INIT_LIST_HEAD(&t->pending.list);
+	t->pending.tail = NULL;
 	t->pending.signal = 0;
 	t->blocked = 0;
-	rp_cputimers_task_init(t);
 	rp_shared_write(RP_SHARED_REGISTRY_LOCK);
 	pthread_mutex_lock(&sys->registry_lock);
 	cds_list_add(&t->registry, &sys->registry);

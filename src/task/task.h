@@ -84,16 +84,75 @@ struct rp_cred {
 
 /* A queued signal with its siginfo (real-time signals queue, others coalesce). */
 struct rp_sigqueue {
-	struct cds_list_head list;	/* (s) */
+	struct rp_sigqueue *next;	/* (s) the next on its queue (circular); NULL
+					   while on none (rp_sigqueue_queued) */
 	siginfo_t info;			/* (s) */
 	struct rp_user *user;		/* (c) charged for RLIMIT_SIGPENDING */
 	bool preallocated;		/* (c) a timer's: freeing it drops the timer's reference */
 };
 
+/*
+ * Pending signals: the set, and the queue of rp_sigqueue entries in the
+ * order they were sent.  The queue is one word, its last entry, whose
+ * ->next is the first (a circular singly linked list): a send appends and
+ * every walk starts at the first, both in O(1), and an entry is taken off
+ * only by a walk, which knows the one before it.  Written here because no
+ * library has a one-word FIFO: liburcu's lists and glibc's <sys/queue.h>
+ * STAILQ take two words for a head, and a head of one word (hlist, SLIST)
+ * has no tail to append at.  A task and a group hold one each: 8 bytes
+ * less than a list head apiece, and 8 less in each queued entry.
+ */
 struct rp_sigpending {
-	struct cds_list_head list;	/* (s) rp_sigqueue entries, in order */
+	struct rp_sigqueue *tail;	/* (s) the last entry; NULL: none queued */
 	uint64_t signal;		/* (s) signals pending, bit sig - 1 (RP_SIGBIT) */
 };
+
+/* Is @q on a queue? */
+static inline bool rp_sigqueue_queued(const struct rp_sigqueue *q)
+{
+	return q->next != NULL;
+}
+
+/* Append @q, on no queue, to @p. */
+static inline void rp_sigpending_add_tail(struct rp_sigpending *p, struct rp_sigqueue *q)
+{
+	RP_DEBUG_BUG_ON(rp_sigqueue_queued(q));
+	if (p->tail) {
+		q->next = p->tail->next;
+		p->tail->next = q;
+	} else {
+		q->next = q;
+	}
+	p->tail = q;
+}
+
+/* Take @q off @p; @prev is the entry before it (the tail if @q is the first). */
+static inline void rp_sigpending_del(struct rp_sigpending *p, struct rp_sigqueue *prev,
+				     struct rp_sigqueue *q)
+{
+	RP_DEBUG_BUG_ON(prev->next != q);
+	if (prev == q) {
+		p->tail = NULL;			/* it was the only one */
+	} else {
+		prev->next = q->next;
+		if (p->tail == q)
+			p->tail = prev;
+	}
+	q->next = NULL;
+}
+
+/*
+ * Walk @p from its first entry to its last, @q the entry, @prev the one
+ * before it (pass both to rp_sigpending_del), @n the next to visit: the
+ * body may take @q off and free it (nothing else).  The step does not
+ * look at @q: @q was taken off if @prev no longer leads to it, and then
+ * @prev stays where it was (@prev, never taken off, is still queued
+ * unless it was @q itself, the only entry, and then the walk is over).
+ */
+#define rp_sigpending_for_each_safe(q, prev, n, p)				\
+	for ((prev) = (p)->tail, (q) = (prev) ? (prev)->next : NULL;		\
+	     (q) && ((n) = (q) == (p)->tail ? NULL : (q)->next, true);		\
+	     (prev) = (n) && (prev)->next == (q) ? (q) : (prev), (q) = (n))
 
 /*
  * A signal action as Linux keeps it (struct k_sigaction): the handler, the
@@ -240,7 +299,7 @@ struct rp_signal {
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
 	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
 	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
-	struct rp_system *sys;		/* (c) */
+	/* The table: rp_signal_sys, its block's task's (c) ->sys. */
 };
 
 /*
@@ -419,6 +478,16 @@ static inline struct rp_process *rp_process_of(struct rp_signal *sig)
 }
 
 /*
+ * The table @sig belongs to: the ->sys of its block's task, set with it
+ * and constant, and kept until the block's release whether or not that
+ * task is still alive (a group has no ->sys of its own: one word less).
+ */
+static inline struct rp_system *rp_signal_sys(const struct rp_signal *sig)
+{
+	return rp_process_of((struct rp_signal *)sig)->task.sys;
+}
+
+/*
  * Part @part of @proc died (RP_PART_*: its last reference dropped, once it
  * was unpublished); the last part's death releases the block after a
  * grace period (objects.c).
@@ -535,7 +604,7 @@ static inline bool rp_is_global_init(const struct rp_task *t)
  */
 static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
 {
-	rp_assert_update_held(&sig->sys->sync);
+	rp_assert_update_held(&rp_signal_sys(sig)->sync);
 	CMM_STORE_SHARED(sig->tty, tty);
 }
 

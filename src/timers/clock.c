@@ -74,7 +74,7 @@ struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig)
 	struct rp_sighand *sh;
 	struct rp_task *t;
 
-	rp_assert_read_section(&sig->sys->sync);
+	rp_assert_read_section(&rp_signal_sys(sig)->sync);
 	/* Pairs with the thread-list insertions in clone. */
 	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node)
 		if ((sh = rp_lock_task_sighand_rcu(t)))
@@ -89,8 +89,10 @@ static uint64_t cputime_sample(const struct rp_cputime *ct, int which)
 
 uint64_t rp_thread_sample(const struct rp_task *t, int which)
 {
+	const struct rp_thread_cputime *ct = t->cputimers.state;
+
 	rp_assert_siglock_held(t);
-	return cputime_sample(&t->cputimers.time, which);
+	return ct ? cputime_sample(&ct->time, which) : 0;	/* none: never charged */
 }
 
 /*
@@ -100,18 +102,28 @@ uint64_t rp_thread_sample(const struct rp_task *t, int which)
 struct rp_cputime rp_group_cputime(struct rp_signal *sig)
 {
 	struct rp_cputime sum = { 0, 0 };
+	struct rp_group_timers *timers;
+	struct rp_thread_cputime *ct;
 	struct rp_task *t;
 
 	rp_assert_group_siglock_held(sig);
+	/*
+	 * The pointers are (s), stored once under the siglock: loaded shared
+	 * for the broken twin's unlocked sample only.
+	 */
+	timers = CMM_LOAD_SHARED(sig->cputimers.timers);
+	if (!timers)
+		return sum;	/* no thread of the group was ever charged */
 	/* Pairs with the thread-list insertions in clone (stable under the siglock). */
 	cds_list_for_each_entry_rcu(t, &sig->thread_head, thread_node) {
-		if (CMM_LOAD_SHARED(t->cputimers.folded))
+		ct = CMM_LOAD_SHARED(t->cputimers.state);
+		if (!ct || CMM_LOAD_SHARED(ct->folded))
 			continue;
-		sum.utime += CMM_LOAD_SHARED(t->cputimers.time.utime);
-		sum.stime += CMM_LOAD_SHARED(t->cputimers.time.stime);
+		sum.utime += CMM_LOAD_SHARED(ct->time.utime);
+		sum.stime += CMM_LOAD_SHARED(ct->time.stime);
 	}
-	sum.utime += CMM_LOAD_SHARED(sig->cputimers.exited.utime);
-	sum.stime += CMM_LOAD_SHARED(sig->cputimers.exited.stime);
+	sum.utime += CMM_LOAD_SHARED(timers->exited.utime);
+	sum.stime += CMM_LOAD_SHARED(timers->exited.stime);
 	return sum;
 }
 
@@ -228,7 +240,8 @@ static int sample_self(struct rp_task *self, struct self_times *st)
 	rp_read_lock(sync);
 	sh = rp_lock_task_sighand_rcu(self);
 	if (sh) {
-		st->thread = self->cputimers.time;
+		if (self->cputimers.state)
+			st->thread = self->cputimers.state->time;
 		st->group = rp_group_cputime(self->signal);
 		st->children = self->signal->cputimers.children;
 		rp_unlock_sighand(sh);

@@ -92,22 +92,20 @@ static void check_rlimit_cpu(struct rp_task *t, uint64_t prof)
 /* The clocks of @t and of its group after the charge; what expired (siglock held). */
 static void check_timers(struct rp_task *t, struct cds_list_head *firing)
 {
-	struct rp_group_cputimers *g = &t->signal->cputimers;
+	/* A charge allocated both (rp_thread_cputime_get). */
+	struct rp_group_timers *g = t->signal->cputimers.timers;
 	uint64_t now[RP_CPUCLOCK_MAX];
 	int which;
 
 	rp_assert_siglock_held(t);
 	for (which = 0; which < RP_CPUCLOCK_MAX; which++)
 		now[which] = rp_thread_sample(t, which);
-	collect_expired(&t->cputimers.armed, now, firing);
+	collect_expired(&t->cputimers.state->armed, now, firing);
 	for (which = 0; which < RP_CPUCLOCK_MAX; which++)
 		now[which] = rp_group_sample(t->signal, which);
 	collect_expired(&g->armed, now, firing);
-	if (g->timers) {
-		check_itimer(t, &g->timers->itimer[RP_ITIMER_PROF], now[RP_CPUCLOCK_PROF], SIGPROF);
-		check_itimer(t, &g->timers->itimer[RP_ITIMER_VIRT], now[RP_CPUCLOCK_VIRT],
-			     SIGVTALRM);
-	}
+	check_itimer(t, &g->itimer[RP_ITIMER_PROF], now[RP_CPUCLOCK_PROF], SIGPROF);
+	check_itimer(t, &g->itimer[RP_ITIMER_VIRT], now[RP_CPUCLOCK_VIRT], SIGVTALRM);
 	check_rlimit_cpu(t, now[RP_CPUCLOCK_PROF]);
 }
 
@@ -140,23 +138,31 @@ static void fire_collected_rcu(struct rp_task *t, struct cds_list_head *firing)
 	}
 }
 
-/* Charge @t and collect what expired; -ESRCH if @t is released or exiting. */
+/*
+ * Charge @t and collect what expired; -ESRCH if @t is released or exiting,
+ * -ENOMEM if its first charge finds no memory for its CPU time (nothing
+ * charged).
+ */
 static int charge(struct rp_task *t, uint64_t user_ns, uint64_t system_ns,
 		  struct cds_list_head *firing)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand_rcu(t);
+	struct rp_thread_cputime *ct;
+	int err = 0;
 
 	if (!sh)
 		return -ESRCH;
-	if (EXIT_CHECK && rp_task_exited(t)) {
-		rp_unlock_sighand(sh);
-		return -ESRCH;
+	if (EXIT_CHECK && rp_task_exited(t))
+		err = -ESRCH;
+	else if (!(ct = rp_thread_cputime_get(t)))
+		err = -ENOMEM;
+	if (!err) {
+		ct->time.utime += user_ns;
+		ct->time.stime += system_ns;
+		check_timers(t, firing);
 	}
-	t->cputimers.time.utime += user_ns;
-	t->cputimers.time.stime += system_ns;
-	check_timers(t, firing);
 	rp_unlock_sighand(sh);
-	return 0;
+	return err;
 }
 
 int rp_account_cpu(struct rp_task *t, uint64_t user_ns, uint64_t system_ns)

@@ -74,7 +74,7 @@ void rp_cpu_timer_check_held(const struct rp_cpu_timer *tm)
 
 static void timer_put(struct rp_cpu_timer *tm)
 {
-	rp_cpu_timer_put(tm->owner->sys, tm);
+	rp_cpu_timer_put(rp_signal_sys(tm->owner), tm);
 }
 
 /* The tasks a timer names, let go at its delete: nothing arms or signals it after. */
@@ -93,10 +93,26 @@ struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm)
 	return rp_lock_group_sighand_rcu(tm->target->signal);
 }
 
+/*
+ * The armed list of @tm's clock (target's siglock held): its settime made
+ * the clock's state (clock_state_get), and a state lives as long as its
+ * task or group.
+ */
 static struct cds_list_head *armed_list(struct rp_cpu_timer *tm)
 {
-	return tm->clock.thread ? &tm->target->cputimers.armed :
-				  &tm->target->signal->cputimers.armed;
+	return tm->clock.thread ? &tm->target->cputimers.state->armed :
+				  &tm->target->signal->cputimers.timers->armed;
+}
+
+/*
+ * Allocate the CPU time of @tm's clock if it has none yet (target's
+ * siglock held), so that the timer can be armed on it: false on ENOMEM.
+ */
+static bool clock_state_get(struct rp_cpu_timer *tm)
+{
+	if (tm->clock.thread)
+		return rp_thread_cputime_get(tm->target);
+	return rp_group_timers_get(tm->target->signal);
 }
 
 static uint64_t target_sample(struct rp_cpu_timer *tm)
@@ -283,13 +299,13 @@ static struct rp_cpu_timer *timer_find(struct rp_task *self, int id)
 static void unlock_timer(struct rp_cpu_timer *tm)
 {
 	rp_cpu_timer_unlock(tm);
-	rp_read_unlock(&tm->owner->sys->sync);
+	rp_read_unlock(&rp_signal_sys(tm->owner)->sync);
 }
 
 /* Enter a read section and lock @tm: 0, or -EINVAL (nothing held) if it was deleted. */
 static int lock_live(struct rp_cpu_timer *tm)
 {
-	rp_read_lock(&tm->owner->sys->sync);
+	rp_read_lock(&rp_signal_sys(tm->owner)->sync);
 	rp_cpu_timer_lock(tm);
 	if (!tm->deleted)
 		return 0;
@@ -356,7 +372,7 @@ static int delete_timer(struct rp_cpu_timer *tm)
 	/* Under the owner's siglock: sigaction's flush must not park it from now on. */
 	tm->deleted = true;
 	cds_list_del(&tm->owner_node);
-	rp_posixtimer_forget_ignored(tm->owner->sys, tm);
+	rp_posixtimer_forget_ignored(rp_signal_sys(tm->owner), tm);
 	if (osh)
 		rp_unlock_sighand(osh);
 	unlock_timer(tm);
@@ -415,15 +431,23 @@ void rp_cputimers_exit(struct rp_task *t)
 	bool dead;
 
 	/* A tick that began before RP_PF_EXITING ends first; later ones see it. */
+	struct rp_thread_cputime *ct;
+
 	rp_cpu_tick_lock(t);
 	rp_cpu_tick_unlock(t);
 	sh = rp_lock_task_sighand(t);
-	t->signal->cputimers.exited.utime += t->cputimers.time.utime;
-	t->signal->cputimers.exited.stime += t->cputimers.time.stime;
-	/* Widen the window an unlocked group sample could fall into (torture). */
-	RP_TORTURE_DELAY();
-	/* Under the siglock with the totals; pairs with the loads in rp_group_cputime. */
-	CMM_STORE_SHARED(t->cputimers.folded, true);
+	/* None: never charged, nothing to fold.  Else the group has its own. */
+	ct = t->cputimers.state;
+	if (ct) {
+		struct rp_group_timers *g = t->signal->cputimers.timers;
+
+		g->exited.utime += ct->time.utime;
+		g->exited.stime += ct->time.stime;
+		/* Widen the window an unlocked group sample could fall into (torture). */
+		RP_TORTURE_DELAY();
+		/* Under the siglock with the totals; pairs with the loads in rp_group_cputime. */
+		CMM_STORE_SHARED(ct->folded, true);
+	}
 	dead = group_exiting(t);
 	rp_unlock_sighand(sh);
 	if (dead)
@@ -434,12 +458,16 @@ void rp_cputimers_release(struct rp_task *t)
 {
 	struct rp_cpu_timer *tm, *next;
 
+	struct rp_group_timers *g = t->signal->cputimers.timers;
+
 	rp_assert_update_held(&t->sys->sync);
 	rp_assert_siglock_held(t);
-	cds_list_for_each_entry_safe(tm, next, &t->cputimers.armed, node)
-		disarm(tm);
-	if (t->signal->nr_threads == 1) {
-		cds_list_for_each_entry_safe(tm, next, &t->signal->cputimers.armed, node)
+	if (t->cputimers.state) {
+		cds_list_for_each_entry_safe(tm, next, &t->cputimers.state->armed, node)
+			disarm(tm);
+	}
+	if (g && t->signal->nr_threads == 1) {
+		cds_list_for_each_entry_safe(tm, next, &g->armed, node)
 			disarm(tm);
 	}
 }
@@ -533,7 +561,6 @@ int rp_timer_create(struct rp_task *self, clockid_t clock, struct sigevent *sev,
 	tm->overrun = -1;
 	CDS_INIT_LIST_HEAD(&tm->node);
 	CDS_INIT_LIST_HEAD(&tm->ignored_node);
-	CDS_INIT_LIST_HEAD(&tm->sigq.list);
 	err = rp_sigqueue_charge_prealloc(self, &tm->sigq);
 	if (err) {
 		rp_free(tm);
@@ -634,6 +661,12 @@ int rp_timer_settime(struct rp_task *self, int timerid, int flags,
 			err = -ESRCH;	/* the target was reaped: nothing to sample any more */
 			unlock_timer(tm);
 		}
+	}
+	/* Only a setting that may arm needs the clock's state: a disarm never fails. */
+	if (!err && rp_timespec_to_ns(&value->it_value) && !clock_state_get(tm)) {
+		err = -ENOMEM;	/* the clock's first timer: no memory to arm it on */
+		rp_unlock_sighand(sh);
+		unlock_timer(tm);
 	}
 	if (!err) {
 		due = timer_set_locked(tm, flags, value, old);

@@ -313,6 +313,59 @@ Test(queue, realtime_signals_queue_in_order, .init = start_rcu, .fini = finish_a
 	end_process(b);
 }
 
+/* The order a walk of @p visits its entries in, as indices into @q. */
+static int walk_order(struct rp_sigpending *p, struct rp_sigqueue *q, int *order)
+{
+	struct rp_sigqueue *e, *prev, *next;
+	int n = 0;
+
+	rp_sigpending_for_each_safe(e, prev, next, p)
+		order[n++] = (int)(e - q);
+	return n;
+}
+
+/*
+ * The one-word queue (task.h): FIFO order, and a walk that takes off and
+ * frees the first, a middle and the last entry (scribbled on, as a free
+ * may: the walk must not read them again) keeps the rest in order, the
+ * tail right (an append after it lands last) and nothing visited twice.
+ */
+Test(queue, one_word_fifo)
+{
+	struct rp_sigqueue q[5] = { 0 };
+	struct rp_sigpending p = { 0 };
+	struct rp_sigqueue *e, *prev, *next;
+	int order[8], n;
+
+	for (int i = 0; i < 4; i++)
+		rp_sigpending_add_tail(&p, &q[i]);
+	n = walk_order(&p, q, order);
+	cr_assert_eq(n, 4);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(order[i], i);
+	n = 0;
+	rp_sigpending_for_each_safe(e, prev, next, &p) {
+		order[n++] = (int)(e - q);
+		if (e != &q[2]) {
+			rp_sigpending_del(&p, prev, e);	/* 0 (first), 1, 3 (tail) */
+			memset(e, 0x5a, sizeof(*e));	/* as a free may scribble */
+		}
+	}
+	memset(&q[0], 0, sizeof(q[0]));
+	cr_assert_eq(n, 4, "each entry visited once while taken off");
+	cr_assert_eq(p.tail, &q[2], "the one left is the tail");
+	cr_expect_eq(q[2].next, &q[2], "and its own successor");
+	rp_sigpending_add_tail(&p, &q[4]);
+	rp_sigpending_add_tail(&p, &q[0]);
+	n = walk_order(&p, q, order);
+	cr_assert_eq(n, 3);
+	cr_expect(order[0] == 2 && order[1] == 4 && order[2] == 0, "appended after it, in order");
+	rp_sigpending_for_each_safe(e, prev, next, &p)
+		rp_sigpending_del(&p, prev, e);
+	cr_expect_null(p.tail, "emptied");
+	cr_expect_eq(walk_order(&p, q, order), 0);
+}
+
 Test(queue, ignored_signals_are_dropped, .init = start_rcu, .fini = finish_all_ended)
 {
 	struct rp_task *a = make_process(1000);

@@ -113,8 +113,7 @@ int main(void)
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
 		FIELD(struct rp_signal, multiprocess),
-		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers),
-		FIELD(struct rp_signal, sys));
+		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers));
 	sighand = OBJECT(rp_sighand,
 		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
 		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, in_process));
@@ -134,6 +133,16 @@ int main(void)
 		FIELD(struct rp_process, signal), FIELD(struct rp_process, task),
 		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid),
 		FIELD(struct rp_process, used), FIELD(struct rp_process, live));
+	OBJECT(rp_thread_cputime,
+		FIELD(struct rp_thread_cputime, time), FIELD(struct rp_thread_cputime, folded),
+		FIELD(struct rp_thread_cputime, armed));
+	OBJECT(rp_group_timers,
+		FIELD(struct rp_group_timers, exited), FIELD(struct rp_group_timers, armed),
+		FIELD(struct rp_group_timers, itimer), FIELD(struct rp_group_timers, owned),
+		FIELD(struct rp_group_timers, ignored), FIELD(struct rp_group_timers, next_id));
+	OBJECT(rp_sigqueue,
+		FIELD(struct rp_sigqueue, next), FIELD(struct rp_sigqueue, info),
+		FIELD(struct rp_sigqueue, user), FIELD(struct rp_sigqueue, preallocated));
 	OBJECT(rp_proxy,
 		FIELD(struct rp_proxy, node), FIELD(struct rp_proxy, member));
 	OBJECT(rp_cred,
@@ -146,7 +155,9 @@ int main(void)
 	       "once a handler is installed), struct rp_rlimits %zu bytes (a copy once a\n"
 	       "limit is changed), struct rp_cred (fork shares the parent's); struct\n"
 	       "rp_proxy is embedded in the thread group, twice (setpgid and setsid\n"
-	       "allocate one with a deferred release for each move)\n\n",
+	       "allocate one with a deferred release for each move); on first use (a\n"
+	       "charge, a timer): struct rp_thread_cputime per thread, struct\n"
+	       "rp_group_timers per process; struct rp_sigqueue per queued signal\n\n",
 	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
 	printf("the parts of struct rp_process: task %zu + signal %zu + sighand %zu + pid %zu"
 	       " = %zu heap bytes, were they allocated apart\n", task, signal, sighand, pid,

@@ -18,7 +18,7 @@ const char *const tt_op_names[OP_NR] = {
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
-	"trace_exec", "claim", "exec_kill_all", "init_exec",
+	"trace_exec", "claim", "exec_kill_all", "init_exec", "hot", "mt",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -95,11 +95,17 @@ void tt_drop_handle(struct worker *w, unsigned int i)
 	w->h[i] = w->h[--w->nh];
 }
 
-/* After a call returned @ret as @h: drop @h if it has exited; false then. */
+/*
+ * After a call returned @ret as @h: drop @h if it has exited; false then.
+ * A handle outside w->h (the worker's thread of the hot process, a thread
+ * lent to a helper: ops_hot.c) is its holder's to drop.
+ */
 bool tt_worker_drive(struct worker *w, struct handle *h, int ret)
 {
 	if (ret != -ESRCH || rp_gettid(h->t) != -ESRCH)
 		return true;
+	if ((uintptr_t)h < (uintptr_t)w->h || (uintptr_t)h >= (uintptr_t)(w->h + w->nh))
+		return false;
 	tt_drop_handle(w, (unsigned int)(h - w->h));
 	return false;
 }
@@ -687,6 +693,8 @@ void tt_worker_run_op(struct worker *w)
 	case OP_CLAIM: tt_op_claim(w, h); break;
 	case OP_EXEC_KILL_ALL: tt_op_exec_kill_all(w, h); break;
 	case OP_INIT_EXEC: tt_op_init_exec(w); break;
+	case OP_HOT: tt_op_hot(w, h); break;
+	case OP_MT: tt_op_mt(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

@@ -16,6 +16,8 @@
  *		group is signalled.  A worker's thread also relays: it clones
  *		its successor and exits, and its children go to a sibling
  *		thread that may be exiting in the same way at the same moment.
+ *		And a new process of the worker's seizes a process another
+ *		worker may be driving, perhaps through its exit, and exits.
  *	mt	a process of the worker's own, two of its threads at once: a
  *		helper OS thread plays thread A, which forks, waits and takes its
  *		signals, while the worker has thread B exec, exit the group,
@@ -27,6 +29,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <urcu/uatomic.h>
 #include <rcuproc/pgrp.h>
@@ -109,6 +112,30 @@ static void hot_relay(struct worker *w)
 	w->hot = (struct handle){ .t = next, .tid = tid, .tgid = w->hot.tgid };
 }
 
+/*
+ * A new child of @h seizes a process another worker may be driving at that
+ * moment (one forked lately by anyone), perhaps through its exit, and
+ * exits: its exit lets the tracee go (Linux's exit_ptrace), a zombie
+ * tracee back to its real parent.  A process of its own, so that no wait
+ * of another thread of the tracer's group reports the tracee meanwhile.
+ */
+static void hot_trace(struct worker *w, struct handle *h)
+{
+	uint64_t start;
+	struct rp_task *tracer;
+	pid_t tgid, target = tt_pick_target(w);
+
+	if (w->nh >= w->cfg->procs / w->cfg->threads + 2 || (tgid = tt_fork_process(w, h, 0)) <= 0)
+		return;
+	tracer = w->h[w->nh - 1].t;
+	start = tt_clock_tick();
+	if (rp_ptrace(tracer, PTRACE_SEIZE, target, NULL, NULL) == 0)
+		sched_yield();
+	rp_exit_group(tracer, 0);
+	tt_drop_handle(w, w->nh - 1);
+	tt_log_trace(w, tgid, target, start);
+}
+
 static void hot_wait(struct worker *w)
 {
 	siginfo_t info = { 0 };
@@ -143,7 +170,7 @@ void tt_op_hot(struct worker *w, struct handle *h)
 {
 	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
 
-	switch (rng_below(w, 6)) {
+	switch (rng_below(w, 7)) {
 	case 0:
 		if (!full)
 			tt_fork_process(w, &w->hot, 0);
@@ -159,6 +186,9 @@ void tt_op_hot(struct worker *w, struct handle *h)
 		break;
 	case 4:
 		tt_drain(w, &w->hot);
+		break;
+	case 5:
+		hot_trace(w, h);
 		break;
 	default:
 		hot_relay(w);

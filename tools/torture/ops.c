@@ -675,13 +675,18 @@ static enum op_kind pick_op(struct worker *w)
 	return (enum op_kind)k;
 }
 
+/* Does @w drive its share of --procs (and two more) already: no new task then. */
+bool tt_worker_full(const struct worker *w)
+{
+	return w->nh >= w->cfg->procs / w->cfg->threads + 2;
+}
+
 void tt_worker_run_op(struct worker *w)
 {
 	enum op_kind k = pick_op(w);
 	struct handle *h = tt_pick_live(w);
-	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
 
-	if (full && (k == OP_FORK || k == OP_CLONE))
+	if (tt_worker_full(w) && (k == OP_FORK || k == OP_CLONE))
 		k = OP_EXIT_GROUP;
 	switch (k) {
 	case OP_FORK: op_fork(w, h); break;

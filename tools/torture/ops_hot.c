@@ -106,7 +106,6 @@ static void hot_relay(struct worker *w)
 		tt_drain(w, &w->hot);
 	if (tid < 0)
 		return;
-	tt_install_handlers(next);
 	rp_exit(w->hot.t, 0);
 	rp_task_put(w->hot.t);
 	w->hot = (struct handle){ .t = next, .tid = tid, .tgid = w->hot.tgid };
@@ -125,7 +124,7 @@ static void hot_trace(struct worker *w, struct handle *h)
 	struct rp_task *tracer;
 	pid_t tgid, target = tt_pick_target(w);
 
-	if (w->nh >= w->cfg->procs / w->cfg->threads + 2 || (tgid = tt_fork_process(w, h, 0)) <= 0)
+	if (tt_worker_full(w) || (tgid = tt_fork_process(w, h, 0)) <= 0)
 		return;
 	tracer = w->h[w->nh - 1].t;
 	start = tt_clock_tick();
@@ -168,11 +167,9 @@ static void hot_killpg(struct worker *w, struct handle *h)
  */
 void tt_op_hot(struct worker *w, struct handle *h)
 {
-	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
-
 	switch (rng_below(w, 7)) {
 	case 0:
-		if (!full)
+		if (!tt_worker_full(w))
 			tt_fork_process(w, &w->hot, 0);
 		break;
 	case 1:

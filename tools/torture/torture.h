@@ -109,6 +109,7 @@ uint64_t tt_clock_tick(void);
 void tt_ops_forget_recent(void);
 struct event *tt_log_event(struct worker *w, enum ev_kind kind);
 int tt_worker_setup(struct worker *w, struct rp_task *root);
+bool tt_worker_full(const struct worker *w);
 void tt_worker_run_op(struct worker *w);
 void tt_worker_teardown(struct worker *w);
 bool tt_worker_drive(struct worker *w, struct handle *h, int ret);

@@ -360,14 +360,20 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
  * process (bug of RP_BREAK_WAIT_PID_BY_TASK: it compared that tid).
  * Started if @h is not its leader; false if it is not held.
  */
+/* The handle of process @tgid's leader, if we drive it. */
+static struct handle *leader_of(struct worker *w, pid_t tgid)
+{
+	for (unsigned int i = 0; i < w->nh; i++)
+		if (w->h[i].tid == tgid)
+			return &w->h[i];
+	return NULL;
+}
+
 static bool start_held_poll(struct worker *w, struct handle *h, struct handle *pt,
 			    struct held_call *run)
 {
-	struct handle *leader = NULL;
+	struct handle *leader = leader_of(w, h->tgid);
 
-	for (unsigned int i = 0; i < w->nh; i++)
-		if (w->h[i].tid == h->tgid)
-			leader = &w->h[i];
 	/* The lock modes: a scan held in the read lock would keep the exec out. */
 	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
 		return false;
@@ -377,6 +383,46 @@ static bool start_held_poll(struct worker *w, struct handle *h, struct handle *p
 		return true;
 	tt_join_offline(run->thread);
 	return false;
+}
+
+/*
+ * A kill of @h's process by another of ours (not its parent @pt, which the
+ * worker drives meanwhile), held (rcu mode) once it has loaded the
+ * leader's handler table and before it locks it: the exec, if the process
+ * shares its table (CLONE_SIGHAND), switches to a new one meanwhile.  The
+ * send must lock the table that is current then, and the signal must
+ * reach the process (I6; RP_BREAK_SIGHAND_NO_RECHECK locks the old one).
+ * False if it is not held.
+ */
+static bool start_held_send(struct worker *w, struct handle *h, struct handle *pt,
+			    struct held_call *run)
+{
+	struct handle *leader = leader_of(w, h->tgid), *from = tt_pick_live(w);
+
+	if (!leader || from->tgid == h->tgid || (pt && from->tgid == pt->tgid) ||
+	    w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
+		return false;
+	*run = (struct held_call){ .t = from->t, .pid = h->tgid,
+		.sig = SIG_FIRST + (int)rng_below(w, SIG_COUNT),
+		.hold = { .where = RP_RACE_SIGHAND_LOADED, .t = leader->t, .stay = true } };
+	if (tt_start_held(run, tt_held_send_thread))
+		return true;
+	tt_join_offline(run->thread);
+	return false;
+}
+
+/* The held send is over: log it as op_kill logs its sends. */
+static void log_held_send(struct worker *w, struct held_call *run)
+{
+	struct handle *from = tt_handle_of(w, run->t);
+	struct event *e = tt_log_event(w, EV_SEND);
+
+	e->start = e->id = run->start;
+	e->end = tt_clock_tick();
+	e->a = from ? from->tgid : rp_getpid(run->t);
+	e->b = run->pid;
+	e->sig = (int16_t)run->sig;
+	e->result = clip(run->ret);
 }
 
 /*
@@ -460,13 +506,13 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	struct hold note = { .where = RP_RACE_EXEC_WAITS };
 	struct exec_run run = { .h = h };
 	struct rp_task *tracer = NULL;
-	struct held_call hp;
+	struct held_call hp, hs;
 	struct handle *pt;
 	sigset_t rt, old;
 	pthread_t thread;
 	struct event *e;
 	pid_t ztid = 0;
-	bool held;
+	bool held, sent;
 
 	tt_rt_set(&rt);
 	if (!tt_worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
@@ -478,6 +524,7 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	run.note = tracer ? &note : NULL;
 	pt = tt_find_parent(w, h);
 	held = start_held_poll(w, h, pt, &hp);
+	sent = !tracer && start_held_send(w, h, pt, &hs);
 	if (pthread_create(&thread, NULL, exec_thread, &run))
 		abort();
 	run_others_to_death(w, &run);
@@ -488,6 +535,10 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	if (held) {
 		tt_end_held(&hp);
 		tt_log_wait(w, tt_handle_of(w, hp.t), hp.pid, hp.start, (pid_t)hp.ret);
+	}
+	if (sent) {
+		tt_end_held(&hs);
+		log_held_send(w, &hs);
 	}
 	e = tt_log_event(w, EV_EXEC);
 	e->start = run.start;

@@ -169,6 +169,7 @@ struct held_call {
 	pthread_t thread;
 };
 void *tt_held_wait_thread(void *arg);
+void *tt_held_send_thread(void *arg);
 bool tt_start_held(struct held_call *c, void *(*fn)(void *));
 void tt_end_held(struct held_call *c);
 /* ops_hold.c: a wait's claim raced by its group, kill(-1) held across an exec and a fork. */

@@ -353,13 +353,6 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
 	}
 }
 
-/*
- * The parent's wait for the process by its pid, held (rcu mode) on the
- * node of the old leader, which a non-leader's exec replaces and hands its
- * own tid: released once the exec has returned, it must still count the
- * process (bug of RP_BREAK_WAIT_PID_BY_TASK: it compared that tid).
- * Started if @h is not its leader; false if it is not held.
- */
 /* The handle of process @tgid's leader, if we drive it. */
 static struct handle *leader_of(struct worker *w, pid_t tgid)
 {
@@ -369,6 +362,13 @@ static struct handle *leader_of(struct worker *w, pid_t tgid)
 	return NULL;
 }
 
+/*
+ * The parent's wait for the process by its pid, held (rcu mode) on the
+ * node of the old leader, which a non-leader's exec replaces and hands its
+ * own tid: released once the exec has returned, it must still count the
+ * process (bug of RP_BREAK_WAIT_PID_BY_TASK: it compared that tid).
+ * Started if @h is not its leader; false if it is not held.
+ */
 static bool start_held_poll(struct worker *w, struct handle *h, struct handle *pt,
 			    struct held_call *run)
 {
@@ -411,15 +411,14 @@ static bool start_held_send(struct worker *w, struct handle *h, struct handle *p
 	return false;
 }
 
-/* The held send is over: log it as op_kill logs its sends. */
+/* The held send is over: log it as op_kill logs its sends (the sender lives: no one drove it). */
 static void log_held_send(struct worker *w, struct held_call *run)
 {
-	struct handle *from = tt_handle_of(w, run->t);
 	struct event *e = tt_log_event(w, EV_SEND);
 
 	e->start = e->id = run->start;
 	e->end = tt_clock_tick();
-	e->a = from ? from->tgid : rp_getpid(run->t);
+	e->a = rp_getpid(run->t);
 	e->b = run->pid;
 	e->sig = (int16_t)run->sig;
 	e->result = clip(run->ret);

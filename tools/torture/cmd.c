@@ -140,6 +140,7 @@ struct run {
 	int stop;			/* atomic */
 	unsigned long backlog_max;
 	struct init_proc init;		/* its leader changes with init_exec */
+	struct hot_proc hot;		/* shared by the workers (ops_hot.c) */
 	struct violation_report report;
 };
 
@@ -158,6 +159,7 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(w->resume);
 	rp_thread_register();
 	tt_worker_teardown(w);
+	tt_hot_leave(w);
 	rp_thread_unregister();
 	uatomic_inc(w->finished);
 	return NULL;
@@ -307,6 +309,8 @@ static int start_workers(struct run *run, struct rp_task *init)
 		w->init = &run->init;
 		w->rng = rng_seed(run->cfg.seed, i);
 	}
+	if (tt_hot_start(&run->hot, init, run->ws, run->cfg.threads))
+		return -1;
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
 		if (pthread_create(&run->ws[i].thread, NULL, worker_main, &run->ws[i]))
 			return -1;
@@ -421,7 +425,8 @@ static int run_torture(struct run *run, unsigned long live_before)
 	for (unsigned int i = 0; i < run->cfg.threads; i++)
 		pthread_join(run->ws[i].thread, NULL);
 	tt_hold_remove();
-	alarm(STALL_SECONDS);	/* on_stall, if init's wait never ends */
+	alarm(STALL_SECONDS);	/* on_stall, if a final wait never ends */
+	tt_hot_end(&run->hot, &run->ws[run->cfg.threads]);
 	reap_roots(run);
 	alarm(0);
 	check_counts(run);
@@ -518,8 +523,9 @@ static void free_run(struct run *run)
 
 static void on_stall(int sig)
 {
-	static const char msg[] = "VIOLATION I4 termination: init's wait for the roots, or "
-				  "rp_deferred_barrier, never ended\n";
+	static const char msg[] = "VIOLATION I4 termination: the hot process's wait for its "
+				  "children, init's for the roots, or rp_deferred_barrier, "
+				  "never ended\n";
 
 	(void)sig;
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)

@@ -18,7 +18,7 @@ const char *const tt_op_names[OP_NR] = {
 	"kill", "tgkill", "ptrace", "sigaction", "sigprocmask", "drain",
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
-	"trace_exec", "claim", "exec_kill_all", "init_exec",
+	"trace_exec", "claim", "exec_kill_all", "init_exec", "hot", "mt",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -95,11 +95,17 @@ void tt_drop_handle(struct worker *w, unsigned int i)
 	w->h[i] = w->h[--w->nh];
 }
 
-/* After a call returned @ret as @h: drop @h if it has exited; false then. */
+/*
+ * After a call returned @ret as @h: drop @h if it has exited; false then.
+ * A handle outside w->h (the worker's thread of the hot process, a thread
+ * lent to a helper: ops_hot.c) is its holder's to drop.
+ */
 bool tt_worker_drive(struct worker *w, struct handle *h, int ret)
 {
 	if (ret != -ESRCH || rp_gettid(h->t) != -ESRCH)
 		return true;
+	if ((uintptr_t)h < (uintptr_t)w->h || (uintptr_t)h >= (uintptr_t)(w->h + w->nh))
+		return false;
 	tt_drop_handle(w, (unsigned int)(h - w->h));
 	return false;
 }
@@ -347,6 +353,15 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
 	}
 }
 
+/* The handle of process @tgid's leader, if we drive it. */
+static struct handle *leader_of(struct worker *w, pid_t tgid)
+{
+	for (unsigned int i = 0; i < w->nh; i++)
+		if (w->h[i].tid == tgid)
+			return &w->h[i];
+	return NULL;
+}
+
 /*
  * The parent's wait for the process by its pid, held (rcu mode) on the
  * node of the old leader, which a non-leader's exec replaces and hands its
@@ -357,11 +372,8 @@ static void poll_parent(struct worker *w, struct handle *pt, struct exec_run *ru
 static bool start_held_poll(struct worker *w, struct handle *h, struct handle *pt,
 			    struct held_call *run)
 {
-	struct handle *leader = NULL;
+	struct handle *leader = leader_of(w, h->tgid);
 
-	for (unsigned int i = 0; i < w->nh; i++)
-		if (w->h[i].tid == h->tgid)
-			leader = &w->h[i];
 	/* The lock modes: a scan held in the read lock would keep the exec out. */
 	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
 		return false;
@@ -371,6 +383,45 @@ static bool start_held_poll(struct worker *w, struct handle *h, struct handle *p
 		return true;
 	tt_join_offline(run->thread);
 	return false;
+}
+
+/*
+ * A kill of @h's process by another of ours (not its parent @pt, which the
+ * worker drives meanwhile), held (rcu mode) once it has loaded the
+ * leader's handler table and before it locks it: the exec, if the process
+ * shares its table (CLONE_SIGHAND), switches to a new one meanwhile.  The
+ * send must lock the table that is current then, and the signal must
+ * reach the process (I6; RP_BREAK_SIGHAND_NO_RECHECK locks the old one).
+ * False if it is not held.
+ */
+static bool start_held_send(struct worker *w, struct handle *h, struct handle *pt,
+			    struct held_call *run)
+{
+	struct handle *leader = leader_of(w, h->tgid), *from = tt_pick_live(w);
+
+	if (!leader || from->tgid == h->tgid || (pt && from->tgid == pt->tgid) ||
+	    w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
+		return false;
+	*run = (struct held_call){ .t = from->t, .pid = h->tgid,
+		.sig = SIG_FIRST + (int)rng_below(w, SIG_COUNT),
+		.hold = { .where = RP_RACE_SIGHAND_LOADED, .t = leader->t, .stay = true } };
+	if (tt_start_held(run, tt_held_send_thread))
+		return true;
+	tt_join_offline(run->thread);
+	return false;
+}
+
+/* The held send is over: log it as op_kill logs its sends (the sender lives: no one drove it). */
+static void log_held_send(struct worker *w, struct held_call *run)
+{
+	struct event *e = tt_log_event(w, EV_SEND);
+
+	e->start = e->id = run->start;
+	e->end = tt_clock_tick();
+	e->a = rp_getpid(run->t);
+	e->b = run->pid;
+	e->sig = (int16_t)run->sig;
+	e->result = clip(run->ret);
 }
 
 /*
@@ -454,13 +505,13 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	struct hold note = { .where = RP_RACE_EXEC_WAITS };
 	struct exec_run run = { .h = h };
 	struct rp_task *tracer = NULL;
-	struct held_call hp;
+	struct held_call hp, hs;
 	struct handle *pt;
 	sigset_t rt, old;
 	pthread_t thread;
 	struct event *e;
 	pid_t ztid = 0;
-	bool held;
+	bool held, sent;
 
 	tt_rt_set(&rt);
 	if (!tt_worker_drive(w, h, rp_sigprocmask(h->t, SIG_BLOCK, &rt, &old)))
@@ -472,6 +523,7 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	run.note = tracer ? &note : NULL;
 	pt = tt_find_parent(w, h);
 	held = start_held_poll(w, h, pt, &hp);
+	sent = !tracer && start_held_send(w, h, pt, &hs);
 	if (pthread_create(&thread, NULL, exec_thread, &run))
 		abort();
 	run_others_to_death(w, &run);
@@ -482,6 +534,10 @@ void tt_op_exec(struct worker *w, struct handle *h, bool traced)
 	if (held) {
 		tt_end_held(&hp);
 		tt_log_wait(w, tt_handle_of(w, hp.t), hp.pid, hp.start, (pid_t)hp.ret);
+	}
+	if (sent) {
+		tt_end_held(&hs);
+		log_held_send(w, &hs);
 	}
 	e = tt_log_event(w, EV_EXEC);
 	e->start = run.start;
@@ -669,13 +725,18 @@ static enum op_kind pick_op(struct worker *w)
 	return (enum op_kind)k;
 }
 
+/* Does @w drive its share of --procs (and two more) already: no new task then. */
+bool tt_worker_full(const struct worker *w)
+{
+	return w->nh >= w->cfg->procs / w->cfg->threads + 2;
+}
+
 void tt_worker_run_op(struct worker *w)
 {
 	enum op_kind k = pick_op(w);
 	struct handle *h = tt_pick_live(w);
-	bool full = w->nh >= w->cfg->procs / w->cfg->threads + 2;
 
-	if (full && (k == OP_FORK || k == OP_CLONE))
+	if (tt_worker_full(w) && (k == OP_FORK || k == OP_CLONE))
 		k = OP_EXIT_GROUP;
 	switch (k) {
 	case OP_FORK: op_fork(w, h); break;
@@ -687,6 +748,8 @@ void tt_worker_run_op(struct worker *w)
 	case OP_CLAIM: tt_op_claim(w, h); break;
 	case OP_EXEC_KILL_ALL: tt_op_exec_kill_all(w, h); break;
 	case OP_INIT_EXEC: tt_op_init_exec(w); break;
+	case OP_HOT: tt_op_hot(w, h); break;
+	case OP_MT: tt_op_mt(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

@@ -19,7 +19,7 @@ enum op_kind {
 	OP_KILL, OP_TGKILL, OP_PTRACE, OP_SIGACTION, OP_SIGPROCMASK, OP_DRAIN,
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
-	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC,
+	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC, OP_HOT, OP_MT,
 	OP_NR
 };
 
@@ -94,6 +94,7 @@ struct worker {
 	unsigned int *paused, *finished; /* atomic: count of workers past each phase */
 	pthread_barrier_t *resume;	/* the consistency walk is done */
 	struct init_proc *init;		/* init, for init_exec */
+	struct handle hot;		/* its thread of the hot process (ops_hot.c) */
 	pthread_t thread;
 };
 
@@ -108,6 +109,7 @@ uint64_t tt_clock_tick(void);
 void tt_ops_forget_recent(void);
 struct event *tt_log_event(struct worker *w, enum ev_kind kind);
 int tt_worker_setup(struct worker *w, struct rp_task *root);
+bool tt_worker_full(const struct worker *w);
 void tt_worker_run_op(struct worker *w);
 void tt_worker_teardown(struct worker *w);
 bool tt_worker_drive(struct worker *w, struct handle *h, int ret);
@@ -167,6 +169,7 @@ struct held_call {
 	pthread_t thread;
 };
 void *tt_held_wait_thread(void *arg);
+void *tt_held_send_thread(void *arg);
 bool tt_start_held(struct held_call *c, void *(*fn)(void *));
 void tt_end_held(struct held_call *c);
 /* ops_hold.c: a wait's claim raced by its group, kill(-1) held across an exec and a fork. */
@@ -200,6 +203,21 @@ struct init_proc {
 int tt_init_start(struct init_proc *ip, struct rp_task *init);
 void tt_init_stop(struct init_proc *ip);
 void tt_op_init_exec(struct worker *w);
+
+/*
+ * ops_hot.c: the hot process, whose threads the workers share out and whose
+ * group they all join and signal; mt, two threads of a process driven by
+ * two OS threads at once.
+ */
+struct hot_proc {
+	struct rp_task *leader;		/* idle, with the run's reference */
+	pid_t tgid;			/* and the hot group's pgid */
+};
+int tt_hot_start(struct hot_proc *hp, struct rp_task *init, struct worker *ws, unsigned int n);
+void tt_hot_leave(struct worker *w);
+void tt_hot_end(struct hot_proc *hp, struct worker *log);
+void tt_op_hot(struct worker *w, struct handle *h);
+void tt_op_mt(struct worker *w, struct handle *h);
 
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
 void tt_run_group_op(struct worker *w, enum op_kind k, struct handle *h);

@@ -111,6 +111,10 @@ static void apply_quick(struct bench_args *a)
 		a->repeat = 1;
 }
 
+/* The figures --size's help and max_why say. */
+_Static_assert(BENCH_SIZE_MAX == 4194301 && BENCH_PID_SPACE == 4194303 &&
+	       RP_PID_MAX_LIMIT == 4194304, "--size's help: the whole pid space");
+
 /* A mix needs min_threads: smaller counts run at that minimum, once. */
 static unsigned int threads_for(const struct bench_workload *w, unsigned int threads)
 {

@@ -35,7 +35,7 @@ instructions() {
 	local out=$tmp/cg.out size=$SIZE w=$1
 	[[ $w == *:* ]] && size=${w#*:} w=${w%%:*}
 	valgrind --tool=callgrind --callgrind-out-file="$out" "$rcuproc" bench \
-		--workload "$w" --mode "$2" --threads 1 --size "$size" --ops "$3" --json \
+		--workload "$w" --mode "$2" --threads 1 --size "$size" --ops "$3" --repeat 1 --json \
 		>"$tmp/bench.out" 2>"$tmp/valgrind.log" || { cat "$tmp/valgrind.log" >&2; return 1; }
 	[ -s "$tmp/bench.out" ] || return 0
 	awk '/^(summary|totals):/ { print $2; exit }' "$out"

@@ -16,7 +16,8 @@ builds=${BUILDS:-/tmp/rcuproc-bench}
 out=${OUT:-$src/bench/results}
 SECONDS_EACH=${SECONDS_EACH:-0.2}
 SUITE_SIZES=${SUITE_SIZES:-1000,100000}
-# SIZES up to 4194048 and GROUPS_ up to 1000000 cover the whole pid space
+# SIZES up to 4194301 (with THREADS=1: the whole pid space, pids 1 to
+# 4194303, less init and the thread's process) and GROUPS_ up to 1000000
 # (docs/performance.md says how much memory that takes).
 SIZES=${SIZES:-1000,10000,100000}
 GROUPS_=${GROUPS_:-10,1000,100000}

@@ -33,6 +33,12 @@ for sub in $subs; do
 	grep -q -- "rcuproc $sub \[OPTIONS\]" <<<"$page" ||
 		{ echo "FAIL: rcuproc-$sub(1) has no synopsis of rcuproc $sub" >&2; failed=1; }
 done
+# bench and ps say how far their tables go: the whole pid space.
+for sub in bench ps; do
+	page=$(render "$dir/rcuproc-$sub.1" | tr -s ' \n' '  ') || { failed=1; continue; }
+	grep -q "whole pid space, pids 1 to 4194303\|whole pid space (pids 1 to 4194303)" <<<"$page" ||
+		{ echo "FAIL: rcuproc-$sub(1) does not say its table can fill the pid space" >&2; failed=1; }
+done
 lib=$(render "$lib_page") || failed=1
 grep -q "rp_system_create" <<<"$lib" || { echo "FAIL: librcuproc(3) misses the API" >&2; failed=1; }
 [ "$failed" -eq 0 ] && echo "ok: rcuproc(1), $(wc -w <<<"$subs") subcommand pages, librcuproc(3)"

@@ -175,15 +175,22 @@ Test(bench, setup_and_rss)
 Test(bench, help)
 {
 	expect_output("bench -h", "kill0_ps ");
-	expect_output("bench -h", "[list of 1..4194048; default 1000,100000]");
+	expect_output("bench -h", "[list of 1..4194301; default 1000,100000]");
 	expect_output("ps --help", "[0..4194292; default 0]");
 }
 
-/* The largest sizes are taken; one more is a usage error (bad_flags). */
+/*
+ * The largest sizes that fill the whole pid space (pids 1 to 4194303) with
+ * the bench's own processes are taken (--list: parsed, nothing built); one
+ * more is a usage error that says why (pid_space_exceeded).
+ */
 Test(bench, whole_pid_space_accepted)
 {
-	expect_output("bench --workload getppid --mode none --threads 1 --size 1,4194048 "
-		      "--ops 1 --json", "\"workload\":\"getppid\"");
+	expect_output("bench --workload kill0 --threads 1 --size 1,4194301 --list", "kill0 ");
+	expect_output("bench --workload kill0 --threads 4 --size 4194298 --list", "kill0 ");
+	expect_output("bench --workload lookup_storm --threads 1 --size 4194298 --list",
+		      "lookup_storm ");
+	expect_output("bench --workload getppid --threads 1 --size 4194301 --list", "getppid ");
 }
 
 Test(bench, bad_flags)
@@ -191,7 +198,7 @@ Test(bench, bad_flags)
 	static const char *const bad[] = {
 		"bench --threads 0", "bench --mode fast", "bench --workload nosuch",
 		"bench --size x", "bench extra", "demo --seconds -1", "ps --procs many",
-		"demo --mode none", "bench --size 0", "bench --size 1000,4194049",
+		"demo --mode none", "bench --size 0", "bench --size 1000,4194302",
 		"bench --size 1000,", "bench --threads 65", "bench --workload kill0_ps,",
 	};
 	char *out;
@@ -508,12 +515,32 @@ Test(cli, number_out_of_range)
 	expect_usage_error("torture --seed 18446744073709551616", "torture: --seed: "
 			   "18446744073709551616 is out of range 0..18446744073709551615");
 	expect_usage_error("bench --threads 0", "bench: --threads: 0 is out of range 1..64");
-	expect_usage_error("bench --size 1,4194049",
-			   "bench: --size: 4194049 is out of range 1..4194048");
+	expect_usage_error("bench --size 1,4294967296",
+			   "bench: --size: 4294967296 is out of range 1..4194301: with init");
 	expect_usage_error("demo --procs 1000001", "demo: --procs: 1000001 is out of range "
 			   "0..1000000");
 	expect_usage_error("demo --seconds 0", "demo: --seconds: 0 is out of range (0, 86400]");
-	expect_usage_error("ps --procs 4194293", "ps: --procs: 4194293 is out of range 0..4194292");
+}
+
+/* One process past the whole pid space, and why (whole_pid_space_accepted). */
+Test(cli, pid_space_exceeded)
+{
+	expect_usage_error("bench --workload kill0 --threads 1 --size 1,4194302 --list",
+			   "bench: --size: 4194302 is out of range 1..4194301: with init and one "
+			   "thread's process, 4194301 fill the whole pid space: with pid_max at "
+			   "its limit, 4194304, the pids are 1 to 4194303");
+	expect_usage_error("bench --workload kill0 --threads 1,4 --size 4194299 --list",
+			   "bench: --size: 4194299 is more than the pid space holds: kill0 with 4 "
+			   "threads takes 5 pids besides (init, its threads' processes), and with "
+			   "pid_max at its limit, 4194304, the pids are 1 to 4194303; at most "
+			   "4194298");
+	expect_usage_error("bench --workload lookup_storm --threads 1 --size 4194299 --list",
+			   "lookup_storm with 2 threads takes 5 pids besides (init, its threads' "
+			   "processes and a child each)");
+	expect_usage_error("ps --procs 4194293", "ps: --procs: 4194293 is out of range "
+			   "0..4194292: with the scene's own 11 processes, 4194292 fill the whole "
+			   "pid space: with pid_max at its limit, 4194304, the pids are 1 to "
+			   "4194303");
 	expect_usage_error("torture --weights fork=1001",
 			   "torture: --weights: fork: 1001 is out of range 0..1000");
 }

@@ -23,13 +23,10 @@
 #define BENCH_MAX_KINDS		3
 #define BENCH_MAX_THREADS	64
 
-/*
- * The largest table: the whole pid space (pids 1 to RP_PID_MAX_LIMIT - 1)
- * less room for init, the threads' processes and the children they fork
- * while they run.
- */
-#define BENCH_SPARE_PIDS	256
-#define BENCH_SIZE_MAX		(RP_PID_MAX_LIMIT - BENCH_SPARE_PIDS)
+/* The whole pid space: with pid_max at its limit, pids 1 to RP_PID_MAX_LIMIT - 1. */
+#define BENCH_PID_SPACE		(RP_PID_MAX_LIMIT - 1)
+/* The largest table: the whole pid space less init and one thread's process. */
+#define BENCH_SIZE_MAX		(BENCH_PID_SPACE - 2)
 
 struct bench_kind_stats {
 	uint64_t ops;
@@ -60,6 +57,11 @@ struct bench_workload {
 	bool sized;				/* size is the number of processes */
 	bool unsynchronized_ok;			/* meaningful in mode "none" */
 	unsigned int pid_max;			/* 0: enough for the size */
+	/*
+	 * Children each thread's process holds at once while the measurement
+	 * runs, besides the table: a fork+exit+wait cycle holds one.
+	 */
+	unsigned int children_in_run;
 	/* Build the table (run->table_pids); 0 or -errno. */
 	int (*setup)(struct bench_run *r);
 	/* Per thread, with t->self already forked: 0 or -errno. */
@@ -67,6 +69,17 @@ struct bench_workload {
 	/* One operation; thread index 0 may play another role in a mix. */
 	void (*op)(struct bench_thread *t);
 };
+
+/*
+ * The pids a measurement of @w with @threads threads and a table of @size
+ * processes uses at most, the table's and the bench's own: init, each
+ * thread's process and the children they hold while they run.
+ */
+static inline unsigned long bench_pids_needed(const struct bench_workload *w,
+					      unsigned int threads, unsigned long size)
+{
+	return 1 + threads * (1 + (unsigned long)w->children_in_run) + size;
+}
 
 /* Where a measurement stands in the whole run, for the progress bar's ETA. */
 struct bench_progress {

@@ -111,6 +111,61 @@ static void apply_quick(struct bench_args *a)
 		a->repeat = 1;
 }
 
+/* The figures --size's help and max_why say. */
+_Static_assert(BENCH_SIZE_MAX == 4194301 && BENCH_PID_SPACE == 4194303 &&
+	       RP_PID_MAX_LIMIT == 4194304, "--size's help: the whole pid space");
+
+/* A mix needs min_threads: smaller counts run at that minimum, once. */
+static unsigned int threads_for(const struct bench_workload *w, unsigned int threads)
+{
+	return threads < w->min_threads ? w->min_threads : threads;
+}
+
+/* The thread count of @a's that @w runs with that takes the most pids besides its table. */
+static unsigned int most_pids_threads(const struct bench_args *a, const struct bench_workload *w)
+{
+	unsigned int most = 0;
+
+	for (unsigned int t = 0; t < a->nr_threads; t++)
+		if (threads_for(w, a->threads[t]) > most)
+			most = threads_for(w, a->threads[t]);
+	return most;
+}
+
+/*
+ * Every size fits in the whole pid space with the pids its measurements
+ * take besides (bench_pids_needed): -1, or 2 after saying why not.  The
+ * option's own maximum is for one thread; this is for more threads and
+ * for the mixes, whose threads fork while they run.
+ */
+static int check_pid_space(const struct bench_args *a)
+{
+	const struct bench_workload *most = NULL;
+	unsigned long own = 0;
+	unsigned int threads = 0;
+
+	for (const struct bench_workload *const *w = a->chosen; *w; w++) {
+		unsigned int t = most_pids_threads(a, *w);
+
+		if ((*w)->sized && bench_pids_needed(*w, t, 0) > own) {
+			most = *w;
+			threads = t;
+			own = bench_pids_needed(*w, t, 0);
+		}
+	}
+	for (unsigned int s = 0; most && s < a->nr_sizes; s++)
+		if (a->sizes[s] + own > BENCH_PID_SPACE)
+			return cli_usage_error("bench", "--size: %u is more than the pid space "
+					       "holds: %s with %u thread%s takes %lu pids besides "
+					       "(init, its threads' processes%s), and with pid_max "
+					       "at its limit, %u, the pids are 1 to %u; at most %lu",
+					       a->sizes[s], most->name, threads, threads == 1 ? "" : "s",
+					       own, most->children_in_run ? " and a child each" : "",
+					       RP_PID_MAX_LIMIT, BENCH_PID_SPACE,
+					       BENCH_PID_SPACE - own);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct bench_args *a)
 {
 	const struct cli_command cmd = { "bench", NULL, about, usage_notes, {
@@ -122,10 +177,13 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		  "more than the CPUs is allowed and marked '*'", "1,2", .min = 1,
 		  .max = BENCH_MAX_THREADS, .list = MAX_LIST, .count = &a->nr_threads,
 		  .to = a->threads },
-		{ "size", 'n', CLI_UINT, "LIST", "processes in the table (or the group); up to\n"
-		  "the whole pid space less 256 pids", "1000,100000",
-		  .min = 1, .max = BENCH_SIZE_MAX, .list = MAX_LIST, .count = &a->nr_sizes,
-		  .to = a->sizes, .given = &a->sized },
+		{ "size", 'n', CLI_UINT, "LIST", "processes in the table (or the group); with\n"
+		  "init and a process per thread (two for the\n"
+		  "mixes that fork), up to the whole pid space,\n"
+		  "pids 1 to 4194303", "1000,100000", .min = 1, .max = BENCH_SIZE_MAX,
+		  .max_why = "with init and one thread's process, 4194301 fill the whole pid "
+		  "space: with pid_max at its limit, 4194304, the pids are 1 to 4194303",
+		  .list = MAX_LIST, .count = &a->nr_sizes, .to = a->sizes, .given = &a->sized },
 		{ "mode", 'm', CLI_ENUM, "LIST", "modes; none is unsynchronized, 1 thread", "all",
 		  .names = cli_mode_names(true), .all = true, .list = RP_SYNC_NONE + 1,
 		  .count = &a->nr_modes, .to = a->modes },
@@ -153,7 +211,7 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 		a->format = BENCH_JSON;
 	if (a->quick)
 		apply_quick(a);
-	return -1;
+	return check_pid_space(a);
 }
 
 static bool runs_in(const struct bench_workload *w, enum rp_sync_mode mode,
@@ -162,12 +220,6 @@ static bool runs_in(const struct bench_workload *w, enum rp_sync_mode mode,
 	if (mode == RP_SYNC_NONE)
 		return w->unsynchronized_ok && threads == 1;
 	return threads >= (w->min_threads ? w->min_threads : 1);
-}
-
-/* A mix needs min_threads: smaller counts run at that minimum, once. */
-static unsigned int threads_for(const struct bench_workload *w, unsigned int threads)
-{
-	return threads < w->min_threads ? w->min_threads : threads;
 }
 
 static int by_value(const void *x, const void *y)

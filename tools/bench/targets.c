@@ -443,9 +443,12 @@ static double per_member_ratio(const struct bench_result *a, const struct bench_
 
 /*
  * killpg's cost per member in a group of 1,000,000 over that in one of
- * 10,000: both beyond the caches, so that what is compared is the walk's
- * growth.  The big group is built only if it fits in free memory at the
- * heap per process measured above (its row has the figure).
+ * 10,000.  At 736 bytes a process the small group fits in a last-level
+ * cache of 32 MB and the big one does not, so on such a machine the row
+ * compares the cache with memory; killpg per member is flat from 100,000
+ * up (docs/performance.md, "killpg per member").  The big group is built
+ * only if it fits in free memory at the heap per process measured above
+ * (its row has the figure).
  */
 static double killpg_linear(const struct target_env *env, const void *arg, char *note,
                             size_t len, struct target_spread *sp)

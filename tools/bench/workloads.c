@@ -248,24 +248,28 @@ const struct bench_workload bench_fork_exit = {
 const struct bench_workload bench_lookups_under_storm = {
 	.name = "lookup_storm", .summary = "kill(pid, 0) readers while thread 0 forks and reaps",
 	.kinds = { "kill(pid,0)", "fork", "fork+exit+wait" }, .min_threads = 2,
-	.sized = true, .setup = bench_setup_table, .op = op_lookups_under_storm,
+	.sized = true, .children_in_run = 1, .setup = bench_setup_table,
+	.op = op_lookups_under_storm,
 };
 
 const struct bench_workload bench_fork_vs_kill_all = {
 	.name = "fork_killall", .summary = "fork+exit+wait every 50 us while thread 0 runs kill(-1, 0)",
 	.kinds = { "fork", "fork+exit+wait", "kill(-1)" }, .min_threads = 2,
-	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_kill_all,
+	.sized = true, .children_in_run = 1, .setup = bench_setup_table,
+	.op = op_fork_vs_kill_all,
 };
 
 const struct bench_workload bench_fork_vs_ps = {
 	.name = "fork_ps", .summary = "fork+exit+wait every 50 us while thread 0 lists the table",
 	.kinds = { "fork", "fork+exit+wait", "ps" }, .min_threads = 2,
-	.sized = true, .setup = bench_setup_table, .op = op_fork_vs_ps,
+	.sized = true, .children_in_run = 1, .setup = bench_setup_table,
+	.op = op_fork_vs_ps,
 };
 
 const struct bench_workload bench_kill0_under_ps = {
 	.name = "kill0_ps",
 	.summary = "kill(pid, 0) every 100 us while thread 0 runs ps, 1 forks every 50 us",
 	.kinds = { "kill(pid,0)", "fork", "ps" }, .min_threads = 3,
-	.sized = true, .setup = bench_setup_table, .op = op_kill0_under_ps,
+	.sized = true, .children_in_run = 1, .setup = bench_setup_table,
+	.op = op_kill0_under_ps,
 };

@@ -45,8 +45,9 @@ static bool is_decimal(const char *s)
 	return true;
 }
 
-int cli_number(const char *sub, const char *what, const char *text, uint64_t min,
-	       uint64_t max, uint64_t *out)
+/* cli_number, with @why said after the range of a value above @max (NULL: nothing). */
+static int number_in(const char *sub, const char *what, const char *text, uint64_t min,
+		     uint64_t max, const char *why, uint64_t *out)
 {
 	unsigned long long v;
 
@@ -57,10 +58,18 @@ int cli_number(const char *sub, const char *what, const char *text, uint64_t min
 	errno = 0;
 	v = strtoull(text, NULL, 10);
 	if (errno || v < min || v > max)
-		return cli_usage_error(sub, "%s: %s is out of range %llu..%llu", what, text,
-				       (unsigned long long)min, (unsigned long long)max);
+		return cli_usage_error(sub, "%s: %s is out of range %llu..%llu%s%s", what, text,
+				       (unsigned long long)min, (unsigned long long)max,
+				       why && !errno && v > max ? ": " : "",
+				       why && !errno && v > max ? why : "");
 	*out = v;
 	return 0;
+}
+
+int cli_number(const char *sub, const char *what, const char *text, uint64_t min,
+	       uint64_t max, uint64_t *out)
+{
+	return number_in(sub, what, text, min, max, NULL, out);
 }
 
 /* Digits with at most one '.', at least one digit: no sign, exponent, "inf". */
@@ -155,8 +164,8 @@ static int uint_value(const char *sub, const struct cli_opt *o, const char *what
 		      const char *text)
 {
 	unsigned int i = o->list ? *o->count : 0;
-	uint64_t v;
-	int err = cli_number(sub, what, text, o->min, o->max, &v);
+	uint64_t v = 0;		/* set unless err: said for gcc's -Wmaybe-uninitialized */
+	int err = number_in(sub, what, text, o->min, o->max, o->max_why, &v);
 
 	if (err)
 		return err;

@@ -31,6 +31,8 @@ struct cli_opt {
 	const char *range;		/* the allowed values for the usage, instead of
 					   the ones made from min/max, limit or names */
 	uint64_t min, max;		/* CLI_UINT, CLI_U64 */
+	const char *max_why;		/* optional: why a value above max is refused,
+					   said after the range */
 	double limit;			/* CLI_REAL */
 	const char *const *names;	/* CLI_ENUM: NULL-terminated */
 	bool all;			/* CLI_ENUM: "all" stands for every name */

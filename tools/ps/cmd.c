@@ -28,8 +28,9 @@ static int parse_args(int argc, char **argv, struct ps_args *a)
 {
 	const struct cli_command cmd = { "ps", NULL, about, NULL, {
 		{ "procs", 'p', CLI_U64, "N", "add N worker processes under the build; the\n"
-		  "most fills the whole pid space (pid_max 4194304)", "0",
-		  .min = 0, .max = PS_WORKERS_MAX, .to = &a->procs },
+		  "most, with the scene's own 11, fills the whole\n"
+		  "pid space (pids 1 to 4194303)", "0", .min = 0, .max = PS_WORKERS_MAX,
+		  .max_why = PS_WORKERS_MAX_WHY, .to = &a->procs },
 		CLI_MODE(&a->mode),
 		CLI_JSON(&a->json, "one JSON object per process"),
 	} };

@@ -13,6 +13,10 @@
 
 /* The most workers: the whole pid space, pids 1 to RP_PID_MAX_LIMIT - 1. */
 #define PS_WORKERS_MAX	(RP_PID_MAX_LIMIT - 1 - PS_SCENE_PIDS)
+#define PS_WORKERS_MAX_WHY \
+	"with the scene's own 11 processes, 4194292 fill the whole pid space: with " \
+	"pid_max at its limit, 4194304, the pids are 1 to 4194303"
+_Static_assert(PS_WORKERS_MAX == 4194292 && PS_SCENE_PIDS == 11, "PS_WORKERS_MAX_WHY's figures");
 
 struct scene {
 	struct rp_system *sys;

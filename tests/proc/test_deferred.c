@@ -121,12 +121,12 @@ static void reader_keeps_reaped_task(void)
 	cr_assert(r.same, "the reaped task (pid %d) was freed or reused under its reader", pid);
 }
 
-Test(reuse_poisoned, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+Test(reuse_poisoned, rcu, .init = start_rcu, .fini = finish)
 {
 	reader_keeps_reaped_task();
 }
 
-Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish)
 {
 	bool poison = rp_debug_set_poison(false);
 
@@ -134,7 +134,7 @@ Test(reuse_recycled, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIM
 	rp_debug_set_poison(poison);
 }
 
-Test(pgid_outlives, rcu, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+Test(pgid_outlives, rcu, .init = start_rcu, .fini = finish)
 {
 	bool poison = rp_debug_set_poison(false);
 	struct rp_task *leader = fork_of(init), *member;
@@ -162,8 +162,7 @@ static long setresuid_job(struct job *j)
 	return ret;
 }
 
-Test(kept, call_leaves_no_free_behind, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(kept, call_leaves_no_free_behind, .init = start_rcu, .fini = finish)
 {
 	struct rp_task *c = fork_of(init);
 	struct reader r;
@@ -223,8 +222,7 @@ static long storm_job(struct job *j)
 }
 
 #ifndef RP_RCU_QSBR
-Test(storm, bound_holds_and_drains, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(storm, bound_holds_and_drains, .init = start_rcu, .fini = finish)
 {
 	unsigned long waits = rp_deferred_bound_waits();
 	struct reader r;
@@ -259,8 +257,7 @@ Test(storm, bound_holds_and_drains, .init = start_rcu, .fini = finish,
  * every grace period back, the storm goes past the bound without ever
  * waiting, and everything drains once the reader leaves.
  */
-Test(storm, qsbr_bound_is_soft_and_drains, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(storm, qsbr_bound_is_soft_and_drains, .init = start_rcu, .fini = finish)
 {
 	unsigned long waits = rp_deferred_bound_waits();
 	struct reader r;
@@ -323,8 +320,7 @@ static pid_t reap_under_reader(struct reader *r, rp_race_hook_fn hook)
 	return pid;
 }
 
-Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(reclaim, reaper_waits_for_reader, .init = start_rcu, .fini = finish)
 {
 	unsigned long waits = rp_deferred_reclaim_waits();
 	struct reader r;
@@ -376,7 +372,7 @@ static long reap_job(struct job *j)
 	return 0;
 }
 
-Test(reclaim, not_while_held, .init = start_rcu, .fini = finish, .timeout = TEST_TIMEOUT)
+Test(reclaim, not_while_held, .init = start_rcu, .fini = finish)
 {
 	struct rp_task *c = fork_of(init);
 	struct job killer = { .pid = rp_getpid(c), .sig = 0 }, reaper;
@@ -438,8 +434,7 @@ static void hold_kill_note_gp(enum rp_race_point where, struct rp_task *t)
 		fprintf(stderr, "the reaped task came back from the grace-period thread under its killer\n");
 }
 
-Test(reclaim, handed_back_after_grace_period, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(reclaim, handed_back_after_grace_period, .init = start_rcu, .fini = finish)
 {
 	struct rp_task *zombie = fork_of(init);
 	pid_t pid = rp_getpid(zombie);
@@ -488,8 +483,7 @@ static long cycle_job(struct job *j)
  * online is the failure; the thread is let go first, so that the test
  * ends either way.  RP_BREAK_RECLAIM_WAITS_ANYWAY fails it on every run.
  */
-Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish,
-     .timeout = TEST_TIMEOUT)
+Test(reclaim_qsbr, waits_alone_only, .init = start_rcu, .fini = finish)
 {
 	unsigned long waits = rp_deferred_reclaim_waits();
 	struct reader quiet;

@@ -706,4 +706,4 @@ static void storm_run(enum rp_sync_mode mode)
 	finish_all_reaped();
 }
 
-TEST_EACH_MODE(reparent, storm_run, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(reparent, storm_run)

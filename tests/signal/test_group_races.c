@@ -156,8 +156,8 @@ static void prio_user_after_exec_fork(enum rp_sync_mode mode)
 	all_after_exec_fork(mode, true);
 }
 
-TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork, .timeout = TEST_TIMEOUT)
-TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork)
+TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork)
 
 /*
  * kill(pid) must not signal a process that took the pid's number during
@@ -169,7 +169,7 @@ TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork, .timeout = TEST_T
  * the lookup holds the read lock that exit and fork need, so there is no
  * window.
  */
-Test(kill_pid_reuse, rcu, .timeout = TEST_TIMEOUT)
+Test(kill_pid_reuse, rcu)
 {
 	struct job k = { .sig = SIGUSR1 };
 	struct rp_task *v, *q;
@@ -259,7 +259,7 @@ static void stop_then_group_exit(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(stop_group_exit, stop_then_group_exit, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(stop_group_exit, stop_then_group_exit)
 
 /*
  * Bug 7 (I7), the class: under QSBR a registered thread that keeps calling
@@ -401,7 +401,7 @@ static void every_call_quiescent(enum rp_sync_mode mode)
 		     missing);
 }
 
-TEST_EACH_MODE(quiescent, every_call_quiescent, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(quiescent, every_call_quiescent)
 
 /* A registered thread that calls nothing but rp_getppid, as long as *stop is 0. */
 struct quiet_caller {
@@ -492,7 +492,7 @@ static void quiet_thread_reclaims(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(quiet_thread, quiet_thread_reclaims, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(quiet_thread, quiet_thread_reclaims)
 
 /* A registered thread, named "quiet-reader", that does what @step says and acknowledges it. */
 struct quiet_reader {
@@ -567,4 +567,4 @@ static void stall_named(void)
 	rp_thread_unregister();
 }
 
-Test(quiescent, stall_named, .timeout = TEST_TIMEOUT) { stall_named(); }
+Test(quiescent, stall_named) { stall_named(); }

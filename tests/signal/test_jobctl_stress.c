@@ -193,4 +193,4 @@ static void stop_storm(enum rp_sync_mode mode)
 	finish();
 }
 
-TEST_EACH_MODE(stop_storm, stop_storm, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(stop_storm, stop_storm)

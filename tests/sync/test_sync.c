@@ -90,7 +90,7 @@ static void mark_released(struct rp_deferred *d)
 }
 
 /* rcu mode: nothing is released while a reader that could see it is inside. */
-Test(defer, waits_for_readers, .timeout = TEST_TIMEOUT)
+Test(defer, waits_for_readers)
 {
 	struct rp_sync sync;
 	struct parked_reader reader;
@@ -162,12 +162,12 @@ static bool reader_enters_during_update(enum rp_sync_mode mode)
 	return entered;
 }
 
-Test(readers, run_beside_updater_in_rcu_mode, .timeout = TEST_TIMEOUT)
+Test(readers, run_beside_updater_in_rcu_mode)
 {
 	cr_assert(reader_enters_during_update(RP_SYNC_RCU));
 }
 
-Test(readers, excluded_by_updater_in_lock_modes, .timeout = TEST_TIMEOUT)
+Test(readers, excluded_by_updater_in_lock_modes)
 {
 	cr_assert_not(reader_enters_during_update(RP_SYNC_RWLOCK));
 	cr_assert_not(reader_enters_during_update(RP_SYNC_QRWLOCK));
@@ -254,7 +254,7 @@ static void *queued_updater(void *p)
  * mode taking the read side twice would queue the inner one behind the
  * writer, which waits for the outer one.  Nested sections take the lock once.
  */
-Test(readers, nest_while_updater_waits, .timeout = TEST_TIMEOUT)
+Test(readers, nest_while_updater_waits)
 {
 	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
 		struct rp_sync sync;

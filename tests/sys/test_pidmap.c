@@ -171,7 +171,7 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-Test(pidmap_churn, numbers_unique, .fini = map_destroy, .timeout = TEST_TIMEOUT)
+Test(pidmap_churn, numbers_unique, .fini = map_destroy)
 {
 	pthread_t th[CHURN_THREADS];
 
@@ -243,7 +243,7 @@ static long fork_churn(struct job *j)
 	return errors;
 }
 
-Test(fork_numbers, unique_across_threads, .timeout = TEST_TIMEOUT)
+Test(fork_numbers, unique_across_threads)
 {
 	struct job jobs[2] = { { .arg = 1 }, { .arg = 2 } };
 	struct rp_task *parents[2];

@@ -274,7 +274,7 @@ static void exit_sample(enum rp_sync_mode mode)
 	end_task(p);
 	finish();
 }
-TEST_EACH_MODE(exit_sample, exit_sample, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(exit_sample, exit_sample)
 
 #define INTERVAL	(100 * US)
 
@@ -314,7 +314,7 @@ static void fire_count(enum rp_sync_mode mode)
 	end_task(p);
 	finish();
 }
-TEST_EACH_MODE(fire_count, fire_count, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(fire_count, fire_count)
 
 /*
  * Exec in a loop, each time with a fresh timer of our own firing fast.  Its
@@ -369,7 +369,7 @@ static void exec_fire(enum rp_sync_mode mode)
 	end_task(q);
 	finish();
 }
-TEST_EACH_MODE(exec_fire, exec_fire, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(exec_fire, exec_fire)
 
 /* Take @self's pending signals; none may come from a timer up to @deleted. */
 static void drain_after_delete(struct rp_task *self, int deleted)
@@ -416,7 +416,7 @@ static void reset_delete(enum rp_sync_mode mode)
 	end_task(p);
 	finish();
 }
-TEST_EACH_MODE(reset_delete, reset_delete, .timeout = TEST_TIMEOUT)
+TEST_EACH_MODE(reset_delete, reset_delete)
 
 /* ------------------------------------------------- delete_while_firing */
 

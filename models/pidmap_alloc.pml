@@ -10,9 +10,11 @@
  * claims it with a compare-and-swap of the whole word against the value it
  * loaded.  If the swap fails (another allocation claimed a bit, or a free
  * cleared one, in the word meanwhile) it looks at the same number again.
- * The first number it claims is handed out, and the cursor is moved from
- * the value read to it by a second compare-and-swap, which fails harmlessly
- * if another allocation moved the cursor first.  A free clears its bit
+ * The first number it claims is handed out if a second compare-and-swap
+ * moves the cursor from the value read to it; if another allocation moved
+ * the cursor first, the number may lie behind the cursor, so it is given
+ * back (an atomic and-not) and the search starts again from the cursor's
+ * new value: the numbers handed out are the cursor's values, in one order.  A free clears its bit
  * with an atomic and-not, after its holder stopped using the number.
  *
  * Why no number is held twice: a bit goes from clear to set only by a
@@ -102,6 +104,8 @@ inline free_nr(n, id)
 /* One allocation by allocator @id: the number in nr, or EAGAIN. */
 inline alloc(id)
 {
+	skip;
+retry:	skip;		/* a lost cursor starts the search again */
 	d_step {
 		seen = last;		/* the cursor, one load */
 		running[id] = true;
@@ -159,16 +163,21 @@ inline alloc(id)
 	}
 	goto done;
 claimed:
-	skip;
-	d_step {
-		assert(owner[nr] == 0);	/* nobody else holds it */
+	assert(owner[nr] == 0);	/* nobody else holds it */
+	/*
+	 * The cursor from the value read to nr; if another allocation moved it
+	 * first, nr may lie behind it: give nr back and search again.
+	 */
+	if
+	:: atomic { last == seen -> last = nr;
 		owner[nr] = id;
 		handed = handed | BIT(nr);
-		running[id] = false
-	}
-	/* The cursor from the value read, unless another moved it first. */
-	atomic { if :: last == seen -> last = nr :: else -> skip fi };
-	assert(last == 0 || (handed & BIT(last)));
+		running[id] = false };
+		assert(last == 0 || (handed & BIT(last)))
+	:: else ->
+		bits = bits & ~BIT(nr);	/* atomic and-not: unclaimed */
+		goto retry
+	fi;
 done:
 	skip
 }

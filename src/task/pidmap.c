@@ -85,26 +85,54 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 	return -1;
 }
 
+/*
+ * RP_BREAK_PIDMAP_STALE_CURSOR: an allocation that lost the cursor keeps
+ * its number, which may lie far behind the cursor (a number freed since
+ * the allocation read it).
+ */
+#ifdef RP_BREAK_PIDMAP_STALE_CURSOR
+#define STALE_CURSOR_KEPT	true
+#else
+#define STALE_CURSOR_KEPT	false
+#endif
+
+/* Give back @nr, claimed by an allocation that then lost the cursor. */
+static void unclaim(struct rp_pidmap *map, int nr)
+{
+	unsigned long *word = &map->bits[(unsigned int)nr / BITS_PER_WORD];
+
+	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word, ~(1UL << ((unsigned int)nr % BITS_PER_WORD))));
+}
+
 int rp_pidmap_alloc(struct rp_pidmap *map)
 {
-	/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
-	int max = (int)uatomic_read(&map->max);
-	int seen = uatomic_read(&map->last);
-	int last = seen < max ? seen : 0;	/* as rp_pidmap_set_max resets it */
-	int low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
-	int nr = claim_first(map, (unsigned int)last + 1, (unsigned int)max);
+	for (;;) {
+		/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
+		int max = (int)uatomic_read(&map->max);
+		int seen = uatomic_read(&map->last);
+		int last = seen < max ? seen : 0;	/* as rp_pidmap_set_max resets it */
+		int low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
+		int nr = claim_first(map, (unsigned int)last + 1, (unsigned int)max);
 
-	if (nr < 0)
-		nr = claim_first(map, (unsigned int)low, (unsigned int)last + 1);
-	if (nr < 0)
-		return -EAGAIN;
-	/*
-	 * Move the cursor from what we read, or leave it to the allocation
-	 * that moved it meanwhile.  It only says where to search: no data is
-	 * published through it, so it needs no ordering of its own.
-	 */
-	rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->last, seen, nr));
-	return nr;
+		if (nr < 0)
+			nr = claim_first(map, (unsigned int)low, (unsigned int)last + 1);
+		if (nr < 0)
+			return -EAGAIN;
+		/*
+		 * Move the cursor from what we read to our number.  If another
+		 * allocation moved it meanwhile, our number may lie behind it:
+		 * an allocation that read the cursor long ago would hand out a
+		 * number freed since, long before the cyclic order comes back to
+		 * it (the reuse cyclic order exists to delay).  Give it back and
+		 * search again from where the cursor is now: every number handed
+		 * out is the one the cursor moves to, in one order.  The cursor
+		 * publishes no data, so it needs no ordering of its own.
+		 */
+		if (rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->last, seen, nr)) == seen ||
+		    STALE_CURSOR_KEPT)
+			return nr;
+		unclaim(map, nr);
+	}
 }
 
 void rp_pidmap_free(struct rp_pidmap *map, int nr)

@@ -6,7 +6,7 @@
  * atomic and-not, so that fork takes its number before the update lock.
  * One object per table; a pid namespace would have one of its own.
  *
- * Order.  An allocation reads pid_max (m) and the cursor (c, treated as 0
+ * Order.  Each attempt of an allocation reads pid_max (m) and the cursor (c, treated as 0
  * if not below m) once each, then scans [c + 1, m) and then [low, c + 1),
  * low being RESERVED_PIDS (300) if m > 300 and 1 otherwise, and hands out
  * the first number it claims.  With one allocation at a time that is
@@ -14,11 +14,14 @@
  * RESERVED_PIDS).  With several at once, each still hands out the first
  * number of its own order that it found free, at or after the cursor it
  * read; every number it passed over was in use when it looked (a swap
- * that fails because the word changed looks at the same number again).  The
- * cursor moves only from the value an allocation read to the number that
- * allocation handed out: an allocation that lost that compare-and-swap to
- * another leaves the cursor at the other's number, so the cursor always
- * names a number handed out (or is 0 after pid_max shrank below it).
+ * that fails because the word changed looks at the same number again).  A
+ * number is handed out only by the compare-and-swap that moves the cursor
+ * from the value the allocation read to it; an allocation that loses that
+ * swap gives its number back and starts again from the new cursor, since
+ * its number may lie behind the cursor (a number freed since it read it).
+ * So the numbers handed out are the cursor's values in one cyclic order,
+ * and a number is reused only once the order comes round to it; the
+ * cursor always names a number handed out (or is 0 after pid_max shrank).
  *
  * Uniqueness.  A number is handed out only by the compare-and-swap that
  * set its bit, and its bit is cleared only when its pid gives it back: no

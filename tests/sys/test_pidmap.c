@@ -123,6 +123,36 @@ Test(pidmap, claim_race, .fini = map_destroy)
 }
 
 /*
+ * stale_cursor: thread A read the cursor (0) and is held before claiming 1
+ * while this thread takes 1 to 200 and frees 1 to 150.  A's claim of 1
+ * then fails, and it finds 1 free again; but the cursor is at 200, so the
+ * number A hands out must be 201, the next in cyclic order, not 1, which
+ * the order would reach again only after wrapping.  Linux serializes the
+ * search under a lock; a stale cursor must not undo that order.
+ */
+Test(pidmap, stale_cursor, .fini = map_destroy)
+{
+	pthread_t a;
+	int theirs = 0;
+
+	map_init(1000);
+	arm(RP_RACE_PID_CLAIM, NULL, true, false);
+	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
+	cr_assert(await_reached(UINT_MAX));
+	for (int nr = 1; nr <= 200; nr++)	/* the hook lets these pass */
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	for (int nr = 1; nr <= 150; nr++)
+		rp_pidmap_free(&map, nr);
+	release();
+	cr_assert_eq(pthread_join(a, NULL), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(theirs, 201, "a stale cursor handed out %d", theirs);
+	cr_assert_eq(rp_pidmap_alloc(&map), 202, "the order goes on from A's number");
+	for (int nr = 151; nr <= 202; nr++)
+		rp_pidmap_free(&map, nr);
+}
+
+/*
  * pidmap_churn/numbers_unique: threads allocate and free over 64 numbers for the
  * test's run, each holding up to 8; every number handed out is marked as
  * its holder's, and a number already marked is a number held twice.  At

@@ -36,7 +36,9 @@ static inline double test_seconds(void)
  * and the runner sat in pthread_cond_wait until meson's 600-s timeout made
  * the caught twin a TIMEOUT; Criterion's issue #345 reports the same hang
  * with timeouts).  A test that hangs is ended by meson's timeout instead
- * (tests/meson.build), a hang bound, never how a twin is caught.
+ * (tests/meson.build), a hang bound, never how a twin is caught.  The
+ * runner's wait for a dead worker also happens without a timeout; the
+ * matrix rows run under tests/broken-row.sh, which ends it.
  */
 
 /* Monotonic seconds. */

@@ -39,6 +39,17 @@ void rp_pidmap_destroy(struct rp_pidmap *map)
 	map->bits = NULL;
 }
 
+/* The word of @nr's bit, and the bit. */
+static unsigned long *word_of(struct rp_pidmap *map, int nr)
+{
+	return &map->bits[(unsigned int)nr / BITS_PER_WORD];
+}
+
+static unsigned long bit_of(int nr)
+{
+	return 1UL << ((unsigned int)nr % BITS_PER_WORD);
+}
+
 /*
  * Set @bit in @word, which held @seen when the caller found the bit clear:
  * false if another claim or free changed the word first.
@@ -67,7 +78,7 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 	unsigned int nr = from;
 
 	while (nr < to) {
-		unsigned long *word = &map->bits[nr / BITS_PER_WORD];
+		unsigned long *word = word_of(map, (int)nr);
 		unsigned long seen = uatomic_read(word);
 		unsigned long free = ~seen & (~0UL << (nr % BITS_PER_WORD));
 
@@ -78,7 +89,7 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 		nr = nr / BITS_PER_WORD * BITS_PER_WORD + (unsigned int)__builtin_ctzl(free);
 		if (nr >= to)
 			break;
-		if (claim(word, seen, 1UL << (nr % BITS_PER_WORD)))
+		if (claim(word, seen, bit_of((int)nr)))
 			return (int)nr;
 		/* The word changed under us: look at nr again. */
 	}
@@ -96,12 +107,10 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 #define STALE_CURSOR_KEPT	false
 #endif
 
-/* Give back @nr, claimed by an allocation that then lost the cursor. */
-static void unclaim(struct rp_pidmap *map, int nr)
+/* Clear @nr's bit: it may be claimed again. */
+static void clear(struct rp_pidmap *map, int nr)
 {
-	unsigned long *word = &map->bits[(unsigned int)nr / BITS_PER_WORD];
-
-	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word, ~(1UL << ((unsigned int)nr % BITS_PER_WORD))));
+	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word_of(map, nr), ~bit_of(nr)));
 }
 
 int rp_pidmap_alloc(struct rp_pidmap *map)
@@ -131,19 +140,16 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 		if (rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->last, seen, nr)) == seen ||
 		    STALE_CURSOR_KEPT)
 			return nr;
-		unclaim(map, nr);
+		clear(map, nr);		/* nobody used it: no barrier needed */
 	}
 }
 
 void rp_pidmap_free(struct rp_pidmap *map, int nr)
 {
-	unsigned long *word = &map->bits[(unsigned int)nr / BITS_PER_WORD];
-	unsigned long bit = 1UL << ((unsigned int)nr % BITS_PER_WORD);
-
-	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word) & bit));
+	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word_of(map, nr)) & bit_of(nr)));
 	/* The number's last use (its hash removal) first: pairs with claim's cmpxchg. */
 	cmm_smp_mb__before_uatomic_and();
-	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word, ~bit));
+	clear(map, nr);
 }
 
 void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max)

@@ -30,9 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "oracle.h"
@@ -52,6 +54,7 @@ struct real_run {
 	bool failed;			/* a wait timed out */
 	int owed[OR_MAX_PROCS];		/* replies a stopped puppet will send once resumed */
 	int fork_err[OR_MAX_PROCS];	/* why a name has no process */
+	int image;			/* this program, for a puppet's execve */
 	struct or_pidmap map;
 	char dir[32];			/* the puppets' working directory (cores) */
 };
@@ -348,19 +351,23 @@ static void puppet_reply(const struct real_run *run, int self, const struct or_r
 #define PUPPET_ENV	"RP_ORACLE_PUPPET"
 
 /*
- * Run this program again as puppet @self: its name and every puppet-side fd
- * go in the environment, for puppet_after_exec.  Returns only on failure.
+ * Run this program again as puppet @self: its name, the image's fd and every
+ * puppet-side fd go in the environment, for puppet_after_exec.  The image is
+ * an anonymous copy of the program (oracle_image), so that a puppet which
+ * became an unprivileged user can execute it wherever the build tree is and
+ * whatever its mode.  Returns only on failure.
  */
 static void puppet_exec(const struct real_run *run, int self, struct or_reply *r)
 {
 	char env[32 + OR_MAX_PROCS * 24];
 	char *argv[] = { "oracle-puppet", NULL }, *envp[] = { env, NULL };
-	size_t n = (size_t)snprintf(env, sizeof(env), PUPPET_ENV "=%d", self);
+	size_t n = (size_t)snprintf(env, sizeof(env), PUPPET_ENV "=%d %d",
+				    self, run->image);
 
 	for (int i = 0; i < OR_MAX_PROCS; i++)
 		n += (size_t)snprintf(env + n, sizeof(env) - n, " %d %d",
 				      run->cmd[i][0], run->rep[i][1]);
-	execve("/proc/self/exe", argv, envp);
+	fexecve(run->image, argv, envp);
 	r->ret = -1;
 	r->err = errno;
 }
@@ -453,6 +460,7 @@ static __attribute__((constructor)) void puppet_after_exec(void)
 	if (!env)
 		return;
 	self = (int)strtol(env, &p, 10);
+	run.image = (int)strtol(p, &p, 10);
 	for (int i = 0; i < OR_MAX_PROCS; i++) {
 		run.cmd[i][0] = (int)strtol(p, &p, 10);
 		run.rep[i][1] = (int)strtol(p, &p, 10);
@@ -463,6 +471,8 @@ static __attribute__((constructor)) void puppet_after_exec(void)
 
 static bool is_puppet_fd(const struct real_run *run, int fd)
 {
+	if (fd == run->image)
+		return true;
 	for (int i = 0; i < OR_MAX_PROCS; i++)
 		if (fd == run->cmd[i][0] || fd == run->rep[i][1])
 			return true;
@@ -717,11 +727,52 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/*
+ * The program a puppet's execve runs: a copy of this one in an anonymous
+ * file, made once per test process (every run's puppets inherit the fd; it
+ * stays open across their execve).  Executing /proc/self/exe directly would
+ * need the user a puppet became (setresuid) to have search permission on
+ * every directory above the build tree and execute permission on the file,
+ * which a private checkout or a umask of 077 denies; the program links
+ * librcuproc statically for the same reason (tests/meson.build).
+ */
+static int oracle_image(void)
+{
+	static int image = -1;
+	char buf[65536];
+	ssize_t n;
+	int src;
+
+	if (image >= 0)
+		return image;
+	src = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	image = memfd_create("oracle-puppet", 0);
+	if (src < 0 || image < 0 || fchmod(image, 0755))
+		goto fail;
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		if (write(image, buf, (size_t)n) != n)
+			goto fail;
+	if (n < 0)
+		goto fail;
+	close(src);
+	return image;
+fail:
+	if (src >= 0)
+		close(src);
+	if (image >= 0)
+		close(image);
+	image = -1;
+	return -1;
+}
+
 static int real_setup(struct real_run *run)
 {
 	pid_t driver = getpid(), pid;
 
 	memset(run, 0, sizeof(*run));
+	run->image = oracle_image();
+	if (run->image < 0)
+		return -1;
 	memset(run->cmd, -1, sizeof(run->cmd));
 	memset(run->rep, -1, sizeof(run->rep));
 	for (int i = 0; i < OR_MAX_PROCS; i++)

@@ -25,6 +25,10 @@ enum rp_race_point {
 	/* take_leadership: the new leader is on every list, the old one not
 	   yet released (update lock held); @t the new leader. */
 	RP_RACE_EXEC_PUBLISHED,
+	/* take_leadership: the tgid's pid names the new leader, whose (and
+	   every thread's) ->group_leader still names the old one (update
+	   lock held); @t the new leader. */
+	RP_RACE_EXEC_TGID_MOVED,
 	/* reap_zombie: a tracer claimed a zombie it hands back to its real
 	   parent, not yet unlinked (update lock held); @t the zombie. */
 	RP_RACE_REAP_HANDBACK,

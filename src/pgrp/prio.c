@@ -57,12 +57,20 @@ static int each_thread(struct rp_task *p, void *arg)
 	return stop;
 }
 
-/* PRIO_PROCESS: thread @who (0: the caller), under its siglock. */
+/*
+ * PRIO_PROCESS: thread @who (0: the caller), under its siglock; a thread
+ * released by an exec meanwhile is followed to the one that took its pid.
+ */
 static void one_thread(struct prio_op *op, pid_t who)
 {
-	struct rp_task *t = who ? rp_find_task_rcu(op->self->sys, who) : op->self;
-	struct rp_sighand *sh = t ? rp_lock_task_sighand_rcu(t) : NULL;
+	struct rp_pid *pid = who ? rp_pid_find_rcu(op->self->sys, who) : NULL;
+	struct rp_task *t = op->self;
+	struct rp_sighand *sh;
 
+	if (who)
+		sh = pid ? rp_lock_pid_task_sighand_rcu(pid, &t) : NULL;
+	else
+		sh = rp_lock_task_sighand_rcu(t);
 	if (!sh)
 		return;
 	op->fn(t, op);

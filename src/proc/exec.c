@@ -122,6 +122,7 @@ static void take_leadership(struct rp_task *self)
 	rcu_assign_pointer(tid->task, leader);
 	CMM_STORE_SHARED(self->pid, tgid);
 	CMM_STORE_SHARED(leader->pid, tid);
+	RP_RACE_POINT(RP_RACE_EXEC_TGID_MOVED, self);
 	/* Parents before the lists: a reader that finds @self there filters by them. */
 	CMM_STORE_SHARED(self->real_parent, init ? self : leader->real_parent);
 	if (!self->ptrace)

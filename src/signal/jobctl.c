@@ -138,7 +138,7 @@ void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 	}
 }
 
-void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
+bool rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
 {
 	const struct rp_ksigaction *ka;
 	struct rp_sighand *psh;
@@ -149,22 +149,46 @@ void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, 
 	info.si_status = status;
 	psh = rp_lock_task_sighand_rcu(parent);
 	if (!psh)
-		return;
+		return false;
 	ka = rp_sighand_action(psh, SIGCHLD);
 	if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
 		rp_send_signal_locked(parent, SIGCHLD, &info, true);
 	rp_wake_up_parent(parent);
 	rp_unlock_sighand(psh);
+	return true;
 }
 
-/* Tell the real parent of @self's group, led by @leader (read section held); returns it. */
+/* RP_BREAK_RELEASED_NOT_FOLLOWED: a released parent thread ends the notice. */
+#ifdef RP_BREAK_RELEASED_NOT_FOLLOWED
+#define FOLLOW_RELEASED false
+#else
+#define FOLLOW_RELEASED true
+#endif
+
+/*
+ * Tell the real parent of @self's group, led by @leader (read section
+ * held); returns it.  A parent thread released before the notice took its
+ * siglock had given its children to another parent first (exit's
+ * reparenting precedes the release), which the lock modes' readers, who
+ * exclude both, would have told: so tell that one.
+ */
 static struct rp_task *tell_real_parent_rcu(struct rp_task *self, struct rp_task *leader,
 					    int why, int status)
 {
-	/* Pairs with the real_parent stores of reparenting. */
-	struct rp_task *parent = rcu_dereference(leader->real_parent);
+	struct rp_task *parent, *prev = NULL;
 
-	rp_send_cldstop_rcu(parent, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid, why, status);
+	/* Pairs with the real_parent stores of reparenting. */
+	while ((parent = rcu_dereference(leader->real_parent)) != prev) {
+		if (rp_send_cldstop_rcu(parent, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid,
+					why, status) || !FOLLOW_RELEASED)
+			break;
+		prev = parent;
+		/*
+		 * Pairs with rcu_assign_pointer(t->sighand, NULL) in the
+		 * parent's release, which orders its reparenting before it.
+		 */
+		cmm_smp_rmb();
+	}
 	return parent;
 }
 

@@ -164,6 +164,40 @@ struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t)
 	}
 }
 
+/*
+ * RP_BREAK_RELEASED_NOT_FOLLOWED: a task released before its siglock was
+ * taken ends the lookup, as if its pid (or its child's parent) were gone.
+ */
+#ifdef RP_BREAK_RELEASED_NOT_FOLLOWED
+#define FOLLOW_RELEASED false
+#else
+#define FOLLOW_RELEASED true
+#endif
+
+struct rp_sighand *rp_lock_pid_task_sighand_rcu(struct rp_pid *pid, struct rp_task **t)
+{
+	struct rp_task *prev = NULL;
+	struct rp_sighand *sh;
+
+	rp_assert_read_section(&rp_pid_sys(pid)->sync);
+	for (;;) {
+		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+		*t = rcu_dereference(pid->task);
+		if (!*t || *t == prev)
+			return NULL;
+		sh = rp_lock_task_sighand_rcu(*t);
+		if (sh || !FOLLOW_RELEASED)
+			return sh;
+		prev = *t;
+		/*
+		 * Released: exec gave the pid to its successor before.  Pairs
+		 * with rcu_assign_pointer(t->sighand, NULL) in the release,
+		 * which orders that handover before it.
+		 */
+		cmm_smp_rmb();
+	}
+}
+
 struct rp_sighand *rp_lock_task_sighand(struct rp_task *t)
 {
 	struct rp_sync *sync = &t->sys->sync;

@@ -11,11 +11,20 @@
  * RP_BREAK_TIMER_SAMPLE_UNLOCKED samples the process clock in
  * clock_gettime without the siglock: a sample taken while a thread folds
  * counts it twice or not at all.
+ * RP_BREAK_CLOCK_NAMES_LEADER takes a process clock's pid for a group
+ * leader's rather than a tgid: an exec by a non-leader thread makes a live
+ * process's clock unknown for a moment.
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include "timers.h"
+
+#ifdef RP_BREAK_CLOCK_NAMES_LEADER
+#define CLOCK_NAMES_TGID false
+#else
+#define CLOCK_NAMES_TGID true
+#endif
 
 #ifdef RP_BREAK_TIMER_SAMPLE_UNLOCKED
 #define SAMPLE_LOCKED false
@@ -54,19 +63,31 @@ int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock 
 struct rp_task *rp_cpu_clock_task_rcu(struct rp_task *self, const struct rp_cpu_clock *c,
 				  bool gettime)
 {
+	struct rp_pid *pid;
 	struct rp_task *t;
 
 	rp_assert_read_section(&self->sys->sync);
 	if (!c->pid)
 		return self;
-	t = rp_find_task_rcu(self->sys, c->pid);
+	pid = rp_pid_find_rcu(self->sys, c->pid);
+	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+	t = pid ? rcu_dereference(pid->task) : NULL;
 	if (!t)
 		return NULL;
 	if (c->thread)
 		return rp_same_thread_group(t, self) ? t : NULL;
 	if (gettime && t == self)
 		return t;
-	return rp_thread_group_leader(t) ? t : NULL;
+	/*
+	 * A process clock names a tgid, the pid fork made with the process
+	 * (Linux: pid_has_task(pid, PIDTYPE_TGID)), not a leader task: while a
+	 * non-leader thread execs, the tgid points at it before its
+	 * ->group_leader does, and the old leader's ->group_leader already
+	 * points away (exec.c take_leadership).  Any thread of the group serves.
+	 */
+	if (!CLOCK_NAMES_TGID)
+		return rp_thread_group_leader(t) ? t : NULL;
+	return pid->in_process ? t : NULL;
 }
 
 struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig)

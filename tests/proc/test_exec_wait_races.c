@@ -22,12 +22,21 @@
  *  - exec_switch_send (I6): a sender that loaded the target's handler
  *    table before exec switched it must lock the new one.
  *    RP_BREAK_SIGHAND_NO_RECHECK.
+ *  - exec_process_clock (I8): the CPU clock of a live process was unknown
+ *    while a non-leader thread execed: the tgid named the new leader
+ *    before its ->group_leader did.  RP_BREAK_CLOCK_NAMES_LEADER.
+ *  - exec_getpriority, exec_setpriority (I8): PRIO_PROCESS of a live
+ *    process answered ESRCH when the old leader it found was released by
+ *    an exec before its siglock was taken.  RP_BREAK_RELEASED_NOT_FOLLOWED.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <criterion/criterion.h>
+#include <rcuproc/pgrp.h>
+#include <rcuproc/timers.h>
 #include "../fixture/fixture.h"
 #include "task/task.h"
 #include "task/objects.h"
@@ -408,3 +417,129 @@ static void exec_switch_send(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(exec_switch_send, exec_switch_send)
+
+/* ------------------------------------------------------ a process's CPU clock across exec (I8) */
+
+/*
+ * Thread t of process p execs and is held where p's tgid already names t
+ * while every ->group_leader still names p.  p's CPU clock is there at
+ * every moment: clock_getcpuclockid, clock_gettime and timer_create on it
+ * must succeed (Linux asks whether the pid is a tgid, not whether the task
+ * it names leads its group).
+ */
+static void exec_process_clock(enum rp_sync_mode mode)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct rp_task *p, *t;
+	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	struct timespec ts;
+	clockid_t clock, again;
+	int timer;
+	int status;
+	pid_t tgid;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	tgid = rp_getpid(p);
+	cr_assert_eq(rp_clock_getcpuclockid(init, tgid, &clock), 0);
+	if (hold)
+		arm(RP_RACE_EXEC_TGID_MOVED, t, true, false);
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	if (hold)
+		cr_assert(await_reached(2), "the exec never moved the tgid");
+	cr_assert_eq(rp_clock_getcpuclockid(init, tgid, &again), 0,
+		     "clock_getcpuclockid(%d) of a live process failed mid exec", tgid);
+	cr_assert_eq(rp_clock_gettime(init, clock, &ts), 0,
+		     "clock_gettime of a live process's CPU clock failed mid exec");
+	cr_assert_eq(rp_timer_create(init, clock, &sev, &timer), 0,
+		     "timer_create on a live process's CPU clock failed mid exec");
+	cr_assert_eq(rp_timer_delete(init, timer), 0);
+	if (hold)
+		release();
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	cr_assert_eq(rp_exit_group(t, 0), 0);
+	cr_assert_eq(rp_wait4(init, tgid, &status, 0, NULL), tgid);
+	rp_task_put(p);
+	rp_task_put(t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_process_clock, exec_process_clock)
+
+/* ------------------------------------------------------ PRIO_PROCESS across exec (I8) */
+
+static long getprio_job(struct job *j)
+{
+	return rp_getpriority(j->t, PRIO_PROCESS, (id_t)j->pid);
+}
+
+static long setprio_job(struct job *j)
+{
+	return rp_setpriority(j->t, PRIO_PROCESS, (id_t)j->pid, 5);
+}
+
+/*
+ * Observer q asks for (or sets) the priority of p's pid and is held after
+ * loading the old leader's handler table, before locking it; thread t of p
+ * execs to the end, which releases the old leader.  The pid was never
+ * free: the call must follow it to t, not answer ESRCH.  The exec's own
+ * thread comes after the observer reached its hold: die_job locks p's
+ * table too.
+ */
+static void exec_prio_old_leader(enum rp_sync_mode mode, bool set)
+{
+	struct rp_task *p, *t, *q;
+	struct job rd = { .pid = 0 }, ex = { .pid = 0 }, die = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	int status;
+	pid_t tgid;
+
+	start_races(mode);
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	q = spawn(init, SIGCHLD);
+	tgid = rp_getpid(p);
+	rd.pid = tgid;
+	if (hold)
+		arm(RP_RACE_SIGHAND_LOADED, p, true, false);
+	job_start(&rd, set ? setprio_job : getprio_job, q);
+	if (hold)
+		cr_assert(await_reached(1), "the lookup never loaded the old leader's table");
+	job_start(&die, die_job, p);
+	job_start(&ex, exec_job, t);
+	cr_assert_eq(job_join(&ex), 0);
+	cr_assert_eq(job_join(&die), -ESRCH);
+	if (hold)
+		release();
+	job_join(&rd);
+	if (set)
+		cr_assert_eq(rd.ret, 0, "setpriority(PRIO_PROCESS, %d) of a live process answered "
+			     "%ld across an exec", tgid, rd.ret);
+	else
+		cr_assert_eq(rd.ret, 20, "getpriority(PRIO_PROCESS, %d) of a live process answered "
+			     "%ld across an exec (want 20: nice 0)", tgid, rd.ret);
+	cr_assert_eq(rp_exit_group(t, 0), 0);
+	cr_assert_eq(rp_wait4(init, tgid, &status, 0, NULL), tgid);
+	cr_assert_eq(rp_exit_group(q, 0), 0);
+	rp_task_put(t);
+	rp_task_put(p);
+	rp_task_put(q);
+	finish_races();
+}
+
+static void exec_getpriority(enum rp_sync_mode mode)
+{
+	exec_prio_old_leader(mode, false);
+}
+
+static void exec_setpriority(enum rp_sync_mode mode)
+{
+	exec_prio_old_leader(mode, true);
+}
+
+TEST_EACH_MODE(exec_getpriority, exec_getpriority)
+TEST_EACH_MODE(exec_setpriority, exec_setpriority)

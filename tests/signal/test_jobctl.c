@@ -874,3 +874,80 @@ static void fork_races_tty_loss(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(fork_races_tty_loss, fork_races_tty_loss)
 
+
+/* ------------------------------------------------------ a stop's notice to a released parent thread (I8) */
+
+/* A process's user space: takes its signals (and stops) until it is killed. */
+static long signal_loop_job(struct job *j)
+{
+	for (;;) {
+		/* Sampled first: the signal after it wakes the wait below. */
+		unsigned long seq = rp_waitq_seq(rp_task_waitq(j->t));
+		int sig = rp_get_signal(j->t, NULL);
+
+		if (sig < 0)
+			return sig;
+		if (sig == 0)
+			rp_waitq_wait(rp_task_waitq(j->t), seq);
+	}
+}
+
+static bool is_stopped(struct rp_task *t)
+{
+	return (CMM_LOAD_SHARED(t->jobctl) & RP_JOBCTL_STOPPED) != 0;
+}
+
+/*
+ * Child c of thread t of process p stops; its notice found t as its real
+ * parent and is held before locking t's table.  t exits and is released,
+ * giving c to p's leader first.  p must still get the stop's SIGCHLD
+ * (Linux sends it under tasklist_lock, which t's release waits for): the
+ * notice follows c to its new parent rather than ending at the released
+ * one.  c is then killed: its thread sent the stop's notice before it
+ * took the kill, so p's one pending SIGCHLD (not queued twice) carries
+ * CLD_STOPPED, or CLD_KILLED when the stop's notice was lost.
+ */
+static void stop_notice_parent_thread_exits(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *t, *c;
+	struct job cj = { .pid = 0 };
+	bool hold = mode == RP_SYNC_RCU;
+	siginfo_t info;
+	int status;
+	pid_t cpid;
+
+	start(mode);
+	race_count_jobs();
+	p = spawn(init, SIGCHLD);
+	t = spawn(p, THREAD_FLAGS);
+	handle(p, SIGCHLD);		/* queued, not ignored */
+	c = spawn(t, SIGCHLD);		/* c's real parent: thread t */
+	cpid = rp_getpid(c);
+	cr_assert_eq(rp_kill(init, cpid, SIGSTOP), 0);
+	if (hold)
+		arm(RP_RACE_SIGHAND_LOADED, t, true, false);
+	job_start(&cj, signal_loop_job, c);
+	if (hold)
+		cr_assert(await_reached(1), "c's stop notice never loaded t's table");
+	cr_assert_eq(rp_exit(t, 0), 0);	/* released: c goes to p's leader */
+	rp_task_put(t);
+	if (hold)
+		release();
+	await_task(is_stopped, c);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	cr_assert_eq(job_join(&cj), -ESRCH);
+	cr_assert_eq(rp_get_signal(p, &info), SIGCHLD);
+	cr_assert_eq(info.si_code, CLD_STOPPED, "p's SIGCHLD says %d, not CLD_STOPPED (%d): the "
+		     "stop's notice ended at a parent thread released meanwhile",
+		     info.si_code, CLD_STOPPED);
+	cr_assert_eq(info.si_pid, cpid);
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	rp_task_put(c);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	rp_task_put(p);
+	finish();
+}
+
+TEST_EACH_MODE(stop_notice_parent_thread_exits, stop_notice_parent_thread_exits)

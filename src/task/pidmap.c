@@ -119,12 +119,18 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 		/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
 		int max = (int)uatomic_read(&map->max);
 		int seen = uatomic_read(&map->last);
-		int last = seen < max ? seen : 0;	/* as rp_pidmap_set_max resets it */
-		int low = max > RESERVED_PIDS ? RESERVED_PIDS : 1;
-		int nr = claim_first(map, (unsigned int)last + 1, (unsigned int)max);
+		/*
+		 * Linux's alloc_pid wraps to RESERVED_PIDS once the cursor has
+		 * passed it and to 1 before; a pid_max of 300 or less, which
+		 * Linux does not allow, wraps to 1.  A cursor at or past a
+		 * lowered pid_max makes the first range empty: the search wraps.
+		 */
+		int low = seen >= RESERVED_PIDS && max > RESERVED_PIDS ? RESERVED_PIDS : 1;
+		int nr = claim_first(map, (unsigned int)seen + 1, (unsigned int)max);
 
 		if (nr < 0)
-			nr = claim_first(map, (unsigned int)low, (unsigned int)last + 1);
+			nr = claim_first(map, (unsigned int)low,
+					 (unsigned int)(seen < max ? seen + 1 : max));
 		if (nr < 0)
 			return -EAGAIN;
 		/*
@@ -154,12 +160,7 @@ void rp_pidmap_free(struct rp_pidmap *map, int nr)
 
 void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max)
 {
-	int last;
-
 	RP_BUG_ON(max < 2 || max > RP_PID_MAX_LIMIT);
+	/* The cursor stays: the next allocation wraps (rp_pidmap_alloc). */
 	uatomic_set(&map->max, max);
-	/* A cursor at or past the new pid_max restarts the search at 1. */
-	while ((last = uatomic_read(&map->last)) >= (int)max)
-		if (uatomic_cmpxchg(&map->last, last, 0) == last)
-			break;
 }

@@ -6,9 +6,9 @@
  * atomic and-not, so that fork takes its number before the update lock.
  * One object per table; a pid namespace would have one of its own.
  *
- * Order.  Each attempt of an allocation reads pid_max (m) and the cursor (c, treated as 0
- * if not below m) once each, then scans [c + 1, m) and then [low, c + 1),
- * low being RESERVED_PIDS (300) if m > 300 and 1 otherwise, and hands out
+ * Order.  Each attempt of an allocation reads pid_max (m) and the cursor
+ * (c) once each, then scans [c + 1, m) and then [low, min(c + 1, m)), low
+ * being RESERVED_PIDS (300) if c >= 300 and m > 300, 1 otherwise, and hands out
  * the first number it claims.  With one allocation at a time that is
  * exactly Linux's cyclic order (alloc_pid's, with pid_max and
  * RESERVED_PIDS).  With several at once, each still hands out the first
@@ -21,7 +21,8 @@
  * its number may lie behind the cursor (a number freed since it read it).
  * So the numbers handed out are the cursor's values in one cyclic order,
  * and a number is reused only once the order comes round to it; the
- * cursor always names a number handed out (or is 0 after pid_max shrank).
+ * cursor always names a number handed out (perhaps at or past a pid_max
+ * lowered since, as Linux's idr cursor: the next search wraps).
  *
  * Uniqueness.  A number is handed out only by the compare-and-swap that
  * set its bit, and its bit is cleared only when its pid gives it back: no

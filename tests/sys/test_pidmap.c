@@ -75,17 +75,46 @@ Test(pidmap, skips_full_words, .fini = map_destroy)
 	cr_assert_eq(rp_pidmap_alloc(&map), 131, "130 still in use");
 }
 
-/* A cursor at or past a lowered pid_max restarts the search at 1. */
-Test(pidmap, lowered_max_resets_cursor, .fini = map_destroy)
+/*
+ * A cursor past a lowered pid_max wraps the next search to 300, as Linux's
+ * alloc_pid (idr_alloc_cyclic from a cursor past the end, with pid_min
+ * RESERVED_PIDS since the cursor is above it); raised again, the search
+ * goes on after the cursor, which the lowering left where it was.
+ */
+Test(pidmap, lowered_max_wraps_to_reserved, .fini = map_destroy)
 {
 	map_init(1000);
-	for (int nr = 1; nr <= 500; nr++)
+	for (int nr = 1; nr <= 600; nr++)
 		cr_assert_eq(rp_pidmap_alloc(&map), nr);
-	for (int nr = 2; nr <= 500; nr++)
+	for (int nr = 2; nr <= 600; nr++)
 		rp_pidmap_free(&map, nr);
-	rp_pidmap_set_max(&map, 100);
+	rp_pidmap_set_max(&map, 500);
+	cr_assert_eq(rp_pidmap_alloc(&map), 300, "Linux wraps to RESERVED_PIDS");
+	rp_pidmap_free(&map, 300);
 	rp_pidmap_set_max(&map, 1000);
-	cr_assert_eq(rp_pidmap_alloc(&map), 2, "from 1 on, 1 in use");
+	cr_assert_eq(rp_pidmap_alloc(&map), 301, "after the cursor");
+}
+
+/*
+ * A cursor below 300 wraps to 1 even with a pid_max above 300: Linux picks
+ * the wrap's start from the cursor, not from pid_max.  The cursor gets
+ * below 300 while pid_max is 300 (a wrap to 1), and pid_max is raised
+ * with every number above the cursor in use.
+ */
+Test(pidmap, wrap_below_reserved_goes_to_1, .fini = map_destroy)
+{
+	map_init(1000);
+	for (int nr = 1; nr < 1000; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	for (int nr = 2; nr <= 50; nr++)
+		rp_pidmap_free(&map, nr);
+	rp_pidmap_set_max(&map, 300);
+	for (int nr = 2; nr <= 50; nr++)
+		cr_assert_eq(rp_pidmap_alloc(&map), nr);
+	rp_pidmap_free(&map, 10);
+	rp_pidmap_set_max(&map, 1000);
+	cr_assert_eq(rp_pidmap_alloc(&map), 10, "the cursor at 50: [51, 1000) in use, the "
+		     "wrap goes to 1");
 }
 
 /*

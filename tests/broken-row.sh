@@ -18,6 +18,16 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$@" >"$out" 2>&1 &
 runner=$!
+# Meson's timeout: show what the row printed so far, and take its
+# processes down with it.
+on_term() {
+	cat "$out"
+	echo "broken-row.sh: stopped by meson's timeout" >&2
+	pkill -9 -P "$runner" 2>/dev/null
+	kill -9 "$runner" 2>/dev/null
+	exit 1
+}
+trap on_term TERM INT
 had_worker=false
 gone_since=0
 while kill -0 "$runner" 2>/dev/null; do

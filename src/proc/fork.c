@@ -148,7 +148,7 @@ static void init_group(struct rp_task *p)
 	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
 
 	rp_assert_update_held(&p->sys->sync);
-	sig->leader_pid = p->pid;
+	RP_DEBUG_BUG_ON(p->pid != rp_signal_leader_pid(sig));
 	rp_pid_attach(p->pid);
 	/* Set under the same lock as the link, for prctl's propagation walk. */
 	sig->has_child_subreaper = psig->has_child_subreaper || psig->is_child_subreaper;

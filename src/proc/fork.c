@@ -183,7 +183,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->group_leader = p;
 		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
-							  (int)(flags & CSIGNAL);
+							  (int8_t)(flags & CSIGNAL);
 		init_group(p);
 #ifndef RP_BREAK_TTY_COPY_EARLY
 		/* The caller's terminal, with its session, in this hold (copy_process). */

@@ -375,8 +375,15 @@ struct rp_task {
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s) RP_PT_* */
-	int exit_signal;		/* (u) to real_parent at exit; -1: none */
 	int exit_code;			/* (u, s) status for wait, stop reports */
+	/*
+	 * CPU time (src/timers): held by a tick (rp_account_cpu) on this
+	 * thread from its exit check to its last timer fired, and taken by the
+	 * thread's exit point once RP_PF_EXITING is set: no tick runs on a
+	 * thread past its exit point (the tick of Linux runs on the thread
+	 * itself).  Here rather than in ->cputimers: 8 bytes less.
+	 */
+	struct rp_spinlock cputime_tick;
 	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
 					   spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
@@ -399,6 +406,8 @@ struct rp_task {
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
+	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
+					   (clone checks); -1: none */
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:

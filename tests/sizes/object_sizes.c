@@ -100,6 +100,7 @@ int main(void)
 		FIELD(struct rp_task, ptrace_event), FIELD(struct rp_task, ptrace_message),
 		FIELD(struct rp_task, last_siginfo), FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
+		FIELD(struct rp_task, cputime_tick),
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),

@@ -42,7 +42,7 @@ static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid_t pgid)
 {
 	if (pgid == rp_task_tgid(p))
-		return p->signal->leader_pid;
+		return rp_signal_leader_pid(p->signal);
 	if (!rp_pgrp_in_session_rcu(self->sys, pgid, self->signal->session->nr))
 		return NULL;
 	return rp_pid_find_rcu(self->sys, pgid);
@@ -102,7 +102,7 @@ int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
 static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
 {
 	struct rp_signal *sig = self->signal;
-	struct rp_pid *own = sig->leader_pid;
+	struct rp_pid *own = rp_signal_leader_pid(sig);
 	struct rp_sighand *sh;
 
 	rp_assert_update_held(&self->sys->sync);

@@ -201,7 +201,7 @@ static int unshare_sighand(struct rp_task *self)
 	struct rp_sighand *old, *new;
 
 	/* Only @self switches its own ->sighand: no lock needed to read it. */
-	if (uatomic_read(&CMM_LOAD_SHARED(self->sighand)->count) == 1)
+	if (rp_sighand_users(uatomic_read(&CMM_LOAD_SHARED(self->sighand)->count)) == 1)
 		return 0;
 	new = rp_sighand_alloc(self->sys);
 	if (!new)

@@ -101,7 +101,7 @@ static bool unhash_task(struct rp_task *t)
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
-		rp_pid_detach(sig->leader_pid);
+		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&t->cred->user->processes));
 	return exec_waits;

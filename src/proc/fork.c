@@ -148,7 +148,7 @@ static void init_group(struct rp_task *p)
 	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
 
 	rp_assert_update_held(&p->sys->sync);
-	sig->leader_pid = p->pid;
+	RP_DEBUG_BUG_ON(p->pid != rp_signal_leader_pid(sig));
 	rp_pid_attach(p->pid);
 	/* Set under the same lock as the link, for prctl's propagation walk. */
 	sig->has_child_subreaper = psig->has_child_subreaper || psig->is_child_subreaper;
@@ -183,7 +183,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->group_leader = p;
 		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
-							  (int)(flags & CSIGNAL);
+							  (int8_t)(flags & CSIGNAL);
 		init_group(p);
 #ifndef RP_BREAK_TTY_COPY_EARLY
 		/* The caller's terminal, with its session, in this hold (copy_process). */

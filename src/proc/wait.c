@@ -96,8 +96,8 @@ static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task
 	case SEL_PID:
 		if (ptrace || WAIT_PID_BY_TASK)
 			return rcu_dereference(p->pid)->nr == wo->nr;
-		/* The tgid's pid: set at fork, never changed, freed after a grace period. */
-		return rcu_dereference(p->signal->leader_pid)->nr == wo->nr;
+		/* The tgid's pid: its block's, numbered before the group was published. */
+		return rp_signal_leader_pid(p->signal)->nr == wo->nr;
 	case SEL_PGID:
 		return rp_task_pgrp_nr_rcu(p) == wo->nr;
 	default:

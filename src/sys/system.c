@@ -44,7 +44,7 @@ static int create_init(struct rp_system *sys)
 	}
 	t->group_leader = t->real_parent = t->parent = t;
 	t->pid->task = t;
-	t->signal->leader_pid = t->pid;
+	RP_DEBUG_BUG_ON(t->pid != rp_signal_leader_pid(t->signal));
 	t->pid->users++;
 	rp_pgrp_init_leader(t->signal, t->pid);
 	rlim->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
@@ -166,7 +166,7 @@ static void force_release(struct rp_task *t)
 	rp_pid_detach(t->pid);
 	if (--sig->nr_threads == 0) {
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
-		rp_pid_detach(sig->leader_pid);
+		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 }
 

@@ -41,15 +41,12 @@ struct rp_thread_cputime {
 	struct cds_list_head armed;	/* (s) timers on this thread's clock */
 };
 
-/* One thread's part. */
+/*
+ * One thread's part.  Its tick lock is the task's ->cputime_tick, among the
+ * task's small fields, so that this part is one word (no padding beside a
+ * 4-byte lock).
+ */
 struct rp_task_cputimers {
-	/*
-	 * Held by a tick (rp_account_cpu) on this thread from its exit check to
-	 * its last timer fired, and taken by the thread's exit point once
-	 * RP_PF_EXITING is set: no tick runs on a thread past its exit point
-	 * (the tick of Linux runs on the thread itself).
-	 */
-	struct rp_spinlock tick;
 	/*
 	 * (s) NULL until the first charge or timer: stored once, complete,
 	 * under the group's siglock and read under it only (the writer's

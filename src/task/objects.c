@@ -115,12 +115,13 @@ void rp_sighand_flush_handlers(struct rp_sighand *sh)
 
 void rp_sighand_put(struct rp_sighand *sh)
 {
+	unsigned int count = uatomic_sub_return(&sh->count, 1);
 	struct rp_exec_sighand *own;
 
-	if (uatomic_sub_return(&sh->count, 1) != 0)
+	if (rp_sighand_users(count) != 0)
 		return;
 	/* lock_task_sighand may still hold it under RCU: free after a grace period. */
-	if (sh->in_process) {
+	if (count & RP_SIGHAND_IN_PROCESS) {
 		rp_process_part_dead(caa_container_of(sh, struct rp_process, sighand),
 				     RP_PART_SIGHAND);
 		return;
@@ -260,7 +261,7 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
 	struct rp_sighand *sh = &proc->sighand;
 
 	sighand_init(proc->task.sys, sh);
-	sh->in_process = true;
+	sh->count |= RP_SIGHAND_IN_PROCESS;	/* not yet published: a plain store */
 	proc->used |= RP_PART_SIGHAND;
 	proc->live |= RP_PART_SIGHAND;
 	return sh;

@@ -24,7 +24,7 @@ bool rp_session_leader_rcu(struct rp_signal *sig)
 	 * The sid is the leader's own pid, held while anyone uses it: never
 	 * reused.  Pairs with rcu_assign_pointer in rp_pgrp_move.
 	 */
-	return rcu_dereference(sig->session) == sig->leader_pid;
+	return rcu_dereference(sig->session) == rp_signal_leader_pid(sig);
 }
 
 pid_t rp_task_pgrp_nr_rcu(struct rp_task *p)
@@ -52,7 +52,7 @@ static struct rp_task *lock_process(struct rp_signal *sig, struct rp_sighand **s
 
 	for (;;) {
 		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
-		p = rcu_dereference(sig->leader_pid->task);
+		p = rcu_dereference(rp_signal_leader_pid(sig)->task);
 		if (!p || p == prev)
 			return NULL;
 		*sh = rp_lock_task_sighand_rcu(p);
@@ -79,7 +79,7 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 	if (locked)
 		p = lock_process(rp_proxy_signal(px), &sh);
 	else	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
-		p = rcu_dereference(rp_proxy_signal(px)->leader_pid->task);
+		p = rcu_dereference(rp_signal_leader_pid(rp_proxy_signal(px))->task);
 	if (p && !rp_proxy_obsolete(px))
 		*ret = fn(p, arg);
 	/* Pairs with the publication in rp_hlist_add_behind_pub / cds_hlist_add_head_rcu. */

@@ -185,11 +185,23 @@ struct rp_action_table {
  */
 struct rp_sighand {
 	struct rp_spinlock siglock;	/* the lock of (s) fields */
+	/*
+	 * (a) the tasks using it (rp_sighand_users), and in the top bit,
+	 * (c), RP_SIGHAND_IN_PROCESS: fork's, in a struct rp_process; else
+	 * exec's, a struct rp_exec_sighand.  One word beside the lock, so
+	 * that a table is 16 bytes.
+	 */
+	unsigned int count;
 	const struct rp_action_table *actions; /* (s) shared default or private */
-	unsigned int count;		/* (a) tasks using it */
-	bool in_process;		/* (c) fork's, in a struct rp_process; else
-					   exec's, a struct rp_exec_sighand */
 };
+
+#define RP_SIGHAND_IN_PROCESS	0x80000000u
+
+/* The tasks using a table whose ->count is @count. */
+static inline unsigned int rp_sighand_users(unsigned int count)
+{
+	return count & ~RP_SIGHAND_IN_PROCESS;
+}
 
 /*
  * The table exec makes for itself (unshare_sighand) when it shares its
@@ -278,7 +290,6 @@ struct rp_signal {
 	unsigned int nr_threads;	/* (u) threads on thread_head */
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
-	struct rp_task *curr_target;	/* (s) next thread to take a signal */
 	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
@@ -286,7 +297,6 @@ struct rp_signal {
 	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
 	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
-	struct rp_pid *leader_pid;	/* (r, u) the tgid */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
 	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;
@@ -365,8 +375,15 @@ struct rp_task {
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s) RP_PT_* */
-	int exit_signal;		/* (u) to real_parent at exit; -1: none */
 	int exit_code;			/* (u, s) status for wait, stop reports */
+	/*
+	 * CPU time (src/timers): held by a tick (rp_account_cpu) on this
+	 * thread from its exit check to its last timer fired, and taken by the
+	 * thread's exit point once RP_PF_EXITING is set: no tick runs on a
+	 * thread past its exit point (the tick of Linux runs on the thread
+	 * itself).  Here rather than in ->cputimers: 8 bytes less.
+	 */
+	struct rp_spinlock cputime_tick;
 	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
 					   spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
@@ -389,6 +406,8 @@ struct rp_task {
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
+	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
+					   (clone checks); -1: none */
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
@@ -444,9 +463,9 @@ struct rp_tid {
  * A process as one allocation (Linux allocates the four apart): the thread
  * group fork (or the table's set-up, for init) made, its first thread,
  * its handler table unless CLONE_SIGHAND shared the caller's, and the pid
- * allocated for that thread, which is the group's leader_pid (exec's
- * de_thread may give it to another thread of the group: it stays the
- * tgid).  Threads, their tids and exec's own handler tables are
+ * allocated for that thread, which is the group's tgid
+ * (rp_signal_leader_pid; exec's de_thread may give it to another thread of
+ * the group: it stays the tgid).  Threads, their tids and exec's own handler tables are
  * allocated on their own.
  *
  * The existence guarantee: each part dies as it did when it was an object
@@ -485,6 +504,17 @@ static inline struct rp_process *rp_process_of(struct rp_signal *sig)
 static inline struct rp_system *rp_signal_sys(const struct rp_signal *sig)
 {
 	return rp_process_of((struct rp_signal *)sig)->task.sys;
+}
+
+/*
+ * The tgid of @sig: its block's pid, numbered for the group's first thread
+ * by the fork (or the table's set-up) that made the group, before the
+ * group is published, and constant (exec's de_thread gives it to the
+ * thread that execs: it stays the tgid).  No pointer in the group.
+ */
+static inline struct rp_pid *rp_signal_leader_pid(const struct rp_signal *sig)
+{
+	return &rp_process_of((struct rp_signal *)sig)->pid;
 }
 
 /*
@@ -567,7 +597,7 @@ static inline pid_t rp_task_tid(const struct rp_task *t)
 
 static inline pid_t rp_task_tgid(const struct rp_task *t)
 {
-	return t->signal->leader_pid->nr;
+	return rp_signal_leader_pid(t->signal)->nr;
 }
 
 /* Has @t exited (a zombie or past its exit point)?  Its calls return -ESRCH. */

@@ -72,16 +72,16 @@ void rp_cpu_timer_fire_rcu(struct rp_cpu_timer *tm);
 /* Lock @tm's target's siglock (read section held); NULL: the target is gone. */
 struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm);
 
-/* A thread's tick lock (see struct rp_task_cputimers), first in the lock order. */
+/* A thread's tick lock (rp_task.cputime_tick), first in the lock order. */
 static inline void rp_cpu_tick_lock(struct rp_task *t)
 {
 	rp_lockdep_acquire(RP_LOCK_CPU_TICK);
-	rp_spin_lock(&t->cputimers.tick);
+	rp_spin_lock(&t->cputime_tick);
 }
 
 static inline void rp_cpu_tick_unlock(struct rp_task *t)
 {
-	rp_spin_unlock(&t->cputimers.tick);
+	rp_spin_unlock(&t->cputime_tick);
 	rp_lockdep_release(RP_LOCK_CPU_TICK);
 }
 

@@ -307,7 +307,7 @@ static void exec_traced_zombie(enum rp_sync_mode mode)
 		  "the exec returned while its traced zombie thread kept the old table");
 	/* Only the group used the table: the exec kept it, and it is the group's alone. */
 	cr_assert_eq(p->sighand, table);
-	cr_assert_eq(uatomic_read(&p->sighand->count), 1);
+	cr_assert_eq(rp_sighand_users(uatomic_read(&p->sighand->count)), 1);
 	/* Every signal sent to the group is dequeued by it. */
 	set_action(p, SIGUSR1, user_handler);
 	cr_assert_eq(rp_kill(init, rp_getpid(p), SIGUSR1), 0);

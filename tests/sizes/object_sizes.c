@@ -100,23 +100,24 @@ int main(void)
 		FIELD(struct rp_task, ptrace_event), FIELD(struct rp_task, ptrace_message),
 		FIELD(struct rp_task, last_siginfo), FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
+		FIELD(struct rp_task, cputime_tick),
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
 		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
-		FIELD(struct rp_signal, shared_pending), FIELD(struct rp_signal, curr_target),
+		FIELD(struct rp_signal, shared_pending),
 		FIELD(struct rp_signal, flags), FIELD(struct rp_signal, group_exit_code),
 		FIELD(struct rp_signal, group_stop_count), FIELD(struct rp_signal, group_exec_task),
 		FIELD(struct rp_signal, is_child_subreaper),
 		FIELD(struct rp_signal, has_child_subreaper), FIELD(struct rp_signal, dumpable),
-		FIELD(struct rp_signal, leader_pid), FIELD(struct rp_signal, pgrp),
+		FIELD(struct rp_signal, pgrp),
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
 		FIELD(struct rp_signal, multiprocess),
 		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers));
 	sighand = OBJECT(rp_sighand,
-		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, actions),
-		FIELD(struct rp_sighand, count), FIELD(struct rp_sighand, in_process));
+		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, count),
+		FIELD(struct rp_sighand, actions));
 	OBJECT(rp_exec_sighand,
 		FIELD(struct rp_exec_sighand, sighand), FIELD(struct rp_exec_sighand, sys),
 		FIELD(struct rp_exec_sighand, rcu));

@@ -35,8 +35,9 @@ static inline double test_seconds(void)
  * already died (seen once: a broken twin's worker crashed, as it should,
  * and the runner sat in pthread_cond_wait until meson's 600-s timeout made
  * the caught twin a TIMEOUT; Criterion's issue #345 reports the same hang
- * with timeouts).  A test that hangs is ended by meson's timeout instead
- * (tests/meson.build), a hang bound, never how a twin is caught.  The
+ * with timeouts).  A test of the fixture (tests/fixture/fixture.h) that
+ * hangs aborts at its hang bound, before meson's timeout (tests/meson.build)
+ * would end it as a TIMEOUT, which no twin's row may be.  The
  * runner's wait for a dead worker also happens without a timeout; the
  * matrix rows run under tests/broken-row.sh, which ends it.
  */

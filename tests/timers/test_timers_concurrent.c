@@ -229,9 +229,14 @@ static void check_exact(struct rp_task *self)
 {
 	uint64_t v;
 
+	double end = now_seconds() + TEST_HANG_SECONDS;
+
 	CMM_STORE_SHARED(ch.pause, 1);
-	while (!CMM_LOAD_SHARED(ch.paused))
+	while (!CMM_LOAD_SHARED(ch.paused)) {
+		/* A tick stuck in a lock (a broken twin's freed one): not paused. */
+		cr_assert_lt(now_seconds(), end, "the charger never paused: a tick is stuck");
 		sched_yield();
+	}
 	v = clock_ns(self, CLOCK_PROCESS_CPUTIME_ID);
 	cr_assert_eq(v, uatomic_read(&ch.charged), "clock %lu, charged %lu: not what was charged",
 		     (unsigned long)v, uatomic_read(&ch.charged));

@@ -78,6 +78,48 @@ static void finish_races(void)
 	finish();
 }
 
+/*
+ * The exec races' process: p, a child of init, and its thread t, which
+ * execs on its own OS thread (exec_race_go) while p's user space takes its
+ * signals until the exec kills it; exec_race_join waits for both.
+ */
+struct exec_race {
+	struct rp_task *p, *t;
+	struct job ex, die;
+	pid_t tgid;
+};
+
+static void exec_race_start(struct exec_race *r)
+{
+	*r = (struct exec_race){ .p = spawn(init, SIGCHLD) };
+	r->t = spawn(r->p, THREAD_FLAGS);
+	r->tgid = rp_getpid(r->p);
+}
+
+static void exec_race_go(struct exec_race *r)
+{
+	job_start(&r->die, die_job, r->p);
+	job_start(&r->ex, exec_job, r->t);
+}
+
+static void exec_race_join(struct exec_race *r)
+{
+	cr_assert_eq(job_join(&r->ex), 0);
+	cr_assert_eq(job_join(&r->die), -ESRCH);
+}
+
+/* t, now the leader, exits with @code; init reaps the process. */
+static void exec_race_end(struct exec_race *r, int code)
+{
+	int status;
+
+	cr_assert_eq(rp_exit_group(r->t, code), 0);
+	cr_assert_eq(rp_wait4(init, r->tgid, &status, 0, NULL), r->tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code);
+	rp_task_put(r->p);
+	rp_task_put(r->t);
+}
+
 /* ------------------------------------------------------ wait's claim (I5) */
 
 /*
@@ -178,35 +220,25 @@ TEST_EACH_MODE(reap_handback, reap_handback)
  */
 static void exec_publish(enum rp_sync_mode mode)
 {
-	struct rp_task *p, *t;
-	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	struct exec_race x;
 	bool hold = mode == RP_SYNC_RCU;
 	int status;
-	pid_t tgid;
 	long r;
 
 	start_races(mode);
-	p = spawn(init, SIGCHLD);
-	t = spawn(p, THREAD_FLAGS);
-	tgid = rp_getpid(p);
+	exec_race_start(&x);
 	if (hold)
-		arm(RP_RACE_EXEC_PUBLISHED, t, true, false);
-	job_start(&die, die_job, p);
-	job_start(&ex, exec_job, t);
+		arm(RP_RACE_EXEC_PUBLISHED, x.t, true, false);
+	exec_race_go(&x);
 	if (hold) {
 		cr_assert(await_reached(2), "the exec never switched leaders");
 		r = rp_wait4(init, -1, &status, WNOHANG, NULL);
 		release();
 		cr_assert_eq(r, 0, "the parent's wait answered %ld mid exec", r);
 	}
-	cr_assert_eq(job_join(&ex), 0);
-	cr_assert_eq(job_join(&die), -ESRCH);
+	exec_race_join(&x);
 	cr_assert_eq(rp_wait4(init, -1, &status, WNOHANG, NULL), 0);
-	cr_assert_eq(rp_exit_group(t, 5), 0);
-	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 5);
-	rp_task_put(p);
-	rp_task_put(t);
+	exec_race_end(&x, 5);
 	finish_races();
 }
 
@@ -223,37 +255,26 @@ TEST_EACH_MODE(exec_publish, exec_publish)
  */
 static void exec_old_leader_waiting(enum rp_sync_mode mode, bool by_pid)
 {
-	struct rp_task *p, *t;
-	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	struct exec_race x;
 	struct job w = { .pid = -1, .options = WNOHANG };
 	bool hold = mode == RP_SYNC_RCU;
-	int status;
-	pid_t tgid;
 
 	start_races(mode);
-	p = spawn(init, SIGCHLD);
-	t = spawn(p, THREAD_FLAGS);
-	tgid = rp_getpid(p);
-	w.pid = by_pid ? tgid : -1;
+	exec_race_start(&x);
+	w.pid = by_pid ? x.tgid : -1;
 	if (hold) {
-		arm(RP_RACE_WAIT_VISIT, p, true, false);
+		arm(RP_RACE_WAIT_VISIT, x.p, true, false);
 		job_start(&w, wait_job, init);
 		cr_assert(await_reached(1), "the wait never reached the leader");
 	}
-	job_start(&die, die_job, p);
-	job_start(&ex, exec_job, t);
-	cr_assert_eq(job_join(&ex), 0);
-	cr_assert_eq(job_join(&die), -ESRCH);
+	exec_race_go(&x);
+	exec_race_join(&x);
 	if (hold) {
 		release();
 		cr_assert_eq(job_join(&w), 0, "the parent's wait answered %ld across the exec",
 			     w.ret);
 	}
-	cr_assert_eq(rp_exit_group(t, 6), 0);
-	cr_assert_eq(rp_wait4(init, -1, &status, 0, NULL), tgid);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 6);
-	rp_task_put(p);
-	rp_task_put(t);
+	exec_race_end(&x, 6);
 	finish_races();
 }
 
@@ -430,28 +451,22 @@ TEST_EACH_MODE(exec_switch_send, exec_switch_send)
 static void exec_process_clock(enum rp_sync_mode mode)
 {
 	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
-	struct rp_task *p, *t;
-	struct job ex = { .pid = 0 }, die = { .pid = 0 };
+	struct exec_race x;
 	bool hold = mode == RP_SYNC_RCU;
 	struct timespec ts;
 	clockid_t clock, again;
 	int timer;
-	int status;
-	pid_t tgid;
 
 	start_races(mode);
-	p = spawn(init, SIGCHLD);
-	t = spawn(p, THREAD_FLAGS);
-	tgid = rp_getpid(p);
-	cr_assert_eq(rp_clock_getcpuclockid(init, tgid, &clock), 0);
+	exec_race_start(&x);
+	cr_assert_eq(rp_clock_getcpuclockid(init, x.tgid, &clock), 0);
 	if (hold)
-		arm(RP_RACE_EXEC_TGID_MOVED, t, true, false);
-	job_start(&die, die_job, p);
-	job_start(&ex, exec_job, t);
+		arm(RP_RACE_EXEC_TGID_MOVED, x.t, true, false);
+	exec_race_go(&x);
 	if (hold)
 		cr_assert(await_reached(2), "the exec never moved the tgid");
-	cr_assert_eq(rp_clock_getcpuclockid(init, tgid, &again), 0,
-		     "clock_getcpuclockid(%d) of a live process failed mid exec", tgid);
+	cr_assert_eq(rp_clock_getcpuclockid(init, x.tgid, &again), 0,
+		     "clock_getcpuclockid(%d) of a live process failed mid exec", x.tgid);
 	cr_assert_eq(rp_clock_gettime(init, clock, &ts), 0,
 		     "clock_gettime of a live process's CPU clock failed mid exec");
 	cr_assert_eq(rp_timer_create(init, clock, &sev, &timer), 0,
@@ -459,12 +474,8 @@ static void exec_process_clock(enum rp_sync_mode mode)
 	cr_assert_eq(rp_timer_delete(init, timer), 0);
 	if (hold)
 		release();
-	cr_assert_eq(job_join(&ex), 0);
-	cr_assert_eq(job_join(&die), -ESRCH);
-	cr_assert_eq(rp_exit_group(t, 0), 0);
-	cr_assert_eq(rp_wait4(init, tgid, &status, 0, NULL), tgid);
-	rp_task_put(p);
-	rp_task_put(t);
+	exec_race_join(&x);
+	exec_race_end(&x, 0);
 	finish_races();
 }
 
@@ -492,41 +503,33 @@ static long setprio_job(struct job *j)
  */
 static void exec_prio_old_leader(enum rp_sync_mode mode, bool set)
 {
-	struct rp_task *p, *t, *q;
-	struct job rd = { .pid = 0 }, ex = { .pid = 0 }, die = { .pid = 0 };
+	struct exec_race x;
+	struct rp_task *q;
+	struct job rd = { .pid = 0 };
 	bool hold = mode == RP_SYNC_RCU;
-	int status;
-	pid_t tgid;
 
 	start_races(mode);
-	p = spawn(init, SIGCHLD);
-	t = spawn(p, THREAD_FLAGS);
+	exec_race_start(&x);
 	q = spawn(init, SIGCHLD);
-	tgid = rp_getpid(p);
-	rd.pid = tgid;
+	rd.pid = x.tgid;
 	if (hold)
-		arm(RP_RACE_SIGHAND_LOADED, p, true, false);
+		arm(RP_RACE_SIGHAND_LOADED, x.p, true, false);
 	job_start(&rd, set ? setprio_job : getprio_job, q);
 	if (hold)
 		cr_assert(await_reached(1), "the lookup never loaded the old leader's table");
-	job_start(&die, die_job, p);
-	job_start(&ex, exec_job, t);
-	cr_assert_eq(job_join(&ex), 0);
-	cr_assert_eq(job_join(&die), -ESRCH);
+	exec_race_go(&x);
+	exec_race_join(&x);
 	if (hold)
 		release();
 	job_join(&rd);
 	if (set)
 		cr_assert_eq(rd.ret, 0, "setpriority(PRIO_PROCESS, %d) of a live process answered "
-			     "%ld across an exec", tgid, rd.ret);
+			     "%ld across an exec", x.tgid, rd.ret);
 	else
 		cr_assert_eq(rd.ret, 20, "getpriority(PRIO_PROCESS, %d) of a live process answered "
-			     "%ld across an exec (want 20: nice 0)", tgid, rd.ret);
-	cr_assert_eq(rp_exit_group(t, 0), 0);
-	cr_assert_eq(rp_wait4(init, tgid, &status, 0, NULL), tgid);
+			     "%ld across an exec (want 20: nice 0)", x.tgid, rd.ret);
+	exec_race_end(&x, 0);
 	cr_assert_eq(rp_exit_group(q, 0), 0);
-	rp_task_put(t);
-	rp_task_put(p);
 	rp_task_put(q);
 	finish_races();
 }

@@ -401,8 +401,9 @@ static void batch_run(struct rcu_head *head)
 {
 	unsigned long n = batch_release(caa_container_of(head, struct rp_deferred, rcu));
 
+	rp_shared_write(RP_SHARED_DEFERRED_COUNT);
 	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
-	uatomic_sub(&deferred_pending, n);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_sub(&deferred_pending, n));
 }
 
 /* The backlog at which the next warning is due (doubled each time). */
@@ -453,7 +454,7 @@ static bool backlog_reserve(unsigned long n)
 	unsigned long old = uatomic_read(&deferred_pending), seen;
 
 	while (old + n <= CMM_LOAD_SHARED(deferred_bound)) {
-		seen = uatomic_cmpxchg(&deferred_pending, old, old + n);
+		seen = rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_cmpxchg(&deferred_pending, old, old + n));
 		if (seen == old)
 			return true;
 		old = seen;
@@ -464,7 +465,7 @@ static bool backlog_reserve(unsigned long n)
 /* Queue batch @head of @n objects, already counted in the backlog, at liburcu. */
 static void batch_queue(struct rp_deferred *head, unsigned long n)
 {
-	unsigned long handed = uatomic_add_return(&deferred_handed, n);
+	unsigned long handed = rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_add_return(&deferred_handed, n));
 
 	if (handed / 65536 != (handed - n) / 65536)
 		backlog_check(uatomic_read(&deferred_pending));
@@ -523,6 +524,7 @@ static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsi
 {
 	bool full;
 
+	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
 	pthread_mutex_lock(&reclaim_lock);
 	tail->next = reclaim_head;
 	if (!reclaim_head)
@@ -539,6 +541,7 @@ static struct rp_deferred *reclaim_take(struct rp_deferred **tail, unsigned long
 {
 	struct rp_deferred *head;
 
+	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
 	pthread_mutex_lock(&reclaim_lock);
 	head = reclaim_head;
 	*tail = reclaim_tail;
@@ -598,7 +601,8 @@ static bool reclaim_wait_begin(void)
 		return false;
 #endif
 #ifdef RP_RCU_QSBR
-	return online_counted && uatomic_cmpxchg(&online_threads, 1, 1 | ONLINE_CLOSED) == 1;
+	return online_counted &&
+	       rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_cmpxchg(&online_threads, 1, 1 | ONLINE_CLOSED)) == 1;
 #else
 	return true;
 #endif
@@ -607,7 +611,8 @@ static bool reclaim_wait_begin(void)
 static void reclaim_wait_end(void)
 {
 #ifdef RP_RCU_QSBR
-	uatomic_and(&online_threads, ~ONLINE_CLOSED);	/* pairs with the cmpxchg above */
+	/* Pairs with the cmpxchg above. */
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_and(&online_threads, ~ONLINE_CLOSED));
 #endif
 }
 
@@ -629,8 +634,9 @@ static void grace_period_here(enum rp_race_point where)
 static void reclaim_done(struct rp_deferred *head, unsigned long n)
 {
 	batch_release(head);
+	rp_shared_write(RP_SHARED_DEFERRED_COUNT);
 	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
-	uatomic_sub(&deferred_pending, n);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_sub(&deferred_pending, n));
 }
 
 /*
@@ -755,6 +761,7 @@ static void gp_release_stale(struct gp_chain *stale)
 	rcu_thread_online();
 	reclaim_done(stale->head, stale->n);
 	rcu_thread_offline();
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	CMM_STORE_SHARED(gp_held, gp_held - stale->n);
 	pthread_cond_broadcast(&gp_round);
@@ -770,6 +777,7 @@ static void *gp_thread_main(void *arg)
 	rcu_register_thread();
 	rcu_thread_offline();
 	for (;;) {
+		rp_shared_write(RP_SHARED_GP_LOCK);
 		pthread_mutex_lock(&gp_lock);
 		if (!gp_waiting.head && (gp_returned.head || gp_stale.head)) {
 			struct timespec until = gp_deadline(GP_IDLE_US);
@@ -788,6 +796,7 @@ static void *gp_thread_main(void *arg)
 		 * The mutex orders the grace period's end before the taker's
 		 * release: pairs with the lock in gp_take_back.
 		 */
+		rp_shared_write(RP_SHARED_GP_LOCK);
 		pthread_mutex_lock(&gp_lock);
 		gp_round_end(&batch, &stale);
 		pthread_mutex_unlock(&gp_lock);
@@ -837,6 +846,7 @@ static void gp_hand(void)
 	batch.head = reclaim_take(&batch.tail, &batch.n);
 	if (!batch.head)
 		return;			/* another thread took it first */
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	CMM_STORE_SHARED(gp_held, gp_held + batch.n);
 	gp_chain_splice(&gp_waiting, &batch);
@@ -845,6 +855,7 @@ static void gp_hand(void)
 	rp_defer_batch.awaiting = true;
 	rp_sync_block_begin();		/* the grace period waits for this thread too */
 	until = gp_deadline(GP_HANDBACK_US);
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	while (!gp_settled() && pthread_cond_timedwait(&gp_round, &gp_lock, &until) == 0)
 		;
@@ -868,6 +879,7 @@ static void gp_take_back(void)
 	}
 	if (!CMM_LOAD_SHARED(gp_returned.head) && !CMM_LOAD_SHARED(gp_stale.head))
 		return;
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);	/* pairs with the lock after the grace period */
 	gp_chain_splice(&done, &gp_stale);
 	gp_chain_splice(&done, &gp_returned);
@@ -876,7 +888,7 @@ static void gp_take_back(void)
 	if (!done.head)
 		return;
 	reclaim_done(done.head, done.n);
-	uatomic_inc(&gp_takebacks);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&gp_takebacks));
 }
 
 /*
@@ -886,6 +898,7 @@ static void gp_take_back(void)
  */
 static void gp_settle(void)
 {
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	while (!gp_settled())
 		pthread_cond_wait(&gp_round, &gp_lock);
@@ -933,7 +946,7 @@ static void reclaim_release(void)
 	if (!head)
 		return;			/* another thread took it first */
 	reclaim_done(head, n);
-	uatomic_inc(&reclaim_waits);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&reclaim_waits));
 }
 
 /*
@@ -975,7 +988,7 @@ void rp_deferred_hand_over(void)
 		if (reclaim_add(batch_take(), tail, n))
 			rp_defer_batch.reclaim = true;
 	} else if (!BOUND_WAITS) {
-		uatomic_add(&deferred_pending, n);
+		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_add(&deferred_pending, n));
 		batch_queue(batch_take(), n);
 	}
 }
@@ -992,7 +1005,7 @@ static void bound_wait(void)
 
 	head = reclaim_take(&tail, &n);
 	grace_period_here(RP_RACE_DEFERRED_BOUND);
-	uatomic_inc(&deferred_waits);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&deferred_waits));
 	batch_release(own);
 	if (head)
 		reclaim_done(head, n);
@@ -1039,7 +1052,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 	 * wait for grace periods).
 	 */
 	if (!rp_update_held_here(s) && releasing) {
-		uatomic_inc(&deferred_pending);
+		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&deferred_pending));
 		batch_queue(d, 1);
 	} else if (!rp_update_held_here(s) && backlog_reserve(1)) {
 		if (reclaim_add(d, d, 1))

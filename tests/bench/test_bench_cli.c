@@ -365,6 +365,17 @@ Test(bench, format_json)
 }
 
 /*
+ * Every workload then the targets: the list of every workload has room for
+ * all of them.  It once had room for 17 entries, and a suite of 17 and the
+ * NULL after them overwrote the flags that follow: the targets never ran.
+ */
+Test(bench, all_runs_the_targets)
+{
+	expect_jq("bench --quick --json --workload all --mode none --threads 1",
+		  "map(select(.type == \"target\")) | length > 0");
+}
+
+/*
  * Markdown: each table is a header row, a separator row of as many
  * columns, and rows of as many; the side-by-side table names each mode.
  */

@@ -27,8 +27,12 @@ static const char about[] =
 #define MAX_LIST	16
 #define MAX_REPEAT	100
 
+/* Room for every workload (--workload suite) or MAX_LIST picks, and the NULL. */
+#define NR_ENTRIES	(sizeof(bench_workloads) / sizeof(bench_workloads[0]))
+#define MAX_CHOSEN	(NR_ENTRIES > MAX_LIST + 1 ? NR_ENTRIES : MAX_LIST + 1)
+
 struct bench_args {
-	const struct bench_workload *chosen[MAX_LIST + 1];	/* NULL-terminated */
+	const struct bench_workload *chosen[MAX_CHOSEN];	/* NULL-terminated */
 	bool all, targets;
 	int picks[MAX_LIST];		/* --workload: see workload_names */
 	unsigned int nr_picks;
@@ -58,8 +62,7 @@ static unsigned int nr_workloads(void)
 
 static const char *const *workload_names(void)
 {
-	static const char *names[sizeof(bench_workloads) / sizeof(bench_workloads[0]) +
-				  NR_GROUP_PICKS];
+	static const char *names[NR_ENTRIES + NR_GROUP_PICKS];
 	unsigned int n = nr_workloads();
 
 	for (unsigned int i = 0; i < n; i++)

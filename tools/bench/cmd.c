@@ -14,7 +14,8 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_kill0, &bench_kill0_hot, &bench_getppid, &bench_kill_all, &bench_ps, &bench_wait_scan,
 	&bench_fork_exit, &bench_lookups_under_storm, &bench_fork_vs_kill_all,
 	&bench_fork_vs_ps, &bench_kill0_under_ps, &bench_getpgid, &bench_killpg, &bench_kill_session,
-	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, NULL,
+	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, &bench_fork_own, &bench_fork_onepg,
+	&bench_setpgid_own, &bench_setpgid_onepg, &bench_ptrace_own, &bench_ptrace_onepg, NULL,
 };
 
 static const char about[] =
@@ -340,6 +341,7 @@ int cmd_bench(int argc, char **argv)
 	overall.start_ns = bench_clock_ns();
 	failed = run_suite(&a, &overall, false);
 	bench_report_side_by_side();
+	bench_report_speedups();
 	if (failed >= 0 && a.targets) {
 		struct target_env env = {
 			.seconds = a.seconds, .rounds = a.repeat, .quick = a.quick,

@@ -202,10 +202,12 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_PIDMAP] = 2,		/* the number's bit set at fork, cleared at release */
 	[RP_SHARED_RECLAIM_LOCK] = 2,	/* the reaped process's block onto it, and taken off */
 	/*
-	 * The backlog's reservation for that hand-over and its release, the
-	 * count of batches run and of reclaim batches waited for.
+	 * None: the backlog's room for that hand-over comes from the thread's
+	 * row and its release puts it back there, and the counts of batches
+	 * run and of reclaim batches waited for are rows too (src/sync/sync.c,
+	 * struct deferred_row).  With one shared count they were 4 a cycle.
 	 */
-	[RP_SHARED_DEFERRED_COUNT] = 4,
+	[RP_SHARED_DEFERRED_COUNT] = 0,
 };
 
 /* And once, the quiescent state after the cycles: it takes the empty reclaim batch. */

@@ -70,6 +70,9 @@ static struct {
 	size_t nr_rows;
 } report;
 
+/* What a release build says in place of the count: it has none. */
+static const char shared_na[] = "n/a (release build)";
+
 static const char quick_note[] =
 	"QUICK run: tiny tables and short measurements, to check that it works; "
 	"its figures mean nothing";
@@ -143,6 +146,9 @@ void bench_report_begin(enum bench_format format, bool quick)
 		printf("latencies in ns (lookups timed 1 call in %d); '*' marks more threads "
 		       "than CPUs; ops/s is the best of the repeats, then their median and "
 		       "range\n", BENCH_SAMPLE);
+		if (!debug_build())
+			printf("shared writes per operation: %s, only debug builds count them\n",
+			       shared_na);
 		printf("%-8s %-13s %4s %8s %-15s %12s %7s %15s %9s %9s %9s %7s %8s %7s %7s\n",
 		       "mode", "workload", "thr", "size", "kind", "ops/s", "median", "min-max",
 		       "p50", "p99", "p999", "B/proc", "backlog", "setup_s", "RSS_MB");
@@ -250,10 +256,10 @@ static double shared_per_op(const struct bench_result *res, unsigned int kind, d
 	return *locks + *rmws;
 }
 
-/* What a release build says in place of the count: it has none. */
-static const char shared_na[] = "n/a (release build)";
-
-/* Under a text row: the shared writes per operation of the kinds counted, line by line. */
+/*
+ * Under a text row: the shared writes per operation of the kinds counted,
+ * line by line.  A release build has none to print: its header says so.
+ */
 static void print_shared_writes(const struct bench_result *res)
 {
 	const struct bench_config *c = &res->cfg;
@@ -261,14 +267,10 @@ static void print_shared_writes(const struct bench_result *res)
 	for (unsigned int k = 0; k < BENCH_MAX_KINDS && c->w->kinds[k]; k++) {
 		double locks, rmws, total = shared_per_op(res, k, &locks, &rmws);
 
-		if (!res->shared_ops[k])
+		if (isnan(total))
 			continue;
-		printf("  %s: shared writes per %s ", rp_sync_mode_name(c->mode), c->w->kinds[k]);
-		if (isnan(total)) {
-			printf("%s: only debug builds count them\n", shared_na);
-			continue;
-		}
-		printf("%.2f (%.2f lock acquisitions, %.2f atomics):", total, locks, rmws);
+		printf("  %s: shared writes per %s %.2f (%.2f lock acquisitions, %.2f atomics):",
+		       rp_sync_mode_name(c->mode), c->w->kinds[k], total, locks, rmws);
 		for (unsigned int l = 0; l < RP_SHARED_NR; l++)
 			if (res->shared[k][l])
 				printf(" %s %.2f;", rp_debug_shared_name(l),

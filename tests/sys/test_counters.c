@@ -206,8 +206,16 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	 * row and its release puts it back there, and the counts of batches
 	 * run and of reclaim batches waited for are rows too (src/sync/sync.c,
 	 * struct deferred_row).  With one shared count they were 4 a cycle.
+	 * Under QSBR the thread that waits for the batch's grace period
+	 * closes the count of online threads and opens it again
+	 * (reclaim_wait_begin, reclaim_wait_end): a word of coordination,
+	 * not a count, once a reclaim batch, which is every cycle here.
 	 */
+#ifdef RP_RCU_QSBR
+	[RP_SHARED_DEFERRED_COUNT] = 2,
+#else
 	[RP_SHARED_DEFERRED_COUNT] = 0,
+#endif
 };
 
 /* And once, the quiescent state after the cycles: it takes the empty reclaim batch. */

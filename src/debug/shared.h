@@ -20,8 +20,9 @@
  * thread's slot, threadslot.h; a site's registration, alloc.c), fault
  * injection while a test has it armed, the debug builds' own machinery
  * (the poisoning quarantine, race points, the lock-order checker), which
- * release builds do not have, and the deferred-free accounting of
- * src/sync/sync.c (docs/performance.md lists it).
+ * release builds do not have.  A plain store to a shared line (the
+ * deferred-free accounting's count of batches run) is marked as well: it
+ * moves the line as an atomic does.
  */
 #ifndef RP_DEBUG_SHARED_H
 #define RP_DEBUG_SHARED_H
@@ -35,6 +36,8 @@ enum rp_shared_line {
 	RP_SHARED_REGISTRY_LOCK,	/* the table's registry of task structs */
 	RP_SHARED_CACHE_LOCK,		/* a type cache of released objects */
 	RP_SHARED_USERS_LOCK,		/* the per-uid accounting table */
+	RP_SHARED_RECLAIM_LOCK,		/* the reclaim batch (sync/sync.c) */
+	RP_SHARED_GP_LOCK,		/* the grace-period thread's lists (sync/sync.c) */
 	/* Atomic read-modify-writes. */
 	RP_SHARED_UID_COUNT,		/* a uid's processes or sigpending count */
 	RP_SHARED_CRED_REF,		/* credentials' reference count */
@@ -42,6 +45,7 @@ enum rp_shared_line {
 	RP_SHARED_COUNT_ROW,		/* a per-thread counter's shared row (threadslot.h) */
 	RP_SHARED_PID_CURSOR,		/* the pid allocator's cursor (task/pidmap.c) */
 	RP_SHARED_PIDMAP,		/* a word of the pid bitmap: a claim or a free */
+	RP_SHARED_DEFERRED_COUNT,	/* the deferred-free accounting (sync/sync.c) */
 	RP_SHARED_NR
 };
 

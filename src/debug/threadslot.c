@@ -107,12 +107,15 @@ static const char *const shared_names[RP_SHARED_NR] = {
 	[RP_SHARED_REGISTRY_LOCK] = "task registry lock",
 	[RP_SHARED_CACHE_LOCK] = "type cache lock",
 	[RP_SHARED_USERS_LOCK] = "uid table lock",
+	[RP_SHARED_RECLAIM_LOCK] = "reclaim batch lock",
+	[RP_SHARED_GP_LOCK] = "grace-period thread lock",
 	[RP_SHARED_UID_COUNT] = "uid count",
 	[RP_SHARED_CRED_REF] = "cred reference",
 	[RP_SHARED_RLIMIT_REF] = "rlimit reference",
 	[RP_SHARED_COUNT_ROW] = "shared counter row",
 	[RP_SHARED_PID_CURSOR] = "pid cursor",
 	[RP_SHARED_PIDMAP] = "pid bitmap word",
+	[RP_SHARED_DEFERRED_COUNT] = "deferred-free count",
 };
 
 const char *rp_debug_shared_name(unsigned int line)

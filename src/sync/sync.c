@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "sync.h"
 #include "../debug/racepoint.h"
+#include "../debug/threadslot.h"
 
 static const char *const mode_names[RP_SYNC_NONE + 1] = {
 	[RP_SYNC_RCU] = "rcu",
@@ -32,23 +33,70 @@ __thread struct rp_read_nest rp_read_nest;
 __thread struct rp_defer_batch rp_defer_batch;
 
 /*
- * Deferred releases handed over and not yet run (uatomic): on the reclaim
- * batch, or queued at liburcu.
+ * The backlog's count (uatomic): the deferred releases handed over and not
+ * yet run (on the reclaim batch, or queued at liburcu), plus the room that
+ * threads hold ahead in their rows below.  The bound (I7) is on this sum,
+ * so the releases waiting never pass it, whatever room is held.
  */
 static unsigned long deferred_pending;
 
 /*
- * Deferred releases run, as a hint of progress: written by the call_rcu
- * workers and the threads that release a batch themselves, without atomics
- * (an increment lost to a race does not matter), read by the backlog check.
+ * The per-thread rows of the deferred-free accounting, a row per thread
+ * slot (src/debug/threadslot.h), summed on demand, so that the hand-overs
+ * and releases of a fork or an exit write no line that another thread
+ * writes (docs/performance.md, "Shared writes").
+ *
+ * @room: backlog room this thread reserved ahead in deferred_pending and
+ * has not used, after the batch of Linux's percpu counters
+ * (include/linux/percpu_counter.h) with threads for CPUs: a hand-over takes
+ * its objects' room from the row, and only when the row runs short takes
+ * ROOM_CHUNK more from deferred_pending; a release by this thread puts its
+ * objects' room back into the row, and only past ROOM_KEEP gives the excess
+ * back.  A thread that hands objects over and releases as many, fork after
+ * fork, moves no shared count at all.  Written by its thread only (plain
+ * loads and stores); read by the backlog's sum.  Only registered threads
+ * keep room, and only under the default bound (a lowered bound, as tests
+ * set, is kept exactly, no room ahead): liburcu's worker and the
+ * grace-period thread count straight in deferred_pending.  A thread gives
+ * its room back when it unregisters.
+ *
+ * @runs: batches run, a hint of progress for the backlog check; @bound_waits:
+ * batches released by their own thread after waiting at the bound;
+ * @reclaim_waits: reclaim batches released by a thread after waiting for
+ * their grace period; @takebacks: batches taken back from the grace-period
+ * thread by the threads that handed them over.  Added with rp_slot_add.
  */
-static unsigned long deferred_runs;
+struct deferred_row {
+	unsigned long room;
+	unsigned long runs;
+	unsigned long bound_waits;
+	unsigned long reclaim_waits;
+	unsigned long takebacks;
+} __attribute__((aligned(RP_CACHE_LINE)));
 
-/* Batches released by their own thread after waiting at the bound (uatomic). */
-static unsigned long deferred_waits;
+static struct deferred_row deferred_rows[RP_SLOT_ROWS];
 
-/* Reclaim batches released by a thread after waiting for their grace period (uatomic). */
-static unsigned long reclaim_waits;
+/* The room a thread takes from deferred_pending at once, and the most it keeps. */
+#define ROOM_CHUNK	64UL
+#define ROOM_KEEP	(2 * ROOM_CHUNK)
+
+/* Add @delta to the calling thread's copy of row field @field. */
+#define row_add(field, delta)							\
+	do {									\
+		unsigned int slot_ = rp_thread_slot();				\
+										\
+		rp_slot_add(&deferred_rows[slot_].field, slot_, (delta));	\
+	} while (0)
+
+/* The sum of row field @field over every row (a value each row had at some moment). */
+#define rows_sum(field)								\
+	({									\
+		unsigned long sum_ = 0;						\
+										\
+		for (unsigned int k_ = 0; k_ < RP_SLOT_ROWS; k_++)		\
+			sum_ += CMM_LOAD_SHARED(deferred_rows[k_].field);	\
+		sum_;								\
+	})
 
 __thread struct rp_qs_thread rp_qs_self;
 
@@ -170,6 +218,7 @@ void rp_online_leave(void)
 static __thread unsigned int registrations;
 
 static void reclaim_queue(void);
+static void room_give_back(void);
 
 void rp_thread_register(void)
 {
@@ -194,6 +243,7 @@ void rp_thread_unregister(void)
 		if (rp_defer_batch.n || rp_defer_batch.reclaim || rp_defer_batch.awaiting)
 			rp_deferred_flush();
 		reclaim_queue();
+		room_give_back();
 		qs_unregister();
 		rcu_unregister_thread();
 #ifdef RP_RCU_QSBR
@@ -310,11 +360,6 @@ static void qs_watch(void)
 #endif
 }
 
-unsigned long rp_deferred_backlog(void)
-{
-	return uatomic_read(&deferred_pending);
-}
-
 static void gp_settle(void);
 static void gp_take_back(void);
 #ifdef RP_DEBUG
@@ -331,7 +376,7 @@ static void drain_watching(void)
 #ifdef RP_DEBUG
 	struct timespec ms = { 0, 1000000 };
 
-	while (uatomic_read(&deferred_pending) > parked_count()) {
+	while (rp_deferred_backlog() > parked_count()) {
 		nanosleep(&ms, NULL);
 		qs_watch();
 	}
@@ -358,7 +403,7 @@ void rp_deferred_barrier(void)
 		rcu_barrier();
 		rp_sync_block_end();
 		gp_take_back();
-	} while (uatomic_read(&deferred_pending));
+	} while (rp_deferred_backlog());
 }
 
 void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode)
@@ -379,6 +424,133 @@ void rp_sync_destroy(struct rp_sync *s)
 
 /* This thread runs released objects (a liburcu worker, or a flush at the bound). */
 static __thread bool releasing;
+
+/* The bound in force: RP_DEFERRED_BOUND, lowered by tests (rp_deferred_set_bound). */
+static unsigned long deferred_bound = RP_DEFERRED_BOUND;
+
+/*
+ * The calling thread's room (deferred_row), or NULL where it keeps none:
+ * a thread that is not registered (liburcu's worker, the grace-period
+ * thread), one that runs releases, one past the slots, or a lowered bound.
+ */
+static unsigned long *own_room(void)
+{
+	unsigned int slot;
+
+	if (!registrations || releasing ||
+	    CMM_LOAD_SHARED(deferred_bound) != RP_DEFERRED_BOUND)
+		return NULL;
+	slot = rp_thread_slot();
+	return slot == RP_SLOT_SHARED ? NULL : &deferred_rows[slot].room;
+}
+
+/* Count @n more in deferred_pending if that keeps it within the bound. */
+static bool pending_add_within(unsigned long n)
+{
+	unsigned long old = uatomic_read(&deferred_pending), seen;
+
+	while (old + n <= CMM_LOAD_SHARED(deferred_bound)) {
+		seen = rp_shared_rmw(RP_SHARED_DEFERRED_COUNT,
+				     uatomic_cmpxchg(&deferred_pending, old, old + n));
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+	return false;
+}
+
+/*
+ * RP_BREAK_ROOM_PAST_BOUND: a thread takes its chunk of room ahead without
+ * the bound's check, and the hand-overs that use the room pass the bound.
+ */
+#ifdef RP_BREAK_ROOM_PAST_BOUND
+static bool room_take(unsigned long n)
+{
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_add(&deferred_pending, n));
+	return true;
+}
+#else
+#define room_take pending_add_within
+#endif
+
+/*
+ * Count @n more objects in the backlog if that keeps it within the bound:
+ * from the thread's room, else with ROOM_CHUNK more room taken at once,
+ * else (near the bound) exactly.
+ */
+static bool backlog_reserve(unsigned long n)
+{
+	unsigned long *room = own_room(), have;
+
+	if (!room)
+		return pending_add_within(n);
+	have = *room;
+	if (have < n) {
+		if (room_take(n - have + ROOM_CHUNK))
+			have = n + ROOM_CHUNK;
+		else if (pending_add_within(n - have))
+			have = n;
+		else
+			return false;
+	}
+	/*
+	 * Once counted in deferred_pending (the cmpxchg is a full barrier):
+	 * pairs with cmm_smp_rmb in rp_deferred_backlog, which subtracts no
+	 * room that it does not find counted.
+	 */
+	CMM_STORE_SHARED(*room, have - n);
+	return true;
+}
+
+/* @n objects counted in the backlog were released: their room back, to the thread's row. */
+static void backlog_release(unsigned long n)
+{
+	unsigned long *room = own_room(), have;
+
+	if (!room) {
+		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_sub(&deferred_pending, n));
+		return;
+	}
+	have = *room + n;
+	if (have <= ROOM_KEEP) {
+		CMM_STORE_SHARED(*room, have);
+		return;
+	}
+	CMM_STORE_SHARED(*room, ROOM_CHUNK);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_sub(&deferred_pending, have - ROOM_CHUNK));
+}
+
+/* The calling thread gives back all the room it holds (it leaves, or the bound changes). */
+static void room_give_back(void)
+{
+	unsigned int slot = rp_slot_plus1 ? rp_slot_plus1 - 1 : RP_SLOT_SHARED;
+	unsigned long have;
+
+	if (slot == RP_SLOT_SHARED || !(have = deferred_rows[slot].room))
+		return;
+	CMM_STORE_SHARED(deferred_rows[slot].room, 0);
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_sub(&deferred_pending, have));
+}
+
+void rp_deferred_set_bound(unsigned long bound)
+{
+	room_give_back();
+	CMM_STORE_SHARED(deferred_bound, bound ? bound : RP_DEFERRED_BOUND);
+}
+
+/*
+ * deferred_pending less the room the rows hold.  Exact while no thread
+ * hands over or releases (a barrier's caller, a test's check); while they
+ * do, off by at most the room that moves meanwhile (ROOM_KEEP a thread).
+ */
+unsigned long rp_deferred_backlog(void)
+{
+	unsigned long room = rows_sum(room), pending;
+
+	cmm_smp_rmb();		/* pairs with the cmpxchg before a row's store in backlog_reserve */
+	pending = uatomic_read(&deferred_pending);
+	return pending > room ? pending - room : 0;
+}
 
 /* Release the objects of batch @d; returns how many. */
 static unsigned long batch_release(struct rp_deferred *d)
@@ -401,8 +573,8 @@ static void batch_run(struct rcu_head *head)
 {
 	unsigned long n = batch_release(caa_container_of(head, struct rp_deferred, rcu));
 
-	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
-	uatomic_sub(&deferred_pending, n);
+	row_add(runs, 1);
+	backlog_release(n);
 }
 
 /* The backlog at which the next warning is due (doubled each time). */
@@ -425,7 +597,7 @@ static unsigned long deferred_handed;
 static void backlog_check(unsigned long backlog)
 {
 	static unsigned long runs_seen = ULONG_MAX;	/* no look yet */
-	unsigned long runs = CMM_LOAD_SHARED(deferred_runs), mark;
+	unsigned long runs = rows_sum(runs), mark;
 
 	qs_watch();
 	if (runs != uatomic_xchg(&runs_seen, runs))
@@ -439,35 +611,14 @@ static void backlog_check(unsigned long backlog)
 		"away from rcuproc (docs/sync.md)\n", backlog);
 }
 
-/* The bound in force: RP_DEFERRED_BOUND, lowered by tests (rp_deferred_set_bound). */
-static unsigned long deferred_bound = RP_DEFERRED_BOUND;
-
-void rp_deferred_set_bound(unsigned long bound)
-{
-	CMM_STORE_SHARED(deferred_bound, bound ? bound : RP_DEFERRED_BOUND);
-}
-
-/* Count @n more objects in the backlog if that keeps it within the bound. */
-static bool backlog_reserve(unsigned long n)
-{
-	unsigned long old = uatomic_read(&deferred_pending), seen;
-
-	while (old + n <= CMM_LOAD_SHARED(deferred_bound)) {
-		seen = uatomic_cmpxchg(&deferred_pending, old, old + n);
-		if (seen == old)
-			return true;
-		old = seen;
-	}
-	return false;
-}
-
 /* Queue batch @head of @n objects, already counted in the backlog, at liburcu. */
 static void batch_queue(struct rp_deferred *head, unsigned long n)
 {
-	unsigned long handed = uatomic_add_return(&deferred_handed, n);
+	unsigned long handed = rp_shared_rmw(RP_SHARED_DEFERRED_COUNT,
+					     uatomic_add_return(&deferred_handed, n));
 
 	if (handed / 65536 != (handed - n) / 65536)
-		backlog_check(uatomic_read(&deferred_pending));
+		backlog_check(rp_deferred_backlog());
 	call_rcu(&head->rcu, batch_run);
 }
 
@@ -515,7 +666,7 @@ void rp_deferred_set_reclaim(unsigned long objects)
 
 unsigned long rp_deferred_reclaim_waits(void)
 {
-	return uatomic_read(&reclaim_waits);
+	return rows_sum(reclaim_waits);
 }
 
 /* Add chain @head .. @tail of @n objects, counted in the backlog; true if the batch is full. */
@@ -523,6 +674,7 @@ static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsi
 {
 	bool full;
 
+	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
 	pthread_mutex_lock(&reclaim_lock);
 	tail->next = reclaim_head;
 	if (!reclaim_head)
@@ -539,6 +691,7 @@ static struct rp_deferred *reclaim_take(struct rp_deferred **tail, unsigned long
 {
 	struct rp_deferred *head;
 
+	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
 	pthread_mutex_lock(&reclaim_lock);
 	head = reclaim_head;
 	*tail = reclaim_tail;
@@ -598,7 +751,8 @@ static bool reclaim_wait_begin(void)
 		return false;
 #endif
 #ifdef RP_RCU_QSBR
-	return online_counted && uatomic_cmpxchg(&online_threads, 1, 1 | ONLINE_CLOSED) == 1;
+	return online_counted &&
+	       rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_cmpxchg(&online_threads, 1, 1 | ONLINE_CLOSED)) == 1;
 #else
 	return true;
 #endif
@@ -607,7 +761,8 @@ static bool reclaim_wait_begin(void)
 static void reclaim_wait_end(void)
 {
 #ifdef RP_RCU_QSBR
-	uatomic_and(&online_threads, ~ONLINE_CLOSED);	/* pairs with the cmpxchg above */
+	/* Pairs with the cmpxchg above. */
+	rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_and(&online_threads, ~ONLINE_CLOSED));
 #endif
 }
 
@@ -629,8 +784,8 @@ static void grace_period_here(enum rp_race_point where)
 static void reclaim_done(struct rp_deferred *head, unsigned long n)
 {
 	batch_release(head);
-	CMM_STORE_SHARED(deferred_runs, CMM_LOAD_SHARED(deferred_runs) + 1);
-	uatomic_sub(&deferred_pending, n);
+	row_add(runs, 1);
+	backlog_release(n);
 }
 
 /*
@@ -681,14 +836,12 @@ static struct gp_chain gp_returned;	/* past their grace period, this round */
 static struct gp_chain gp_stale;	/* returned the round before, not taken back */
 /* W: under gp_lock; R: shared loads: objects handed over and not yet released. */
 static unsigned long gp_held;
-/* Batches taken back by the threads that handed them over (uatomic). */
-static unsigned long gp_takebacks;
 static pthread_once_t gp_started = PTHREAD_ONCE_INIT;
 static bool gp_running;		/* W: gp_thread_start, under gp_started; R: after pthread_once */
 
 unsigned long rp_deferred_gp_takebacks(void)
 {
-	return uatomic_read(&gp_takebacks);
+	return rows_sum(takebacks);
 }
 
 /* @us microseconds from now, on CLOCK_MONOTONIC (gp_work's and gp_round's clock). */
@@ -755,6 +908,7 @@ static void gp_release_stale(struct gp_chain *stale)
 	rcu_thread_online();
 	reclaim_done(stale->head, stale->n);
 	rcu_thread_offline();
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	CMM_STORE_SHARED(gp_held, gp_held - stale->n);
 	pthread_cond_broadcast(&gp_round);
@@ -770,6 +924,7 @@ static void *gp_thread_main(void *arg)
 	rcu_register_thread();
 	rcu_thread_offline();
 	for (;;) {
+		rp_shared_write(RP_SHARED_GP_LOCK);
 		pthread_mutex_lock(&gp_lock);
 		if (!gp_waiting.head && (gp_returned.head || gp_stale.head)) {
 			struct timespec until = gp_deadline(GP_IDLE_US);
@@ -788,6 +943,7 @@ static void *gp_thread_main(void *arg)
 		 * The mutex orders the grace period's end before the taker's
 		 * release: pairs with the lock in gp_take_back.
 		 */
+		rp_shared_write(RP_SHARED_GP_LOCK);
 		pthread_mutex_lock(&gp_lock);
 		gp_round_end(&batch, &stale);
 		pthread_mutex_unlock(&gp_lock);
@@ -837,6 +993,7 @@ static void gp_hand(void)
 	batch.head = reclaim_take(&batch.tail, &batch.n);
 	if (!batch.head)
 		return;			/* another thread took it first */
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	CMM_STORE_SHARED(gp_held, gp_held + batch.n);
 	gp_chain_splice(&gp_waiting, &batch);
@@ -845,6 +1002,7 @@ static void gp_hand(void)
 	rp_defer_batch.awaiting = true;
 	rp_sync_block_begin();		/* the grace period waits for this thread too */
 	until = gp_deadline(GP_HANDBACK_US);
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	while (!gp_settled() && pthread_cond_timedwait(&gp_round, &gp_lock, &until) == 0)
 		;
@@ -868,6 +1026,7 @@ static void gp_take_back(void)
 	}
 	if (!CMM_LOAD_SHARED(gp_returned.head) && !CMM_LOAD_SHARED(gp_stale.head))
 		return;
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);	/* pairs with the lock after the grace period */
 	gp_chain_splice(&done, &gp_stale);
 	gp_chain_splice(&done, &gp_returned);
@@ -876,7 +1035,7 @@ static void gp_take_back(void)
 	if (!done.head)
 		return;
 	reclaim_done(done.head, done.n);
-	uatomic_inc(&gp_takebacks);
+	row_add(takebacks, 1);
 }
 
 /*
@@ -886,6 +1045,7 @@ static void gp_take_back(void)
  */
 static void gp_settle(void)
 {
+	rp_shared_write(RP_SHARED_GP_LOCK);
 	pthread_mutex_lock(&gp_lock);
 	while (!gp_settled())
 		pthread_cond_wait(&gp_round, &gp_lock);
@@ -933,7 +1093,7 @@ static void reclaim_release(void)
 	if (!head)
 		return;			/* another thread took it first */
 	reclaim_done(head, n);
-	uatomic_inc(&reclaim_waits);
+	row_add(reclaim_waits, 1);
 }
 
 /*
@@ -975,7 +1135,7 @@ void rp_deferred_hand_over(void)
 		if (reclaim_add(batch_take(), tail, n))
 			rp_defer_batch.reclaim = true;
 	} else if (!BOUND_WAITS) {
-		uatomic_add(&deferred_pending, n);
+		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_add(&deferred_pending, n));
 		batch_queue(batch_take(), n);
 	}
 }
@@ -992,7 +1152,7 @@ static void bound_wait(void)
 
 	head = reclaim_take(&tail, &n);
 	grace_period_here(RP_RACE_DEFERRED_BOUND);
-	uatomic_inc(&deferred_waits);
+	row_add(bound_waits, 1);
 	batch_release(own);
 	if (head)
 		reclaim_done(head, n);
@@ -1013,7 +1173,7 @@ void rp_deferred_flush(void)
 
 unsigned long rp_deferred_bound_waits(void)
 {
-	return uatomic_read(&deferred_waits);
+	return rows_sum(bound_waits);
 }
 
 /* RP_BREAK_IMMEDIATE_FREE: rcu mode frees at once, with readers still inside. */
@@ -1039,7 +1199,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 	 * wait for grace periods).
 	 */
 	if (!rp_update_held_here(s) && releasing) {
-		uatomic_inc(&deferred_pending);
+		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&deferred_pending));
 		batch_queue(d, 1);
 	} else if (!rp_update_held_here(s) && backlog_reserve(1)) {
 		if (reclaim_add(d, d, 1))

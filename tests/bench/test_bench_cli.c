@@ -57,9 +57,14 @@ static char *run_ok(const char *args)
 	return out;
 }
 
-/* `rcuproc @args` prints at least @min lines, each a JSON object holding @key. */
+/*
+ * `rcuproc @args` prints at least @min lines, each a JSON object holding
+ * @key, besides the environment and the speed-ups (bench/scaling_quick
+ * checks those).
+ */
 /* The record bench starts with: version, commit, build, machine, load. */
 #define ENVIRONMENT_RECORD "{\"type\":\"environment\","
+#define SPEEDUP_RECORD "{\"type\":\"speedup\","
 
 static void expect_json_lines(const char *args, const char *key, int min)
 {
@@ -70,7 +75,7 @@ static void expect_json_lines(const char *args, const char *key, int min)
 		size_t len = strlen(line);
 
 		cr_expect(len > 2 && line[0] == '{' && line[len - 1] == '}', "not JSON: %s", line);
-		if (strstr(line, ENVIRONMENT_RECORD))
+		if (strstr(line, ENVIRONMENT_RECORD) || strstr(line, SPEEDUP_RECORD))
 			continue;
 		cr_expect(strstr(line, key) != NULL, "no %s in: %s", key, line);
 		lines++;
@@ -312,7 +317,7 @@ Test(bench, targets_json_numbers)
 
 /*
  * Each target has the spread of its ratio over the 3 rounds, in order, in
- * JSON and in CSV (where each row has the header's 31 fields).
+ * JSON and in CSV (where each row has the header's 32 fields).
  */
 Test(bench, targets_spread)
 {
@@ -324,7 +329,7 @@ Test(bench, targets_spread)
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
 		  ".[0] | map(select(.type == \"target\")) | length >= 10 and "
-		  "all(.[]; (keys | length) == 31 and (.measured_min | tonumber) <= "
+		  "all(.[]; (keys | length) == 32 and (.measured_min | tonumber) <= "
 		  "(.measured_median | tonumber) and (.measured_median | tonumber) <= "
 		  "(.measured_max | tonumber))");
 }
@@ -346,13 +351,13 @@ Test(bench, format_csv)
 {
 	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; print(json.dumps([len(x) for x in csv.reader(sys.stdin)]))'",
-		  ".[0] | length >= 7 and all(.[]; . == 31)");
+		  ".[0] | length >= 7 and all(.[]; . == 32)");
 	expect_jq(FORMAT_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
 		  ".[0] | length >= 6 and all(.[]; .type == \"result\" and .quick == \"true\" "
 		  "and (.ops_per_sec | tonumber) > 0 and (.ops_per_sec_min | tonumber) <= "
-		  "(.ops_per_sec_max | tonumber) and .repeats == \"3\" and (keys | length) == 31)");
+		  "(.ops_per_sec_max | tonumber) and .repeats == \"3\" and (keys | length) == 32)");
 }
 
 Test(bench, format_json)
@@ -362,6 +367,52 @@ Test(bench, format_json)
 		  ".ops_per_sec_median and .ops_per_sec_median <= .ops_per_sec_max)");
 	/* --json is the same. */
 	expect_jq(FORMAT_RUN "--json", "map(.type) | index(\"result\") != null");
+}
+
+#define SCALING_RUN "bench --quick --workload fork_own,fork_onepg,setpgid_own,setpgid_onepg," \
+	"ptrace_own,ptrace_onepg --threads 1,2 --mode rcu,qrwlock "
+
+/*
+ * The update-side scaling workloads: every one in both modes with 1 and 2
+ * threads, the shared writes of each counted operation (the cycle, not
+ * its fork alone; this suite's is a debug build: a number, and a
+ * fork+exit+wait makes some), and both
+ * speed-ups of each of its kinds, numbers from this run's rows.
+ */
+Test(bench, scaling_quick)
+{
+	char *out;
+
+	expect_jq(SCALING_RUN "--json",
+		  "map(select(.type == \"result\")) | length == 32 and "
+		  "all(.[] | select(.kind != \"fork\"); (.shared_writes_per_op | type) == \"number\") and "
+		  "all(.[] | select(.kind == \"fork+exit+wait\"); .shared_writes_per_op >= 1)");
+	expect_jq(SCALING_RUN "--json",
+		  "map(select(.type == \"speedup\")) | length == 8 and "
+		  "all(.[]; (.rcu_t2_over_rcu_t1 | type) == \"number\" and "
+		  "(.rcu_t2_over_qrwlock_t2 | type) == \"number\")");
+	expect_jq(SCALING_RUN "--format csv | python3 -c '"
+		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
+		  "print(json.dumps(r))'",
+		  ".[0] | map(select(.type == \"speedup\")) | length == 16 and "
+		  "all(.[]; (keys | length) == 32 and (.measured | tonumber) > 0)");
+	out = run_ok(SCALING_RUN);
+	cr_expect(strstr(out, "update-side scaling, ratios of this run's best ops/s (QUICK run") !=
+		  NULL, "%s", out);
+	cr_expect(strstr(out, "rcu: shared writes per setpgid ") != NULL, "%s", out);
+	cr_expect(strstr(out, "rcu: shared writes per attach+detach ") != NULL, "%s", out);
+	free(out);
+}
+
+/*
+ * Every workload then the targets: the list of every workload has room for
+ * all of them.  It once had room for 17 entries, and a suite of 17 and the
+ * NULL after them overwrote the flags that follow: the targets never ran.
+ */
+Test(bench, all_runs_the_targets)
+{
+	expect_jq("bench --quick --json --workload all --mode none --threads 1",
+		  "map(select(.type == \"target\")) | length > 0");
 }
 
 /*

@@ -113,6 +113,47 @@ Test(defer, waits_for_readers)
 	rp_thread_unregister();
 }
 
+/*
+ * The backlog's bound holds though each thread takes room ahead in chunks
+ * (src/sync/sync.c, struct deferred_row): hand over one object at a time
+ * past the default bound, with a reclaim batch too large to fill, so that
+ * nothing is released meanwhile.  Every hand-over within the bound is
+ * counted, none past it: the last ones stay with this thread.  A chunk
+ * taken without the bound's check (RP_BREAK_ROOM_PAST_BOUND) lets the
+ * hand-overs that use it pass the bound, every time: the schedule is this
+ * one thread's.
+ */
+#define PAST_BOUND	10
+
+Test(defer, room_within_bound)
+{
+	static struct tracked objs[RP_DEFERRED_BOUND + PAST_BOUND];
+	unsigned long n = 0, worst = 0;
+	struct rp_sync sync;
+
+	rp_thread_register();
+	rp_sync_init(&sync, RP_SYNC_RCU);
+	rp_deferred_set_reclaim(1UL << 40);
+	for (unsigned long i = 0; i < RP_DEFERRED_BOUND + PAST_BOUND; i++) {
+		rp_defer_release(&sync, &objs[i].deferred, mark_released);
+		if (rp_deferred_backlog() > worst)
+			worst = rp_deferred_backlog();
+	}
+	cr_expect_leq(worst, RP_DEFERRED_BOUND, "a backlog of %lu, past the bound %lu", worst,
+		      RP_DEFERRED_BOUND);
+	cr_expect_eq(rp_deferred_backlog(), RP_DEFERRED_BOUND);
+	cr_expect_eq(rp_defer_batch.n, PAST_BOUND, "%lu kept by the thread", rp_defer_batch.n);
+	rp_deferred_set_reclaim(0);
+	rp_deferred_flush();		/* waits at the bound, releases everything */
+	rp_deferred_barrier();
+	for (unsigned long i = 0; i < RP_DEFERRED_BOUND + PAST_BOUND; i++)
+		n += uatomic_read(&objs[i].released);
+	cr_expect_eq(n, RP_DEFERRED_BOUND + PAST_BOUND, "%lu released", n);
+	cr_expect_eq(rp_deferred_backlog(), 0);
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+}
+
 /* The lock modes free at once: the caller's lock excluded every reader. */
 Test(defer, immediate_in_lock_modes)
 {

@@ -44,9 +44,13 @@ struct bench_thread {
 	uint64_t iter;			/* operations started */
 	void *priv;			/* the workload's per-thread state */
 	struct bench_kind_stats kinds[BENCH_MAX_KINDS];
-	/* Debug builds: the shared writes of its fork+exit+wait cycles (src/debug/shared.h). */
-	unsigned long shared[RP_SHARED_NR];
-	uint64_t shared_cycles;
+	/*
+	 * The operations of each kind whose shared writes were counted
+	 * (bench_shared_end), and, debug builds only, those writes by line
+	 * (src/debug/shared.h).
+	 */
+	unsigned long shared[BENCH_MAX_KINDS][RP_SHARED_NR];
+	uint64_t shared_ops[BENCH_MAX_KINDS];
 };
 
 struct bench_workload {
@@ -56,6 +60,8 @@ struct bench_workload {
 	unsigned int min_threads;		/* a mix needs a reader and a writer */
 	bool sized;				/* size is the number of processes */
 	bool unsynchronized_ok;			/* meaningful in mode "none" */
+	/* An update-side scaling workload: the speed-ups from 1 to 2 threads follow the run. */
+	bool scaling;
 	unsigned int pid_max;			/* 0: enough for the size */
 	/*
 	 * Children each thread's process holds at once while the measurement
@@ -68,6 +74,8 @@ struct bench_workload {
 	int (*thread_setup)(struct bench_thread *t);
 	/* One operation; thread index 0 may play another role in a mix. */
 	void (*op)(struct bench_thread *t);
+	/* Per thread, after its last operation (or a failed set-up): NULL or the undoing. */
+	void (*thread_end)(struct bench_thread *t);
 };
 
 /*
@@ -109,8 +117,9 @@ struct bench_result {
 					   (getrusage's ru_maxrss) */
 	unsigned long backlog_max;	/* deferred frees queued, peak */
 	unsigned long backlog_end;	/* at the end of the run */
-	unsigned long shared[RP_SHARED_NR];	/* debug builds: of all threads' cycles */
-	uint64_t shared_cycles;			/* fork+exit+wait cycles counted there */
+	/* Of all threads, as in struct bench_thread: shared[] debug builds only. */
+	unsigned long shared[BENCH_MAX_KINDS][RP_SHARED_NR];
+	uint64_t shared_ops[BENCH_MAX_KINDS];
 };
 
 struct bench_run {
@@ -135,6 +144,36 @@ static inline uint64_t bench_clock_ns(void)
 static inline void bench_record(struct bench_thread *t, unsigned int kind, uint64_t ns)
 {
 	hist_record(&t->kinds[kind].hist, ns);
+}
+
+/*
+ * Around an operation whose shared writes count: @before takes the calling
+ * thread's counts (debug builds; release builds compile the marks to
+ * nothing and take no counts, so that their figures pay nothing for it).
+ */
+static inline void bench_shared_begin(unsigned long before[RP_SHARED_NR])
+{
+#ifdef RP_DEBUG
+	rp_debug_shared_writes(before);
+#else
+	(void)before;
+#endif
+}
+
+/* The operation of @kind begun at @before is over: count it and, debug builds, its writes. */
+static inline void bench_shared_end(struct bench_thread *t, unsigned int kind,
+				    const unsigned long before[RP_SHARED_NR])
+{
+#ifdef RP_DEBUG
+	unsigned long after[RP_SHARED_NR];
+
+	rp_debug_shared_writes(after);
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		t->shared[kind][k] += after[k] - before[k];
+#else
+	(void)before;
+#endif
+	t->shared_ops[kind]++;
 }
 
 /* Cheap lookups time one call in BENCH_SAMPLE (the clock costs as much). */

@@ -14,7 +14,8 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_kill0, &bench_kill0_hot, &bench_getppid, &bench_kill_all, &bench_ps, &bench_wait_scan,
 	&bench_fork_exit, &bench_lookups_under_storm, &bench_fork_vs_kill_all,
 	&bench_fork_vs_ps, &bench_kill0_under_ps, &bench_getpgid, &bench_killpg, &bench_kill_session,
-	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, NULL,
+	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, &bench_fork_own, &bench_fork_onepg,
+	&bench_setpgid_own, &bench_setpgid_onepg, &bench_ptrace_own, &bench_ptrace_onepg, NULL,
 };
 
 static const char about[] =
@@ -27,8 +28,12 @@ static const char about[] =
 #define MAX_LIST	16
 #define MAX_REPEAT	100
 
+/* Room for every workload (--workload suite) or MAX_LIST picks, and the NULL. */
+#define NR_ENTRIES	(sizeof(bench_workloads) / sizeof(bench_workloads[0]))
+#define MAX_CHOSEN	(NR_ENTRIES > MAX_LIST + 1 ? NR_ENTRIES : MAX_LIST + 1)
+
 struct bench_args {
-	const struct bench_workload *chosen[MAX_LIST + 1];	/* NULL-terminated */
+	const struct bench_workload *chosen[MAX_CHOSEN];	/* NULL-terminated */
 	bool all, targets;
 	int picks[MAX_LIST];		/* --workload: see workload_names */
 	unsigned int nr_picks;
@@ -58,8 +63,7 @@ static unsigned int nr_workloads(void)
 
 static const char *const *workload_names(void)
 {
-	static const char *names[sizeof(bench_workloads) / sizeof(bench_workloads[0]) +
-				  NR_GROUP_PICKS];
+	static const char *names[NR_ENTRIES + NR_GROUP_PICKS];
 	unsigned int n = nr_workloads();
 
 	for (unsigned int i = 0; i < n; i++)
@@ -337,6 +341,7 @@ int cmd_bench(int argc, char **argv)
 	overall.start_ns = bench_clock_ns();
 	failed = run_suite(&a, &overall, false);
 	bench_report_side_by_side();
+	bench_report_speedups();
 	if (failed >= 0 && a.targets) {
 		struct target_env env = {
 			.seconds = a.seconds, .rounds = a.repeat, .quick = a.quick,

@@ -89,17 +89,13 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind)
 {
-#ifdef RP_DEBUG
-	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
-#endif
+	unsigned long shared[RP_SHARED_NR];
 	uint64_t t0, t1;
 	struct rp_task *child;
 	pid_t pid;
 	int status;
 
-#ifdef RP_DEBUG
-	rp_debug_shared_writes(before);
-#endif
+	bench_shared_begin(shared);
 	t0 = bench_clock_ns();
 	pid = rp_fork(t->self, &child);
 	t1 = bench_clock_ns();
@@ -108,13 +104,7 @@ void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 	rp_exit(child, 0);
 	rp_task_put(child);
 	rp_wait4(t->self, pid, &status, 0, NULL);
-#ifdef RP_DEBUG
-	/* Debug builds only: a release build's figures pay nothing for it. */
-	rp_debug_shared_writes(after);
-	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
-		t->shared[k] += after[k] - before[k];
-	t->shared_cycles++;
-#endif
+	bench_shared_end(t, cycle_kind, shared);
 	t->kinds[fork_kind].ops++;
 	bench_record(t, fork_kind, t1 - t0);
 	if (cycle_kind != fork_kind) {
@@ -162,25 +152,12 @@ static int build_system(struct measure *m, struct bench_result *res)
 	return err;
 }
 
-static void *thread_main(void *arg)
+/* The thread's operations: --ops of them, or until the run's end. */
+static void run_ops(struct bench_thread *t)
 {
-	struct bench_thread *t = arg;
-	struct measure *m = caa_container_of(t->run, struct measure, run);
 	const struct bench_workload *w = t->run->cfg.w;
 	uint64_t ops = t->run->cfg.ops;
-	int err;
 
-	/* Registered only while working: a QSBR thread parked online at the
-	 * barrier would hold up the grace periods of the others' setup. */
-	rp_thread_register();
-	err = w->thread_setup ? w->thread_setup(t) : 0;
-	rp_thread_unregister();
-	if (err)
-		uatomic_set(&m->setup_err, err);
-	pthread_barrier_wait(&m->ready);
-	if (uatomic_read(&m->setup_err))
-		return NULL;
-	rp_thread_register();
 	if (ops) {
 		while (t->iter < ops) {
 			w->op(t);
@@ -193,6 +170,28 @@ static void *thread_main(void *arg)
 			t->iter++;
 		}
 	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct bench_thread *t = arg;
+	struct measure *m = caa_container_of(t->run, struct measure, run);
+	const struct bench_workload *w = t->run->cfg.w;
+	int err;
+
+	/* Registered only while working: a QSBR thread parked online at the
+	 * barrier would hold up the grace periods of the others' setup. */
+	rp_thread_register();
+	err = w->thread_setup ? w->thread_setup(t) : 0;
+	rp_thread_unregister();
+	if (err)
+		uatomic_set(&m->setup_err, err);
+	pthread_barrier_wait(&m->ready);
+	rp_thread_register();
+	if (!uatomic_read(&m->setup_err))
+		run_ops(t);
+	if (w->thread_end)
+		w->thread_end(t);
 	rp_thread_unregister();
 	return NULL;
 }
@@ -277,9 +276,11 @@ static void collect(struct measure *m, struct bench_result *res)
 			res->kinds[k].ops += m->threads[i].kinds[k].ops;
 			hist_merge(&res->kinds[k].hist, &m->threads[i].kinds[k].hist);
 		}
-		for (unsigned int k = 0; k < RP_SHARED_NR; k++)
-			res->shared[k] += m->threads[i].shared[k];
-		res->shared_cycles += m->threads[i].shared_cycles;
+		for (unsigned int k = 0; k < BENCH_MAX_KINDS; k++) {
+			for (unsigned int l = 0; l < RP_SHARED_NR; l++)
+				res->shared[k][l] += m->threads[i].shared[k][l];
+			res->shared_ops[k] += m->threads[i].shared_ops[k];
+		}
 	}
 }
 

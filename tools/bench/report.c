@@ -70,6 +70,9 @@ static struct {
 	size_t nr_rows;
 } report;
 
+/* What a release build says in place of the count: it has none. */
+static const char shared_na[] = "n/a (release build)";
+
 static const char quick_note[] =
 	"QUICK run: tiny tables and short measurements, to check that it works; "
 	"its figures mean nothing";
@@ -129,7 +132,7 @@ static void print_environment(void)
 static const char csv_header[] =
 	"type,quick,flavour,mode,workload,threads,oversubscribed,size,kind,ops_per_sec,"
 	"ops_per_sec_median,ops_per_sec_min,ops_per_sec_max,repeats,p50_ns,p99_ns,p999_ns,"
-	"max_ns,bytes_per_process,backlog_max,setup_seconds,maxrss_kb,"
+	"max_ns,bytes_per_process,backlog_max,setup_seconds,maxrss_kb,shared_writes_per_op,"
 	"target,comparison,goal,measured,measured_median,measured_min,measured_max,result,"
 	"note";
 
@@ -143,6 +146,9 @@ void bench_report_begin(enum bench_format format, bool quick)
 		printf("latencies in ns (lookups timed 1 call in %d); '*' marks more threads "
 		       "than CPUs; ops/s is the best of the repeats, then their median and "
 		       "range\n", BENCH_SAMPLE);
+		if (!debug_build())
+			printf("shared writes per operation: %s, only debug builds count them\n",
+			       shared_na);
 		printf("%-8s %-13s %4s %8s %-15s %12s %7s %15s %9s %9s %9s %7s %8s %7s %7s\n",
 		       "mode", "workload", "thr", "size", "kind", "ops/s", "median", "min-max",
 		       "p50", "p99", "p999", "B/proc", "backlog", "setup_s", "RSS_MB");
@@ -229,6 +235,50 @@ static void print_row(const struct bench_result *res, const struct bench_spread 
 	       res->backlog_max, res->setup_seconds, res->maxrss_kb / 1024);
 }
 
+/*
+ * The shared writes per operation of @kind (src/debug/shared.h), as the
+ * threads that ran them counted them (docs/performance.md, "Shared
+ * writes"; frees that liburcu's worker ran are on its count, not theirs):
+ * the sum in *@locks and *@rmws and the total back.  NaN if none was
+ * counted: a kind the workload does not count, or a release build, which
+ * has no counts.
+ */
+static double shared_per_op(const struct bench_result *res, unsigned int kind, double *locks,
+			    double *rmws)
+{
+	double n = (double)res->shared_ops[kind];
+
+	*locks = *rmws = 0;
+	if (!debug_build() || !res->shared_ops[kind])
+		return NAN;
+	for (unsigned int l = 0; l < RP_SHARED_NR; l++)
+		*(l < RP_SHARED_FIRST_RMW ? locks : rmws) += res->shared[kind][l] / n;
+	return *locks + *rmws;
+}
+
+/*
+ * Under a text row: the shared writes per operation of the kinds counted,
+ * line by line.  A release build has none to print: its header says so.
+ */
+static void print_shared_writes(const struct bench_result *res)
+{
+	const struct bench_config *c = &res->cfg;
+
+	for (unsigned int k = 0; k < BENCH_MAX_KINDS && c->w->kinds[k]; k++) {
+		double locks, rmws, total = shared_per_op(res, k, &locks, &rmws);
+
+		if (isnan(total))
+			continue;
+		printf("  %s: shared writes per %s %.2f (%.2f lock acquisitions, %.2f atomics):",
+		       rp_sync_mode_name(c->mode), c->w->kinds[k], total, locks, rmws);
+		for (unsigned int l = 0; l < RP_SHARED_NR; l++)
+			if (res->shared[k][l])
+				printf(" %s %.2f;", rp_debug_shared_name(l),
+				       res->shared[k][l] / (double)res->shared_ops[k]);
+		printf("\n");
+	}
+}
+
 /* The percentiles JSON reports, then max_ns. */
 static const struct {
 	const char *key;
@@ -237,6 +287,22 @@ static const struct {
 	{ "p10_ns", 0.10 }, { "p25_ns", 0.25 }, { "p50_ns", 0.50 }, { "p75_ns", 0.75 },
 	{ "p90_ns", 0.90 }, { "p99_ns", 0.99 }, { "p999_ns", 0.999 }, { "p9999_ns", 0.9999 },
 };
+
+/* JSON: the shared writes per operation of @kind, where it is counted. */
+static void shared_json(struct json *j, const struct bench_result *res, unsigned int kind)
+{
+	double locks, rmws, shared = shared_per_op(res, kind, &locks, &rmws);
+
+	if (!res->shared_ops[kind])
+		return;
+	if (isnan(shared)) {
+		json_string(j, "shared_writes_per_op", shared_na);
+		return;
+	}
+	json_real(j, "shared_writes_per_op", shared, 2);
+	json_real(j, "shared_locks_per_op", locks, 2);
+	json_real(j, "shared_atomics_per_op", rmws, 2);
+}
 
 static void print_json(const struct bench_result *res, const struct bench_spread *sp,
 		       unsigned int k)
@@ -270,6 +336,7 @@ static void print_json(const struct bench_result *res, const struct bench_spread
 	json_uint(&j, "backlog_end", res->backlog_end);
 	json_real(&j, "setup_seconds", res->setup_seconds, 3);
 	json_int(&j, "maxrss_kb", res->maxrss_kb);
+	shared_json(&j, res, k);
 	json_record_end(&j);
 }
 
@@ -289,6 +356,7 @@ static void print_csv(const struct bench_result *res, const struct bench_spread 
 {
 	const struct bench_config *c = &res->cfg;
 	const struct hist *h = &res->kinds[k].hist;
+	double locks, rmws, shared = shared_per_op(res, k, &locks, &rmws);
 
 	printf("result,%s,%s,%s,", report.quick ? "true" : "false", rp_rcu_flavour(),
 	       rp_sync_mode_name(c->mode));
@@ -296,33 +364,18 @@ static void print_csv(const struct bench_result *res, const struct bench_spread 
 	printf(",%u,%s,%lu,", c->threads, c->threads > online_cpus() ? "true" : "false",
 	       c->size);
 	bench_csv_field(c->w->kinds[k]);
-	printf(",%.1f,%.1f,%.1f,%.1f,%u,%llu,%llu,%llu,%llu,%.1f,%lu,%.3f,%ld,,,,,,,,,\n",
+	printf(",%.1f,%.1f,%.1f,%.1f,%u,%llu,%llu,%llu,%llu,%.1f,%lu,%.3f,%ld,",
 	       bench_result_rate(res, k), sp->median[k], sp->min[k], sp->max[k], sp->repeats,
 	       (unsigned long long)hist_percentile(h, 0.50),
 	       (unsigned long long)hist_percentile(h, 0.99),
 	       (unsigned long long)hist_percentile(h, 0.999), (unsigned long long)h->max,
 	       res->bytes_per_process, res->backlog_max, res->setup_seconds, res->maxrss_kb);
-}
-
-/*
- * Debug builds: the shared writes of a fork+exit+wait cycle, as the threads
- * that ran the cycles counted them (docs/performance.md, "Shared writes";
- * frees that liburcu's worker ran are on its count, not theirs).
- */
-static void print_shared_writes(const struct bench_result *res)
-{
-	double locks = 0, rmws = 0, n = (double)res->shared_cycles;
-
-	if (!debug_build() || !res->shared_cycles)
-		return;
-	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
-		*(k < RP_SHARED_FIRST_RMW ? &locks : &rmws) += res->shared[k] / n;
-	printf("  %s: shared writes per fork+exit+wait %.2f (%.2f lock acquisitions, "
-	       "%.2f atomics):", rp_sync_mode_name(res->cfg.mode), locks + rmws, locks, rmws);
-	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
-		if (res->shared[k])
-			printf(" %s %.2f;", rp_debug_shared_name(k), res->shared[k] / n);
-	printf("\n");
+	/* Empty where the kind is not counted. */
+	if (!isnan(shared))
+		printf("%.2f", shared);
+	else if (res->shared_ops[k])
+		printf("%s", shared_na);
+	printf(",,,,,,,,,\n");
 }
 
 void bench_report_result(const struct bench_result *res, const struct bench_spread *spread)
@@ -413,6 +466,103 @@ void bench_report_side_by_side(void)
 			       r->measured[m] ? human(r->rate[m], buf, sizeof(buf)) : "-");
 		}
 		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/* The row of @r's workload, kind and size measured with @threads threads, or NULL. */
+static const struct side_row *side_row_at(const struct side_row *r, unsigned int threads)
+{
+	for (size_t i = 0; i < report.nr_rows; i++) {
+		const struct side_row *o = &report.rows[i];
+
+		if (o->w == r->w && o->kind == r->kind && o->size == r->size &&
+		    o->threads == threads)
+			return o;
+	}
+	return NULL;
+}
+
+/* @num's rate in @num_mode over @den's in @den_mode; NaN unless both were measured. */
+static double rate_ratio(const struct side_row *num, enum rp_sync_mode num_mode,
+			 const struct side_row *den, enum rp_sync_mode den_mode)
+{
+	if (!num || !den || !num->measured[num_mode] || !den->measured[den_mode] ||
+	    den->rate[den_mode] <= 0)
+		return NAN;
+	return num->rate[num_mode] / den->rate[den_mode];
+}
+
+/* The two speed-ups, by name (text headers, JSON keys, CSV's comparison column). */
+static const char *const speedup_names[2] = { "rcu(T=2)/rcu(T=1)", "rcu(T=2)/qrwlock(T=2)" };
+static const char *const speedup_keys[2] = { "rcu_t2_over_rcu_t1", "rcu_t2_over_qrwlock_t2" };
+
+static void print_speedup(const struct side_row *r, const double ratio[2])
+{
+	char text[2][HUMAN_LEN];
+	struct json j;
+
+	for (int i = 0; i < 2; i++)
+		snprintf(text[i], HUMAN_LEN, isnan(ratio[i]) ? "-" : "%.2f", ratio[i]);
+	switch (report.format) {
+	case BENCH_TEXT:
+		printf("%-13s %-15s %8lu %21s %21s\n", r->w->name, r->w->kinds[r->kind], r->size,
+		       text[0], text[1]);
+		break;
+	case BENCH_MARKDOWN:
+		printf("| %s | %s | %lu | %s | %s |\n", r->w->name, r->w->kinds[r->kind], r->size,
+		       text[0], text[1]);
+		break;
+	case BENCH_JSON:
+		json_record(&j, stdout, "speedup");
+		json_bool(&j, "quick", report.quick);
+		json_string(&j, "flavour", rp_rcu_flavour());
+		json_string(&j, "workload", r->w->name);
+		json_string(&j, "kind", r->w->kinds[r->kind]);
+		json_uint(&j, "size", r->size);
+		for (int i = 0; i < 2; i++)
+			json_real(&j, speedup_keys[i], ratio[i], 3);
+		json_record_end(&j);
+		break;
+	case BENCH_CSV:
+		/* A row per ratio: its name in "target", its value in "measured". */
+		for (int i = 0; i < 2; i++) {
+			printf("speedup,%s,%s,rcu,", report.quick ? "true" : "false",
+			       rp_rcu_flavour());
+			bench_csv_field(r->w->name);
+			printf(",2,%s,%lu,", 2 > online_cpus() ? "true" : "false", r->size);
+			bench_csv_field(r->w->kinds[r->kind]);
+			printf(",,,,,,,,,,,,,,,%s,,,%s,,,,,\n", speedup_names[i],
+			       isnan(ratio[i]) ? "" : text[i]);
+		}
+		break;
+	}
+}
+
+void bench_report_speedups(void)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < report.nr_rows; i++) {
+		const struct side_row *r = &report.rows[i];
+		double ratio[2];
+
+		if (!r->w->scaling || r->threads != 2)
+			continue;
+		ratio[0] = rate_ratio(r, RP_SYNC_RCU, side_row_at(r, 1), RP_SYNC_RCU);
+		ratio[1] = rate_ratio(r, RP_SYNC_RCU, r, RP_SYNC_QRWLOCK);
+		if (!header && report.format == BENCH_TEXT)
+			printf("\nupdate-side scaling, ratios of this run's best ops/s%s:\n"
+			       "%-13s %-15s %8s %21s %21s\n",
+			       report.quick ? " (QUICK run: not meaningful)" : "", "workload", "kind",
+			       "size", speedup_names[0], speedup_names[1]);
+		if (!header && report.format == BENCH_MARKDOWN)
+			printf("\nUpdate-side scaling, ratios of this run's best ops/s%s:\n\n"
+			       "| workload | kind | size | %s | %s |\n|---|---|---|---|---|\n",
+			       report.quick ? " (QUICK run: not meaningful)" : "", speedup_names[0],
+			       speedup_names[1]);
+		header = true;
+		print_speedup(r, ratio);
 	}
 	fflush(stdout);
 }

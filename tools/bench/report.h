@@ -36,6 +36,13 @@ void bench_report_result(const struct bench_result *res, const struct bench_spre
 void bench_report_tabulate(const struct bench_result *res);
 /* The modes side by side (text and Markdown; the rows of CSV and JSON hold it). */
 void bench_report_side_by_side(void);
+/*
+ * The speed-ups of the update-side scaling workloads (bench_workload's
+ * scaling): rcu with 2 threads over rcu with 1, and over qrwlock with 2,
+ * from this run's best ops/s; where a side was not measured, none ("-",
+ * null, an empty field).
+ */
+void bench_report_speedups(void);
 /* Say that SIGINT cut the run short. */
 void bench_report_interrupted(void);
 

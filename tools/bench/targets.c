@@ -551,7 +551,7 @@ static void print_row(const struct target_env *env, const struct target_row *r)
 		json_record_end(&j);
 	} else if (bench_report_is(BENCH_CSV)) {
 		/* The result's columns stay empty (report.c's csv_header). */
-		printf("target,%s,%s,,,,,,,,,,,,,,,,,,,,", env->quick ? "true" : "false",
+		printf("target,%s,%s,,,,,,,,,,,,,,,,,,,,,", env->quick ? "true" : "false",
 		       rp_rcu_flavour());
 		bench_csv_field(r->t->what);
 		printf(",%s,%.2f,", r->t->at_most ? "<=" : ">=", r->goal);

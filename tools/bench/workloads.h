@@ -19,6 +19,21 @@ extern const struct bench_workload bench_kill0, bench_kill0_hot, bench_getppid, 
 
 /* workloads_pgrp.c */
 extern const struct bench_workload bench_getpgid, bench_killpg, bench_kill_session,
-	bench_setpriority, bench_setpgid, bench_timer_gettime;
+	bench_setpriority, bench_setpgid, bench_timer_gettime, bench_fork_own, bench_fork_onepg,
+	bench_setpgid_own, bench_setpgid_onepg;
+
+/*
+ * The update-side scaling workloads (docs/performance.md, "Update-side
+ * scaling") drive a subtree per thread: each thread's process leads a
+ * group of its own (_own: bench_own_group, its thread_setup's first step),
+ * or every thread's process joins the one group that
+ * bench_setup_one_group makes (_onepg: bench_join_one_group).  0 or -errno.
+ */
+int bench_own_group(struct bench_thread *t);
+int bench_setup_one_group(struct bench_run *r);
+int bench_join_one_group(struct bench_thread *t);
+
+/* workloads_ptrace.c */
+extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg;
 
 #endif /* RP_TOOLS_WORKLOADS_H */

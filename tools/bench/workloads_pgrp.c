@@ -2,7 +2,8 @@
 /*
  * The workloads of process groups, sessions, priorities and timers: getpgid
  * lookups, killpg and session kill over a group of SIZE, setpriority on a
- * group, setpgid churn, timer_gettime.
+ * group, setpgid churn, timer_gettime; and the update-side scaling
+ * workloads of fork and setpgid (workloads.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,11 +133,56 @@ static void op_setpgid(struct bench_thread *t)
 	struct churn *c = t->priv;
 	pid_t child = c->children[t->iter % CHURN_CHILDREN];
 	bool away = (t->iter / CHURN_CHILDREN) % 2 == 0;
-	uint64_t t0 = bench_clock_ns();
+	unsigned long shared[RP_SHARED_NR];
+	uint64_t t0;
 
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
 	rp_setpgid(t->self, child, away ? child : c->home);
 	bench_record(t, 0, bench_clock_ns() - t0);
+	bench_shared_end(t, 0, shared);
 	t->kinds[0].ops++;
+}
+
+int bench_own_group(struct bench_thread *t)
+{
+	return rp_setpgid(t->self, 0, 0);
+}
+
+/* The one group's leader is a child of init that does nothing else; its pgid is the run's priv. */
+int bench_setup_one_group(struct bench_run *r)
+{
+	pid_t *pgid = malloc(sizeof(*pgid));
+
+	r->priv = pgid;
+	if (!pgid)
+		return -ENOMEM;
+	*pgid = rp_fork(r->init, NULL);
+	return *pgid < 0 ? *pgid : rp_setpgid(r->init, *pgid, 0);
+}
+
+int bench_join_one_group(struct bench_thread *t)
+{
+	return rp_setpgid(t->self, 0, *(pid_t *)t->run->priv);
+}
+
+static int churn_own(struct bench_thread *t)
+{
+	int err = bench_own_group(t);
+
+	return err ? err : churn_children(t);
+}
+
+static int churn_one_group(struct bench_thread *t)
+{
+	int err = bench_join_one_group(t);
+
+	return err ? err : churn_children(t);
+}
+
+static void op_fork_exit(struct bench_thread *t)
+{
+	bench_fork_exit_reap(t, 0, 1);
 }
 
 /* A CPU-time timer of the thread's process, armed far away. */
@@ -197,6 +243,30 @@ const struct bench_workload bench_setpgid = {
 	.name = "setpgid", .summary = "setpgid churn: children move between groups",
 	.kinds = { "setpgid" }, .unsynchronized_ok = true,
 	.thread_setup = churn_children, .op = op_setpgid,
+};
+
+const struct bench_workload bench_fork_own = {
+	.name = "fork_own", .summary = "fork+exit+wait, each thread's process in its own group",
+	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = bench_own_group, .op = op_fork_exit,
+};
+
+const struct bench_workload bench_fork_onepg = {
+	.name = "fork_onepg", .summary = "fork+exit+wait, every thread's process in one group",
+	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
+	.setup = bench_setup_one_group, .thread_setup = bench_join_one_group, .op = op_fork_exit,
+};
+
+const struct bench_workload bench_setpgid_own = {
+	.name = "setpgid_own", .summary = "setpgid churn, each thread's children between its group and theirs",
+	.kinds = { "setpgid" }, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = churn_own, .op = op_setpgid,
+};
+
+const struct bench_workload bench_setpgid_onepg = {
+	.name = "setpgid_onepg", .summary = "setpgid churn, the children between one shared group and theirs",
+	.kinds = { "setpgid" }, .unsynchronized_ok = true, .scaling = true,
+	.setup = bench_setup_one_group, .thread_setup = churn_one_group, .op = op_setpgid,
 };
 
 const struct bench_workload bench_timer_gettime = {

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ptrace attach and detach, an update-side scaling workload (workloads.h):
+ * each thread's process attaches to a child of its own, waits for its stop
+ * and detaches.  A stop needs the tracee to run: an OS thread of the
+ * bench's plays it, calling rp_get_signal once each time the tracer has
+ * attached (the SIGSTOP that PTRACE_ATTACH sends stops it there, and the
+ * detach lets it go on).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <urcu/system.h>
+#include "bench.h"
+#include "workloads.h"
+
+struct tracee {
+	struct rp_task *task;
+	pid_t pid;
+	pthread_t thread;
+	bool started;			/* thread runs: tracee_stop joins it */
+	sem_t go;			/* posted once per attach, and at the end */
+	int end;			/* CMM_STORE_SHARED before the last post */
+	/* The tracee thread's shared writes in rp_get_signal; read after the join. */
+	unsigned long shared[RP_SHARED_NR];
+};
+
+static void *tracee_main(void *arg)
+{
+	struct tracee *tr = arg;
+	siginfo_t info;
+
+	rp_thread_register();
+	for (;;) {
+		unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
+
+		/* Offline while it waits: under QSBR it would hold up grace periods. */
+		rp_thread_offline();
+		while (sem_wait(&tr->go) != 0)
+			;	/* EINTR */
+		rp_thread_online();
+		/* Pairs with CMM_STORE_SHARED of end in tracee_stop (the post orders it). */
+		if (CMM_LOAD_SHARED(tr->end))
+			break;
+		rp_debug_shared_writes(before);
+		rp_get_signal(tr->task, &info);
+		rp_debug_shared_writes(after);
+		for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+			tr->shared[k] += after[k] - before[k];
+	}
+	rp_thread_unregister();
+	return NULL;
+}
+
+static int tracee_start(struct bench_thread *t, int (*group)(struct bench_thread *))
+{
+	struct tracee *tr = calloc(1, sizeof(*tr));
+	int err;
+
+	t->priv = tr;
+	if (!tr)
+		return -ENOMEM;
+	err = group(t);
+	if (err)
+		return err;
+	tr->pid = rp_fork(t->self, &tr->task);
+	if (tr->pid < 0)
+		return tr->pid;
+	sem_init(&tr->go, 0, 0);
+	err = pthread_create(&tr->thread, NULL, tracee_main, tr);
+	tr->started = err == 0;
+	return -err;
+}
+
+static int tracee_own(struct bench_thread *t)
+{
+	return tracee_start(t, bench_own_group);
+}
+
+static int tracee_one_group(struct bench_thread *t)
+{
+	return tracee_start(t, bench_join_one_group);
+}
+
+/* The run is over: end the tracee thread, and count its writes with the tracer's. */
+static void tracee_stop(struct bench_thread *t)
+{
+	struct tracee *tr = t->priv;
+
+	if (!tr)
+		return;
+	if (tr->started) {
+		CMM_STORE_SHARED(tr->end, 1);
+		sem_post(&tr->go);
+		pthread_join(tr->thread, NULL);
+		sem_destroy(&tr->go);
+	}
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		t->shared[0][k] += tr->shared[k];
+	if (tr->task)
+		rp_task_put(tr->task);
+}
+
+/* PTRACE_ATTACH, the stop (the tracee thread takes the SIGSTOP), PTRACE_DETACH. */
+static void op_attach_detach(struct bench_thread *t)
+{
+	struct tracee *tr = t->priv;
+	unsigned long shared[RP_SHARED_NR];
+	uint64_t t0;
+	int status;
+
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
+	if (rp_ptrace(t->self, PTRACE_ATTACH, tr->pid, NULL, NULL) != 0)
+		return;		/* not counted */
+	sem_post(&tr->go);
+	rp_wait4(t->self, tr->pid, &status, __WALL, NULL);
+	rp_ptrace(t->self, PTRACE_DETACH, tr->pid, NULL, NULL);
+	bench_record(t, 0, bench_clock_ns() - t0);
+	bench_shared_end(t, 0, shared);
+	t->kinds[0].ops++;
+}
+
+const struct bench_workload bench_ptrace_own = {
+	.name = "ptrace_own", .summary = "ptrace attach+detach of a child, each thread in its own group",
+	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
+	.thread_setup = tracee_own, .op = op_attach_detach, .thread_end = tracee_stop,
+};
+
+const struct bench_workload bench_ptrace_onepg = {
+	.name = "ptrace_onepg", .summary = "ptrace attach+detach of a child, every thread in one group",
+	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
+	.setup = bench_setup_one_group, .thread_setup = tracee_one_group,
+	.op = op_attach_detach, .thread_end = tracee_stop,
+};

@@ -427,7 +427,7 @@ static void log_held_send(struct worker *w, struct held_call *run)
 /*
  * A traced zombie thread for @h's exec: a new thread of its process,
  * seized by another process of ours, exits; it stays a zombie until its
- * tracer reaps it, and the exec must wait for that (bug 1 of issue 13).
+ * tracer reaps it, and the exec must wait for that (a bug a review found).
  * Returns the tracer (its tid in *@ztid), or NULL; *@hp follows @h's handle.
  */
 static struct rp_task *traced_zombie(struct worker *w, struct handle **hp, pid_t *ztid)

@@ -85,7 +85,7 @@ static struct rp_task *newest(struct worker *w)
 }
 
 /*
- * wait's claim (bug 6 of issue 13): thread b of @h's process forks child
+ * wait's claim (a review found it read a freed parent): thread b of @h's process forks child
  * c, which exits; thread @h's wait for c is held just before its claim
  * (outside any read section) while b reaps c, exits and is freed.  The
  * claim must see that c is dead before it reads c's parent, b: a debug
@@ -131,7 +131,7 @@ void tt_op_claim(struct worker *w, struct handle *h)
 }
 
 /*
- * kill(-1) across an exec and a fork (bug 5 of issue 13): @h forks process
+ * kill(-1) across an exec and a fork (a review found it): @h forks process
  * p with a second thread n and its leader a zombie; @h's kill(-1) is held
  * (rcu mode) on the leader's node of the process list while n execs,
  * taking the leader's place on that list, and forks child c.  The walk

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Init in the torture run: the thread of init that stays registered and
- * idle (the quiet thread, bug 7 of issue 13), and init_exec, an exec by
- * that non-leader thread of init while the other operations run (bug 2):
+ * idle (the quiet thread: a review found a QSBR stall), and init_exec, an
+ * exec by a non-leader thread of init while the other operations run (a
+ * crash the same review found):
  * the thread becomes init's leader in place of the old one, which the
  * worker takes to its death, and must inherit the child reaper's role.
  * Then an orphan goes to init, and init reaps it.  A new thread of init

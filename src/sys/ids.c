@@ -9,9 +9,9 @@
 /*
  * A review found (docs/verification.md, "Bugs found by review") that
  * these calls announced no quiescent state, so under QSBR a registered
- * thread looping on rp_getppid held back every grace period.  RP_BREAK_QSBR_NO_QUIESCE restores that for the calls of this
- * file that had none (getpid, getppid, getuid, setresuid, get/setrlimit,
- * prctl).
+ * thread looping on rp_getppid held back every grace period.
+ * RP_BREAK_QSBR_NO_QUIESCE restores that for the calls of this file that
+ * had none (getpid, getppid, getuid, setresuid, get/setrlimit, prctl).
  */
 #ifdef RP_BREAK_QSBR_NO_QUIESCE
 #define ids_quiescent() do { } while (0)

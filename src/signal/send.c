@@ -411,10 +411,13 @@ static int group_send_rcu(struct rp_task *self, struct rp_task *p, int sig, cons
 static const siginfo_t *seen_by(struct rp_task *self, struct rp_task *p, const siginfo_t *info,
 				siginfo_t *copy)
 {
+	struct rp_pidns *ns;
+
 	if (!self->signal->leader_pid->nested && !p->pid->nested)
 		return info;		/* both in the root namespace */
-	if (rp_pid_nr_ns(self->signal->leader_pid, rp_task_pidns(p)))
-		return info;
+	ns = rp_task_pidns(p);
+	if (!ns || rp_pid_nr_ns(self->signal->leader_pid, ns))
+		return info;		/* released meanwhile: not delivered */
 	*copy = *info;
 	copy->si_pid = 0;
 	return copy;

@@ -42,6 +42,7 @@ int rp_unshare(struct rp_task *self, unsigned long flags)
 
 int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children, struct rp_pidns **out)
 {
+	struct rp_pidns *ns;
 	struct rp_task *t;
 	int err = -ESRCH;
 
@@ -53,8 +54,11 @@ int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children, struct rp_p
 	if (t && for_children && rp_task_exited(t)) {
 		err = -ENOENT;		/* its nsproxy is gone with its exit */
 	} else if (t) {
-		*out = rp_pidns_get(for_children ? rp_task_ns_children_rcu(t) : rp_task_pidns(t));
-		err = 0;
+		ns = for_children ? rp_task_ns_children_rcu(t) : rp_task_pidns(t);
+		if (ns) {		/* else released meanwhile: ESRCH */
+			*out = rp_pidns_get(ns);
+			err = 0;
+		}
 	}
 	rp_read_unlock(&self->sys->sync);
 	return err;

@@ -150,7 +150,7 @@ static void pid_release(struct rp_pid *pid)
 	if (pid->users)
 		return;
 	if (pid->nested)
-		rp_pid_levels_release(rp_pid_levels_of(pid));
+		rp_pid_levels_release(pid);
 	if (pid->in_process) {
 		rp_process_part_dead(caa_container_of(pid, struct rp_process, pid), RP_PART_PID);
 		return;
@@ -170,7 +170,7 @@ void rp_pid_detach(struct rp_pid *pid)
 	/* No attachment can come back: the number is no longer found. */
 	cds_hlist_del_rcu(&pid->hash);
 	if (pid->nested)
-		rp_pid_levels_unpublish(rp_pid_levels_of(pid));
+		rp_pid_levels_unpublish(pid);
 	rp_pidmap_free(&sys->pidns.pidmap, pid->nr);
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	pid->users = 0;		/* the terminal's hold forgotten: freed under it */

@@ -138,7 +138,8 @@ bool rp_pidns_within(const struct rp_pidns *ns, const struct rp_pidns *anc)
 	return ns == anc;
 }
 
-struct rp_pid_levels *rp_pid_levels_of(struct rp_pid *pid)
+/* The record of nested @pid; NULL once its memory is being released (a late reader). */
+static struct rp_pid_levels *levels_of(struct rp_pid *pid)
 {
 	struct rp_pid_levels *lv;
 
@@ -147,9 +148,17 @@ struct rp_pid_levels *rp_pid_levels_of(struct rp_pid *pid)
 	cds_hlist_for_each_entry_rcu_2(lv, pid_bucket(tables(rp_pid_sys(pid)), pid), hash)
 		if (lv->pid == pid)
 			return lv;
-	/* A nested pid is found from its publication to its memory's release. */
-	RP_BUG_ON(true);
 	return NULL;
+}
+
+/* The record of @pid, which its owner holds published (update lock held). */
+static struct rp_pid_levels *levels_held(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv = levels_of(pid);
+
+	/* A nested pid is found from its publication to its memory's release. */
+	RP_BUG_ON(!lv);
+	return lv;
 }
 
 struct rp_pidns *rp_pid_ns(struct rp_pid *pid)
@@ -158,8 +167,8 @@ struct rp_pidns *rp_pid_ns(struct rp_pid *pid)
 
 	if (!pid->nested)
 		return &rp_pid_sys(pid)->pidns;
-	lv = rp_pid_levels_of(pid);
-	return lv->up[lv->level - 1].ns;
+	lv = levels_of(pid);
+	return lv ? lv->up[lv->level - 1].ns : NULL;
 }
 
 int rp_pid_nr_ns(struct rp_pid *pid, struct rp_pidns *ns)
@@ -170,8 +179,8 @@ int rp_pid_nr_ns(struct rp_pid *pid, struct rp_pidns *ns)
 		return pid->nr;
 	if (!pid->nested)
 		return 0;
-	lv = rp_pid_levels_of(pid);
-	if (ns->level > lv->level || lv->up[ns->level - 1].ns != ns)
+	lv = levels_of(pid);
+	if (!lv || ns->level > lv->level || lv->up[ns->level - 1].ns != ns)
 		return 0;
 	return lv->up[ns->level - 1].nr;
 }
@@ -207,7 +216,7 @@ bool rp_is_ns_init(struct rp_task *t)
 	if (!tgid->nested)
 		return rp_is_global_init(t);
 	rp_read_lock(&t->sys->sync);
-	lv = rp_pid_levels_of(tgid);
+	lv = levels_held(tgid);
 	init = lv->up[lv->level - 1].nr == 1;
 	rp_read_unlock(&t->sys->sync);
 	return init;
@@ -290,8 +299,10 @@ void rp_pid_levels_publish(struct rp_pid_levels *lv)
 	}
 }
 
-void rp_pid_levels_unpublish(struct rp_pid_levels *lv)
+void rp_pid_levels_unpublish(struct rp_pid *pid)
 {
+	struct rp_pid_levels *lv = levels_held(pid);
+
 	rp_assert_update_held(&lv->sys->sync);
 	for (unsigned int i = 0; i < lv->level; i++)
 		cds_hlist_del_rcu(&lv->up[i].hash);
@@ -315,8 +326,10 @@ static void levels_free(struct rp_deferred *d)
 	rp_free(lv);
 }
 
-void rp_pid_levels_release(struct rp_pid_levels *lv)
+void rp_pid_levels_release(struct rp_pid *pid)
 {
+	struct rp_pid_levels *lv = levels_held(pid);
+
 	rp_assert_update_held(&lv->sys->sync);
 	cds_hlist_del_rcu(&lv->hash);
 	rp_defer_release(&lv->sys->sync, &lv->rcu, levels_free);

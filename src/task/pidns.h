@@ -106,11 +106,20 @@ struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err);
 /* A reference more; rp_pidns_put (public, rcuproc/proc.h) drops one, the last frees it after a grace period. */
 struct rp_pidns *rp_pidns_get(struct rp_pidns *ns);
 
-/* The namespace @pid is numbered in (its deepest), under rp_read_lock. */
+/*
+ * The namespace @pid is numbered in (its deepest), under rp_read_lock;
+ * NULL if @pid's memory is being released (never a caller's own).
+ */
 struct rp_pidns *rp_pid_ns(struct rp_pid *pid);
-/* @pid's number in @ns, 0 if it has none there (Linux's pid_nr_ns), under rp_read_lock. */
+/*
+ * @pid's number in @ns, 0 if it has none there or its memory is being
+ * released (Linux's pid_nr_ns), under rp_read_lock.
+ */
 int rp_pid_nr_ns(struct rp_pid *pid, struct rp_pidns *ns);
-/* The namespace @t is in (Linux's task_active_pid_ns), under rp_read_lock. */
+/*
+ * The namespace @t is in (Linux's task_active_pid_ns), under rp_read_lock:
+ * NULL if @t, not the caller, was released meanwhile.
+ */
 struct rp_pidns *rp_task_pidns(struct rp_task *t);
 /* @pid's number as @self sees it, 0 if none (Linux's pid_vnr), under rp_read_lock. */
 int rp_pid_vnr(struct rp_pid *pid, struct rp_task *self);
@@ -123,8 +132,7 @@ pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid);
 bool rp_is_ns_init(struct rp_task *t);
 /*
  * The namespace @t's next child goes into (pid_for_children), under
- * rp_read_lock (@t itself, driving, needs it only while the answer is
- * another namespace than its own).
+ * rp_read_lock; NULL if @t, not the caller, was released meanwhile.
  */
 struct rp_pidns *rp_task_ns_children_rcu(struct rp_task *t);
 /*
@@ -155,11 +163,13 @@ struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err);
 void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv);
 /* Found by pid and by number (update lock), once @pid is the record's. */
 void rp_pid_levels_publish(struct rp_pid_levels *lv);
-/* Not found by number any more, numbers given back (update lock). */
-void rp_pid_levels_unpublish(struct rp_pid_levels *lv);
-/* The record of @pid goes after a grace period (update lock). */
-void rp_pid_levels_release(struct rp_pid_levels *lv);
-/* The record of nested @pid (update lock, or rp_read_lock). */
-struct rp_pid_levels *rp_pid_levels_of(struct rp_pid *pid);
+/* Nested @pid's numbers not found any more, and given back (update lock). */
+void rp_pid_levels_unpublish(struct rp_pid *pid);
+/*
+ * Nested @pid's memory goes: its record is not found by pid any more, and
+ * goes after a grace period (update lock).  A reader that reached @pid
+ * before reads it as having no numbers (rp_pid_ns, rp_pid_nr_ns).
+ */
+void rp_pid_levels_release(struct rp_pid *pid);
 
 #endif /* RP_TASK_PIDNS_H */

@@ -41,6 +41,7 @@ extern "C" {
 
 struct rp_system;
 struct rp_task;
+struct rp_pidns;
 
 /* Highest pid_max a system accepts (Linux's PID_MAX_LIMIT on 64-bit). */
 #define RP_PID_MAX_LIMIT	4194304
@@ -103,8 +104,14 @@ RP_API void rp_task_put(struct rp_task *t);
 /*
  * clone(2): @flags holds CLONE_* and, in its low byte (CSIGNAL), the exit
  * signal.  Supported: CLONE_THREAD, CLONE_SIGHAND, CLONE_VM (accepted),
- * CLONE_PARENT, CLONE_PTRACE.  Returns the child's tid and a reference to it
- * in *@child (which may be NULL if the caller does not want one).
+ * CLONE_PARENT, CLONE_PTRACE, CLONE_NEWPID (the child is pid 1 of a new
+ * pid namespace below the caller's: EINVAL with CLONE_THREAD or
+ * CLONE_PARENT or after an unshare(CLONE_NEWPID) with no child yet, EPERM
+ * without CAP_SYS_ADMIN, ENOSPC 32 levels down; docs/namespaces.md).
+ * Returns the child's tid as the caller's namespace numbers it, and a
+ * reference to it in *@child (which may be NULL if the caller does not
+ * want one).  ENOMEM when the namespace the child would go into has lost
+ * its init.
  */
 RP_API pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child);
 RP_API pid_t rp_fork(struct rp_task *self, struct rp_task **child);
@@ -151,6 +158,35 @@ RP_API int rp_get_signal(struct rp_task *self, siginfo_t *info);
  */
 RP_API long rp_ptrace(struct rp_task *self, long request, pid_t pid, void *addr, void *data);
 
+/*
+ * Pid namespaces (docs/namespaces.md).  unshare(2) with CLONE_NEWPID (the
+ * only flag supported; 0 does nothing): @self stays where it is, its next
+ * child is pid 1 of a new namespace below @self's.  EPERM without
+ * CAP_SYS_ADMIN, EINVAL if @self unshared already and has no child since,
+ * ENOSPC 32 levels down.
+ */
+RP_API int rp_unshare(struct rp_task *self, unsigned long flags);
+/*
+ * A handle of the pid namespace of the task @pid (as @self numbers it):
+ * /proc/PID/ns/pid, or with @for_children nonzero /proc/PID/ns/
+ * pid_for_children.  0 and the handle in *@ns, to give back with
+ * rp_pidns_put; -ESRCH (no such task in @self's namespace), -ENOENT
+ * (pid_for_children of a task that has exited).
+ */
+RP_API int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children,
+			 struct rp_pidns **ns);
+RP_API void rp_pidns_put(struct rp_pidns *ns);
+/*
+ * setns(2) with a pid namespace handle (@nstype 0 or CLONE_NEWPID): @self's
+ * next children go into @ns.  EINVAL if @ns is neither @self's namespace
+ * nor below it, EPERM without CAP_SYS_ADMIN.
+ */
+RP_API int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype);
+
+/*
+ * Ids as @self's pid namespace numbers them: a parent outside it reads
+ * as 0 (rp_getppid of a namespace's init).
+ */
 RP_API pid_t rp_getpid(struct rp_task *self);
 RP_API pid_t rp_getppid(struct rp_task *self);
 RP_API pid_t rp_gettid(struct rp_task *self);

@@ -139,7 +139,10 @@ pid_t rp_setsid(struct rp_task *self)
 	return ret;
 }
 
-/* getpgid/getsid: the id of type @type of the process of thread @pid (0: the caller). */
+/*
+ * getpgid/getsid: the id of type @type of the process of thread @pid (0:
+ * the caller), @pid and the answer in the caller's pid namespace.
+ */
 static pid_t get_id(struct rp_task *self, pid_t pid, enum rp_pid_type type)
 {
 	struct rp_sync *sync = &self->sys->sync;
@@ -149,9 +152,14 @@ static pid_t get_id(struct rp_task *self, pid_t pid, enum rp_pid_type type)
 	if (rp_task_exited(self))
 		return -ESRCH;
 	rp_read_lock(sync);
-	p = pid ? rp_find_task_rcu(self->sys, pid) : self;
+	p = pid ? rp_find_task_vnr_rcu(self, pid) : self;
+	/*
+	 * As @self's namespace numbers it: a leader outside reads 0.  Pairs
+	 * with rcu_assign_pointer in rp_pgrp_move.
+	 */
 	if (p)
-		ret = type == RP_PIDTYPE_PGID ? rp_task_pgrp_nr_rcu(p) : rp_task_session_nr_rcu(p);
+		ret = rp_pid_vnr(type == RP_PIDTYPE_PGID ? rcu_dereference(p->signal->pgrp) :
+			       rcu_dereference(p->signal->session), self);
 	rp_read_unlock(sync);
 	rp_sync_quiescent();
 	return ret;

@@ -97,6 +97,7 @@ static bool unhash_task(struct rp_task *t)
 		cds_list_del_rcu(&t->tasks);
 	/* Lookups by number find nothing from now on: pairs with rp_find_task_rcu. */
 	rcu_assign_pointer(t->pid->task, NULL);
+	rp_task_drop_ns_children(t);
 	rp_pid_detach(t->pid);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {

@@ -27,10 +27,10 @@
 #include "../debug/racepoint.h"
 
 #define CLONE_SUPPORTED (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | \
-			 CLONE_PTRACE | CSIGNAL)
+			 CLONE_PTRACE | CLONE_NEWPID | CSIGNAL)
 
 /* Linux's flag checks of copy_process and of clone's exit signal. */
-static int check_flags(const struct rp_task *self, unsigned long flags)
+static int check_flags(struct rp_task *self, unsigned long flags)
 {
 	if (flags & ~(unsigned long)CLONE_SUPPORTED)
 		return -EINVAL;
@@ -40,10 +40,44 @@ static int check_flags(const struct rp_task *self, unsigned long flags)
 		return -EINVAL;
 	if ((flags & CSIGNAL) >= RP_NSIG)
 		return -EINVAL;
-	/* Init may not make siblings: nobody would reap them. */
-	if ((flags & CLONE_PARENT) && rp_is_global_init(self))
+	/* A new namespace's init is nobody's sibling and no thread. */
+	if ((flags & CLONE_NEWPID) && (flags & (CLONE_THREAD | CLONE_PARENT)))
+		return -EINVAL;
+	/* An init (a namespace's too) may not make siblings: nobody would reap them. */
+	if ((flags & CLONE_PARENT) && rp_is_ns_init(self))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The namespace the child goes into, with a reference: the caller's
+ * pid_for_children, or a new one below it (copy_namespaces and
+ * copy_pid_ns).  A thread stays in its group's, which must be where the
+ * caller's children go.  NULL with the error in *@err.
+ */
+static struct rp_pidns *child_ns(struct rp_task *self, unsigned long flags, int *err)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pidns *own, *children;
+
+	rp_read_lock(sync);
+	own = rp_task_pidns(self);
+	children = rp_pidns_get(rp_task_ns_children_rcu(self));
+	rp_read_unlock(sync);
+	*err = -EINVAL;
+	if ((flags & (CLONE_THREAD | CLONE_NEWPID)) && children != own)
+		goto fail;
+	if (!(flags & CLONE_NEWPID))
+		return children;
+	*err = -EPERM;
+	if (!rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
+		goto fail;
+	own = rp_pidns_create(children, err);
+	rp_pidns_put(children);
+	return own;
+fail:
+	rp_pidns_put(children);
+	return NULL;
 }
 
 /*
@@ -240,19 +274,41 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
  * (task/pidmap.h), and the lock is held for the links alone.
  */
 static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			struct rp_fork_record *rec)
+			struct rp_pidns *ns, struct rp_fork_record *rec)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pid_levels *lv;
 	int err = 0;
 
-	p->pid = rp_pid_alloc_for(p, &err);
+	p->pid = rp_pid_alloc_for(p, ns, &lv, &err);
 	if (!p->pid) {
 		cancel_record(self, rec);
 		return err;
 	}
+#ifdef RP_BREAK_PIDNS_CHECK_EARLY
+	/* Checked before the lock: an init reaped before the link goes unseen. */
+	bool closed = CMM_LOAD_SHARED(ns->dying);
+#endif
+	RP_RACE_POINT(RP_RACE_FORK_LINKS, self);
 	rp_update_lock(sync);
-	rp_pid_publish(p->pid);
-	err = link_under_siglock(self, p, flags, rec);
+	rp_pid_publish(p->pid, lv);
+	/*
+	 * alloc_pid's PIDNS_ADDING check: a namespace whose init is gone
+	 * takes no pid, checked in the hold that links the child, so that
+	 * init's end (which marks the namespace under this lock) either comes
+	 * first and the fork fails, or comes after and finds the child
+	 * (docs/namespaces.md, "Init's end and a fork in flight").
+	 * RP_BREAK_PIDNS_CHECK_EARLY checks before the lock.
+	 */
+#ifndef RP_BREAK_PIDNS_CHECK_EARLY
+	bool closed = ns->dying;
+#endif
+	if (closed) {
+		cancel_record(self, rec);
+		err = -ENOMEM;
+	} else {
+		err = link_under_siglock(self, p, flags, rec);
+	}
 	if (err) {
 		rp_pid_detach(p->pid);
 		p->pid = NULL;
@@ -274,18 +330,16 @@ static void free_unlinked(struct rp_task *p, bool charged)
 	rp_sync_quiescent();		/* the failed fork returns: after its frees (docs/sync.md) */
 }
 
-pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
+/* Linux's copy_process, the child going into @ns: its tid as @self sees it, or -errno. */
+static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_pidns *ns,
+			  struct rp_task **child)
 {
 	struct rp_fork_record record, *rec = (flags & CLONE_THREAD) ? NULL : &record;
 	struct rp_task *p;
 	rlim_t nproc;
 	pid_t tid;
-	int err = check_flags(self, flags);
+	int err;
 
-	if (err)
-		return err;
-	if (rp_task_exited(self))
-		return -ESRCH;
 	p = alloc_child(self->sys, flags);
 	if (!p)
 		return -ENOMEM;
@@ -313,15 +367,34 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	if (!(flags & CLONE_THREAD))
 		p->signal->tty = CMM_LOAD_SHARED(self->signal->tty);
 #endif
-	RP_RACE_POINT(RP_RACE_FORK_LINKS, self);
-	err = attach_child(self, p, flags, rec);
+	err = attach_child(self, p, flags, ns, rec);
 	if (err) {
 		free_unlinked(p, true);
 		return err;
 	}
-	tid = rp_task_tid(p);
+	rp_read_lock(&self->sys->sync);
+	tid = rp_pid_nr_ns(p->pid, rp_task_pidns(self));
+	rp_read_unlock(&self->sys->sync);
 	if (child)
 		*child = rp_task_get(p);
+	return tid;
+}
+
+pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
+{
+	struct rp_pidns *ns;
+	pid_t tid = check_flags(self, flags);
+	int err;
+
+	if (tid)
+		return tid;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	ns = child_ns(self, flags, &err);
+	if (!ns)
+		return err;
+	tid = copy_process(self, flags, ns, child);
+	rp_pidns_put(ns);
 	rp_sync_quiescent();
 	return tid;
 }

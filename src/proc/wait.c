@@ -61,7 +61,11 @@ enum report { REPORT_NONE, REPORT_ZOMBIE, REPORT_STOPPED, REPORT_CONTINUED };
 
 struct wait_opts {
 	enum selector type;
-	pid_t nr;			/* the pid or process group selected */
+	pid_t nr;			/* the pid or process group selected, as
+					   the root namespace numbers it */
+	bool vnr;			/* nr is as the caller numbers it (until
+					   do_wait translates it) */
+	struct rp_pidns *ns;		/* the caller's pid namespace: the report's */
 	unsigned int flags;
 	bool eligible;			/* a child matched: not ECHILD */
 	bool rescan;			/* a concurrent exit may have hidden one */
@@ -292,7 +296,7 @@ static bool scan_rcu(struct rp_task *self, struct wait_opts *wo, struct candidat
 
 static void fill(struct wait_opts *wo, struct rp_task *p, int status, int code, int cld_status)
 {
-	wo->pid = rp_task_tid(p);
+	wo->pid = rp_pid_nr_ns(p->pid, wo->ns);
 	wo->status = status;
 	wo->code = code;
 	wo->cld_status = cld_status;
@@ -454,12 +458,32 @@ static bool interrupted(struct rp_task *self)
  * for WNOHANG, or sleeping); so does a scan that may have missed children
  * moving between two threads of the group (check_moved_away).
  */
+/*
+ * The caller's namespace, and the number selected as the root numbers it
+ * (-1, which names nothing, if the caller's namespace has no such pid), as
+ * Linux's find_get_pid in the caller's namespace.  The caller's own
+ * namespace and process group outlive the call.
+ */
+static void selector_in_root(struct rp_task *self, struct wait_opts *wo)
+{
+	struct rp_pid *pid;
+
+	rp_read_lock(&self->sys->sync);
+	wo->ns = rp_task_pidns(self);
+	if (wo->vnr && wo->ns->level) {
+		pid = rp_pid_find_vnr_rcu(self, wo->nr);
+		wo->nr = pid ? pid->nr : -1;
+	}
+	rp_read_unlock(&self->sys->sync);
+}
+
 static long do_wait(struct rp_task *self, struct wait_opts *wo)
 {
 	struct rp_waitq *wq = rp_chldexit_waitq(self->signal);
 	struct candidate c;
 	unsigned long seq;
 
+	selector_in_root(self, wo);
 	for (;;) {
 		seq = rp_waitq_seq(wq);
 		wo->eligible = wo->rescan = false;
@@ -497,7 +521,7 @@ pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
 	       struct rusage *rusage)
 {
 	struct wait_opts wo = { .flags = (unsigned int)options | WEXITED, .nr = pid,
-				.rusage = rusage };
+				.vnr = true, .rusage = rusage };
 	long ret;
 
 	if ((unsigned int)options & ~WAIT4_OPTIONS)
@@ -514,6 +538,7 @@ pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
 	} else if (pid == 0) {
 		wo.type = SEL_PGID;
 		wo.nr = own_pgrp(self);
+		wo.vnr = false;
 	} else {
 		wo.type = SEL_PID;
 	}
@@ -528,6 +553,7 @@ pid_t rp_wait4(struct rp_task *self, pid_t pid, int *wstatus, int options,
 static int waitid_selector(struct rp_task *self, idtype_t idtype, pid_t id, struct wait_opts *wo)
 {
 	wo->nr = id;
+	wo->vnr = true;
 	switch (idtype) {
 	case P_ALL:
 		wo->type = SEL_ANY;
@@ -537,8 +563,10 @@ static int waitid_selector(struct rp_task *self, idtype_t idtype, pid_t id, stru
 		return id > 0 ? 0 : -EINVAL;
 	case P_PGID:
 		wo->type = SEL_PGID;
-		if (id == 0)
+		if (id == 0) {
 			wo->nr = own_pgrp(self);
+			wo->vnr = false;
+		}
 		return id >= 0 ? 0 : -EINVAL;
 	default:
 		return -EINVAL;

@@ -88,7 +88,15 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 		rp_for_each_process_siglocked_rcu(sys, kill_any, &k);
 		ret = k.count ? k.ret : -ESRCH;
 	} else {
-		ret = kill_members(sys, RP_PIDTYPE_PGID, pid ? -pid : rp_task_pgrp_nr_rcu(self), &k);
+		/*
+		 * kill(-pgrp): the group as the caller's namespace numbers it;
+		 * kill(0): the caller's own (pairs with rcu_assign_pointer in
+		 * rp_pgrp_move).
+		 */
+		struct rp_pid *pgrp = pid ? rp_pid_find_vnr_rcu(self, -pid) :
+					    rcu_dereference(self->signal->pgrp);
+
+		ret = pgrp ? kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k) : -ESRCH;
 	}
 	rp_read_unlock(&sys->sync);
 	return ret;

@@ -48,7 +48,9 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
 		sig = SIGCHLD;
 	rp_status_to_cld(rp_zombie_status(t), &code, &status);
-	rp_siginfo_init(&info, sig, code, rp_task_tid(t), rp_task_cred_rcu(t)->uid);
+	/* The child as its parent's namespace numbers it (do_notify_parent). */
+	rp_siginfo_init(&info, sig, code, rp_pid_nr_ns(t->pid, rp_task_pidns(parent)),
+			rp_task_cred_rcu(t)->uid);
 	info.si_status = status;
 	psh = rp_lock_task_sighand(parent);
 	if (!psh)

@@ -403,6 +403,27 @@ static int group_send_rcu(struct rp_task *self, struct rp_task *p, int sig, cons
 }
 
 /*
+ * @info as @p receives it from @self (read section held): as Linux's
+ * send_signal_locked, a sender that @p's pid namespace does not see (one
+ * in an ancestor namespace) is pid 0; otherwise both are in one namespace
+ * and @info's pid, @self's own number, stands.  Written to @copy if changed.
+ */
+static const siginfo_t *seen_by(struct rp_task *self, struct rp_task *p, const siginfo_t *info,
+				siginfo_t *copy)
+{
+	struct rp_pidns *ns;
+
+	if (!rp_signal_leader_pid(self->signal)->nested && !p->pid->nested)
+		return info;		/* both in the root namespace */
+	ns = rp_task_pidns(p);
+	if (!ns || rp_pid_nr_ns(rp_signal_leader_pid(self->signal), ns))
+		return info;		/* released meanwhile: not delivered */
+	*copy = *info;
+	copy->si_pid = 0;
+	return copy;
+}
+
+/*
  * kill(@nr > 0): the thread group of the task with tid @nr.  A task found
  * but released meanwhile may have handed its pid to a new leader (a racing
  * exec): look again, and stop when the same dead task comes back.  Look
@@ -415,22 +436,23 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *p = NULL, *prev;
+	siginfo_t copy;
 	struct rp_pid *pid;
 	int err;
 
 	rp_read_lock(sync);
-	pid = rp_pid_find_rcu(self->sys, nr);
+	pid = rp_pid_find_vnr_rcu(self, nr);
 	do {
 		prev = p;
 #ifdef RP_BREAK_KILL_BY_NUMBER
 		(void)pid;
-		p = rp_find_task_rcu(self->sys, nr);
+		p = rp_find_task_vnr_rcu(self, nr);
 #else
 		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
 		p = pid ? rcu_dereference(pid->task) : NULL;
 #endif
 		RP_RACE_POINT(RP_RACE_KILL_FOUND, p);
-		err = p ? group_send_rcu(self, p, sig, info) : -ESRCH;
+		err = p ? group_send_rcu(self, p, sig, seen_by(self, p, info, &copy)) : -ESRCH;
 	} while (err == -ESRCH && p && p != prev);
 	rp_read_unlock(sync);
 	return err;
@@ -443,7 +465,8 @@ int rp_kill(struct rp_task *self, pid_t pid, int sig)
 
 	if (rp_task_exited(self))
 		return -ESRCH;
-	rp_siginfo_init(&info, sig, SI_USER, rp_task_tgid(self), self->cred->uid);
+	rp_siginfo_init(&info, sig, SI_USER, rp_own_vnr(self, rp_signal_leader_pid(self->signal)),
+			self->cred->uid);
 	if (pid > 0)
 		ret = kill_pid(self, pid, sig, &info);
 	else	/* kill(0), kill(-1), kill(-pgrp): kill.c */
@@ -463,14 +486,16 @@ static int send_specific(struct rp_task *self, pid_t tgid, pid_t tid, int sig)
 
 	if (rp_task_exited(self))
 		return -ESRCH;
-	rp_siginfo_init(&info, sig, SI_TKILL, rp_task_tgid(self), self->cred->uid);
+	rp_siginfo_init(&info, sig, SI_TKILL, rp_own_vnr(self, rp_signal_leader_pid(self->signal)),
+			self->cred->uid);
 	rp_read_lock(sync);
-	p = rp_find_task_rcu(self->sys, tid);
-	if (p && (tgid <= 0 || rp_task_tgid(p) == tgid)) {
+	p = rp_find_task_vnr_rcu(self, tid);
+	if (p && (tgid <= 0 || rp_pid_vnr(rp_signal_leader_pid(p->signal), self) == tgid)) {
 		err = rp_check_kill_permission_rcu(self, sig, p);
 		/* Released meanwhile: as Linux, as if it died after receiving it. */
 		if (!err && sig && (sh = rp_lock_task_sighand_rcu(p))) {
-			err = rp_send_signal_locked(p, sig, &info, false);
+			err = rp_send_signal_locked(p, sig, seen_by(self, p, &info, &info),
+						    false);
 			rp_unlock_sighand(sh);
 		}
 	}
@@ -502,7 +527,8 @@ int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uin
 		return -ESRCH;
 	info.si_signo = sig;
 	/* No one may pose as the table or as kill()/tgkill() towards another task. */
-	if ((info.si_code >= 0 || info.si_code == SI_TKILL) && rp_task_tid(self) != tgid)
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) &&
+	    rp_own_vnr(self, self->pid) != tgid)
 		return -EPERM;
 	ret = kill_pid(self, tgid, sig, &info);
 	rp_sync_quiescent();

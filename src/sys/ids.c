@@ -22,13 +22,13 @@
 pid_t rp_getpid(struct rp_task *self)
 {
 	ids_quiescent();
-	return rp_task_exited(self) ? -ESRCH : rp_task_tgid(self);
+	return rp_task_exited(self) ? -ESRCH : rp_own_vnr(self, rp_signal_leader_pid(self->signal));
 }
 
 pid_t rp_gettid(struct rp_task *self)
 {
 	rp_sync_quiescent();
-	return rp_task_exited(self) ? -ESRCH : rp_task_tid(self);
+	return rp_task_exited(self) ? -ESRCH : rp_own_vnr(self, self->pid);
 }
 
 pid_t rp_getppid(struct rp_task *self)
@@ -41,7 +41,7 @@ pid_t rp_getppid(struct rp_task *self)
 		return -ESRCH;
 	rp_read_lock(sync);
 	/* Pairs with the reparenting store of real_parent (update lock). */
-	ppid = rp_task_tgid(rcu_dereference(self->real_parent));
+	ppid = rp_pid_vnr(rp_signal_leader_pid(rcu_dereference(self->real_parent)->signal), self);
 	rp_read_unlock(sync);
 	return ppid;
 }

@@ -24,6 +24,7 @@ static int create_init(struct rp_system *sys)
 	struct rp_process *proc = rp_process_alloc(sys);
 	struct rp_task *t = proc ? &proc->task : NULL;
 	struct rp_rlimits *rlim = NULL;
+	struct rp_pid_levels *lv;
 	int err = -ENOMEM;
 
 	if (t) {
@@ -31,9 +32,9 @@ static int create_init(struct rp_system *sys)
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
 		rlim = rp_signal_own_rlimits(t->signal);
 		if (rlim && t->cred)
-			t->pid = rp_pid_alloc_for(t, &err);
+			t->pid = rp_pid_alloc_for(t, &sys->pidns, &lv, &err);
 		if (t->pid)
-			rp_pid_publish(t->pid);
+			rp_pid_publish(t->pid, lv);
 	}
 	if (!t || !t->pid) {
 		if (t) {
@@ -94,11 +95,11 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	sys = rp_zalloc(sizeof(*sys));
 	if (!sys)
 		return -ENOMEM;
-	err = rp_pidmap_init(&sys->pidmap, pid_max);
+	err = rp_pidns_init_root(sys, pid_max);
 	sys->pid_hash = rp_zalloc(RP_PID_HASH_SIZE * sizeof(*sys->pid_hash));
 	sys->counts_block = rp_zalloc(RP_SLOT_ROWS * sizeof(*sys->counts) + RP_CACHE_LINE);
 	if (err || !sys->pid_hash || !sys->counts_block) {
-		rp_pidmap_destroy(&sys->pidmap);
+		rp_pidns_destroy_root(sys);
 		rp_free(sys->pid_hash);
 		rp_free(sys->counts_block);
 		rp_free(sys);
@@ -134,7 +135,7 @@ int rp_system_set_pid_max(struct rp_system *sys, unsigned int pid_max)
 	if (pid_max < 2 || pid_max > RP_PID_MAX_LIMIT)
 		return -EINVAL;
 	/* No lock: forks that allocate meanwhile use the old or the new value. */
-	rp_pidmap_set_max(&sys->pidmap, pid_max);
+	rp_pidmap_set_max(&sys->pidns.pidmap, pid_max);
 	return 0;
 }
 
@@ -163,6 +164,7 @@ static void force_release(struct rp_task *t)
 	rp_flush_sigqueue(t->sys, &t->pending);
 	rp_sighand_put(t->sighand);
 	t->sighand = NULL;
+	rp_task_drop_ns_children(t);
 	rp_pid_detach(t->pid);
 	if (--sig->nr_threads == 0) {
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
@@ -198,7 +200,7 @@ void rp_system_destroy(struct rp_system *sys)
 	pthread_mutex_destroy(&sys->registry_lock);
 	rp_sync_destroy(&sys->sync);
 	rp_free(sys->counts_block);
-	rp_pidmap_destroy(&sys->pidmap);
+	rp_pidns_destroy_root(sys);
 	rp_free(sys->pid_hash);
 	rp_free(sys);
 	/* A table gone: the objects cached for the next one go back to malloc. */

@@ -27,21 +27,34 @@ struct rp_system *rp_pid_sys(struct rp_pid *pid)
 	return caa_container_of(pid, struct rp_tid, pid)->sys;
 }
 
-/* Give @pid (zeroed) a number: false if none is free. */
-static bool pid_number(struct rp_system *sys, struct rp_pid *pid)
+/*
+ * Give @pid (zeroed) its numbers in @ns and every namespace above it: the
+ * levels below the root first (their record in *@lv, NULL in the root
+ * namespace), the root's last, so a failure gives back what was taken.
+ * 0, -EAGAIN (a level is full) or -ENOMEM.
+ */
+static int pid_number(struct rp_pidns *ns, struct rp_pid *pid, struct rp_pid_levels **lv)
 {
-	int nr = rp_pidmap_alloc(&sys->pidmap);
+	int err = 0, nr;
 
-	if (nr < 0)
-		return false;
+	*lv = NULL;
+	if (ns->level && !(*lv = rp_pid_levels_alloc(ns, &err)))
+		return err;
+	nr = rp_pidmap_alloc(&ns->sys->pidns.pidmap);
+	if (nr < 0) {
+		if (*lv)
+			rp_pid_levels_free_unpublished(*lv);
+		return -EAGAIN;
+	}
 	pid->nr = nr;
+	pid->nested = *lv != NULL;
 	pid->users = 1;
-	rp_count_inc(sys, pids);
-	return true;
+	rp_count_inc(ns->sys, pids);
+	return 0;
 }
 
 /* A thread's tid, in a struct of its own. */
-static struct rp_pid *tid_alloc(struct rp_system *sys, int *err)
+static struct rp_pid *tid_alloc(struct rp_pidns *ns, struct rp_pid_levels **lv, int *err)
 {
 	struct rp_tid *tid = rp_cache_zalloc(&tid_cache);
 
@@ -49,10 +62,10 @@ static struct rp_pid *tid_alloc(struct rp_system *sys, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	tid->sys = sys;
-	if (!pid_number(sys, &tid->pid)) {
+	tid->sys = ns->sys;
+	*err = pid_number(ns, &tid->pid, lv);
+	if (*err) {
 		rp_cache_free(&tid_cache, tid);
-		*err = -EAGAIN;
 		return NULL;
 	}
 	return &tid->pid;
@@ -60,27 +73,28 @@ static struct rp_pid *tid_alloc(struct rp_system *sys, int *err)
 
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 {
+	struct rp_pid_levels *lv;
 	struct rp_pid *pid;
 
 	rp_assert_update_held(&sys->sync);
-	pid = tid_alloc(sys, err);
+	pid = tid_alloc(&sys->pidns, &lv, err);
 	if (pid)
-		rp_pid_publish(pid);
+		rp_pid_publish(pid, lv);
 	return pid;
 }
 
-struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err)
+struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
+				struct rp_pid_levels **lv, int *err)
 {
 	struct rp_process *proc;
 
 	if (!rp_task_in_process(t))
-		return tid_alloc(t->sys, err);
+		return tid_alloc(ns, lv, err);
 	proc = rp_process_of(t->signal);
 	proc->pid.in_process = true;
-	if (!pid_number(t->sys, &proc->pid)) {
-		*err = -EAGAIN;
+	*err = pid_number(ns, &proc->pid, lv);
+	if (*err)
 		return NULL;
-	}
 	/*
 	 * Plain stores: no other part of the block can die meanwhile (@t and
 	 * its group are not published), nor the pid, which is not yet found.
@@ -92,11 +106,15 @@ struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err)
 	return &proc->pid;
 }
 
-void rp_pid_publish(struct rp_pid *pid)
+void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
 
 	rp_assert_update_held(&sys->sync);
+	if (lv) {
+		lv->pid = pid;
+		rp_pid_levels_publish(lv);
+	}
 	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
 	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, pid->nr));
 }
@@ -131,6 +149,8 @@ static void pid_release(struct rp_pid *pid)
 
 	if (pid->users)
 		return;
+	if (pid->nested)
+		rp_pid_levels_release(pid);
 	if (pid->in_process) {
 		rp_process_part_dead(caa_container_of(pid, struct rp_process, pid), RP_PART_PID);
 		return;
@@ -149,7 +169,9 @@ void rp_pid_detach(struct rp_pid *pid)
 		return;
 	/* No attachment can come back: the number is no longer found. */
 	cds_hlist_del_rcu(&pid->hash);
-	rp_pidmap_free(&sys->pidmap, pid->nr);
+	if (pid->nested)
+		rp_pid_levels_unpublish(pid);
+	rp_pidmap_free(&sys->pidns.pidmap, pid->nr);
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	pid->users = 0;		/* the terminal's hold forgotten: freed under it */
 #endif
@@ -190,11 +212,25 @@ struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr)
 	return NULL;
 }
 
-struct rp_task *rp_find_task_rcu(struct rp_system *sys, int nr)
+/* The task whose tid @pid is (NULL: none), under rp_read_lock. */
+static struct rp_task *task_of_rcu(struct rp_pid *pid)
 {
-	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
-
-	rp_assert_read_section(&sys->sync);
 	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
 	return pid ? rcu_dereference(pid->task) : NULL;
+}
+
+struct rp_task *rp_find_task_rcu(struct rp_system *sys, int nr)
+{
+	rp_assert_read_section(&sys->sync);
+	return task_of_rcu(rp_pid_find_rcu(sys, nr));
+}
+
+struct rp_pid *rp_pid_find_vnr_rcu(struct rp_task *self, int nr)
+{
+	return rp_pid_find_ns_rcu(rp_task_pidns(self), nr);
+}
+
+struct rp_task *rp_find_task_vnr_rcu(struct rp_task *self, int nr)
+{
+	return task_of_rcu(rp_pid_find_vnr_rcu(self, nr));
 }

@@ -33,6 +33,7 @@
 #include "../sync/sync.h"
 #include "cputimers.h"
 #include "pidmap.h"
+#include "pidns.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -329,6 +330,9 @@ struct rp_signal {
 #define RP_PF_FORKNOEXEC	0x2	/* (u) forked, not yet exec'd */
 #define RP_PF_NPROC_EXCEEDED	0x4	/* (t) set*uid into a user over RLIMIT_NPROC:
 					   the next exec checks again */
+#define RP_PF_NS_CHILDREN	0x8	/* (t, and its release) unshare or setns: its
+					   next children go into another pid
+					   namespace (pidns.h, struct rp_ns_children) */
 
 /* rp_task.jobctl (s) */
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
@@ -431,9 +435,12 @@ enum rp_pid_type { RP_PIDTYPE_PID, RP_PIDTYPE_TGID, RP_PIDTYPE_PGID, RP_PIDTYPE_
 		   RP_PIDTYPE_MAX };
 
 struct rp_pid {
-	int nr : 31;			/* (c) below RP_PID_MAX_LIMIT */
+	int nr : 30;			/* (c) below RP_PID_MAX_LIMIT: the number in the
+					   root namespace */
 	bool in_process : 1;		/* (c) fork's, in a struct rp_process; else a
 					   thread's, a struct rp_tid */
+	bool nested : 1;		/* (c) of a namespace below the root: its other
+					   numbers in a struct rp_pid_levels (pidns.h) */
 	/*
 	 * (u) attachments, and in the top byte the terminals' holds
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
@@ -541,8 +548,11 @@ struct rp_count_row {
 
 struct rp_system {
 	struct rp_sync sync;		/* the table's read and update sides */
-	struct rp_pidmap pidmap;	/* (a) pid numbers: pid_max, the cursor and
-					   the bitmap, no lock (pidmap.h) */
+	struct rp_pidns pidns;		/* the root pid namespace; its pidmap (a): pid
+					   numbers, pid_max, the cursor and the
+					   bitmap, no lock (pidmap.h) */
+	struct rp_pidns_tables *pidns_tables; /* (r, u) the nested namespaces' hashes,
+					   made with the first (pidns.h); NULL before */
 	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets: inserts
 					   and removals still under the update lock */
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
@@ -804,13 +814,19 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 /* ---- pids (pid.c) ---- */
 
 /*
- * A pid numbered for @t, not yet published, with no lock (pidmap.h): its
- * block's pid if it is its block's task, else a tid of its own; NULL
- * (EAGAIN/ENOMEM in *err).  rp_pid_publish makes it found by number.
+ * A pid numbered for @t in namespace @ns and each above it, not yet
+ * published, with no lock (pidmap.h): its block's pid if it is its
+ * block's task, else a tid of its own, and in *@lv the record of its
+ * numbers below the root (NULL in the root namespace); NULL (EAGAIN/ENOMEM
+ * in *err).  rp_pid_publish makes it found by number.
  */
-struct rp_pid *rp_pid_alloc_for(struct rp_task *t, int *err);
-/* Into the pid hash (update lock); rp_pid_detach's last takes it out. */
-void rp_pid_publish(struct rp_pid *pid);
+struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
+				struct rp_pid_levels **lv, int *err);
+/*
+ * Into the pid hash, and with @lv (rp_pid_alloc_for's) into the nested
+ * tables (update lock); rp_pid_detach's last takes it out.
+ */
+void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv);
 /* A tid of its own, numbered and published at once (update lock): NULL as above. */
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
 /* The table @pid belongs to (its block's or its tid's). */
@@ -834,5 +850,11 @@ void rp_pid_tty_unhold(struct rp_pid *pid);
 struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr);
 /* The task whose tid is @nr, under rp_read_lock; NULL if none. */
 struct rp_task *rp_find_task_rcu(struct rp_system *sys, int nr);
+/*
+ * The same, @nr as @self sees it: a number of @self's pid namespace
+ * (Linux's find_vpid, find_task_by_vpid); NULL if none there.
+ */
+struct rp_pid *rp_pid_find_vnr_rcu(struct rp_task *self, int nr);
+struct rp_task *rp_find_task_vnr_rcu(struct rp_task *self, int nr);
 
 #endif /* RP_TASK_TASK_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pid namespace calls of the caller: unshare(CLONE_NEWPID) as Linux's
+ * ksys_unshare and copy_pid_ns (kernel/fork.c, kernel/pid_namespace.c),
+ * setns(fd, CLONE_NEWPID) as pidns_install, and the handles that
+ * /proc/PID/ns/pid and pid_for_children are (pidns_get,
+ * pidns_for_children_get), as of v6.18.  docs/namespaces.md.
+ */
+#include <errno.h>
+#include <sched.h>
+#include "../task/task.h"
+
+int rp_unshare(struct rp_task *self, unsigned long flags)
+{
+	struct rp_pidns *own, *ns;
+	int err = 0;
+
+	rp_sync_quiescent();
+	if (flags & ~(unsigned long)CLONE_NEWPID)
+		return -EINVAL;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (!flags)
+		return 0;
+	if (!rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
+		return -EPERM;
+	/* Only @self changes its pid_for_children: no lock needed between reading and setting it. */
+	rp_read_lock(&self->sys->sync);
+	own = rp_task_pidns(self);
+	if (rp_task_ns_children_rcu(self) != own)
+		err = -EINVAL;		/* copy_pid_ns: unshared already, no child yet */
+	rp_read_unlock(&self->sys->sync);
+	if (err)
+		return err;
+	ns = rp_pidns_create(own, &err);
+	if (!ns)
+		return err;
+	err = rp_task_set_ns_children(self, ns);
+	rp_pidns_put(ns);
+	return err;
+}
+
+int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children, struct rp_pidns **out)
+{
+	struct rp_pidns *ns;
+	struct rp_task *t;
+	int err = -ESRCH;
+
+	rp_sync_quiescent();
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(&self->sys->sync);
+	t = pid > 0 ? rp_find_task_vnr_rcu(self, pid) : NULL;
+	if (t && for_children && rp_task_exited(t)) {
+		err = -ENOENT;		/* its nsproxy is gone with its exit */
+	} else if (t) {
+		ns = for_children ? rp_task_ns_children_rcu(t) : rp_task_pidns(t);
+		if (ns) {		/* else released meanwhile: ESRCH */
+			*out = rp_pidns_get(ns);
+			err = 0;
+		}
+	}
+	rp_read_unlock(&self->sys->sync);
+	return err;
+}
+
+int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype)
+{
+	struct rp_pidns *own;
+	bool below;
+
+	rp_sync_quiescent();
+	if (nstype && nstype != CLONE_NEWPID)
+		return -EINVAL;
+	if (rp_task_exited(self))
+		return -ESRCH;
+	if (!rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
+		return -EPERM;
+	rp_read_lock(&self->sys->sync);
+	own = rp_task_pidns(self);
+	below = ns->sys == self->sys && rp_pidns_within(ns, own);
+	rp_read_unlock(&self->sys->sync);
+	/* pidns_install: only into the caller's namespace or one below it. */
+	if (!below)
+		return -EINVAL;
+	return rp_task_set_ns_children(self, ns == own ? NULL : ns);
+}

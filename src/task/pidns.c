@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid namespaces (pidns.h): models Linux's kernel/pid_namespace.c
+ * (create_pid_namespace, put_pid_ns, pidns_install's ancestry check) and
+ * the per-level numbering of alloc_pid, free_pid and pid_nr_ns in
+ * kernel/pid.c, as of v6.18.  Linux's struct pid holds its numbers in an
+ * array sized by its level; here a pid of the root namespace keeps its one
+ * number inline and only a nested pid has the out-of-line record, found
+ * through the nested tables, so that a root-namespace process does not
+ * grow (docs/namespaces.md, "The model").  The hashes are this project's
+ * own, built on liburcu's RCU hlists.
+ */
+#include <errno.h>
+#include "task.h"
+#include "../debug/cache.h"
+
+static unsigned int ptr_hash(const void *p, unsigned int bits)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
+
+	return (unsigned int)(h >> (64 - bits));
+}
+
+static struct cds_hlist_head *nr_bucket(struct rp_pidns_tables *tb, const struct rp_pidns *ns,
+					int nr)
+{
+	/* The root's multiplicative hash of the number, mixed with the namespace. */
+	uint32_t h = (uint32_t)nr * 0x9e370001U ^ (uint32_t)ptr_hash(ns, 32);
+
+	return &tb->by_nr[h >> (32 - RP_NSPID_HASH_BITS)];
+}
+
+static struct cds_hlist_head *pid_bucket(struct rp_pidns_tables *tb, const struct rp_pid *pid)
+{
+	return &tb->by_pid[ptr_hash(pid, RP_NSPID_HASH_BITS)];
+}
+
+static struct cds_hlist_head *task_bucket(struct rp_pidns_tables *tb, const struct rp_task *t)
+{
+	return &tb->children[ptr_hash(t, 8)];
+}
+
+/* The nested tables: made with the first namespace, before any can be found. */
+static struct rp_pidns_tables *tables(struct rp_system *sys)
+{
+	/* Pairs with rcu_assign_pointer in rp_pidns_create. */
+	return rcu_dereference(sys->pidns_tables);
+}
+
+int rp_pidns_init_root(struct rp_system *sys, unsigned int pid_max)
+{
+	sys->pidns.refs = 1;
+	sys->pidns.sys = sys;
+	return rp_pidmap_init(&sys->pidns.pidmap, pid_max);
+}
+
+void rp_pidns_destroy_root(struct rp_system *sys)
+{
+	rp_pidmap_destroy(&sys->pidns.pidmap);
+	rp_free(sys->pidns_tables);
+}
+
+/* Make the nested tables if this is the table's first namespace. */
+static int tables_ready(struct rp_system *sys)
+{
+	struct rp_pidns_tables *tb;
+	int err = 0;
+
+	rp_update_lock(&sys->sync);
+	if (!sys->pidns_tables) {
+		tb = rp_zalloc(sizeof(*tb));
+		if (tb)
+			/* Empty heads first: pairs with tables()'s rcu_dereference. */
+			rcu_assign_pointer(sys->pidns_tables, tb);
+		else
+			err = -ENOMEM;
+	}
+	rp_update_unlock(&sys->sync);
+	return err;
+}
+
+struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err)
+{
+	struct rp_system *sys = parent->sys;
+	struct rp_pidns *ns;
+
+	/* create_pid_namespace: ENOSPC past MAX_PID_NS_LEVEL. */
+	if (parent->level >= RP_PIDNS_MAX_LEVEL) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	*err = tables_ready(sys);
+	if (*err)
+		return NULL;
+	ns = rp_zalloc(sizeof(*ns));
+	if (!ns || rp_pidmap_init(&ns->pidmap, uatomic_read(&parent->pidmap.max))) {
+		rp_free(ns);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ns->refs = 1;
+	ns->parent = rp_pidns_get(parent);
+	ns->level = parent->level + 1;
+	ns->sys = sys;
+	return ns;
+}
+
+struct rp_pidns *rp_pidns_get(struct rp_pidns *ns)
+{
+	uatomic_inc(&ns->refs);
+	return ns;
+}
+
+static void pidns_free(struct rp_deferred *d)
+{
+	struct rp_pidns *ns = caa_container_of(d, struct rp_pidns, rcu);
+	struct rp_pidns *parent = ns->parent;
+
+	rp_pidmap_destroy(&ns->pidmap);
+	rp_free(ns);
+	rp_pidns_put(parent);
+}
+
+void rp_pidns_put(struct rp_pidns *ns)
+{
+	/* Full barrier (uatomic_sub_return): our last use before the free. */
+	if (uatomic_sub_return(&ns->refs, 1) != 0)
+		return;
+	RP_BUG_ON(!ns->parent);		/* the root's first reference is never put */
+	/* A reader may still read it through a task found under RCU. */
+	rp_defer_release(&ns->sys->sync, &ns->rcu, pidns_free);
+}
+
+bool rp_pidns_within(const struct rp_pidns *ns, const struct rp_pidns *anc)
+{
+	while (ns && ns->level > anc->level)
+		ns = ns->parent;
+	return ns == anc;
+}
+
+/* The record of nested @pid; NULL once its memory is being released (a late reader). */
+static struct rp_pid_levels *levels_of(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv;
+
+	rp_assert_read_section(&rp_pid_sys(pid)->sync);
+	/* Pairs with cds_hlist_add_head_rcu in rp_pid_levels_publish. */
+	cds_hlist_for_each_entry_rcu_2(lv, pid_bucket(tables(rp_pid_sys(pid)), pid), hash)
+		if (lv->pid == pid)
+			return lv;
+	return NULL;
+}
+
+/* The record of @pid, which its owner holds published (update lock held). */
+static struct rp_pid_levels *levels_held(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv = levels_of(pid);
+
+	/* A nested pid is found from its publication to its memory's release. */
+	RP_BUG_ON(!lv);
+	return lv;
+}
+
+struct rp_pidns *rp_pid_ns(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv;
+
+	if (!pid->nested)
+		return &rp_pid_sys(pid)->pidns;
+	lv = levels_of(pid);
+	return lv ? lv->up[lv->level - 1].ns : NULL;
+}
+
+int rp_pid_nr_ns(struct rp_pid *pid, struct rp_pidns *ns)
+{
+	struct rp_pid_levels *lv;
+
+	if (!ns->level)
+		return pid->nr;
+	if (!pid->nested)
+		return 0;
+	lv = levels_of(pid);
+	if (!lv || ns->level > lv->level || lv->up[ns->level - 1].ns != ns)
+		return 0;
+	return lv->up[ns->level - 1].nr;
+}
+
+struct rp_pidns *rp_task_pidns(struct rp_task *t)
+{
+	return rp_pid_ns(t->pid);
+}
+
+int rp_pid_vnr(struct rp_pid *pid, struct rp_task *self)
+{
+	return rp_pid_nr_ns(pid, rp_task_pidns(self));
+}
+
+pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid)
+{
+	pid_t nr;
+
+	if (!pid->nested)
+		return pid->nr;
+	rp_read_lock(&self->sys->sync);
+	nr = rp_pid_vnr(pid, self);
+	rp_read_unlock(&self->sys->sync);
+	return nr;
+}
+
+bool rp_is_ns_init(struct rp_task *t)
+{
+	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
+	struct rp_pid_levels *lv;
+	bool init;
+
+	if (!tgid->nested)
+		return rp_is_global_init(t);
+	rp_read_lock(&t->sys->sync);
+	lv = levels_held(tgid);
+	init = lv->up[lv->level - 1].nr == 1;
+	rp_read_unlock(&t->sys->sync);
+	return init;
+}
+
+struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr)
+{
+	struct rp_upid *up;
+
+	rp_assert_read_section(&ns->sys->sync);
+	if (!ns->level)
+		return rp_pid_find_rcu(ns->sys, nr);
+	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
+		return NULL;
+	/* Pairs with cds_hlist_add_head_rcu in rp_pid_levels_publish. */
+	cds_hlist_for_each_entry_rcu_2(up, nr_bucket(tables(ns->sys), ns, nr), hash)
+		if (up->ns == ns && up->nr == nr)
+			return up->pid;
+	return NULL;
+}
+
+/* Give back the numbers of @lv's levels from @from up to the deepest. */
+static void give_back(struct rp_pid_levels *lv, unsigned int from)
+{
+	for (unsigned int i = from; i < lv->level; i++)
+		rp_pidmap_free(&lv->up[i].ns->pidmap, lv->up[i].nr);
+}
+
+struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err)
+{
+	struct rp_pid_levels *lv = rp_zalloc(sizeof(*lv) + ns->level * sizeof(lv->up[0]));
+	struct rp_pidns *at = ns;
+
+	if (!lv) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	lv->level = ns->level;
+	lv->sys = ns->sys;
+	/*
+	 * The deepest first, as alloc_pid: the namespace the task goes into
+	 * is the smallest and the likeliest to be full, so a failure gives
+	 * back the fewest numbers.
+	 */
+	for (unsigned int i = ns->level; i > 0; i--, at = at->parent) {
+		int nr = rp_pidmap_alloc(&at->pidmap);
+
+		if (nr < 0) {
+			give_back(lv, i);
+			rp_free(lv);
+			*err = -EAGAIN;
+			return NULL;
+		}
+		lv->up[i - 1].ns = at;
+		lv->up[i - 1].nr = nr;
+	}
+	rp_pidns_get(ns);
+	return lv;
+}
+
+void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv)
+{
+	give_back(lv, 0);
+	rp_pidns_put(lv->up[lv->level - 1].ns);
+	rp_free(lv);
+}
+
+void rp_pid_levels_publish(struct rp_pid_levels *lv)
+{
+	struct rp_pidns_tables *tb = lv->sys->pidns_tables;
+
+	rp_assert_update_held(&lv->sys->sync);
+	/* Complete before found: cds_hlist_add_head_rcu's rcu_assign_pointer. */
+	cds_hlist_add_head_rcu(&lv->hash, pid_bucket(tb, lv->pid));
+	for (unsigned int i = 0; i < lv->level; i++) {
+		struct rp_upid *up = &lv->up[i];
+
+		up->pid = lv->pid;
+		cds_hlist_add_head_rcu(&up->hash, nr_bucket(tb, up->ns, up->nr));
+	}
+}
+
+void rp_pid_levels_unpublish(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv = levels_held(pid);
+
+	rp_assert_update_held(&lv->sys->sync);
+	for (unsigned int i = 0; i < lv->level; i++)
+		cds_hlist_del_rcu(&lv->up[i].hash);
+	/*
+	 * Its namespace's pid 1 gone (its init reaped, or the fork that was to
+	 * make it failed): the namespace takes no pid any more, as Linux's
+	 * free_pid clears PIDNS_ADDING after a failed first fork.  Linux
+	 * closes it at init's exit already (zap_pid_ns_processes); here at
+	 * its reap (docs/namespaces.md).  Under the update lock, as the check.
+	 */
+	if (lv->up[lv->level - 1].nr == 1)
+		lv->up[lv->level - 1].ns->dying = true;
+	give_back(lv, 0);
+}
+
+static void levels_free(struct rp_deferred *d)
+{
+	struct rp_pid_levels *lv = caa_container_of(d, struct rp_pid_levels, rcu);
+
+	rp_pidns_put(lv->up[lv->level - 1].ns);
+	rp_free(lv);
+}
+
+void rp_pid_levels_release(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv = levels_held(pid);
+
+	rp_assert_update_held(&lv->sys->sync);
+	cds_hlist_del_rcu(&lv->hash);
+	rp_defer_release(&lv->sys->sync, &lv->rcu, levels_free);
+}
+
+/* The record of @t's pid_for_children, if it has one. */
+static struct rp_ns_children *children_of(struct rp_task *t)
+{
+	struct rp_pidns_tables *tb = tables(t->sys);
+	struct rp_ns_children *c;
+
+	rp_assert_read_section(&t->sys->sync);
+	if (!tb)
+		return NULL;
+	/* Pairs with cds_hlist_add_head_rcu in rp_task_set_ns_children. */
+	cds_hlist_for_each_entry_rcu_2(c, task_bucket(tb, t), hash)
+		if (c->task == t)
+			return c;
+	return NULL;
+}
+
+struct rp_pidns *rp_task_ns_children_rcu(struct rp_task *t)
+{
+	struct rp_ns_children *c;
+
+	/* Set and cleared by @t itself, then by its release. */
+	if (!(CMM_LOAD_SHARED(t->flags) & RP_PF_NS_CHILDREN))
+		return rp_task_pidns(t);
+	c = children_of(t);
+	return c ? c->ns : rp_task_pidns(t);
+}
+
+static void children_free(struct rp_deferred *d)
+{
+	struct rp_ns_children *c = caa_container_of(d, struct rp_ns_children, rcu);
+
+	rp_pidns_put(c->ns);
+	rp_free(c);
+}
+
+void rp_task_drop_ns_children(struct rp_task *t)
+{
+	struct rp_ns_children *c;
+
+	rp_assert_update_held(&t->sys->sync);
+	if (!(t->flags & RP_PF_NS_CHILDREN))
+		return;
+	c = children_of(t);
+	cds_hlist_del_rcu(&c->hash);
+	rp_defer_release(&t->sys->sync, &c->rcu, children_free);
+	CMM_STORE_SHARED(t->flags, t->flags & ~RP_PF_NS_CHILDREN);
+}
+
+int rp_task_set_ns_children(struct rp_task *self, struct rp_pidns *ns)
+{
+	struct rp_ns_children *c = NULL;
+
+	if (ns) {
+		c = rp_zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		c->task = self;
+		c->ns = rp_pidns_get(ns);
+		c->sys = self->sys;
+	}
+	rp_update_lock(&self->sys->sync);
+	rp_task_drop_ns_children(self);
+	if (c) {
+		/* Complete before found: cds_hlist_add_head_rcu's rcu_assign_pointer. */
+		cds_hlist_add_head_rcu(&c->hash, task_bucket(self->sys->pidns_tables, self));
+		CMM_STORE_SHARED(self->flags, self->flags | RP_PF_NS_CHILDREN);
+	}
+	rp_update_unlock(&self->sys->sync);
+	return 0;
+}

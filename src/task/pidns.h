@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid namespaces (docs/namespaces.md): each has its own numbers (a struct
+ * rp_pidmap of its own, cyclic as alloc_pid's in every namespace) and its
+ * own lookup, and a pid of a task in a namespace of level L has one number
+ * in each of the L + 1 namespaces from the root down to its own.
+ *
+ * The root namespace is the table's (sys->pidns, embedded): its numbers
+ * are the pids' own ->nr, found through sys->pid_hash, so that a process
+ * of the root namespace carries nothing more than before.  The numbers of
+ * the levels below the root live out of line, in a struct rp_pid_levels
+ * allocated only for a pid of a nested namespace (marked pid->nested):
+ * the record is found from the pid through one hash, each of its numbers
+ * from (namespace, number) through another; both are the table's nested
+ * tables, allocated when its first namespace is created.  Readers search
+ * them under rp_read_lock with no lock of their own; inserts and removals
+ * take the update lock, as the root's pid hash.
+ */
+#ifndef RP_TASK_PIDNS_H
+#define RP_TASK_PIDNS_H
+
+#include <stdbool.h>
+#include <urcu/hlist.h>
+#include "pidmap.h"
+#include "../sync/sync.h"
+
+struct rp_pid;
+struct rp_task;
+struct rp_system;
+
+/* Linux's MAX_PID_NS_LEVEL: a namespace is at most 32 levels below the root. */
+#define RP_PIDNS_MAX_LEVEL	32
+
+struct rp_pidns {
+	unsigned long refs;		/* (a) pids numbered in it (their level
+					   records), child namespaces, handles,
+					   tasks whose children go into it; the
+					   root's is never dropped */
+	struct rp_pidns *parent;	/* (c) holds a reference; NULL: the root */
+	unsigned int level;		/* (c) 0: the root */
+	bool dying;			/* (u) its init has exited, or its first
+					   fork failed: no pid may be published
+					   in it any more (ENOMEM) */
+	struct rp_pidmap pidmap;	/* (a) its numbers (pidmap.h) */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;		/* freed after a grace period */
+};
+
+/* One number of a pid in a namespace below the root. */
+struct rp_upid {
+	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-number hash */
+	struct rp_pidns *ns;		/* (c) */
+	int nr;				/* (c) */
+	struct rp_pid *pid;		/* (c) whose number this is */
+};
+
+/*
+ * The numbers of a pid of a nested namespace at levels 1..level
+ * (up[i - 1] at level i; level 0 is pid->nr).  Allocated with the pid's
+ * number, hashed by pid when the pid is published, unhashed and freed
+ * after a grace period when the pid's memory goes.
+ */
+struct rp_pid_levels {
+	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-pid hash */
+	struct rp_pid *pid;		/* (c) */
+	unsigned int level;		/* (c) its namespace's level, >= 1 */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+	struct rp_upid up[];		/* (c) numbers, see above */
+};
+
+/* The tables of the nested namespaces, one per system, made on the first namespace. */
+#define RP_NSPID_HASH_BITS	16
+#define RP_NSPID_HASH_SIZE	(1U << RP_NSPID_HASH_BITS)
+#define RP_NSCHILD_HASH_SIZE	256U
+
+/*
+ * A task whose next children go into another namespace than its own
+ * (unshare, setns: Linux's nsproxy->pid_ns_for_children): rare, so kept
+ * beside the task, found by it (the task's RP_PF_NS_CHILDREN says there is one).
+ */
+struct rp_ns_children {
+	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-task hash */
+	struct rp_task *task;		/* (c) */
+	struct rp_pidns *ns;		/* (c) holds a reference */
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+struct rp_pidns_tables {
+	struct cds_hlist_head by_nr[RP_NSPID_HASH_SIZE];	/* (r, u) rp_upid */
+	struct cds_hlist_head by_pid[RP_NSPID_HASH_SIZE];	/* (r, u) rp_pid_levels */
+	struct cds_hlist_head children[RP_NSCHILD_HASH_SIZE];	/* (r, u) rp_ns_children */
+};
+
+/* The root namespace of @sys: its numbers below @pid_max.  0 or -ENOMEM. */
+int rp_pidns_init_root(struct rp_system *sys, unsigned int pid_max);
+/* Teardown of the root namespace and the nested tables (nothing runs). */
+void rp_pidns_destroy_root(struct rp_system *sys);
+
+/*
+ * A new namespace below @parent (no lock): the namespace with one
+ * reference, or NULL with -ENOSPC (too deep) or -ENOMEM in *@err.
+ */
+struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err);
+/* A reference more; rp_pidns_put (public, rcuproc/proc.h) drops one, the last frees it after a grace period. */
+struct rp_pidns *rp_pidns_get(struct rp_pidns *ns);
+
+/*
+ * The namespace @pid is numbered in (its deepest), under rp_read_lock;
+ * NULL if @pid's memory is being released (never a caller's own).
+ */
+struct rp_pidns *rp_pid_ns(struct rp_pid *pid);
+/*
+ * @pid's number in @ns, 0 if it has none there or its memory is being
+ * released (Linux's pid_nr_ns), under rp_read_lock.
+ */
+int rp_pid_nr_ns(struct rp_pid *pid, struct rp_pidns *ns);
+/*
+ * The namespace @t is in (Linux's task_active_pid_ns), under rp_read_lock:
+ * NULL if @t, not the caller, was released meanwhile.
+ */
+struct rp_pidns *rp_task_pidns(struct rp_task *t);
+/* @pid's number as @self sees it, 0 if none (Linux's pid_vnr), under rp_read_lock. */
+int rp_pid_vnr(struct rp_pid *pid, struct rp_task *self);
+/* A pid of @self's own (its tid, its tgid) as @self sees it; takes rp_read_lock if nested. */
+pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid);
+/*
+ * Is @t a thread of an init, the root's or a namespace's (Linux's
+ * SIGNAL_UNKILLABLE)?  Takes rp_read_lock.
+ */
+bool rp_is_ns_init(struct rp_task *t);
+/*
+ * The namespace @t's next child goes into (pid_for_children), under
+ * rp_read_lock; NULL if @t, not the caller, was released meanwhile.
+ */
+struct rp_pidns *rp_task_ns_children_rcu(struct rp_task *t);
+/*
+ * Make @ns, another namespace than @self's, the namespace of @self's next
+ * children, or with NULL its own again (takes the update lock and a
+ * reference to @ns): 0 or -ENOMEM.
+ */
+int rp_task_set_ns_children(struct rp_task *self, struct rp_pidns *ns);
+/* @t is released: drop its pid_for_children (update lock held). */
+void rp_task_drop_ns_children(struct rp_task *t);
+
+/* Is @ns @anc or below it? */
+bool rp_pidns_within(const struct rp_pidns *ns, const struct rp_pidns *anc);
+
+/*
+ * The pid numbered @nr in @ns, under rp_read_lock; NULL if none.  The
+ * root's is rp_pid_find_rcu.
+ */
+struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr);
+
+/*
+ * The numbers of a pid of namespace @ns below the root, taken from each
+ * level's map, the deepest first; NULL with -EAGAIN (a level is full) or
+ * -ENOMEM in *@err, every number taken given back.  Not yet found.
+ */
+struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err);
+/* Give back the numbers of @lv, never published, and free it. */
+void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv);
+/* Found by pid and by number (update lock), once @pid is the record's. */
+void rp_pid_levels_publish(struct rp_pid_levels *lv);
+/* Nested @pid's numbers not found any more, and given back (update lock). */
+void rp_pid_levels_unpublish(struct rp_pid *pid);
+/*
+ * Nested @pid's memory goes: its record is not found by pid any more, and
+ * goes after a grace period (update lock).  A reader that reached @pid
+ * before reads it as having no numbers (rp_pid_ns, rp_pid_nr_ns).
+ */
+void rp_pid_levels_release(struct rp_pid *pid);
+
+#endif /* RP_TASK_PIDNS_H */

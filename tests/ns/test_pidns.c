@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid namespaces (docs/namespaces.md): each test asserts the answers this
+ * machine's Linux (6.18) gave to the same calls, recorded there, in every
+ * synchronization mode.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <criterion/criterion.h>
+#include <rcuproc/pgrp.h>
+#include "../fixture/fixture.h"
+#include "../fixture/racehold.h"
+#include "../common.h"
+
+/* @parent clones a child with @flags: the child, its pid as @parent sees it in *@nr. */
+static struct rp_task *clone_of(struct rp_task *parent, unsigned long flags, pid_t *nr)
+{
+	struct rp_task *c = NULL;
+
+	*nr = rp_clone(parent, flags, &c);
+	cr_assert_gt(*nr, 0, "clone: %d", *nr);
+	return c;
+}
+
+/* @p, @parent's child numbered @nr there, exits with @code and is reaped by @parent. */
+static void reap(struct rp_task *parent, struct rp_task *p, pid_t nr, int code)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_exit_group(p, code), 0);
+	cr_assert_eq(rp_wait4(parent, nr, &status, 0, NULL), nr);
+	cr_assert_eq(status, EXITED(code));
+	rp_task_put(p);
+}
+
+/* A child of init without CAP_SYS_ADMIN. */
+static struct rp_task *unprivileged(pid_t *nr)
+{
+	struct rp_task *t = clone_of(init, SIGCHLD, nr);
+
+	cr_assert_eq(rp_cap_drop(t, RP_CAP_SYS_ADMIN), 0);
+	return t;
+}
+
+/*
+ * clone(CLONE_NEWPID): the child is 1 in its namespace, its parent 0, its
+ * group and session (init's, outside) 0; its child is 2 with parent 1; the
+ * parent sees the child by its own number, in wait's return and waitid's
+ * si_pid.
+ */
+Test(pidns, ids_inside_and_outside)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		siginfo_t si;
+		pid_t outer, inner, outer_child;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		cr_assert_gt(outer, 1);
+		cr_assert_eq(rp_getpid(nsinit), 1);
+		cr_assert_eq(rp_gettid(nsinit), 1);
+		cr_assert_eq(rp_getppid(nsinit), 0);
+		cr_assert_eq(rp_getpgid(nsinit, 0), 0);
+		cr_assert_eq(rp_getpgrp(nsinit), 0);
+		cr_assert_eq(rp_getsid(nsinit, 0), 0);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(inner, 2);
+		cr_assert_eq(rp_getpid(child), 2);
+		cr_assert_eq(rp_getppid(child), 1);
+		cr_assert_eq(rp_getpgid(child, 0), 0);
+		cr_assert_eq(rp_getpgid(nsinit, 2), 0);
+		/* From outside, by outer numbers (a new table hands them out in order). */
+		outer_child = outer + 1;
+		cr_assert_eq(rp_getpgid(init, outer), 1);
+		cr_assert_eq(rp_getsid(init, outer), 1);
+		/* The child's outer number names nothing inside (ESRCH). */
+		cr_assert_eq(rp_getpgid(nsinit, outer_child), -ESRCH);
+		cr_assert_eq(rp_kill(nsinit, outer_child, 0), -ESRCH);
+		cr_assert_eq(rp_kill(nsinit, 2, 0), 0);
+		cr_assert_eq(rp_kill(init, outer_child, 0), 0);
+		reap(nsinit, child, 2, 0);
+		cr_assert_eq(rp_exit_group(nsinit, 3), 0);
+		cr_assert_eq(rp_waitid(init, P_PID, (id_t)outer, &si, WEXITED), 0);
+		cr_assert_eq(si.si_pid, outer);
+		cr_assert_eq(si.si_status, 3);
+		rp_task_put(nsinit);
+		finish_all_reaped();
+	}
+}
+
+/* clone's flag checks with CLONE_NEWPID, and an init's CLONE_PARENT. */
+Test(pidns, clone_flags)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *plain;
+		pid_t outer, nr;
+
+		start(m);
+		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_PARENT | SIGCHLD, NULL), -EINVAL);
+		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM,
+				      NULL), -EINVAL);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		/* A namespace's init makes no siblings either. */
+		cr_assert_eq(rp_clone(nsinit, CLONE_PARENT | SIGCHLD, NULL), -EINVAL);
+		plain = unprivileged(&nr);
+		cr_assert_eq(rp_clone(plain, CLONE_NEWPID | SIGCHLD, NULL), -EPERM);
+		cr_assert_eq(rp_unshare(plain, CLONE_NEWPID), -EPERM);
+		cr_assert_eq(rp_unshare(plain, CLONE_NEWNS), -EINVAL);
+		reap(init, plain, nr, 0);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * si_pid: a sender in an ancestor namespace is 0 to the receiver; one in
+ * the same namespace, its number there; SIGCHLD names the child as its
+ * parent's namespace numbers it.
+ */
+Test(pidns, sender_pid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		siginfo_t si;
+		pid_t outer, inner;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		handle(nsinit, SIGUSR1);
+		handle(nsinit, SIGCHLD);
+		cr_assert_eq(rp_kill(init, outer, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 0);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(rp_kill(child, 1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_tgkill(child, 1, 1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_exit_group(child, 0), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_wait4(nsinit, -1, NULL, 0, NULL), 2);
+		rp_task_put(child);
+		handle(init, SIGCHLD);
+		cr_assert_eq(rp_exit_group(nsinit, 0), 0);
+		cr_assert_eq(rp_get_signal(init, &si), SIGCHLD);
+		cr_assert_eq(si.si_pid, outer);
+		cr_assert_eq(rp_wait4(init, -1, NULL, 0, NULL), outer);
+		rp_task_put(nsinit);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * unshare(CLONE_NEWPID): the caller stays, its next child is 1 of the new
+ * namespace; a second unshare, clone(CLONE_NEWPID) and a thread fail with
+ * EINVAL until then; once that init is gone, a fork fails with ENOMEM;
+ * setns back to the caller's own namespace forks there again.
+ */
+Test(pidns, unshare_and_setns)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *first, *second, *back;
+		struct rp_pidns *own, *children;
+		pid_t tnr, nr, nr2;
+
+		start(m);
+		t = clone_of(init, SIGCHLD, &tnr);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		cr_assert_eq(rp_getpid(t), tnr);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), -EINVAL);
+		cr_assert_eq(rp_clone(t, CLONE_NEWPID | SIGCHLD, NULL), -EINVAL);
+		cr_assert_eq(rp_clone(t, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, NULL), -EINVAL);
+		cr_assert_eq(rp_pidns_open(t, tnr, 0, &own), 0);
+		cr_assert_eq(rp_pidns_open(init, tnr, 1, &children), 0);
+		cr_assert_neq(own, children);
+		first = clone_of(t, SIGCHLD, &nr);
+		cr_assert_eq(rp_getpid(first), 1);
+		cr_assert_eq(rp_getppid(first), 0);
+		/* The caller's next child goes there too: pid 2, its parent outside. */
+		second = clone_of(t, SIGCHLD, &nr2);
+		cr_assert_eq(rp_getpid(second), 2);
+		cr_assert_eq(rp_getppid(second), 0);
+		cr_assert_eq(rp_kill(first, 2, 0), 0);
+		reap(t, second, nr2, 0);
+		reap(t, first, nr, 0);
+		cr_assert_eq(rp_fork(t, NULL), -ENOMEM);
+		/* setns: a pid namespace handle only, into the caller's own again. */
+		cr_assert_eq(rp_setns(t, own, CLONE_NEWNS), -EINVAL);
+		cr_assert_eq(rp_setns(t, own, CLONE_NEWPID), 0);
+		back = clone_of(t, SIGCHLD, &nr);
+		cr_assert_eq(rp_getpid(back), nr);
+		cr_assert_eq(rp_getppid(back), tnr);
+		reap(t, back, nr, 0);
+		/* Into the dead namespace, below the caller's: allowed, and forks fail. */
+		cr_assert_eq(rp_setns(t, children, 0), 0);
+		cr_assert_eq(rp_fork(t, NULL), -ENOMEM);
+		rp_pidns_put(own);
+		rp_pidns_put(children);
+		reap(init, t, tnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/* setns refuses a namespace above the caller's, and without CAP_SYS_ADMIN. */
+Test(pidns, setns_refused)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *plain;
+		struct rp_pidns *root, *nested;
+		pid_t outer, nr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		cr_assert_eq(rp_pidns_open(init, 1, 0, &root), 0);
+		cr_assert_eq(rp_pidns_open(init, outer, 0, &nested), 0);
+		cr_assert_eq(rp_setns(nsinit, root, CLONE_NEWPID), -EINVAL);
+		cr_assert_eq(rp_setns(nsinit, nested, CLONE_NEWPID), 0);
+		/* Not seen from inside: the root's pid 1 is the namespace's init there. */
+		cr_assert_eq(rp_pidns_open(nsinit, outer, 0, &root), -ESRCH);
+		plain = unprivileged(&nr);
+		cr_assert_eq(rp_setns(plain, nested, CLONE_NEWPID), -EPERM);
+		reap(init, plain, nr, 0);
+		rp_pidns_put(root);
+		rp_pidns_put(nested);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * 32 levels below the root and no more: clone and unshare both fail with
+ * ENOSPC at level 32 (Linux's MAX_PID_NS_LEVEL); each init is pid 1 and
+ * its parent's child by the parent's number.
+ */
+Test(pidns, nesting_limit)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *level[33];
+		pid_t nr[33];
+
+		start(m);
+		level[0] = rp_task_get(init);
+		for (int i = 1; i <= 32; i++) {
+			level[i] = clone_of(level[i - 1], CLONE_NEWPID | SIGCHLD, &nr[i]);
+			cr_assert_eq(rp_getpid(level[i]), 1);
+			/* The first child after init, in its parent's namespace too. */
+			cr_assert_eq(nr[i], 2, "level %d numbered %d", i, nr[i]);
+		}
+		cr_assert_eq(rp_clone(level[32], CLONE_NEWPID | SIGCHLD, NULL), -ENOSPC);
+		cr_assert_eq(rp_unshare(level[32], CLONE_NEWPID), -ENOSPC);
+		cr_assert_eq(rp_unshare(level[31], CLONE_NEWPID), 0);
+		for (int i = 32; i >= 1; i--)
+			reap(level[i - 1], level[i], nr[i], 0);
+		rp_task_put(level[0]);
+		finish_all_reaped();
+	}
+}
+
+/* The child of the last fork_job. */
+static struct rp_task *forked;
+
+static long fork_job(struct job *j)
+{
+	return rp_fork(j->t, &forked);
+}
+
+/*
+ * A process of a namespace forks, held after it took its numbers and
+ * before the update lock (RP_RACE_FORK_LINKS); meanwhile the namespace's
+ * init exits and is reaped.  The fork must fail with ENOMEM, every time:
+ * a child linked now would live in a namespace without init.  Caught:
+ * RP_BREAK_PIDNS_CHECK_EARLY (the check made before the hold).
+ */
+static void init_reaped_during_fork(enum rp_sync_mode mode)
+{
+	struct job c;
+	struct rp_task *t, *first, *second;
+	pid_t tnr, nr1, nr2;
+	long ret;
+
+	start(mode);
+	t = clone_of(init, SIGCHLD, &tnr);
+	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+	first = clone_of(t, SIGCHLD, &nr1);
+	second = clone_of(t, SIGCHLD, &nr2);
+	cr_assert_eq(rp_getpid(second), 2);
+	forked = NULL;
+	arm(RP_RACE_FORK_LINKS, second, true, true);
+	job_start(&c, fork_job, second);
+	cr_assert(await_reached(1), "the fork never reached its link");
+	reap(t, first, nr1, 0);
+	release();
+	ret = job_join(&c);
+	rp_debug_race_hook(NULL);
+	if (forked) {		/* the escaped child, ended before the verdict */
+		cr_assert_eq(rp_exit_group(forked, 0), 0);
+		rp_task_put(forked);
+	}
+	cr_assert_eq(ret, -ENOMEM, "a fork linked a child after its namespace's init was reaped: %ld",
+		     ret);
+	reap(t, second, nr2, 0);
+	reap(init, t, tnr, 0);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(init_reaped_during_fork, init_reaped_during_fork)

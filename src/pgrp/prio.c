@@ -68,7 +68,7 @@ static void one_thread(struct prio_op *op, pid_t who)
 	struct rp_sighand *sh;
 
 	if (who)
-		sh = pid ? rp_lock_pid_task_sighand_rcu(pid, &t) : NULL;
+		sh = pid ? rp_lock_followed_sighand_rcu(&pid->task, &t) : NULL;
 	else
 		sh = rp_lock_task_sighand_rcu(t);
 	if (!sh)

@@ -138,57 +138,44 @@ void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 	}
 }
 
-bool rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
+/* The notice to @parent, whose sighand @psh is locked; unlocks it. */
+static void send_cldstop_locked(struct rp_task *parent, struct rp_sighand *psh, pid_t pid,
+				uid_t uid, int why, int status)
 {
-	const struct rp_ksigaction *ka;
-	struct rp_sighand *psh;
+	const struct rp_ksigaction *ka = rp_sighand_action(psh, SIGCHLD);
 	siginfo_t info;
 
-	rp_assert_read_section(&parent->sys->sync);
 	rp_siginfo_init(&info, SIGCHLD, why, pid, uid);
 	info.si_status = status;
-	psh = rp_lock_task_sighand_rcu(parent);
-	if (!psh)
-		return false;
-	ka = rp_sighand_action(psh, SIGCHLD);
 	if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
 		rp_send_signal_locked(parent, SIGCHLD, &info, true);
 	rp_wake_up_parent(parent);
 	rp_unlock_sighand(psh);
-	return true;
 }
 
-/* RP_BREAK_RELEASED_NOT_FOLLOWED: a released parent thread ends the notice. */
-#ifdef RP_BREAK_RELEASED_NOT_FOLLOWED
-#define FOLLOW_RELEASED false
-#else
-#define FOLLOW_RELEASED true
-#endif
+void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
+{
+	struct rp_sighand *psh = rp_lock_task_sighand_rcu(parent);
+
+	if (psh)
+		send_cldstop_locked(parent, psh, pid, uid, why, status);
+}
 
 /*
  * Tell the real parent of @self's group, led by @leader (read section
  * held); returns it.  A parent thread released before the notice took its
- * siglock had given its children to another parent first (exit's
- * reparenting precedes the release), which the lock modes' readers, who
- * exclude both, would have told: so tell that one.
+ * siglock had given its children to another parent first, which the lock
+ * modes' readers, who exclude both, would have told: so tell that one.
  */
 static struct rp_task *tell_real_parent_rcu(struct rp_task *self, struct rp_task *leader,
 					    int why, int status)
 {
-	struct rp_task *parent, *prev = NULL;
+	struct rp_task *parent;
+	struct rp_sighand *psh = rp_lock_followed_sighand_rcu(&leader->real_parent, &parent);
 
-	/* Pairs with the real_parent stores of reparenting. */
-	while ((parent = rcu_dereference(leader->real_parent)) != prev) {
-		if (rp_send_cldstop_rcu(parent, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid,
-					why, status) || !FOLLOW_RELEASED)
-			break;
-		prev = parent;
-		/*
-		 * Pairs with rcu_assign_pointer(t->sighand, NULL) in the
-		 * parent's release, which orders its reparenting before it.
-		 */
-		cmm_smp_rmb();
-	}
+	if (psh)
+		send_cldstop_locked(parent, psh, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid,
+				    why, status);
 	return parent;
 }
 

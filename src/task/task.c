@@ -174,25 +174,27 @@ struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t)
 #define FOLLOW_RELEASED true
 #endif
 
-struct rp_sighand *rp_lock_pid_task_sighand_rcu(struct rp_pid *pid, struct rp_task **t)
+struct rp_sighand *rp_lock_followed_sighand_rcu(struct rp_task **ref, struct rp_task **t)
 {
 	struct rp_task *prev = NULL;
 	struct rp_sighand *sh;
 
-	rp_assert_read_section(&rp_pid_sys(pid)->sync);
 	for (;;) {
-		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
-		*t = rcu_dereference(pid->task);
+		/*
+		 * Pairs with rcu_assign_pointer of pid->task in fork, exec and
+		 * release, and with the real_parent stores of reparenting.
+		 */
+		*t = rcu_dereference(*ref);
 		if (!*t || *t == prev)
 			return NULL;
-		sh = rp_lock_task_sighand_rcu(*t);
+		sh = rp_lock_task_sighand_rcu(*t);	/* asserts the read section */
 		if (sh || !FOLLOW_RELEASED)
 			return sh;
 		prev = *t;
 		/*
-		 * Released: exec gave the pid to its successor before.  Pairs
-		 * with rcu_assign_pointer(t->sighand, NULL) in the release,
-		 * which orders that handover before it.
+		 * Released: it handed its place on before.  Pairs with
+		 * rcu_assign_pointer(t->sighand, NULL) in the release, which
+		 * orders that handover before it.
 		 */
 		cmm_smp_rmb();
 	}

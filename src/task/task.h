@@ -678,13 +678,15 @@ struct rp_sighand *rp_lock_task_sighand(struct rp_task *t);
 /* The same, for a caller already inside rp_read_lock. */
 struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t);
 /*
- * The task @pid names now, in *@t, with its sighand locked; NULL if @pid
- * names no task.  A task found but released before its lock is taken had
- * given @pid to the thread that took over (exec's de_thread), so the pid
- * is followed again, as the lock modes' readers, which exclude the exec,
- * would have found that thread.  rp_read_lock held.
+ * The task that *@ref (a pid's ->task, a task's ->real_parent) names now,
+ * in *@t, with its sighand locked; NULL if it names none.  A task found but
+ * released before its lock is taken had handed its place on first (exec's
+ * de_thread gives its pid to the thread that takes over, exit's
+ * reparenting gives its children another parent), so *@ref is followed
+ * again, as the lock modes' readers, which exclude the release, would have
+ * found the successor.  rp_read_lock held.
  */
-struct rp_sighand *rp_lock_pid_task_sighand_rcu(struct rp_pid *pid, struct rp_task **t);
+struct rp_sighand *rp_lock_followed_sighand_rcu(struct rp_task **ref, struct rp_task **t);
 void rp_unlock_sighand(struct rp_sighand *sh);
 
 static inline void rp_sighand_lock(struct rp_sighand *sh)

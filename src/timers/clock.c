@@ -63,15 +63,12 @@ int rp_cpu_clock_decode(struct rp_task *self, clockid_t id, struct rp_cpu_clock 
 struct rp_task *rp_cpu_clock_task_rcu(struct rp_task *self, const struct rp_cpu_clock *c,
 				  bool gettime)
 {
-	struct rp_pid *pid;
 	struct rp_task *t;
 
 	rp_assert_read_section(&self->sys->sync);
 	if (!c->pid)
 		return self;
-	pid = rp_pid_find_rcu(self->sys, c->pid);
-	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
-	t = pid ? rcu_dereference(pid->task) : NULL;
+	t = rp_find_task_rcu(self->sys, c->pid);
 	if (!t)
 		return NULL;
 	if (c->thread)
@@ -79,15 +76,15 @@ struct rp_task *rp_cpu_clock_task_rcu(struct rp_task *self, const struct rp_cpu_
 	if (gettime && t == self)
 		return t;
 	/*
-	 * A process clock names a tgid, the pid fork made with the process
-	 * (Linux: pid_has_task(pid, PIDTYPE_TGID)), not a leader task: while a
+	 * A process clock names a tgid (Linux: pid_has_task(pid,
+	 * PIDTYPE_TGID)), which its task's group has, not a leader: while a
 	 * non-leader thread execs, the tgid points at it before its
 	 * ->group_leader does, and the old leader's ->group_leader already
 	 * points away (exec.c take_leadership).  Any thread of the group serves.
 	 */
 	if (!CLOCK_NAMES_TGID)
 		return rp_thread_group_leader(t) ? t : NULL;
-	return pid->in_process ? t : NULL;
+	return rp_task_tgid(t) == c->pid ? t : NULL;
 }
 
 struct rp_sighand *rp_lock_group_sighand_rcu(struct rp_signal *sig)

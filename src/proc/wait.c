@@ -51,6 +51,17 @@
 #define WAIT_PID_BY_TASK false
 #endif
 
+/*
+ * RP_BREAK_WAIT_PID_BY_NUMBER matches waitpid(N)'s children by number, as
+ * before: a number that comes round again during the call names a child
+ * born after it began.
+ */
+#ifdef RP_BREAK_WAIT_PID_BY_NUMBER
+#define WAIT_PID_BY_NUMBER true
+#else
+#define WAIT_PID_BY_NUMBER false
+#endif
+
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
 					__WCLONE | __WALL))
 #define WAITID_OPTIONS	((unsigned int)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | \
@@ -65,6 +76,15 @@ struct wait_opts {
 					   the root namespace numbers it */
 	bool vnr;			/* nr is as the caller numbers it (until
 					   do_wait translates it) */
+	/*
+	 * SEL_PID: the pid that nr named when the call began (NULL: none, or
+	 * one with no task), and a reference to its task, which keeps the
+	 * pid's memory: a task holds its thread group, whose block holds the
+	 * group's pid, until the task is freed (the thread's own tid is
+	 * compared only together with the task, eligible_pid).
+	 */
+	struct rp_pid *sel_pid;
+	struct rp_task *sel_task;
 	struct rp_pidns *ns;		/* the caller's pid namespace: the report's */
 	unsigned int flags;
 	bool eligible;			/* a child matched: not ECHILD */
@@ -98,10 +118,19 @@ static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task
 {
 	switch (wo->type) {
 	case SEL_PID:
-		if (ptrace || WAIT_PID_BY_TASK)
-			return rcu_dereference(p->pid)->nr == wo->nr;
+		if (WAIT_PID_BY_NUMBER)
+			return (ptrace ? rcu_dereference(p->pid) : rp_signal_leader_pid(p->signal))->nr ==
+			       wo->nr;
+		/*
+		 * A tracee's tid: the task too, since a tid freed with its
+		 * thread may be another thread's by now, at the same address.
+		 */
+		if (ptrace)
+			return p == wo->sel_task && rcu_dereference(p->pid) == wo->sel_pid;
+		if (WAIT_PID_BY_TASK)
+			return rcu_dereference(p->pid) == wo->sel_pid;
 		/* The tgid's pid: its block's, numbered before the group was published. */
-		return rp_signal_leader_pid(p->signal)->nr == wo->nr;
+		return rp_signal_leader_pid(p->signal) == wo->sel_pid;
 	case SEL_PGID:
 		return rp_task_pgrp_nr_rcu(p) == wo->nr;
 	default:
@@ -459,31 +488,62 @@ static bool interrupted(struct rp_task *self)
  * moving between two threads of the group (check_moved_away).
  */
 /*
+ * A reference to the task @pid names, or NULL if none.  A task whose last
+ * reference is gone has handed @pid on before (an exec gives the leader's
+ * pid to the thread that execs, then releases the old leader): look again.
+ */
+static struct rp_task *get_pid_task_rcu(struct rp_pid *pid)
+{
+	struct rp_task *t, *prev = NULL;
+
+	for (;;) {
+		/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+		t = rcu_dereference(pid->task);
+		if (!t || t == prev)
+			return NULL;
+		if (rp_task_get_rcu(t))
+			return t;
+		prev = t;
+		/*
+		 * Pairs with the full barrier of the last rp_task_put's
+		 * decrement, which comes after the handover.
+		 */
+		cmm_smp_rmb();
+	}
+}
+
+/*
  * The caller's namespace, and the number selected as the root numbers it
  * (-1, which names nothing, if the caller's namespace has no such pid), as
- * Linux's find_get_pid in the caller's namespace.  The caller's own
- * namespace and process group outlive the call.
+ * Linux's find_get_pid in the caller's namespace; for a pid, the pid
+ * itself, held for the whole call (Linux's kernel_wait4 holds a reference
+ * to the struct pid and compares pids), so that a number that comes round
+ * again meanwhile does not name a child born after the call began.  The
+ * caller's own namespace and process group outlive the call.
  */
-static void selector_in_root(struct rp_task *self, struct wait_opts *wo)
+static void select_begin(struct rp_task *self, struct wait_opts *wo)
 {
-	struct rp_pid *pid;
+	struct rp_pid *pid = NULL;
 
 	rp_read_lock(&self->sys->sync);
 	wo->ns = rp_task_pidns(self);
-	if (wo->vnr && wo->ns->level) {
+	if (wo->vnr && (wo->ns->level || wo->type == SEL_PID)) {
 		pid = rp_pid_find_vnr_rcu(self, wo->nr);
 		wo->nr = pid ? pid->nr : -1;
+	}
+	if (pid && wo->type == SEL_PID) {
+		wo->sel_task = get_pid_task_rcu(pid);
+		wo->sel_pid = wo->sel_task ? pid : NULL;
 	}
 	rp_read_unlock(&self->sys->sync);
 }
 
-static long do_wait(struct rp_task *self, struct wait_opts *wo)
+static long wait_loop(struct rp_task *self, struct wait_opts *wo)
 {
 	struct rp_waitq *wq = rp_chldexit_waitq(self->signal);
 	struct candidate c;
 	unsigned long seq;
 
-	selector_in_root(self, wo);
 	for (;;) {
 		seq = rp_waitq_seq(wq);
 		wo->eligible = wo->rescan = false;
@@ -503,6 +563,17 @@ static long do_wait(struct rp_task *self, struct wait_opts *wo)
 			return -EINTR;
 		rp_waitq_wait(wq, seq);
 	}
+}
+
+static long do_wait(struct rp_task *self, struct wait_opts *wo)
+{
+	long ret;
+
+	select_begin(self, wo);
+	ret = wait_loop(self, wo);
+	if (wo->sel_task)
+		rp_task_put(wo->sel_task);
+	return ret;
 }
 
 /* The caller's process group, for the selector 0. */

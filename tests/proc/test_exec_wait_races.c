@@ -10,6 +10,9 @@
  *  - claim_freed_parent (I5): wait's claim rechecked the candidate's parent
  *    before seeing that it was dead; the parent thread was freed by then.
  *    RP_BREAK_CLAIM_PARENT_FIRST.
+ *  - wait_reused_number (I8): waitpid(N) matched children by number, so a
+ *    wait overtaken while N came round again reported (or reaped) a child
+ *    born after it began.  RP_BREAK_WAIT_PID_BY_NUMBER.
  *  - reap_handback (I3): a tracer handing a zombie back to its real parent
  *    made it DEAD for a moment; the parent's wait answered ECHILD.
  *    RP_BREAK_NO_EXIT_TRACE.
@@ -161,6 +164,73 @@ static void claim_freed_parent(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(claim_freed_parent, claim_freed_parent)
+
+/* ------------------------------------------------------ wait by a number that comes back (I8) */
+
+/*
+ * waitpid(N) of process p found its zombie child c (pid N) and is held
+ * before its claim; p's other thread a reaps c, and p forks d, which gets
+ * the number N again (pid_max 5: init, p, a and c take 1 to 4, and the
+ * cursor wraps).  The wait selected c's pid when it began, as Linux's
+ * wait4 takes a reference to the struct pid (find_get_pid) and compares
+ * pids: d is another pid, so the held wait answers ECHILD, whether d is
+ * alive (not reported) or a zombie (not reaped: left for another wait).
+ * Matched by number, it reported on d or reaped it.
+ */
+static void wait_reused_number_run(enum rp_sync_mode mode, bool d_zombie)
+{
+	struct rp_task *p, *a, *c, *d;
+	struct job w = { .pid = 0 };
+	int status;
+	pid_t n;
+
+	start_with(mode, 5);
+	race_count_jobs();
+	p = spawn(init, SIGCHLD);
+	a = spawn(p, THREAD_FLAGS);
+	c = spawn(p, SIGCHLD);
+	n = rp_getpid(c);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	arm(RP_RACE_WAIT_CLAIM, c, true, true);
+	w.pid = n;
+	w.options = WNOHANG;
+	job_start(&w, wait_job, p);
+	cr_assert(await_reached(1), "p's wait never found its zombie child");
+	cr_assert_eq(rp_wait4(a, n, &status, 0, NULL), n);
+	rp_task_put(c);
+	d = spawn(p, SIGCHLD);
+	cr_assert_eq(rp_getpid(d), n, "precondition: d got %d, not c's number %d",
+		     rp_getpid(d), n);
+	if (d_zombie)
+		cr_assert_eq(rp_exit(d, 7), 0);
+	release();
+	cr_assert_eq(job_join(&w), -ECHILD,
+		     "waitpid(%d), begun before c was reaped, answered %ld (status %#x) about d, "
+		     "a child born later with the same number (Linux: ECHILD)", n, w.ret, w.status);
+	if (!d_zombie)
+		cr_assert_eq(rp_exit_group(d, 7), 0);
+	cr_assert_eq(rp_wait4(a, n, &status, 0, NULL), n, "d was reaped by the held wait");
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	rp_task_put(d);
+	cr_assert_eq(rp_exit(a, 0), 0);
+	rp_task_put(a);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	rp_task_put(p);
+	finish_races();
+}
+
+static void wait_reused_number(enum rp_sync_mode mode)
+{
+	wait_reused_number_run(mode, false);
+}
+
+static void wait_reused_number_zombie(enum rp_sync_mode mode)
+{
+	wait_reused_number_run(mode, true);
+}
+
+TEST_EACH_MODE(wait_reused_number, wait_reused_number)
+TEST_EACH_MODE(wait_reused_number_zombie, wait_reused_number_zombie)
 
 /* ------------------------------------------------------ a tracer hands back (I3) */
 

@@ -252,7 +252,7 @@ struct rp_process *rp_process_alloc(struct rp_system *sys)
 	signal_init(sys, &proc->signal);
 	rp_task_init(sys, &proc->task);
 	proc->task.signal = &proc->signal;
-	proc->used = proc->live = RP_PART_SIGNAL | RP_PART_TASK;
+	proc->signal.parts_live = RP_PART_SIGNAL | RP_PART_TASK;
 	return proc;
 }
 
@@ -262,8 +262,7 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
 
 	sighand_init(proc->task.sys, sh);
 	sh->count |= RP_SIGHAND_IN_PROCESS;	/* not yet published: a plain store */
-	proc->used |= RP_PART_SIGHAND;
-	proc->live |= RP_PART_SIGHAND;
+	proc->signal.parts_live |= RP_PART_SIGHAND;
 	return sh;
 }
 
@@ -302,7 +301,7 @@ static void process_free(struct rp_deferred *d)
 {
 	struct rp_process *proc = caa_container_of(d, struct rp_process, task.rcu);
 
-	if (proc->used & RP_PART_SIGHAND)
+	if (proc->sighand.count & RP_SIGHAND_IN_PROCESS)
 		actions_free(proc->sighand.actions);
 	rp_thread_cputime_free(&proc->task);
 	signal_destroy(&proc->signal);
@@ -329,7 +328,7 @@ static void part_uncount(struct rp_system *sys, unsigned int part)
 
 void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 {
-	unsigned int live = uatomic_sub_return(&proc->live, part);
+	unsigned int live = uatomic_sub_return(&proc->signal.parts_live, part);
 
 	/* A part that was not alive borrows from the bits above it: its own shows set. */
 	RP_DEBUG_BUG_ON(live & part);

@@ -286,9 +286,14 @@ static inline bool rp_proxy_obsolete(const struct rp_proxy *px)
 
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
-	unsigned long sigcnt;		/* (a) references: its tasks (rp_signal_put) */
+	unsigned int sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
+	/*
+	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
+	 * the block's word, kept here in the 4 bytes beside the counts.
+	 */
+	unsigned int parts_live;
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
@@ -460,7 +465,12 @@ struct rp_tid {
 	struct rp_deferred rcu;
 };
 
-/* struct rp_process.used and .live: its parts. */
+/*
+ * The parts of a struct rp_process, in its group's ->parts_live.  Which
+ * are in use needs no word of its own: the group and the task always; the
+ * handler table if its count has RP_SIGHAND_IN_PROCESS, the pid if its
+ * ->in_process is set (both set before the part is published).
+ */
 #define RP_PART_SIGNAL		0x1	/* dead: its last task let go (sigcnt 0) */
 #define RP_PART_TASK		0x2	/* dead: its last reference put (usage 0) */
 #define RP_PART_SIGHAND		0x4	/* dead: its last task let go (count 0) */
@@ -492,9 +502,6 @@ struct rp_process {
 					   task is off the registry once dead) */
 	struct rp_sighand sighand;	/* unused under CLONE_SIGHAND */
 	struct rp_pid pid;		/* unused until the fork gets its number */
-	unsigned int used;		/* (c) RP_PART_* in use; set before the
-					   part is published */
-	unsigned int live;		/* (a) RP_PART_* in use and not dead */
 };
 
 /* The block @sig is the group of (every group is in one). */

@@ -104,7 +104,8 @@ int main(void)
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
-		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
+		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, parts_live),
+		FIELD(struct rp_signal, thread_head),
 		FIELD(struct rp_signal, shared_pending),
 		FIELD(struct rp_signal, flags), FIELD(struct rp_signal, group_exit_code),
 		FIELD(struct rp_signal, group_stop_count), FIELD(struct rp_signal, group_exec_task),
@@ -132,8 +133,7 @@ int main(void)
 		FIELD(struct rp_tid, rcu));
 	process = OBJECT(rp_process,
 		FIELD(struct rp_process, signal), FIELD(struct rp_process, task),
-		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid),
-		FIELD(struct rp_process, used), FIELD(struct rp_process, live));
+		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid));
 	OBJECT(rp_thread_cputime,
 		FIELD(struct rp_thread_cputime, time), FIELD(struct rp_thread_cputime, folded),
 		FIELD(struct rp_thread_cputime, armed));

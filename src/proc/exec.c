@@ -65,26 +65,39 @@ static bool others_released(struct rp_task *self)
  * One look at the group, update lock and siglock held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
  * first: that one zapped us), 1 once the other threads are released (the
- * old leader a zombie), 0 to wait.  The first look claims the exec and kills the others.
+ * old leader a zombie), 0 to wait.  The first look kills the others and,
+ * if it must wait for them, claims the exec in the group's ->extra:
+ * -ENOMEM, with nothing done, if that cannot be allocated.  An exec that
+ * need not wait (no other thread, or only the old leader, a zombie) ends
+ * in this look and stores no claim.
  */
 static int de_thread_step(struct rp_task *self)
 {
 	struct rp_signal *sig = self->signal;
+	struct rp_signal_extra *extra;
 
 	rp_assert_update_held(&self->sys->sync);
 	rp_assert_siglock_held(self);
 	if (rp_fatal_signal_pending(self)) {
-		if (sig->group_exec_task == self)
-			sig->group_exec_task = NULL;
+		if (rp_group_exec_task(self) == self)
+			sig->extra->group_exec_task = NULL;
 		return -ESRCH;
 	}
-	if (!sig->group_exec_task) {
-		sig->group_exec_task = self;
+	if (!rp_group_exec_task(self)) {
+		if (others_released(self)) {
+			rp_zap_other_threads(self);
+			return 1;
+		}
+		extra = rp_signal_extra_get(sig);
+		if (!extra)
+			return -ENOMEM;
+		extra->group_exec_task = self;
 		rp_zap_other_threads(self);
+		return 0;
 	}
 	if (!others_released(self))
 		return 0;
-	sig->group_exec_task = NULL;
+	sig->extra->group_exec_task = NULL;
 	return 1;
 }
 
@@ -153,7 +166,7 @@ static void take_leadership(struct rp_task *self)
  * Linux's de_thread.  Sleeps on the group's wait queue (rp_chldexit_waitq), which each other
  * thread wakes once it is a zombie (exit_notify) and once it is released
  * (rp_release_task, also when a tracer reaps it later), seeing
- * group_exec_task set under the update lock.
+ * the group's exec task (rp_group_exec_task) set under the update lock.
  */
 static int de_thread(struct rp_task *self)
 {
@@ -279,6 +292,8 @@ int rp_execve(struct rp_task *self, const char *comm)
 		rp_get_signal(self, NULL);
 		return ret;
 	}
+	if (ret)
+		return ret;	/* -ENOMEM before anything was done */
 	ret = unshare_sighand(self);
 	if (ret) {
 		rp_sync_quiescent();	/* after de_thread's frees (docs/sync.md) */

@@ -70,7 +70,7 @@ static bool drop_sighand(struct rp_task *t)
 	sh = rp_lock_task_sighand(t);
 	if (TIMERS_DISARMED_AT_DETACH)
 		rp_cputimers_release(t);
-	exec = t->signal->group_exec_task;
+	exec = rp_group_exec_task(t);
 
 	/* Under the siglock too: the signal code walks the threads holding only it. */
 	cds_list_del_rcu(&t->thread_node);
@@ -295,7 +295,8 @@ static void forget_original_parent(struct rp_task *father)
 static bool exec_waits(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	bool waits = sh && t->signal->group_exec_task && t->signal->group_exec_task != t;
+	struct rp_task *exec = sh ? rp_group_exec_task(t) : NULL;
+	bool waits = exec && exec != t;
 
 	rp_assert_update_held(&t->sys->sync);
 	if (sh)
@@ -378,7 +379,7 @@ void rp_do_group_exit(struct rp_task *t, int code)
 	sh = rp_lock_task_sighand_rcu(t);
 	if (sig->flags & RP_SIGNAL_GROUP_EXIT) {
 		code = sig->group_exit_code;
-	} else if (sig->group_exec_task) {
+	} else if (rp_group_exec_task(t)) {
 		code = 0;
 	} else {
 		/* As Linux: a dying group is neither stopped nor continued any more. */

@@ -121,7 +121,8 @@ static struct rp_task *alloc_child(struct rp_system *sys, unsigned long flags)
  * setpriority write them), and open the fork window (@rec, NULL for a
  * thread).  A signal already pending restarts the fork: -RP_ERESTARTNOINTR
  * before anything is shared; -ENOMEM if the caller's private action table
- * cannot be copied.  Else the caller's RLIMIT_NPROC in *@nproc.
+ * cannot be copied, or its own limits not shared (the child's ->extra).
+ * Else the caller's RLIMIT_NPROC in *@nproc.
  */
 static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags,
 			    struct rp_fork_record *rec, rlim_t *nproc)
@@ -143,8 +144,10 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 	if (flags & CLONE_THREAD) {
 		uatomic_inc(&self->signal->sigcnt);
 		p->signal = self->signal;
+	} else if (rp_signal_share_rlimits(p->signal, self->signal)) {
+		rp_unlock_sighand(sh);
+		return -ENOMEM;
 	} else {
-		rp_signal_share_rlimits(p->signal, self->signal);
 		p->signal->dumpable = self->signal->dumpable;
 	}
 	p->blocked = self->blocked;

@@ -272,7 +272,7 @@ static bool begin_group_stop_rcu(struct rp_task *self, int sig)
 	if (!sh)
 		return false;
 	if (!(self->jobctl & RP_JOBCTL_STOP_PENDING) && (self->jobctl & RP_JOBCTL_STOP_DEQUEUED) &&
-	    !(s->flags & RP_SIGNAL_GROUP_EXIT) && !s->group_exec_task) {
+	    !(s->flags & RP_SIGNAL_GROUP_EXIT) && !rp_group_exec_task(self)) {
 		/* A group already stopped keeps the signal it reported. */
 		if (!(s->flags & RP_SIGNAL_STOP_STOPPED))
 			s->group_exit_code = sig;

@@ -38,7 +38,7 @@ static bool parked(struct rp_cpu_timer *tm)
 
 static void park(struct rp_cpu_timer *tm)
 {
-	cds_list_add(&tm->ignored_node, &tm->owner->cputimers.timers->ignored);
+	cds_list_add(&tm->ignored_node, &rp_group_timers_of(tm->owner)->ignored);
 }
 
 void rp_posixtimer_send_locked(struct rp_task *t, struct rp_cpu_timer *tm)
@@ -109,7 +109,7 @@ static struct rp_task *unignore_target(struct rp_task *self, struct rp_cpu_timer
 
 void rp_posixtimer_unignore_rcu(struct rp_task *self, int sig)
 {
-	struct rp_group_timers *timers = self->signal->cputimers.timers;
+	struct rp_group_timers *timers = rp_group_timers_of(self->signal);
 	struct rp_cpu_timer *tm, *next;
 	struct rp_task *t;
 

@@ -17,21 +17,20 @@
 
 /*
  * Init: pid 1, its own process group and session, root, default actions,
- * RLIMIT_NICE 0 as Linux boots with (raising priority needs CAP_SYS_NICE).
+ * the default limits (rp_default_rlimits: RLIMIT_NICE 0 as Linux boots
+ * with).
  */
 static int create_init(struct rp_system *sys)
 {
 	struct rp_process *proc = rp_process_alloc(sys);
 	struct rp_task *t = proc ? &proc->task : NULL;
-	struct rp_rlimits *rlim = NULL;
 	struct rp_pid_levels *lv;
 	int err = -ENOMEM;
 
 	if (t) {
 		t->sighand = rp_process_sighand(proc);
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
-		rlim = rp_signal_own_rlimits(t->signal);
-		if (rlim && t->cred)
+		if (t->cred)
 			t->pid = rp_pid_alloc_for(t, &sys->pidns, &lv, &err);
 		if (t->pid)
 			rp_pid_publish(t->pid, lv);
@@ -48,9 +47,6 @@ static int create_init(struct rp_system *sys)
 	RP_DEBUG_BUG_ON(t->pid != rp_signal_leader_pid(t->signal));
 	t->pid->users++;
 	rp_pgrp_init_leader(t->signal, t->pid);
-	rlim->rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
-	/* As Linux's init: no core files unless a process raises the limit. */
-	rlim->rlim[RLIMIT_CORE] = (struct rlimit){ 0, RLIM_INFINITY };
 	t->signal->nr_threads = t->signal->live = 1;
 	cds_list_add_tail_rcu(&t->thread_node, &t->signal->thread_head);
 	cds_list_add_tail_rcu(&t->tasks, &sys->tasks);

@@ -50,7 +50,7 @@ struct rp_task_cputimers {
 	/*
 	 * (s) NULL until the first charge or timer: stored once, complete,
 	 * under the group's siglock and read under it only (the writer's
-	 * unlock pairs with a reader's lock), as the group's ->timers.  A
+	 * unlock pairs with a reader's lock), as the group's ->extra.  A
 	 * thread without it has run no time and has no timer on its clock.
 	 */
 	struct rp_thread_cputime *state;
@@ -62,12 +62,14 @@ enum { RP_ITIMER_PROF, RP_ITIMER_VIRT, RP_ITIMER_NR };
 /*
  * A process's CPU time and timers: the times its exited threads left, the
  * timers on its clock and the ones it set for itself.  Most processes
- * never run a charged thread nor set a timer, so this is allocated by the
- * first charge of one of its threads, the first timer set on its clock or
- * its first timer_create or setitimer (rp_group_timers_get), and freed with
- * the group, after its grace period.  A thread's rp_thread_cputime is
- * allocated after its group's one: a thread that has time to fold at its
- * exit point finds where to fold it.
+ * never run a charged thread nor set a timer, so this is part of the
+ * group's rarely used state (struct rp_signal_extra in task.h), allocated
+ * by the first charge of one of its threads, the first timer set on its
+ * clock or its first timer_create or setitimer (rp_group_timers_get), or
+ * by another first use of that state, and freed with the group, after its
+ * grace period.  A thread's rp_thread_cputime is allocated after its
+ * group's one: a thread that has time to fold at its exit point finds
+ * where to fold it.
  */
 struct rp_group_timers {
 	struct rp_cputime exited;	/* (s) left by threads past their exit point */
@@ -83,20 +85,16 @@ struct rp_group_timers {
 	int next_id;			/* (s) the next timer id (Linux: from 0, not reused) */
 };
 
-/* A thread group's part. */
+/*
+ * A thread group's part, embedded in the group; its timers are in the
+ * group's ->extra (rp_group_timers_of).
+ */
 struct rp_group_cputimers {
 	/*
 	 * (s) Reaped children, with their children: in the group, not in
-	 * ->timers, so that a reap, which cannot fail, never allocates.
+	 * its timers, so that a reap, which cannot fail, never allocates.
 	 */
 	struct rp_cputime children;
-	/*
-	 * (s) NULL until the first: stored once, complete, under the group's
-	 * siglock and read under it only, so the siglock orders the object's
-	 * set-up before every read (the writer's unlock pairs with a reader's
-	 * lock).
-	 */
-	struct rp_group_timers *timers;
 };
 
 /* The timers of @sig, allocated on first use (@sig's siglock held); NULL on ENOMEM. */

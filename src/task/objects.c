@@ -130,22 +130,39 @@ void rp_sighand_put(struct rp_sighand *sh)
 	rp_defer_release(&own->sys->sync, &own->rcu, exec_sighand_free);
 }
 
+/*
+ * @sig's rarely used state, allocated on first use: @sig's siglock held,
+ * or @sig not yet published (fork's child).  NULL on ENOMEM.
+ */
+static struct rp_signal_extra *signal_extra(struct rp_signal *sig)
+{
+	struct rp_signal_extra *extra = sig->extra;
+
+	if (extra)
+		return extra;
+	extra = rp_zalloc(sizeof(*extra));
+	if (!extra)
+		return NULL;
+	CDS_INIT_LIST_HEAD(&extra->timers.armed);
+	CDS_INIT_LIST_HEAD(&extra->timers.owned);
+	CDS_INIT_LIST_HEAD(&extra->timers.ignored);
+	extra->rlim = &rp_default_rlimits;
+	/* Complete before it is stored: every reader holds our siglock. */
+	sig->extra = extra;
+	return extra;
+}
+
+struct rp_signal_extra *rp_signal_extra_get(struct rp_signal *sig)
+{
+	rp_assert_group_siglock_held(sig);
+	return signal_extra(sig);
+}
+
 struct rp_group_timers *rp_group_timers_get(struct rp_signal *sig)
 {
-	struct rp_group_timers *timers = sig->cputimers.timers;
+	struct rp_signal_extra *extra = rp_signal_extra_get(sig);
 
-	rp_assert_group_siglock_held(sig);
-	if (timers)
-		return timers;
-	timers = rp_zalloc(sizeof(*timers));
-	if (!timers)
-		return NULL;
-	CDS_INIT_LIST_HEAD(&timers->armed);
-	CDS_INIT_LIST_HEAD(&timers->owned);
-	CDS_INIT_LIST_HEAD(&timers->ignored);
-	/* Complete before it is stored: every reader holds our siglock. */
-	sig->cputimers.timers = timers;
-	return timers;
+	return extra ? &extra->timers : NULL;
 }
 
 struct rp_thread_cputime *rp_thread_cputime_get(struct rp_task *t)
@@ -174,9 +191,23 @@ void rp_thread_cputime_free(struct rp_task *t)
 	rp_free(t->cputimers.state);
 }
 
+/*
+ * Init's, and so every group's until it changes one: unlimited but for
+ * RLIMIT_NICE 0 as Linux boots with (raising priority needs CAP_SYS_NICE)
+ * and, as Linux's init, no core files unless a process raises RLIMIT_CORE.
+ */
+#define UNLIMITED	{ RLIM_INFINITY, RLIM_INFINITY }
+_Static_assert(RLIMIT_CORE < RLIMIT_NICE, "the ranges below");
 const struct rp_rlimits rp_default_rlimits = {
-	.rlim = { [0 ... RLIM_NLIMITS - 1] = { RLIM_INFINITY, RLIM_INFINITY } },
+	.rlim = {
+		[0 ... RLIMIT_CORE - 1] = UNLIMITED,
+		[RLIMIT_CORE] = { 0, RLIM_INFINITY },
+		[RLIMIT_CORE + 1 ... RLIMIT_NICE - 1] = UNLIMITED,
+		[RLIMIT_NICE] = { 0, 0 },
+		[RLIMIT_NICE + 1 ... RLIM_NLIMITS - 1] = UNLIMITED,
+	},
 };
+#undef UNLIMITED
 
 static void rlimits_put(const struct rp_rlimits *rl)
 {
@@ -185,10 +216,16 @@ static void rlimits_put(const struct rp_rlimits *rl)
 		rp_free((void *)rl);
 }
 
-struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig)
+/* The limits of @sig, not yet published or its siglock held, made its own; NULL on ENOMEM. */
+static struct rp_rlimits *signal_own_rlimits(struct rp_signal *sig)
 {
-	const struct rp_rlimits *old = sig->rlim;
+	struct rp_signal_extra *extra = signal_extra(sig);
+	const struct rp_rlimits *old;
 	struct rp_rlimits *own;
+
+	if (!extra)
+		return NULL;
+	old = extra->rlim;
 
 	/*
 	 * One holder: no other group can take a reference (that takes a fork
@@ -205,7 +242,7 @@ struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig)
 		return NULL;
 	memcpy(own->rlim, old->rlim, sizeof(own->rlim));
 	own->refs = 1;
-	sig->rlim = own;
+	extra->rlim = own;
 	rlimits_put(old);
 	return own;
 }
@@ -215,28 +252,35 @@ struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource)
 	struct rp_rlimits *own;
 
 	rp_assert_siglock_held(t);
-	own = rp_signal_own_rlimits(t->signal);
+	own = signal_own_rlimits(t->signal);
 	return own ? &own->rlim[resource] : NULL;
 }
 
-void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent)
+int rp_signal_share_rlimits(struct rp_signal *child, struct rp_signal *parent)
 {
-	const struct rp_rlimits *rl = parent->rlim;
+	const struct rp_rlimits *rl;
+	struct rp_signal_extra *extra;
 
-	if (rl != &rp_default_rlimits)
-		rp_shared_rmw(RP_SHARED_RLIMIT_REF, uatomic_inc((unsigned long *)&rl->refs));
-	rlimits_put(child->rlim);
-	child->rlim = rl;
+	rp_assert_group_siglock_held(parent);
+	rl = parent->extra ? parent->extra->rlim : &rp_default_rlimits;
+	if (rl == &rp_default_rlimits)
+		return 0;	/* the child's, new, has no ->extra yet */
+	extra = signal_extra(child);
+	if (!extra)
+		return -ENOMEM;
+	rp_shared_rmw(RP_SHARED_RLIMIT_REF, uatomic_inc((unsigned long *)&rl->refs));
+	rlimits_put(extra->rlim);
+	extra->rlim = rl;
+	return 0;
 }
 
-/* Set up @sig, zeroed: no threads yet, sigcnt 1, the shared unlimited rlimits. */
+/* Set up @sig, zeroed: no threads yet, sigcnt 1, the default rlimits (no ->extra). */
 static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 {
 	sig->sigcnt = 1;
 	CDS_INIT_LIST_HEAD(&sig->thread_head);
 	sig->shared_pending.tail = NULL;
 	sig->shared_pending.signal = 0;
-	sig->rlim = &rp_default_rlimits;
 	sig->dumpable = true;
 	for (int i = 0; i < RP_MEMBER_LISTS; i++)
 		rp_hlist_node_init(&sig->member[i].node);
@@ -252,7 +296,7 @@ struct rp_process *rp_process_alloc(struct rp_system *sys)
 	signal_init(sys, &proc->signal);
 	rp_task_init(sys, &proc->task);
 	proc->task.signal = &proc->signal;
-	proc->used = proc->live = RP_PART_SIGNAL | RP_PART_TASK;
+	proc->signal.parts_live = RP_PART_SIGNAL | RP_PART_TASK;
 	return proc;
 }
 
@@ -262,8 +306,7 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
 
 	sighand_init(proc->task.sys, sh);
 	sh->count |= RP_SIGHAND_IN_PROCESS;	/* not yet published: a plain store */
-	proc->used |= RP_PART_SIGHAND;
-	proc->live |= RP_PART_SIGHAND;
+	proc->signal.parts_live |= RP_PART_SIGHAND;
 	return sh;
 }
 
@@ -272,25 +315,26 @@ struct rp_sighand *rp_process_sighand(struct rp_process *proc)
  * perhaps the ignored list (the queues that held the others are flushed);
  * the tasks they name are being freed too.
  */
-static void cputimers_group_free(struct rp_signal *sig)
+static void cputimers_group_free(struct rp_signal *sig, struct rp_group_timers *timers)
 {
-	struct rp_group_timers *timers = sig->cputimers.timers;
 	struct rp_cpu_timer *tm, *next;
 
-	if (!timers)
-		return;
 	cds_list_for_each_entry_safe(tm, next, &timers->ignored, ignored_node)
 		rp_cpu_timer_put(rp_signal_sys(sig), tm);
 	cds_list_for_each_entry_safe(tm, next, &timers->owned, owner_node)
 		rp_cpu_timer_put(rp_signal_sys(sig), tm);
-	rp_free(timers);
 }
 
 /* What a dead group holds, once no reader can reach it. */
 static void signal_destroy(struct rp_signal *sig)
 {
-	cputimers_group_free(sig);
-	rlimits_put(sig->rlim);
+	struct rp_signal_extra *extra = sig->extra;
+
+	if (!extra)
+		return;
+	cputimers_group_free(sig, &extra->timers);
+	rlimits_put(extra->rlim);
+	rp_free(extra);
 }
 
 /*
@@ -302,7 +346,7 @@ static void process_free(struct rp_deferred *d)
 {
 	struct rp_process *proc = caa_container_of(d, struct rp_process, task.rcu);
 
-	if (proc->used & RP_PART_SIGHAND)
+	if (proc->sighand.count & RP_SIGHAND_IN_PROCESS)
 		actions_free(proc->sighand.actions);
 	rp_thread_cputime_free(&proc->task);
 	signal_destroy(&proc->signal);
@@ -329,7 +373,7 @@ static void part_uncount(struct rp_system *sys, unsigned int part)
 
 void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 {
-	unsigned int live = uatomic_sub_return(&proc->live, part);
+	unsigned int live = uatomic_sub_return(&proc->signal.parts_live, part);
 
 	/* A part that was not alive borrows from the bits above it: its own shows set. */
 	RP_DEBUG_BUG_ON(live & part);

@@ -8,7 +8,7 @@
 
 /*
  * A process block (struct rp_process) for fork or init: its group with no
- * threads yet, sigcnt 1, the shared unlimited rlimits, and its task as
+ * threads yet, sigcnt 1, the default rlimits, and its task as
  * rp_task_alloc makes one, in that group; NULL on ENOMEM.
  */
 struct rp_process *rp_process_alloc(struct rp_system *sys);
@@ -44,15 +44,20 @@ void rp_sighand_flush_handlers(struct rp_sighand *sh);
  */
 bool rp_signal_put(struct rp_signal *sig);
 
+/* @sig's rarely used state, allocated on first use (@sig's siglock held); NULL on ENOMEM. */
+struct rp_signal_extra *rp_signal_extra_get(struct rp_signal *sig);
+
 /*
- * Make @sig's limits its own (its siglock held, or @sig not yet published):
- * the private block, copied from a shared one first; NULL on ENOMEM.
+ * Limit @resource of @t's group, to change (siglock held): its own block,
+ * copied from a shared one first; NULL on ENOMEM.
  */
-struct rp_rlimits *rp_signal_own_rlimits(struct rp_signal *sig);
-/* Limit @resource of @t's group, to change (siglock held); NULL on ENOMEM. */
 struct rlimit *rp_task_rlimit_write(struct rp_task *t, int resource);
-/* Give @child (not yet published) the limits of @parent (its siglock held). */
-void rp_signal_share_rlimits(struct rp_signal *child, const struct rp_signal *parent);
+/*
+ * Give @child (not yet published) the limits of @parent (its siglock held):
+ * 0, or -ENOMEM if @parent has limits of its own and @child's ->extra,
+ * which holds them, cannot be allocated.
+ */
+int rp_signal_share_rlimits(struct rp_signal *child, struct rp_signal *parent);
 
 /* A queued-signal entry charged to @user (RLIMIT_SIGPENDING is the caller's check). */
 struct rp_sigqueue *rp_sigqueue_alloc(struct rp_system *sys, struct rp_user *user);
@@ -118,8 +123,8 @@ struct rp_cpu_timer {
 	int firing;
 	struct cds_list_head node;	/* (target's s) on the target's armed list;
 					   or on a tick's firing list (see ->firing) */
-	struct cds_list_head owner_node; /* (owner's s) on owner->cputimers.timers->owned */
-	/* (owner's s) on owner->cputimers.timers->ignored, or empty */
+	struct cds_list_head owner_node; /* (owner's s) on the owner's timers' ->owned */
+	/* (owner's s) on the owner's timers' ->ignored, or empty */
 	struct cds_list_head ignored_node;
 	bool sig_periodic;		/* (owner's s) the signal last sent was a periodic timer's */
 	/* (owner's s) preallocated, charged for the timer's life; ->list empty when not queued */

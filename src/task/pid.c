@@ -96,12 +96,11 @@ struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
 	if (*err)
 		return NULL;
 	/*
-	 * Plain stores: no other part of the block can die meanwhile (@t and
+	 * A plain store: no other part of the block can die meanwhile (@t and
 	 * its group are not published), nor the pid, which is not yet found.
 	 */
-	proc->used |= RP_PART_PID;
 #ifndef RP_BREAK_PROCESS_PID_UNCOUNTED
-	proc->live |= RP_PART_PID;
+	proc->signal.parts_live |= RP_PART_PID;
 #endif
 	return &proc->pid;
 }

@@ -222,10 +222,11 @@ extern const struct rp_action_table rp_default_actions;
  * Resource limits, shared copy-on-write between thread groups: fork takes
  * a reference to its parent's block, the first change (setrlimit, the
  * RLIMIT_CPU tick) copies a shared one (rp_task_rlimit_write).  A group
- * reads and switches its ->rlim under its siglock; a block another group
- * holds is never written (it is copied), and a group drops its reference
- * under its own siglock: so a block is freed at once when its last group
- * lets go.  rp_default_rlimits (all unlimited) is never counted or freed.
+ * reads and switches its ->extra->rlim under its siglock; a block another
+ * group holds is never written (it is copied), and a group drops its
+ * reference under its own siglock: so a block is freed at once when its
+ * last group lets go.  rp_default_rlimits (the limits init boots with) is
+ * never counted or freed: a group that has no ->extra uses it.
  */
 struct rp_rlimits {
 	unsigned long refs;		/* (a) groups holding it */
@@ -284,14 +285,33 @@ static inline bool rp_proxy_obsolete(const struct rp_proxy *px)
 	return CMM_LOAD_SHARED(px->member) & RP_PROXY_OBSOLETE;
 }
 
+/*
+ * A thread group's rarely used state, allocated by its first use
+ * (rp_signal_extra_get: a CPU charge or timer, a limit changed, a
+ * multithreaded exec) and freed with the group, after its grace period.
+ * Stored once, complete, under the group's siglock and read under it only
+ * (or before the group is published): the siglock orders the set-up
+ * before every read (the writer's unlock pairs with a reader's lock), and
+ * no reader needs an RCU publication.
+ */
+struct rp_signal_extra {
+	struct rp_group_timers timers;	/* (s) see src/timers */
+	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
+	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any: rp_group_exec_task */
+};
+
 /* A thread group: what the threads of a process share. */
 struct rp_signal {
-	unsigned long sigcnt;		/* (a) references: its tasks (rp_signal_put) */
+	unsigned int sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u) threads on thread_head */
+	/*
+	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
+	 * the block's word, kept here in the 4 bytes beside the counts.
+	 */
+	unsigned int parts_live;
 	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
-	struct rp_task *group_exec_task; /* (s) the thread exec'ing, if any */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
@@ -308,8 +328,8 @@ struct rp_signal {
 	struct rp_proxy member[RP_MEMBER_LISTS]; /* (see rp_proxy) the entries fork
 					   links; ->proxy[] until the first move */
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
-	const struct rp_rlimits *rlim;	/* (s) shared copy-on-write: rp_task_rlimit */
-	struct rp_group_cputimers cputimers; /* CPU times and timers: see src/timers */
+	struct rp_signal_extra *extra;	/* (s) NULL until its first use */
+	struct rp_group_cputimers cputimers; /* CPU times of reaped children: see src/timers */
 	/* The table: rp_signal_sys, its block's task's (c) ->sys. */
 };
 
@@ -460,7 +480,12 @@ struct rp_tid {
 	struct rp_deferred rcu;
 };
 
-/* struct rp_process.used and .live: its parts. */
+/*
+ * The parts of a struct rp_process, in its group's ->parts_live.  Which
+ * are in use needs no word of its own: the group and the task always; the
+ * handler table if its count has RP_SIGHAND_IN_PROCESS, the pid if its
+ * ->in_process is set (both set before the part is published).
+ */
 #define RP_PART_SIGNAL		0x1	/* dead: its last task let go (sigcnt 0) */
 #define RP_PART_TASK		0x2	/* dead: its last reference put (usage 0) */
 #define RP_PART_SIGHAND		0x4	/* dead: its last task let go (count 0) */
@@ -492,9 +517,6 @@ struct rp_process {
 					   task is off the registry once dead) */
 	struct rp_sighand sighand;	/* unused under CLONE_SIGHAND */
 	struct rp_pid pid;		/* unused until the fork gets its number */
-	unsigned int used;		/* (c) RP_PART_* in use; set before the
-					   part is published */
-	unsigned int live;		/* (a) RP_PART_* in use and not dead */
 };
 
 /* The block @sig is the group of (every group is in one). */
@@ -755,8 +777,31 @@ static inline const struct rp_ksigaction *rp_sighand_action(const struct rp_sigh
 /* Limit @resource of @t's group: @t's siglock held. */
 static inline const struct rlimit *rp_task_rlimit(const struct rp_task *t, int resource)
 {
+	const struct rp_signal_extra *extra = t->signal->extra;
+
 	rp_assert_siglock_held(t);
-	return &t->signal->rlim->rlim[resource];
+	return &(extra ? extra->rlim : &rp_default_rlimits)->rlim[resource];
+}
+
+/*
+ * The timers of @sig, NULL if its ->extra was never needed: its siglock
+ * held, or the group dead (its teardown).  Loaded shared for the broken
+ * twin of rp_group_cputime, which samples without the siglock.
+ */
+static inline struct rp_group_timers *rp_group_timers_of(const struct rp_signal *sig)
+{
+	struct rp_signal_extra *extra = CMM_LOAD_SHARED(sig->extra);
+
+	return extra ? &extra->timers : NULL;
+}
+
+/* The thread exec'ing in @t's group, if any: @t's siglock held. */
+static inline struct rp_task *rp_group_exec_task(const struct rp_task *t)
+{
+	const struct rp_signal_extra *extra = t->signal->extra;
+
+	rp_assert_siglock_held(t);
+	return extra ? extra->group_exec_task : NULL;
 }
 
 /* The wait queue of the object at @obj: its bucket of the hashed table. */

@@ -129,7 +129,7 @@ struct rp_cputime rp_group_cputime(struct rp_signal *sig)
 	 * The pointers are (s), stored once under the siglock: loaded shared
 	 * for the broken twin's unlocked sample only.
 	 */
-	timers = CMM_LOAD_SHARED(sig->cputimers.timers);
+	timers = rp_group_timers_of(sig);
 	if (!timers)
 		return sum;	/* no thread of the group was ever charged */
 	/* Pairs with the thread-list insertions in clone (stable under the siglock). */

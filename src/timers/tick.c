@@ -93,7 +93,7 @@ static void check_rlimit_cpu(struct rp_task *t, uint64_t prof)
 static void check_timers(struct rp_task *t, struct cds_list_head *firing)
 {
 	/* A charge allocated both (rp_thread_cputime_get). */
-	struct rp_group_timers *g = t->signal->cputimers.timers;
+	struct rp_group_timers *g = rp_group_timers_of(t->signal);
 	uint64_t now[RP_CPUCLOCK_MAX];
 	int which;
 
@@ -230,7 +230,7 @@ static int itimer_xchg(struct rp_task *self, int idx, const struct itimerval *va
 	if (!sh)
 		goto out;
 	/* A group that never set one reads them disarmed. */
-	timers = value ? rp_group_timers_get(self->signal) : self->signal->cputimers.timers;
+	timers = value ? rp_group_timers_get(self->signal) : rp_group_timers_of(self->signal);
 	err = value && !timers ? -ENOMEM : 0;
 	if (!err) {
 		cur = timers ? &timers->itimer[idx] : &disarmed;

@@ -101,7 +101,7 @@ struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm)
 static struct cds_list_head *armed_list(struct rp_cpu_timer *tm)
 {
 	return tm->clock.thread ? &tm->target->cputimers.state->armed :
-				  &tm->target->signal->cputimers.timers->armed;
+				  &rp_group_timers_of(tm->target->signal)->armed;
 }
 
 /*
@@ -282,7 +282,7 @@ static struct rp_cpu_timer *timer_find(struct rp_task *self, int id)
 
 	if (!sh)
 		return NULL;
-	timers = self->signal->cputimers.timers;
+	timers = rp_group_timers_of(self->signal);
 	if (timers) {
 		cds_list_for_each_entry(tm, &timers->owned, owner_node) {
 			if (tm->id == id) {
@@ -392,7 +392,7 @@ static void delete_owned(struct rp_task *self)
 	for (;;) {
 		tm = NULL;
 		sh = rp_lock_task_sighand(self);
-		timers = sh ? self->signal->cputimers.timers : NULL;
+		timers = sh ? rp_group_timers_of(self->signal) : NULL;
 		if (timers && !cds_list_empty(&timers->owned)) {
 			tm = cds_list_first_entry(&timers->owned, struct rp_cpu_timer, owner_node);
 			uatomic_inc(&tm->refs);
@@ -439,7 +439,7 @@ void rp_cputimers_exit(struct rp_task *t)
 	/* None: never charged, nothing to fold.  Else the group has its own. */
 	ct = t->cputimers.state;
 	if (ct) {
-		struct rp_group_timers *g = t->signal->cputimers.timers;
+		struct rp_group_timers *g = rp_group_timers_of(t->signal);
 
 		g->exited.utime += ct->time.utime;
 		g->exited.stime += ct->time.stime;
@@ -458,7 +458,7 @@ void rp_cputimers_release(struct rp_task *t)
 {
 	struct rp_cpu_timer *tm, *next;
 
-	struct rp_group_timers *g = t->signal->cputimers.timers;
+	struct rp_group_timers *g = rp_group_timers_of(t->signal);
 
 	rp_assert_update_held(&t->sys->sync);
 	rp_assert_siglock_held(t);

@@ -63,7 +63,7 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct rp_
 	unsigned int threads = 0;
 	struct rp_task *t;
 
-	if (!(rp_process_of(sig)->used & RP_PART_PID) || !sig->pgrp || !sig->session)
+	if (!rp_process_of(sig)->pid.in_process || !sig->pgrp || !sig->session)
 		walk_error(r, leader, "a group without its tgid, pgrp or session");
 	else if (!rp_pid_find_rcu(sys, sig->pgrp->nr) || !rp_pid_find_rcu(sys, sig->session->nr))
 		walk_error(r, leader, "its process group or session number is not allocated");

@@ -104,17 +104,18 @@ int main(void)
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),
-		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, thread_head),
+		FIELD(struct rp_signal, nr_threads), FIELD(struct rp_signal, parts_live),
+		FIELD(struct rp_signal, thread_head),
 		FIELD(struct rp_signal, shared_pending),
 		FIELD(struct rp_signal, flags), FIELD(struct rp_signal, group_exit_code),
-		FIELD(struct rp_signal, group_stop_count), FIELD(struct rp_signal, group_exec_task),
+		FIELD(struct rp_signal, group_stop_count),
 		FIELD(struct rp_signal, is_child_subreaper),
 		FIELD(struct rp_signal, has_child_subreaper), FIELD(struct rp_signal, dumpable),
 		FIELD(struct rp_signal, pgrp),
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),
 		FIELD(struct rp_signal, multiprocess),
-		FIELD(struct rp_signal, rlim), FIELD(struct rp_signal, cputimers));
+		FIELD(struct rp_signal, extra), FIELD(struct rp_signal, cputimers));
 	sighand = OBJECT(rp_sighand,
 		FIELD(struct rp_sighand, siglock), FIELD(struct rp_sighand, count),
 		FIELD(struct rp_sighand, actions));
@@ -132,11 +133,13 @@ int main(void)
 		FIELD(struct rp_tid, rcu));
 	process = OBJECT(rp_process,
 		FIELD(struct rp_process, signal), FIELD(struct rp_process, task),
-		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid),
-		FIELD(struct rp_process, used), FIELD(struct rp_process, live));
+		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid));
 	OBJECT(rp_thread_cputime,
 		FIELD(struct rp_thread_cputime, time), FIELD(struct rp_thread_cputime, folded),
 		FIELD(struct rp_thread_cputime, armed));
+	OBJECT(rp_signal_extra,
+		FIELD(struct rp_signal_extra, timers), FIELD(struct rp_signal_extra, rlim),
+		FIELD(struct rp_signal_extra, group_exec_task));
 	OBJECT(rp_group_timers,
 		FIELD(struct rp_group_timers, exited), FIELD(struct rp_group_timers, armed),
 		FIELD(struct rp_group_timers, itimer), FIELD(struct rp_group_timers, owned),
@@ -158,7 +161,9 @@ int main(void)
 	       "rp_proxy is embedded in the thread group, twice (setpgid and setsid\n"
 	       "allocate one with a deferred release for each move); on first use (a\n"
 	       "charge, a timer): struct rp_thread_cputime per thread, struct\n"
-	       "rp_group_timers per process; struct rp_sigqueue per queued signal\n\n",
+	       "rp_signal_extra per process (its timers, and its limits once changed,\n"
+	       "its exec's claim while a multithreaded exec waits); struct rp_sigqueue\n"
+	       "per queued signal\n\n",
 	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
 	printf("the parts of struct rp_process: task %zu + signal %zu + sighand %zu + pid %zu"
 	       " = %zu heap bytes, were they allocated apart\n", task, signal, sighand, pid,

@@ -197,7 +197,11 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_CACHE_LOCK] = 2,	/* the process block: taken, given back */
 	[RP_SHARED_UID_COUNT] = 2,	/* RLIMIT_NPROC's count up and down */
 	[RP_SHARED_CRED_REF] = 2,	/* the child shares its parent's credentials */
-	[RP_SHARED_RLIMIT_REF] = 2,	/* and its rlimit block */
+	/*
+	 * None: the child shares init's limits, the static default, which
+	 * takes no reference (2 when init had a block of its own).
+	 */
+	[RP_SHARED_RLIMIT_REF] = 0,
 	[RP_SHARED_PID_CURSOR] = 1,	/* fork moves the pid cursor */
 	[RP_SHARED_PIDMAP] = 2,		/* the number's bit set at fork, cleared at release */
 	[RP_SHARED_RECLAIM_LOCK] = 2,	/* the reaped process's block onto it, and taken off */

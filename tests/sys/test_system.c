@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
 #include <rcuproc/version.h>
+#include "debug/fault.h"
 #include "task/task.h"
 
 Test(system, bad_options_are_einval)
@@ -184,19 +185,25 @@ Test(rlimit, set_and_get, .init = start_rcu, .fini = stop_system)
 	cr_assert_eq(rp_setrlimit(init, RLIMIT_NPROC, &r), -EPERM, "raising max needs CAP_SYS_RESOURCE");
 }
 
+/* The limits block @t's group reads (rp_task_rlimit's). */
+static const struct rp_rlimits *rlim_block(struct rp_task *t)
+{
+	return t->signal->extra ? t->signal->extra->rlim : &rp_default_rlimits;
+}
+
 /*
  * Limits are shared copy-on-write: a child shares its parent's block until
  * either changes a limit, and a change is seen by nobody else.
  */
 Test(rlimit, shared_until_changed, .init = start_rcu, .fini = stop_system)
 {
-	struct rp_task *a = fork_of(init), *b = fork_of(init);
+	struct rp_task *a = fork_of(init), *b = fork_of(init), *c;
 	struct rlimit r = { 10, 20 }, got;
 
-	cr_assert_eq(a->signal->rlim, init->signal->rlim, "fork shares the block");
+	cr_assert_eq(rlim_block(a), rlim_block(init), "fork shares the block");
 	cr_assert_eq(rp_setrlimit(a, RLIMIT_NOFILE, &r), 0);
-	cr_assert_neq(a->signal->rlim, init->signal->rlim, "the first change copies");
-	cr_assert_eq(b->signal->rlim, init->signal->rlim);
+	cr_assert_neq(rlim_block(a), rlim_block(init), "the first change copies");
+	cr_assert_eq(rlim_block(b), rlim_block(init));
 	cr_assert_eq(rp_getrlimit(b, RLIMIT_NOFILE, &got), 0);
 	cr_assert_eq(got.rlim_cur, RLIM_INFINITY, "a sibling keeps its limit");
 	cr_assert_eq(rp_setrlimit(init, RLIMIT_NOFILE, &(struct rlimit){ 5, 6 }), 0);
@@ -204,8 +211,156 @@ Test(rlimit, shared_until_changed, .init = start_rcu, .fini = stop_system)
 	cr_assert_eq(got.rlim_cur, RLIM_INFINITY, "nor does the parent's change reach it");
 	cr_assert_eq(rp_getrlimit(a, RLIMIT_NOFILE, &got), 0);
 	cr_assert_eq(got.rlim_cur, 10);
+	c = fork_of(init);
+	cr_assert_eq(rlim_block(c), rlim_block(init), "a fork shares a changed block too");
+	cr_assert_eq(rp_getrlimit(c, RLIMIT_NOFILE, &got), 0);
+	cr_assert_eq(got.rlim_cur, 5);
 	cr_assert_eq(rp_getrlimit(init, RLIMIT_NICE, &got), 0);
-	cr_assert_eq(got.rlim_max, 0, "init's own RLIMIT_NICE");
+	cr_assert_eq(got.rlim_max, 0, "init's RLIMIT_NICE, as Linux boots with");
+}
+
+/*
+ * The group's rarely used state (struct rp_signal_extra) is allocated by
+ * its first use only: a fork of a process that changed no limit, a
+ * single-threaded exec and a thread's clone allocate none.
+ */
+Test(extra, none_until_first_use, .init = start_rcu, .fini = stop_system)
+{
+	struct rp_task *a = fork_of(init), *t;
+	struct rlimit got;
+
+	cr_assert_null(init->signal->extra, "init changed no limit");
+	cr_assert_null(a->signal->extra, "a fork of it has none either");
+	cr_assert_eq(rp_getrlimit(a, RLIMIT_CORE, &got), 0);
+	cr_assert_eq(got.rlim_cur, 0, "the default limits: no core files");
+	cr_assert_eq(got.rlim_max, RLIM_INFINITY);
+	cr_assert_eq(rp_execve(a, "single"), 0);
+	cr_assert_null(a->signal->extra, "an exec with no other thread claims nothing");
+	t = thread_of(a);
+	cr_assert_null(a->signal->extra, "nor does a thread");
+	cr_assert_eq(rp_setrlimit(t, RLIMIT_NOFILE, &(struct rlimit){ 7, 8 }), 0);
+	cr_assert_not_null(a->signal->extra, "a changed limit is the first use");
+	cr_assert_eq(rp_getrlimit(a, RLIMIT_NOFILE, &got), 0);
+	cr_assert_eq(got.rlim_cur, 7, "the group's, seen by each thread");
+}
+
+/* Calls of every allocation site so far, into @calls (at most @max). */
+static unsigned int site_calls(unsigned long *calls, unsigned int max)
+{
+	unsigned int n = rp_debug_alloc_sites();
+
+	cr_assert_leq(n, max);
+	for (unsigned int k = 0; k < n; k++)
+		calls[k] = rp_debug_alloc_site_calls(k);
+	return n;
+}
+
+#define MAX_SITES	256
+
+/*
+ * The allocation site of the groups' ->extra: the one site that both the
+ * first setrlimit of @p (which also copies the limits block) and a fork of
+ * @p then (which shares that block) reach.  Leaves @p with limits of its
+ * own and a child, returned in *@child.
+ */
+static unsigned int extra_site(struct rp_task *p, struct rp_task **child)
+{
+	static unsigned long before[MAX_SITES], set[MAX_SITES], forked[MAX_SITES];
+	unsigned int n0, n1, n2, found = MAX_SITES;
+
+	n0 = site_calls(before, MAX_SITES);
+	cr_assert_eq(rp_setrlimit(p, RLIMIT_NOFILE, &(struct rlimit){ 9, 9 }), 0);
+	n1 = site_calls(set, MAX_SITES);
+	*child = fork_of(p);
+	n2 = site_calls(forked, MAX_SITES);
+	for (unsigned int k = 0; k < n2; k++) {
+		bool by_set = k < n1 && set[k] != (k < n0 ? before[k] : 0);
+		bool by_fork = forked[k] != (k < n1 ? set[k] : 0);
+
+		if (by_set && by_fork) {
+			cr_assert_eq(found, MAX_SITES, "two sites reached by both");
+			found = k;
+		}
+	}
+	cr_assert_neq(found, MAX_SITES, "no site reached by both");
+	return found;
+}
+
+/*
+ * A fork of a process with limits of its own allocates the child's
+ * ->extra to share them: out of memory, the fork fails with -ENOMEM and
+ * leaves nothing behind; the next one succeeds.
+ */
+Test(extra, fork_of_own_limits_without_memory, .init = start_rcu, .fini = finish)
+{
+	struct rp_task *p = fork_of(init), *c, *d = NULL;
+	unsigned long live, failures;
+	unsigned int site = extra_site(p, &c);
+	struct rlimit got;
+
+	cr_assert_not_null(c->signal->extra);
+	end_child(p, c);
+	rp_deferred_barrier();		/* every release deferred so far done */
+	live = rp_debug_live_objects();
+	failures = rp_debug_alloc_failures();
+	cr_assert_eq(rp_debug_fail_site(site, 1), 0);
+	cr_expect_eq(rp_fork(p, &d), -ENOMEM);
+	rp_debug_fail_none();
+	cr_expect_eq(rp_debug_alloc_failures(), failures + 1, "the ->extra's site failed");
+	rp_deferred_barrier();
+	cr_expect_eq(rp_debug_live_objects(), live, "the failed fork left objects");
+	cr_expect_eq(rp_wait4(p, -1, NULL, WNOHANG, NULL), -ECHILD, "and no child");
+	d = fork_of(p);
+	cr_assert_eq(rp_getrlimit(d, RLIMIT_NOFILE, &got), 0);
+	cr_expect_eq(got.rlim_cur, 9, "the child has its parent's limits");
+	end_child(p, d);
+	end_child(init, p);
+}
+
+/*
+ * setrlimit's first change allocates the group's ->extra: out of memory,
+ * -ENOMEM and the limit unchanged.
+ */
+Test(extra, setrlimit_without_memory, .init = start_rcu, .fini = finish)
+{
+	struct rp_task *p = fork_of(init);
+	struct rlimit got;
+
+	cr_assert_eq(rp_debug_fail_random(1, 1), 0);
+	cr_expect_eq(rp_setrlimit(p, RLIMIT_NOFILE, &(struct rlimit){ 3, 3 }), -ENOMEM);
+	rp_debug_fail_none();
+	cr_expect_null(p->signal->extra, "a failed first use leaves none");
+	cr_assert_eq(rp_getrlimit(p, RLIMIT_NOFILE, &got), 0);
+	cr_expect_eq(got.rlim_cur, RLIM_INFINITY, "and the limit unchanged");
+	end_child(init, p);
+}
+
+/*
+ * A multithreaded exec claims the exec in the group's ->extra before it
+ * kills the other threads: out of memory, -ENOMEM with nothing done (the
+ * other thread not killed); the group lives on and can exec later.
+ */
+Test(extra, multithreaded_exec_without_memory, .init = start_rcu, .fini = finish)
+{
+	struct rp_task *p = fork_of(init), *c, *t;
+	unsigned int site = extra_site(p, &c);
+	unsigned long failures;
+
+	end_child(p, c);
+	end_child(init, p);
+	p = fork_of(init);
+	t = thread_of(p);
+	cr_assert_null(p->signal->extra);
+	failures = rp_debug_alloc_failures();
+	cr_assert_eq(rp_debug_fail_site(site, 1), 0);
+	cr_expect_eq(rp_execve(p, "claim"), -ENOMEM);
+	rp_debug_fail_none();
+	cr_expect_eq(rp_debug_alloc_failures(), failures + 1, "the ->extra's site failed");
+	cr_expect(!is_pending(t, SIGKILL), "the other thread was not killed");
+	cr_expect_null(p->signal->extra, "and no claim was stored");
+	end_task(t);
+	cr_expect_eq(rp_execve(p, "alone"), 0, "once alone, the exec needs no memory");
+	end_child(init, p);
 }
 
 Test(prctl, options, .init = start_rcu, .fini = stop_system)

@@ -17,7 +17,7 @@ static bool has_state(struct rp_task *t)
 
 static bool group_has_state(struct rp_task *t)
 {
-	return t->signal->cputimers.timers != NULL;
+	return rp_group_timers_of(t->signal) != NULL;
 }
 
 Test(lazy, none_until_the_first_charge)

@@ -29,7 +29,8 @@ static int send_member(struct rp_task *p, struct group_kill *k)
 	rp_assert_siglock_held(p);
 	if (err || !k->sig)
 		return err;
-	err = rp_send_signal_locked(p, k->sig, k->info, true);
+	err = k->self ? rp_send_signal_from_locked(k->self, p, k->sig, k->info, true) :
+			rp_send_signal_locked(p, k->sig, k->info, true);
 	if (!err)
 		rp_fork_record_signal(p, k->sig, k->info);
 	return err;

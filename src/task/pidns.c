@@ -207,17 +207,25 @@ pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid)
 	return nr;
 }
 
-bool rp_is_ns_init(struct rp_task *t)
+bool rp_is_ns_init_rcu(struct rp_task *t)
 {
 	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
 	struct rp_pid_levels *lv;
-	bool init;
 
 	if (!tgid->nested)
 		return rp_is_global_init(t);
+	lv = levels_of(tgid);
+	return lv && lv->up[lv->level - 1].nr == 1;
+}
+
+bool rp_is_ns_init(struct rp_task *t)
+{
+	bool init;
+
+	if (!rp_signal_leader_pid(t->signal)->nested)
+		return rp_is_global_init(t);
 	rp_read_lock(&t->sys->sync);
-	lv = levels_held(tgid);
-	init = lv->up[lv->level - 1].nr == 1;
+	init = rp_is_ns_init_rcu(t);
 	rp_read_unlock(&t->sys->sync);
 	return init;
 }

@@ -308,3 +308,78 @@ static void init_reaped_during_fork(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(init_reaped_during_fork, init_reaped_during_fork)
+
+/* rp_get_signal as the job's task. */
+static long get_signal_job(struct job *j)
+{
+	return rp_get_signal(j->t, NULL);
+}
+
+/*
+ * Init's signal rules (Linux's SIGNAL_UNKILLABLE, asked in
+ * docs/namespaces.md): from inside its namespace a signal reaches the
+ * namespace's init, or a thread of its group, only if init handles it
+ * (SIGKILL and SIGSTOP never), and kill and tgkill return 0 all the same;
+ * one queued while init blocked it is dropped when it is delivered.  From
+ * the parent namespace SIGTERM is dropped too, but SIGSTOP stops init and
+ * SIGKILL kills it.
+ */
+Test(pidns, init_signal_rules)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *thread, *child;
+		struct job stopped[2];
+		siginfo_t si;
+		pid_t outer, inner, tid;
+		int status;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		handle(nsinit, SIGUSR1);
+		thread = thread_of(nsinit);
+		tid = rp_gettid(thread);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		for (int sig = SIGHUP; sig < SIGSYS; sig++) {
+			if (sig == SIGUSR1 || sig == SIGCHLD || sig == SIGCONT)
+				continue;	/* handled, or ignored by default */
+			cr_assert_eq(rp_kill(child, 1, sig), 0, "kill(1, %d)", sig);
+			cr_assert_eq(rp_get_signal(nsinit, NULL), 0, "init took %d from inside", sig);
+			cr_assert_eq(rp_tgkill(child, 1, tid, sig), 0, "tgkill(1, %d, %d)", tid, sig);
+			cr_assert_eq(rp_get_signal(thread, NULL), 0, "init's thread took %d", sig);
+		}
+		/* Init itself cannot kill its group either. */
+		cr_assert_eq(rp_kill(nsinit, 1, SIGKILL), 0);
+		cr_assert_eq(rp_tgkill(thread, 1, 1, SIGKILL), 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_eq(rp_kill(child, 1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, inner);
+		/* Blocked, it is queued; unblocked, it is dropped at delivery. */
+		mask_signal(nsinit, SIG_BLOCK, SIGINT);
+		cr_assert_eq(rp_kill(child, 1, SIGINT), 0);
+		cr_assert(is_pending(nsinit, SIGINT));
+		mask_signal(nsinit, SIG_UNBLOCK, SIGINT);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_not(is_pending(nsinit, SIGINT));
+		reap(nsinit, child, inner, 0);
+		/* From the parent namespace: SIGTERM dropped, SIGSTOP and SIGKILL taken. */
+		cr_assert_eq(rp_kill(init, outer, SIGTERM), 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_eq(rp_kill(init, outer, SIGSTOP), 0);
+		job_start(&stopped[0], get_signal_job, nsinit);
+		job_start(&stopped[1], get_signal_job, thread);
+		cr_assert_eq(rp_wait4(init, outer, &status, WUNTRACED, NULL), outer);
+		cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+		cr_assert_eq(rp_kill(init, outer, SIGCONT), 0);
+		cr_assert_eq(job_join(&stopped[0]), 0);
+		cr_assert_eq(job_join(&stopped[1]), 0);
+		cr_assert_eq(rp_kill(init, outer, SIGKILL), 0);
+		cr_assert_eq(rp_get_signal(thread, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), -ESRCH);
+		rp_task_put(thread);
+		cr_assert_eq(rp_wait4(init, outer, &status, 0, NULL), outer);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		rp_task_put(nsinit);
+		finish_all_reaped();
+	}
+}

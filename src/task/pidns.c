@@ -315,11 +315,11 @@ void rp_pid_levels_unpublish(struct rp_pid *pid)
 	for (unsigned int i = 0; i < lv->level; i++)
 		cds_hlist_del_rcu(&lv->up[i].hash);
 	/*
-	 * Its namespace's pid 1 gone (its init reaped, or the fork that was to
-	 * make it failed): the namespace takes no pid any more, as Linux's
-	 * free_pid clears PIDNS_ADDING after a failed first fork.  Linux
-	 * closes it at init's exit already (zap_pid_ns_processes); here at
-	 * its reap (docs/namespaces.md).  Under the update lock, as the check.
+	 * Its namespace's pid 1 gone: the namespace takes no pid any more, as
+	 * Linux's free_pid clears PIDNS_ADDING after a failed first fork.  An
+	 * init that ran closed it already at its exit (src/proc/exit.c,
+	 * zap_pid_ns); this is for the fork that was to make it and failed.
+	 * Under the update lock, as the check.
 	 */
 	if (lv->up[lv->level - 1].nr == 1)
 		lv->up[lv->level - 1].ns->dying = true;

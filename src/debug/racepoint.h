@@ -100,6 +100,9 @@ enum rp_race_point {
 	   about to take the update lock that closes its namespace and kills
 	   the namespace's other tasks (proc/exit.c; no lock held). */
 	RP_RACE_NS_INIT_EXITS,
+	/* Exiting task @t is about to take the update lock in which it
+	   picks a reaper for its children (proc/exit.c; no lock held). */
+	RP_RACE_EXIT_REPARENTS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

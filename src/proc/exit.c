@@ -170,19 +170,53 @@ static void pass_child_reaper(struct rp_task *father)
 }
 
 /*
+ * Linux's find_child_reaper for @father in nested namespace @ns (update
+ * lock held): a live thread of the namespace's init.  An init that is
+ * exiting has closed its namespace and killed its processes already
+ * (zap_pid_ns) or is about to; its exit has given or is giving its own
+ * children away, so orphans given to it now would be stranded: they go
+ * to the table's init instead (Linux's init reaps them in its exit: not
+ * modelled, docs/namespaces.md).  Checked in the hold that moves them:
+ * init's PF_EXITING is set before its exit takes this lock.
+ * RP_BREAK_NS_REAPER_EXITING takes init even when it is exiting: orphans
+ * given to it after its own exit moved its children away stay on a dead
+ * task's list.
+ */
+static struct rp_task *ns_child_reaper(struct rp_task *father, struct rp_pidns *ns)
+{
+	struct rp_pid *one = rp_pid_find_ns_rcu(ns, 1);
+	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+	struct rp_task *init = one ? rcu_dereference(one->task) : NULL;
+	struct rp_task *t = NULL;
+
+	if (init) {
+#ifdef RP_BREAK_NS_REAPER_EXITING
+		t = rp_same_thread_group(init, father) ? NULL : init;
+#else
+		t = find_alive_thread(init);
+#endif
+	}
+	return t ? t : father->sys->child_reaper;
+}
+
+/*
  * Linux's find_new_reaper: a live thread of the same group, else the
- * nearest live child subreaper above, else init.  NULL when the dying
- * thread is init's last (init's death is not modelled: its children stay).
+ * nearest live child subreaper above within @father's namespace, else the
+ * namespace's init.  NULL when the dying thread is init's last (the
+ * root's death is not modelled: its children stay).
  */
 static struct rp_task *find_new_reaper(struct rp_task *father)
 {
-	struct rp_task *init = father->sys->child_reaper, *r, *t;
+	struct rp_pidns *ns = rp_task_pidns(father);
+	struct rp_task *init, *r, *t;
 
 	t = find_alive_thread(father);
 	if (t)
 		return t;
+	init = ns->level ? ns_child_reaper(father, ns) : father->sys->child_reaper;
 	if (father->signal->has_child_subreaper) {
-		for (r = father->real_parent; r != init; r = r->real_parent) {
+		for (r = father->real_parent; r != init && rp_task_pidns(r) == ns;
+		     r = r->real_parent) {
 			if (r->signal->is_child_subreaper && (t = find_alive_thread(r)))
 				return t;
 		}
@@ -398,6 +432,7 @@ void rp_do_exit(struct rp_task *t, int code)
 	rp_cputimers_exit(t);	/* no tick on @t from now on; its times to the group */
 	rp_jobctl_exit(t);	/* a group stop waits for @t no more */
 	group_dead = uatomic_sub_return(&t->signal->live, 1) == 0;
+	RP_RACE_POINT(RP_RACE_EXIT_REPARENTS, t);
 	ns_ends = ends_pidns(t, group_dead);
 	if (ns_ends) {
 #ifdef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE

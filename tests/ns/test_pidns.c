@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
@@ -480,3 +481,93 @@ Test(pidns, init_exit_zaps)
 		finish_all_reaped();
 	}
 }
+
+/*
+ * Orphans of a namespace go to its init (asked of Linux 6.18,
+ * docs/namespaces.md): a grandchild of init whose parent exits (getppid
+ * 1, init reaps it); the child of the unsharer's second child, whose
+ * parent is outside, even when that outside parent is a subreaper; and a
+ * subreaper inside the namespace takes its descendants' orphans.
+ */
+Test(pidns, orphans_to_ns_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *a, *b, *s, *c, *d, *outside, *e;
+		pid_t tnr, inr, anr, bnr, snr, cnr, dnr, onr, enr;
+
+		start(m);
+		t = clone_of(init, SIGCHLD, &tnr);
+		cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		nsinit = clone_of(t, SIGCHLD, &inr);
+		a = clone_of(nsinit, SIGCHLD, &anr);
+		b = clone_of(a, SIGCHLD, &bnr);
+		reap(nsinit, a, anr, 0);
+		cr_assert_eq(rp_getppid(b), 1);
+		reap(nsinit, b, bnr, 0);
+		/* A subreaper inside the namespace. */
+		s = clone_of(nsinit, SIGCHLD, &snr);
+		cr_assert_eq(rp_prctl(s, PR_SET_CHILD_SUBREAPER, 1), 0);
+		c = clone_of(s, SIGCHLD, &cnr);
+		d = clone_of(c, SIGCHLD, &dnr);
+		reap(s, c, cnr, 0);
+		cr_assert_eq(rp_getppid(d), snr);
+		reap(s, d, dnr, 0);
+		reap(nsinit, s, snr, 0);
+		/* The unsharer's second child: its parent (a subreaper) is outside. */
+		outside = clone_of(t, SIGCHLD, &onr);
+		e = clone_of(outside, SIGCHLD, &enr);
+		reap(t, outside, onr, 0);
+		cr_assert_eq(rp_getppid(e), 1);
+		reap(nsinit, e, enr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A process of a namespace is exiting, held before the update lock in
+ * which it picks a reaper for its child (RP_RACE_EXIT_REPARENTS);
+ * meanwhile the namespace's init exits (its end kills the child).  The
+ * child must go to a reaper that waits for it, the table's init, never to
+ * the namespace's init that has gone: every time.  Caught:
+ * RP_BREAK_NS_REAPER_EXITING (the namespace's init taken as the reaper
+ * though it is exiting).
+ */
+static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
+{
+	struct job x;
+	struct rp_task *t, *nsinit, *a, *b;
+	pid_t tnr, inr, anr, bnr, got;
+	int status;
+
+	start(mode);
+	t = clone_of(init, SIGCHLD, &tnr);
+	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+	nsinit = clone_of(t, SIGCHLD, &inr);
+	a = clone_of(nsinit, SIGCHLD, &anr);
+	b = clone_of(a, SIGCHLD, &bnr);
+	arm(RP_RACE_EXIT_REPARENTS, a, true, true);
+	x.arg = 0;
+	job_start(&x, exit_job, a);
+	cr_assert(await_reached(1), "the exit never reached its reparenting");
+	cr_assert_eq(rp_exit_group(nsinit, 0), 0);
+	release();
+	cr_assert_eq(job_join(&x), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
+	/* The namespace's init's child a, and b: both with the table's init. */
+	for (int i = 0; i < 2; i++) {
+		got = rp_wait4(init, -1, &status, WNOHANG, NULL);
+		cr_assert_gt(got, 0, "an orphan went to an init that had exited (wait: %d)", got);
+	}
+	rp_task_put(a);
+	rp_task_put(b);
+	cr_assert_eq(rp_wait4(t, inr, NULL, 0, NULL), inr);
+	rp_task_put(nsinit);
+	reap(init, t, tnr, 0);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)

@@ -571,3 +571,46 @@ static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)
+
+/*
+ * kill(-1) inside a namespace (asked of Linux 6.18, docs/namespaces.md):
+ * ESRCH with only the namespace's init and the caller there; then it
+ * reaches the caller's namespace and those below (a sibling, the init of
+ * a namespace below), never the namespace's init nor a process outside.
+ */
+Test(pidns, kill_all_in_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *outside, *t, *nsinit, *a, *b, *nested;
+		pid_t onr, tnr, inr, anr, bnr, nnr;
+		siginfo_t si;
+
+		start(m);
+		outside = clone_of(init, SIGCHLD, &onr);
+		handle(outside, SIGUSR1);
+		t = clone_of(init, SIGCHLD, &tnr);
+		handle(t, SIGUSR1);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		nsinit = clone_of(t, SIGCHLD, &inr);
+		handle(nsinit, SIGUSR1);
+		a = clone_of(nsinit, SIGCHLD, &anr);
+		cr_assert_eq(rp_kill(a, -1, SIGUSR1), -ESRCH);
+		b = clone_of(a, SIGCHLD, &bnr);
+		nested = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
+		cr_assert_eq(rp_kill(a, -1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(b, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_get_signal(nested, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0, "kill(-1) reached the namespace's init");
+		cr_assert_eq(rp_get_signal(t, NULL), 0, "kill(-1) reached the unsharer, outside");
+		cr_assert_eq(rp_get_signal(outside, NULL), 0, "kill(-1) reached a process outside");
+		reap(a, nested, nnr, 0);
+		reap(a, b, bnr, 0);
+		reap(nsinit, a, anr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		reap(init, outside, onr, 0);
+		finish_all_reaped();
+	}
+}

@@ -44,6 +44,32 @@ static struct rp_task *unprivileged(pid_t *nr)
 }
 
 /*
+ * A child of init (*@t, numbered *@tnr) that unshared its pid namespace,
+ * and its first child there: that namespace's init, numbered *@inr by *@t.
+ */
+static struct rp_task *unshared_ns_init(struct rp_task **t, pid_t *tnr, pid_t *inr)
+{
+	*t = clone_of(init, SIGCHLD, tnr);
+	cr_assert_eq(rp_unshare(*t, CLONE_NEWPID), 0);
+	return clone_of(*t, SIGCHLD, inr);
+}
+
+/*
+ * The end of unshared_ns_init's pair: the namespace's init @nsinit, which
+ * exited with @code, is reaped by @t; @t ends and init reaps it.
+ */
+static void reap_unshared(struct rp_task *t, pid_t tnr, struct rp_task *nsinit, pid_t inr, int code)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_wait4(t, inr, &status, 0, NULL), inr);
+	cr_assert_eq(status, EXITED(code));
+	rp_task_put(nsinit);
+	reap(init, t, tnr, 0);
+	finish_all_reaped();
+}
+
+/*
  * clone(CLONE_NEWPID): the child is 1 in its namespace, its parent 0, its
  * group and session (init's, outside) 0; its child is 2 with parent 1; the
  * parent sees the child by its own number, in wait's return and waitid's
@@ -292,9 +318,7 @@ static void init_exits_during_fork(enum rp_sync_mode mode)
 	long ret;
 
 	start(mode);
-	t = clone_of(init, SIGCHLD, &tnr);
-	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-	first = clone_of(t, SIGCHLD, &nr1);
+	first = unshared_ns_init(&t, &tnr, &nr1);
 	forked = NULL;
 	arm(RP_RACE_FORK_LINKS, t, true, true);
 	job_start(&c, fork_job, t);
@@ -310,10 +334,7 @@ static void init_exits_during_fork(enum rp_sync_mode mode)
 	}
 	cr_assert_eq(ret, -ENOMEM, "a fork linked a child after its namespace's init exited: %ld",
 		     ret);
-	cr_assert_eq(rp_wait4(t, nr1, NULL, 0, NULL), nr1);
-	rp_task_put(first);
-	reap(init, t, tnr, 0);
-	finish_all_reaped();
+	reap_unshared(t, tnr, first, nr1, 0);
 }
 
 TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
@@ -334,9 +355,7 @@ static void fork_before_init_end(enum rp_sync_mode mode)
 	int status;
 
 	start(mode);
-	t = clone_of(init, SIGCHLD, &tnr);
-	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-	first = clone_of(t, SIGCHLD, &nr1);
+	first = unshared_ns_init(&t, &tnr, &nr1);
 	arm(RP_RACE_NS_INIT_EXITS, first, true, true);
 	e.arg = 5;
 	job_start(&e, exit_job, first);
@@ -352,11 +371,7 @@ static void fork_before_init_end(enum rp_sync_mode mode)
 	cr_assert_eq(rp_wait4(t, cnr, NULL, 0, NULL), cnr);
 	rp_task_put(child);
 	cr_assert_eq(status, -ESRCH, "a child forked before its init's end lives on");
-	cr_assert_eq(rp_wait4(t, nr1, &status, 0, NULL), nr1);
-	cr_assert_eq(status, EXITED(5));
-	rp_task_put(first);
-	reap(init, t, tnr, 0);
-	finish_all_reaped();
+	reap_unshared(t, tnr, first, nr1, 5);
 }
 
 TEST_EACH_MODE(fork_before_init_end, fork_before_init_end)
@@ -452,9 +467,7 @@ Test(pidns, init_exit_zaps)
 		int status;
 
 		start(m);
-		t = clone_of(init, SIGCHLD, &tnr);
-		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-		nsinit = clone_of(t, SIGCHLD, &inr);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
 		sibling = clone_of(t, SIGCHLD, &snr);
 		child = clone_of(nsinit, SIGCHLD, &cnr);
 		nested = clone_of(nsinit, CLONE_NEWPID | SIGCHLD, &nnr);
@@ -474,11 +487,7 @@ Test(pidns, init_exit_zaps)
 		}
 		rp_task_put(child);
 		rp_task_put(nested);
-		cr_assert_eq(rp_wait4(t, inr, &status, 0, NULL), inr);
-		cr_assert_eq(status, EXITED(4));
-		rp_task_put(nsinit);
-		reap(init, t, tnr, 0);
-		finish_all_reaped();
+		reap_unshared(t, tnr, nsinit, inr, 4);
 	}
 }
 
@@ -539,13 +548,10 @@ static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 {
 	struct job x;
 	struct rp_task *t, *nsinit, *a, *b;
-	pid_t tnr, inr, anr, bnr, got;
-	int status;
+	pid_t tnr, inr, anr, bnr;
 
 	start(mode);
-	t = clone_of(init, SIGCHLD, &tnr);
-	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-	nsinit = clone_of(t, SIGCHLD, &inr);
+	nsinit = unshared_ns_init(&t, &tnr, &inr);
 	a = clone_of(nsinit, SIGCHLD, &anr);
 	b = clone_of(a, SIGCHLD, &bnr);
 	arm(RP_RACE_EXIT_REPARENTS, a, true, true);
@@ -559,15 +565,13 @@ static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 	cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
 	/* The namespace's init's child a, and b: both with the table's init. */
 	for (int i = 0; i < 2; i++) {
-		got = rp_wait4(init, -1, &status, WNOHANG, NULL);
+		pid_t got = rp_wait4(init, -1, NULL, WNOHANG, NULL);
+
 		cr_assert_gt(got, 0, "an orphan went to an init that had exited (wait: %d)", got);
 	}
 	rp_task_put(a);
 	rp_task_put(b);
-	cr_assert_eq(rp_wait4(t, inr, NULL, 0, NULL), inr);
-	rp_task_put(nsinit);
-	reap(init, t, tnr, 0);
-	finish_all_reaped();
+	reap_unshared(t, tnr, nsinit, inr, 0);
 }
 
 TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)
@@ -588,10 +592,8 @@ Test(pidns, kill_all_in_namespace)
 		start(m);
 		outside = clone_of(init, SIGCHLD, &onr);
 		handle(outside, SIGUSR1);
-		t = clone_of(init, SIGCHLD, &tnr);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
 		handle(t, SIGUSR1);
-		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-		nsinit = clone_of(t, SIGCHLD, &inr);
 		handle(nsinit, SIGUSR1);
 		a = clone_of(nsinit, SIGCHLD, &anr);
 		cr_assert_eq(rp_kill(a, -1, SIGUSR1), -ESRCH);

@@ -616,3 +616,26 @@ Test(pidns, kill_all_in_namespace)
 		finish_all_reaped();
 	}
 }
+
+/*
+ * The root's init too drops a default-action signal queued while it
+ * blocked it, when it unblocks it (it died of it before).
+ */
+Test(pidns, root_init_drops_blocked_signal)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p;
+		pid_t nr;
+
+		start(m);
+		p = clone_of(init, SIGCHLD, &nr);
+		mask_signal(init, SIG_BLOCK, SIGTERM);
+		cr_assert_eq(rp_kill(p, 1, SIGTERM), 0);
+		cr_assert(is_pending(init, SIGTERM));
+		mask_signal(init, SIG_UNBLOCK, SIGTERM);
+		cr_assert_eq(rp_get_signal(init, NULL), 0, "the root's init took SIGTERM");
+		cr_assert_not(is_pending(init, SIGTERM));
+		reap(init, p, nr, 0);
+		finish_all_reaped();
+	}
+}

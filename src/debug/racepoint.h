@@ -96,6 +96,13 @@ enum rp_race_point {
 	   and is about to claim it (task/pidmap.c; no lock held, maybe in a
 	   read section); @t NULL. */
 	RP_RACE_PID_CLAIM,
+	/* The last thread @t of a pid namespace's init is exiting and is
+	   about to take the update lock that closes its namespace and kills
+	   the namespace's other tasks (proc/exit.c; no lock held). */
+	RP_RACE_NS_INIT_EXITS,
+	/* Exiting task @t is about to take the update lock in which it
+	   picks a reaper for its children (proc/exit.c; no lock held). */
+	RP_RACE_EXIT_REPARENTS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

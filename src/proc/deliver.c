@@ -155,10 +155,13 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 	const struct rp_ksigaction *ka;
 	struct rp_sigqueue *timer_sigq;
 	siginfo_t si;
+	bool unkillable;
 	int sig;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
+	/* An init stays one for its life: its group's pid keeps its numbers. */
+	unkillable = rp_is_ns_init(self);
 	/* One signal per round; ignored ones send us round again. */
 	for (;;) {
 		sh = rp_lock_task_sighand(self);
@@ -226,6 +229,15 @@ int rp_get_signal(struct rp_task *self, siginfo_t *info)
 				*info = si;
 			rp_sync_quiescent();
 			return sig;
+		}
+		/*
+		 * An init takes a default action only for SIGSTOP (forced on it
+		 * from an ancestor namespace): one queued while it blocked the
+		 * signal is dropped now (Linux's SIGNAL_UNKILLABLE in get_signal).
+		 */
+		if (unkillable && !rp_sig_kernel_only(sig)) {
+			rp_unlock_sighand(sh);
+			continue;
 		}
 		if (rp_sig_kernel_stop(sig)) {
 			rp_do_signal_stop(self, sh, sig);

@@ -17,6 +17,7 @@
 #include "ptrace.h"
 #include "../pgrp/pgrp.h"
 #include "../task/objects.h"
+#include "../task/relations.h"
 #include "../tty/ctty.h"
 #include "../timers/hooks.h"
 #include "../debug/racepoint.h"
@@ -169,19 +170,53 @@ static void pass_child_reaper(struct rp_task *father)
 }
 
 /*
+ * Linux's find_child_reaper for @father in nested namespace @ns (update
+ * lock held): a live thread of the namespace's init.  An init that is
+ * exiting has closed its namespace and killed its processes already
+ * (zap_pid_ns) or is about to; its exit has given or is giving its own
+ * children away, so orphans given to it now would be stranded: they go
+ * to the table's init instead (Linux's init reaps them in its exit: not
+ * modelled, docs/namespaces.md).  Checked in the hold that moves them:
+ * init's PF_EXITING is set before its exit takes this lock.
+ * RP_BREAK_NS_REAPER_EXITING takes init even when it is exiting: orphans
+ * given to it after its own exit moved its children away stay on a dead
+ * task's list.
+ */
+static struct rp_task *ns_child_reaper(struct rp_task *father, struct rp_pidns *ns)
+{
+	struct rp_pid *one = rp_pid_find_ns_rcu(ns, 1);
+	/* Pairs with rcu_assign_pointer of pid->task in fork, exec and release. */
+	struct rp_task *init = one ? rcu_dereference(one->task) : NULL;
+	struct rp_task *t = NULL;
+
+	if (init) {
+#ifdef RP_BREAK_NS_REAPER_EXITING
+		t = rp_same_thread_group(init, father) ? NULL : init;
+#else
+		t = find_alive_thread(init);
+#endif
+	}
+	return t ? t : father->sys->child_reaper;
+}
+
+/*
  * Linux's find_new_reaper: a live thread of the same group, else the
- * nearest live child subreaper above, else init.  NULL when the dying
- * thread is init's last (init's death is not modelled: its children stay).
+ * nearest live child subreaper above within @father's namespace, else the
+ * namespace's init.  NULL when the dying thread is init's last (the
+ * root's death is not modelled: its children stay).
  */
 static struct rp_task *find_new_reaper(struct rp_task *father)
 {
-	struct rp_task *init = father->sys->child_reaper, *r, *t;
+	struct rp_pidns *ns = rp_task_pidns(father);
+	struct rp_task *init, *r, *t;
 
 	t = find_alive_thread(father);
 	if (t)
 		return t;
+	init = ns->level ? ns_child_reaper(father, ns) : father->sys->child_reaper;
 	if (father->signal->has_child_subreaper) {
-		for (r = father->real_parent; r != init; r = r->real_parent) {
+		for (r = father->real_parent; r != init && rp_task_pidns(r) == ns;
+		     r = r->real_parent) {
 			if (r->signal->is_child_subreaper && (t = find_alive_thread(r)))
 				return t;
 		}
@@ -291,6 +326,53 @@ static void forget_original_parent(struct rp_task *father)
 	}
 }
 
+/* SIGKILL a process of the namespace that is ending (its siglock held). */
+static int kill_ns_member(struct rp_task *p, void *arg)
+{
+	struct rp_task *init = arg;
+	struct rp_pidns *ns = rp_task_pidns(p);
+
+	/* Forced, from the table: a nested namespace's init takes it too. */
+	if (ns && !rp_same_thread_group(p, init) && rp_pidns_within(ns, rp_task_pidns(init)))
+		rp_send_signal_locked(p, SIGKILL, NULL, true);
+	return 0;
+}
+
+/* SIGKILL every process of @init's namespace and those below but @init's own. */
+static void kill_ns_members(struct rp_task *init)
+{
+	rp_read_lock(&init->sys->sync);
+	rp_for_each_process_siglocked_rcu(init->sys, kill_ns_member, init);
+	rp_read_unlock(&init->sys->sync);
+}
+
+/*
+ * Is @t the last thread of a nested namespace's init?  Then its exit
+ * ends the namespace (Linux's zap_pid_ns_processes).
+ */
+static bool ends_pidns(struct rp_task *t, bool group_dead)
+{
+	return group_dead && rp_signal_leader_pid(t->signal)->nested && rp_is_ns_init(t);
+}
+
+/*
+ * The end of @init's namespace (update lock held, @init its init's last
+ * thread), in one hold: the namespace takes no pid any more (a fork
+ * checks under this lock: docs/namespaces.md, "Init's end and a fork in
+ * flight"), and every other process in it gets SIGKILL, the children of
+ * a fork that linked before this hold included.
+ * RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE kills in a hold of its own before the
+ * exit's (rp_do_exit): a fork that links in between is missed.
+ */
+static void zap_pid_ns(struct rp_task *init)
+{
+	rp_assert_update_held(&init->sys->sync);
+	rp_task_pidns(init)->dying = true;
+#ifndef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE
+	kill_ns_members(init);
+#endif
+}
+
 /* Is an exec of @t's group waiting for its other threads to go?  (update lock held) */
 static bool exec_waits(struct rp_task *t)
 {
@@ -338,7 +420,7 @@ void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_sighand *sh;
-	bool group_dead;
+	bool group_dead, ns_ends;
 
 	/* Linux's ptrace_event(PTRACE_EVENT_EXIT): still a live task while stopped. */
 	rp_ptrace_exit_stop(t, code);
@@ -351,9 +433,21 @@ void rp_do_exit(struct rp_task *t, int code)
 	rp_cputimers_exit(t);	/* no tick on @t from now on; its times to the group */
 	rp_jobctl_exit(t);	/* a group stop waits for @t no more */
 	group_dead = uatomic_sub_return(&t->signal->live, 1) == 0;
+	RP_RACE_POINT(RP_RACE_EXIT_REPARENTS, t);
+	ns_ends = ends_pidns(t, group_dead);
+	if (ns_ends) {
+#ifdef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE
+		rp_update_lock(sync);
+		kill_ns_members(t);
+		rp_update_unlock(sync);
+#endif
+		RP_RACE_POINT(RP_RACE_NS_INIT_EXITS, t);
+	}
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
 	pass_child_reaper(t);
+	if (ns_ends)
+		zap_pid_ns(t);
 	forget_original_parent(t);
 	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
 		rp_tty_session_exit(t);

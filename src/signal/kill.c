@@ -29,7 +29,8 @@ static int send_member(struct rp_task *p, struct group_kill *k)
 	rp_assert_siglock_held(p);
 	if (err || !k->sig)
 		return err;
-	err = rp_send_signal_locked(p, k->sig, k->info, true);
+	err = k->self ? rp_send_signal_from_locked(k->self, p, k->sig, k->info, true) :
+			rp_send_signal_locked(p, k->sig, k->info, true);
 	if (!err)
 		rp_fork_record_signal(p, k->sig, k->info);
 	return err;
@@ -60,13 +61,29 @@ static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
 	return pid ? kill_pid_members(pid, type, k) : -ESRCH;
 }
 
-/* kill(-1): all but init and the sender's own; a refusal does not change the answer. */
+/*
+ * Is process @p out of kill(-1)'s reach from @self?  As Linux's
+ * kill_something_info: its number in @self's namespace must be above 1,
+ * so that only the processes of @self's namespace and those below are
+ * reached, and not that namespace's init (Linux 6.18 answered so:
+ * docs/namespaces.md).  In a read section.
+ */
+static bool out_of_reach(struct rp_task *self, struct rp_task *p)
+{
+	struct rp_pid *tgid = rp_signal_leader_pid(p->signal);
+
+	if (!tgid->nested && !rp_signal_leader_pid(self->signal)->nested)
+		return tgid->nr <= 1;		/* both in the root */
+	return rp_pid_vnr(tgid, self) <= 1;
+}
+
+/* kill(-1): all in reach but the sender's own; a refusal does not change the answer. */
 static int kill_any(struct rp_task *p, void *arg)
 {
 	struct group_kill *k = arg;
 	int err;
 
-	if (rp_task_tgid(p) <= 1 || rp_same_thread_group(p, k->self))
+	if (out_of_reach(k->self, p) || rp_same_thread_group(p, k->self))
 		return 0;
 	err = send_member(p, k);
 	k->count++;

@@ -52,7 +52,7 @@ void rp_posixtimer_send_locked(struct rp_task *t, struct rp_cpu_timer *tm)
 	tm->sigqueue_seq = tm->signal_seq;
 	/* Under the siglock too: sigaction's flush reads it. */
 	tm->sig_periodic = tm->status == RP_TIMER_REQUEUE_PENDING;
-	if (!rp_prepare_signal_rcu(t, q->info.si_signo)) {
+	if (!rp_prepare_signal_rcu(t, q->info.si_signo, false)) {	/* as Linux's send_sigqueue */
 		/*
 		 * Queued already (blocked when it was queued, or a dying group):
 		 * it stays, as a regular signal would.

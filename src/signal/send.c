@@ -93,13 +93,19 @@ static bool sig_blocked(const struct rp_task *t, int sig)
 	return t->blocked & RP_SIGBIT(sig);
 }
 
-static bool is_global_init(const struct rp_task *t)
+bool rp_sig_kernel_only(int sig)
 {
-	return rp_is_global_init(t);
+	return sig == SIGKILL || sig == SIGSTOP;
 }
 
-/* Linux's sig_ignored: may @sig be dropped at once? */
-static bool sig_ignored(const struct rp_task *t, int sig)
+/*
+ * Linux's sig_ignored and sig_task_ignored: may @sig be dropped at once?
+ * An init, the root's or a namespace's (SIGNAL_UNKILLABLE), takes only
+ * the signals it has a handler for, except that SIGKILL and SIGSTOP
+ * @force'd on a namespace's init (sent from an ancestor namespace, or by
+ * the table) reach it; the root's init never takes them.
+ */
+static bool sig_ignored(struct rp_task *t, int sig, bool force)
 {
 	const struct rp_ksigaction *ka = rp_sighand_action(t->sighand, sig);
 
@@ -109,8 +115,10 @@ static bool sig_ignored(const struct rp_task *t, int sig)
 	/* A tracer sees every signal but SIGKILL. */
 	if ((t->ptrace & RP_PT_PTRACED) && sig != SIGKILL)
 		return false;
-	/* Init takes only the signals it has handlers for (SIGNAL_UNKILLABLE). */
-	if (is_global_init(t) && ka->handler == SIG_DFL)
+	if (rp_is_global_init(t) && rp_sig_kernel_only(sig))
+		return true;
+	if (ka->handler == SIG_DFL && !(force && rp_sig_kernel_only(sig)) &&
+	    rp_is_ns_init_rcu(t))
 		return true;
 	return rp_sig_handler_ignored(ka, sig);
 }
@@ -266,7 +274,10 @@ static void start_group_exit(struct rp_task *p, int sig)
  * signal starts the group exit now, with its own code, so that a later
  * fatal signal changes nothing (the group drops it): every thread gets
  * SIGKILL, and takes the code in rp_get_signal.  A core-dump signal waits
- * for its delivery, as Linux's, which dumps first.
+ * for its delivery, as Linux's, which dumps first.  An init's group is
+ * killed only by SIGKILL: any other signal that reached it with the
+ * default action (queued while a thread blocked it) is dropped at its
+ * delivery (Linux 6.18 answered so: docs/namespaces.md).
  */
 void rp_complete_signal(struct rp_task *p, int sig, bool group)
 {
@@ -277,27 +288,30 @@ void rp_complete_signal(struct rp_task *p, int sig, bool group)
 	if (!t)
 		return;		/* blocked everywhere: it waits, pending */
 	if (sig_fatal(p, sig) && !rp_sig_kernel_coredump(sig) &&
-	    (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)))
+	    (sig == SIGKILL || !(p->ptrace & RP_PT_PTRACED)) &&
+	    (sig == SIGKILL || !rp_is_ns_init_rcu(p)))
 		start_group_exit(p, sig);
 	else
 		rp_signal_wake_up(t);
 }
 
-bool rp_prepare_signal_rcu(struct rp_task *t, int sig)
+bool rp_prepare_signal_rcu(struct rp_task *t, int sig, bool force)
 {
 	rp_assert_siglock_held(t);
 	/* A dying group drops everything. */
 	if (t->signal->flags & RP_SIGNAL_GROUP_EXIT)
 		return false;
 	rp_jobctl_prepare_signal_rcu(t, sig);	/* SIGCONT resumes even if ignored */
-	return !sig_ignored(t, sig);
+	return !sig_ignored(t, sig, force);
 }
 
 /*
- * Caller: @t's siglock held, and a read section or the update lock (the
- * thread list and @t's credentials are read under RCU).
+ * Linux's __send_signal_locked.  Caller: @t's siglock held, and a read
+ * section or the update lock (the thread list and @t's credentials are
+ * read under RCU).
  */
-int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group)
+static int send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group,
+			      bool force)
 {
 	struct rp_sigpending *pending = group ? &t->signal->shared_pending : &t->pending;
 	int err;
@@ -305,7 +319,7 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	rp_assert_siglock_held(t);
 	if (sig <= 0 || sig >= RP_NSIG)
 		return -EINVAL;
-	if (!rp_prepare_signal_rcu(t, sig))
+	if (!rp_prepare_signal_rcu(t, sig, force))
 		return 0;
 	/* Standard signals coalesce: one instance pending at most. */
 	if (sig < RP_SIGRTMIN && (pending->signal & RP_SIGBIT(sig)))
@@ -316,6 +330,38 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	pending->signal |= RP_SIGBIT(sig);
 	rp_complete_signal(t, sig, group);
 	return 0;
+}
+
+/* A signal of the table (NULL @info, or SI_KERNEL) is forced, as Linux's SEND_SIG_PRIV. */
+int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group)
+{
+	return send_signal_locked(t, sig, info, group, !info || info->si_code == SI_KERNEL);
+}
+
+/*
+ * Linux's send_signal_locked for a sender @self: a receiver whose pid
+ * namespace does not see @self (@self is in an ancestor namespace) gets
+ * si_pid 0, and SIGKILL or SIGSTOP reach it even if it is its
+ * namespace's init.  Otherwise both are in one namespace and @info's pid,
+ * @self's own number, stands.  A receiver released meanwhile takes
+ * nothing anyway.
+ */
+int rp_send_signal_from_locked(struct rp_task *self, struct rp_task *t, int sig,
+			       const siginfo_t *info, bool group)
+{
+	struct rp_pid *sender = rp_signal_leader_pid(self->signal);
+	struct rp_pidns *ns;
+	siginfo_t copy;
+
+	rp_assert_siglock_held(t);
+	if (!sender->nested && !t->pid->nested)
+		return rp_send_signal_locked(t, sig, info, group);	/* both in the root */
+	ns = rp_task_pidns(t);
+	if (!ns || rp_pid_nr_ns(sender, ns))
+		return rp_send_signal_locked(t, sig, info, group);
+	copy = *info;
+	copy.si_pid = 0;
+	return send_signal_locked(t, sig, &copy, group, true);
 }
 
 /* Called outside any read section, or with the update lock held. */
@@ -394,33 +440,12 @@ static int group_send_rcu(struct rp_task *self, struct rp_task *p, int sig, cons
 		return -ESRCH;
 #ifdef RP_BREAK_UNLOCKED_SEND
 	rp_unlock_sighand(sh);
-	return rp_send_signal_locked(p, sig, info, true);
+	return rp_send_signal_from_locked(self, p, sig, info, true);
 #else
-	err = rp_send_signal_locked(p, sig, info, true);
+	err = rp_send_signal_from_locked(self, p, sig, info, true);
 	rp_unlock_sighand(sh);
 	return err;
 #endif
-}
-
-/*
- * @info as @p receives it from @self (read section held): as Linux's
- * send_signal_locked, a sender that @p's pid namespace does not see (one
- * in an ancestor namespace) is pid 0; otherwise both are in one namespace
- * and @info's pid, @self's own number, stands.  Written to @copy if changed.
- */
-static const siginfo_t *seen_by(struct rp_task *self, struct rp_task *p, const siginfo_t *info,
-				siginfo_t *copy)
-{
-	struct rp_pidns *ns;
-
-	if (!rp_signal_leader_pid(self->signal)->nested && !p->pid->nested)
-		return info;		/* both in the root namespace */
-	ns = rp_task_pidns(p);
-	if (!ns || rp_pid_nr_ns(rp_signal_leader_pid(self->signal), ns))
-		return info;		/* released meanwhile: not delivered */
-	*copy = *info;
-	copy->si_pid = 0;
-	return copy;
 }
 
 /*
@@ -436,7 +461,6 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *p = NULL, *prev;
-	siginfo_t copy;
 	struct rp_pid *pid;
 	int err;
 
@@ -452,7 +476,7 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 		p = pid ? rcu_dereference(pid->task) : NULL;
 #endif
 		RP_RACE_POINT(RP_RACE_KILL_FOUND, p);
-		err = p ? group_send_rcu(self, p, sig, seen_by(self, p, info, &copy)) : -ESRCH;
+		err = p ? group_send_rcu(self, p, sig, info) : -ESRCH;
 	} while (err == -ESRCH && p && p != prev);
 	rp_read_unlock(sync);
 	return err;
@@ -494,8 +518,7 @@ static int send_specific(struct rp_task *self, pid_t tgid, pid_t tid, int sig)
 		err = rp_check_kill_permission_rcu(self, sig, p);
 		/* Released meanwhile: as Linux, as if it died after receiving it. */
 		if (!err && sig && (sh = rp_lock_task_sighand_rcu(p))) {
-			err = rp_send_signal_locked(p, sig, seen_by(self, p, &info, &info),
-						    false);
+			err = rp_send_signal_from_locked(self, p, sig, &info, false);
 			rp_unlock_sighand(sh);
 		}
 	}

@@ -22,6 +22,8 @@ void rp_sigset_set_bits(sigset_t *set, uint64_t bits);
 bool rp_sig_kernel_stop(int sig);
 /* SIGQUIT, SIGILL, SIGSEGV, ...: default action core dump. */
 bool rp_sig_kernel_coredump(int sig);
+/* SIGKILL and SIGSTOP: never caught, blocked or ignored (Linux's sig_kernel_only). */
+bool rp_sig_kernel_only(int sig);
 /* SIG_IGN, or SIG_DFL whose default action is to ignore. */
 bool rp_sig_handler_ignored(const struct rp_ksigaction *ka, int sig);
 
@@ -35,6 +37,13 @@ int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *
  * Wakes a thread that can take it.  Returns 0 or -EAGAIN.
  */
 int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group);
+/*
+ * The same for a signal @self sends (kill, tgkill, the group kills), as
+ * Linux's send_signal_locked: to a receiver in a namespace below @self's,
+ * si_pid 0, and SIGKILL and SIGSTOP reach its init.
+ */
+int rp_send_signal_from_locked(struct rp_task *self, struct rp_task *t, int sig,
+			       const siginfo_t *info, bool group);
 
 /*
  * A POSIX timer's preallocated entry @q, charged for the timer's whole life
@@ -48,9 +57,10 @@ int rp_sigqueue_charge_prealloc(struct rp_task *self, struct rp_sigqueue *q);
 /*
  * Linux's prepare_signal for @sig to @t (siglock held, and a read section
  * or the update lock): job control's side effects, then false if the
- * signal is to be dropped (a dying group, or ignored).
+ * signal is to be dropped (a dying group, or ignored; @force: SIGKILL and
+ * SIGSTOP reach a namespace's init).
  */
-bool rp_prepare_signal_rcu(struct rp_task *t, int sig);
+bool rp_prepare_signal_rcu(struct rp_task *t, int sig, bool force);
 
 /*
  * Linux's complete_signal: @sig was queued for @p (@group: for its

@@ -207,17 +207,25 @@ pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid)
 	return nr;
 }
 
-bool rp_is_ns_init(struct rp_task *t)
+bool rp_is_ns_init_rcu(struct rp_task *t)
 {
 	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
 	struct rp_pid_levels *lv;
-	bool init;
 
 	if (!tgid->nested)
 		return rp_is_global_init(t);
+	lv = levels_of(tgid);
+	return lv && lv->up[lv->level - 1].nr == 1;
+}
+
+bool rp_is_ns_init(struct rp_task *t)
+{
+	bool init;
+
+	if (!rp_signal_leader_pid(t->signal)->nested)
+		return rp_is_global_init(t);
 	rp_read_lock(&t->sys->sync);
-	lv = levels_held(tgid);
-	init = lv->up[lv->level - 1].nr == 1;
+	init = rp_is_ns_init_rcu(t);
 	rp_read_unlock(&t->sys->sync);
 	return init;
 }
@@ -307,11 +315,11 @@ void rp_pid_levels_unpublish(struct rp_pid *pid)
 	for (unsigned int i = 0; i < lv->level; i++)
 		cds_hlist_del_rcu(&lv->up[i].hash);
 	/*
-	 * Its namespace's pid 1 gone (its init reaped, or the fork that was to
-	 * make it failed): the namespace takes no pid any more, as Linux's
-	 * free_pid clears PIDNS_ADDING after a failed first fork.  Linux
-	 * closes it at init's exit already (zap_pid_ns_processes); here at
-	 * its reap (docs/namespaces.md).  Under the update lock, as the check.
+	 * Its namespace's pid 1 gone: the namespace takes no pid any more, as
+	 * Linux's free_pid clears PIDNS_ADDING after a failed first fork.  An
+	 * init that ran closed it already at its exit (src/proc/exit.c,
+	 * zap_pid_ns); this is for the fork that was to make it and failed.
+	 * Under the update lock, as the check.
 	 */
 	if (lv->up[lv->level - 1].nr == 1)
 		lv->up[lv->level - 1].ns->dying = true;

@@ -131,6 +131,11 @@ pid_t rp_own_vnr(struct rp_task *self, struct rp_pid *pid);
  */
 bool rp_is_ns_init(struct rp_task *t);
 /*
+ * The same under rp_read_lock (or the update lock): false also if @t's
+ * group's pid is being released meanwhile.
+ */
+bool rp_is_ns_init_rcu(struct rp_task *t);
+/*
  * The namespace @t's next child goes into (pid_for_children), under
  * rp_read_lock; NULL if @t, not the caller, was released meanwhile.
  */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
@@ -40,6 +41,32 @@ static struct rp_task *unprivileged(pid_t *nr)
 
 	cr_assert_eq(rp_cap_drop(t, RP_CAP_SYS_ADMIN), 0);
 	return t;
+}
+
+/*
+ * A child of init (*@t, numbered *@tnr) that unshared its pid namespace,
+ * and its first child there: that namespace's init, numbered *@inr by *@t.
+ */
+static struct rp_task *unshared_ns_init(struct rp_task **t, pid_t *tnr, pid_t *inr)
+{
+	*t = clone_of(init, SIGCHLD, tnr);
+	cr_assert_eq(rp_unshare(*t, CLONE_NEWPID), 0);
+	return clone_of(*t, SIGCHLD, inr);
+}
+
+/*
+ * The end of unshared_ns_init's pair: the namespace's init @nsinit, which
+ * exited with @code, is reaped by @t; @t ends and init reaps it.
+ */
+static void reap_unshared(struct rp_task *t, pid_t tnr, struct rp_task *nsinit, pid_t inr, int code)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_wait4(t, inr, &status, 0, NULL), inr);
+	cr_assert_eq(status, EXITED(code));
+	rp_task_put(nsinit);
+	reap(init, t, tnr, 0);
+	finish_all_reaped();
 }
 
 /*
@@ -268,43 +295,347 @@ static long fork_job(struct job *j)
 	return rp_fork(j->t, &forked);
 }
 
+/* exit_group(j->arg) as the job's task. */
+static long exit_job(struct job *j)
+{
+	return rp_exit_group(j->t, (int)j->arg);
+}
+
 /*
- * A process of a namespace forks, held after it took its numbers and
- * before the update lock (RP_RACE_FORK_LINKS); meanwhile the namespace's
- * init exits and is reaped.  The fork must fail with ENOMEM, every time:
- * a child linked now would live in a namespace without init.  Caught:
- * RP_BREAK_PIDNS_CHECK_EARLY (the check made before the hold).
+ * The unsharer forks into its namespace, held after it took its numbers
+ * and before the update lock (RP_RACE_FORK_LINKS); meanwhile the
+ * namespace's init exits (nobody has reaped it).  The fork must fail with
+ * ENOMEM, every time: the unsharer is outside the namespace, so its end
+ * does not kill it, and a child linked now would live on in a namespace
+ * whose end killed the others.  Caught: RP_BREAK_PIDNS_CHECK_EARLY (the
+ * check made before the hold).
  */
-static void init_reaped_during_fork(enum rp_sync_mode mode)
+static void init_exits_during_fork(enum rp_sync_mode mode)
 {
 	struct job c;
-	struct rp_task *t, *first, *second;
-	pid_t tnr, nr1, nr2;
+	struct rp_task *t, *first;
+	pid_t tnr, nr1;
 	long ret;
 
 	start(mode);
-	t = clone_of(init, SIGCHLD, &tnr);
-	cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
-	first = clone_of(t, SIGCHLD, &nr1);
-	second = clone_of(t, SIGCHLD, &nr2);
-	cr_assert_eq(rp_getpid(second), 2);
+	first = unshared_ns_init(&t, &tnr, &nr1);
 	forked = NULL;
-	arm(RP_RACE_FORK_LINKS, second, true, true);
-	job_start(&c, fork_job, second);
+	arm(RP_RACE_FORK_LINKS, t, true, true);
+	job_start(&c, fork_job, t);
 	cr_assert(await_reached(1), "the fork never reached its link");
-	reap(t, first, nr1, 0);
+	cr_assert_eq(rp_exit_group(first, 0), 0);
 	release();
 	ret = job_join(&c);
 	rp_debug_race_hook(NULL);
 	if (forked) {		/* the escaped child, ended before the verdict */
 		cr_assert_eq(rp_exit_group(forked, 0), 0);
+		cr_assert_gt(rp_wait4(t, (pid_t)ret, NULL, 0, NULL), 0);
 		rp_task_put(forked);
 	}
-	cr_assert_eq(ret, -ENOMEM, "a fork linked a child after its namespace's init was reaped: %ld",
+	cr_assert_eq(ret, -ENOMEM, "a fork linked a child after its namespace's init exited: %ld",
 		     ret);
-	reap(t, second, nr2, 0);
-	reap(init, t, tnr, 0);
-	finish_all_reaped();
+	reap_unshared(t, tnr, first, nr1, 0);
 }
 
-TEST_EACH_MODE(init_reaped_during_fork, init_reaped_during_fork)
+TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
+
+/*
+ * The namespace's init is exiting, held before the hold that ends its
+ * namespace (RP_RACE_NS_INIT_EXITS); meanwhile the unsharer forks into
+ * the namespace, and the fork links its child (the namespace is still
+ * open).  The end must kill that child too, every time.  Caught:
+ * RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE (the kill walk made before the hold
+ * that closes the namespace).
+ */
+static void fork_before_init_end(enum rp_sync_mode mode)
+{
+	struct job e;
+	struct rp_task *t, *first, *child = NULL;
+	pid_t tnr, nr1, cnr;
+	int status;
+
+	start(mode);
+	first = unshared_ns_init(&t, &tnr, &nr1);
+	arm(RP_RACE_NS_INIT_EXITS, first, true, true);
+	e.arg = 5;
+	job_start(&e, exit_job, first);
+	cr_assert(await_reached(1), "init's exit never reached its end");
+	cnr = rp_fork(t, &child);
+	cr_assert_gt(cnr, 0, "fork before the end: %d", cnr);
+	release();
+	cr_assert_eq(job_join(&e), 0);
+	rp_debug_race_hook(NULL);
+	status = rp_get_signal(child, NULL);
+	if (!status)		/* the escaped child, ended before the verdict */
+		cr_assert_eq(rp_exit_group(child, 0), 0);
+	cr_assert_eq(rp_wait4(t, cnr, NULL, 0, NULL), cnr);
+	rp_task_put(child);
+	cr_assert_eq(status, -ESRCH, "a child forked before its init's end lives on");
+	reap_unshared(t, tnr, first, nr1, 5);
+}
+
+TEST_EACH_MODE(fork_before_init_end, fork_before_init_end)
+
+/* rp_get_signal as the job's task. */
+static long get_signal_job(struct job *j)
+{
+	return rp_get_signal(j->t, NULL);
+}
+
+/*
+ * Init's signal rules (Linux's SIGNAL_UNKILLABLE, asked in
+ * docs/namespaces.md): from inside its namespace a signal reaches the
+ * namespace's init, or a thread of its group, only if init handles it
+ * (SIGKILL and SIGSTOP never), and kill and tgkill return 0 all the same;
+ * one queued while init blocked it is dropped when it is delivered.  From
+ * the parent namespace SIGTERM is dropped too, but SIGSTOP stops init and
+ * SIGKILL kills it.
+ */
+Test(pidns, init_signal_rules)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *thread, *child;
+		struct job stopped[2];
+		siginfo_t si;
+		pid_t outer, inner, tid;
+		int status;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		handle(nsinit, SIGUSR1);
+		thread = thread_of(nsinit);
+		tid = rp_gettid(thread);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		for (int sig = SIGHUP; sig < SIGSYS; sig++) {
+			if (sig == SIGUSR1 || sig == SIGCHLD || sig == SIGCONT)
+				continue;	/* handled, or ignored by default */
+			cr_assert_eq(rp_kill(child, 1, sig), 0, "kill(1, %d)", sig);
+			cr_assert_eq(rp_get_signal(nsinit, NULL), 0, "init took %d from inside", sig);
+			cr_assert_eq(rp_tgkill(child, 1, tid, sig), 0, "tgkill(1, %d, %d)", tid, sig);
+			cr_assert_eq(rp_get_signal(thread, NULL), 0, "init's thread took %d", sig);
+		}
+		/* Init itself cannot kill its group either. */
+		cr_assert_eq(rp_kill(nsinit, 1, SIGKILL), 0);
+		cr_assert_eq(rp_tgkill(thread, 1, 1, SIGKILL), 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_eq(rp_kill(child, 1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, inner);
+		/* Blocked, it is queued; unblocked, it is dropped at delivery. */
+		mask_signal(nsinit, SIG_BLOCK, SIGINT);
+		cr_assert_eq(rp_kill(child, 1, SIGINT), 0);
+		cr_assert(is_pending(nsinit, SIGINT));
+		mask_signal(nsinit, SIG_UNBLOCK, SIGINT);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_not(is_pending(nsinit, SIGINT));
+		reap(nsinit, child, inner, 0);
+		/* From the parent namespace: SIGTERM dropped, SIGSTOP and SIGKILL taken. */
+		cr_assert_eq(rp_kill(init, outer, SIGTERM), 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		cr_assert_eq(rp_kill(init, outer, SIGSTOP), 0);
+		job_start(&stopped[0], get_signal_job, nsinit);
+		job_start(&stopped[1], get_signal_job, thread);
+		cr_assert_eq(rp_wait4(init, outer, &status, WUNTRACED, NULL), outer);
+		cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+		cr_assert_eq(rp_kill(init, outer, SIGCONT), 0);
+		cr_assert_eq(job_join(&stopped[0]), 0);
+		cr_assert_eq(job_join(&stopped[1]), 0);
+		cr_assert_eq(rp_kill(init, outer, SIGKILL), 0);
+		cr_assert_eq(rp_get_signal(thread, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), -ESRCH);
+		rp_task_put(thread);
+		cr_assert_eq(rp_wait4(init, outer, &status, 0, NULL), outer);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		rp_task_put(nsinit);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * Init's end (Linux's zap_pid_ns_processes, asked in docs/namespaces.md):
+ * when a namespace's init exits, a fork into the namespace fails with
+ * ENOMEM at once, before anyone reaps init, and every other process of
+ * the namespace, and of the namespaces below it, gets SIGKILL, whoever
+ * its parent is: the unsharer's second child (parent outside), init's
+ * child, and the init of a namespace below.
+ */
+Test(pidns, init_exit_zaps)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *sibling, *child, *nested;
+		pid_t tnr, inr, snr, cnr, nnr;
+		int status;
+
+		start(m);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		sibling = clone_of(t, SIGCHLD, &snr);
+		child = clone_of(nsinit, SIGCHLD, &cnr);
+		nested = clone_of(nsinit, CLONE_NEWPID | SIGCHLD, &nnr);
+		handle(sibling, SIGTERM);
+		cr_assert_eq(rp_exit_group(nsinit, 4), 0);
+		cr_assert_eq(rp_fork(t, NULL), -ENOMEM);
+		cr_assert_eq(rp_get_signal(sibling, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(child, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(nested, NULL), -ESRCH);
+		cr_assert_eq(rp_wait4(t, snr, &status, 0, NULL), snr);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		rp_task_put(sibling);
+		/* Init's children went to the table's init (not modelled yet: Linux's init reaps them). */
+		for (int i = 0; i < 2; i++) {
+			cr_assert_gt(rp_wait4(init, -1, &status, 0, NULL), 0);
+			cr_assert_eq(status, KILLED_BY(SIGKILL));
+		}
+		rp_task_put(child);
+		rp_task_put(nested);
+		reap_unshared(t, tnr, nsinit, inr, 4);
+	}
+}
+
+/*
+ * Orphans of a namespace go to its init (asked of Linux 6.18,
+ * docs/namespaces.md): a grandchild of init whose parent exits (getppid
+ * 1, init reaps it); the child of the unsharer's second child, whose
+ * parent is outside, even when that outside parent is a subreaper; and a
+ * subreaper inside the namespace takes its descendants' orphans.
+ */
+Test(pidns, orphans_to_ns_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *a, *b, *s, *c, *d, *outside, *e;
+		pid_t tnr, inr, anr, bnr, snr, cnr, dnr, onr, enr;
+
+		start(m);
+		t = clone_of(init, SIGCHLD, &tnr);
+		cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		nsinit = clone_of(t, SIGCHLD, &inr);
+		a = clone_of(nsinit, SIGCHLD, &anr);
+		b = clone_of(a, SIGCHLD, &bnr);
+		reap(nsinit, a, anr, 0);
+		cr_assert_eq(rp_getppid(b), 1);
+		reap(nsinit, b, bnr, 0);
+		/* A subreaper inside the namespace. */
+		s = clone_of(nsinit, SIGCHLD, &snr);
+		cr_assert_eq(rp_prctl(s, PR_SET_CHILD_SUBREAPER, 1), 0);
+		c = clone_of(s, SIGCHLD, &cnr);
+		d = clone_of(c, SIGCHLD, &dnr);
+		reap(s, c, cnr, 0);
+		cr_assert_eq(rp_getppid(d), snr);
+		reap(s, d, dnr, 0);
+		reap(nsinit, s, snr, 0);
+		/* The unsharer's second child: its parent (a subreaper) is outside. */
+		outside = clone_of(t, SIGCHLD, &onr);
+		e = clone_of(outside, SIGCHLD, &enr);
+		reap(t, outside, onr, 0);
+		cr_assert_eq(rp_getppid(e), 1);
+		reap(nsinit, e, enr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A process of a namespace is exiting, held before the update lock in
+ * which it picks a reaper for its child (RP_RACE_EXIT_REPARENTS);
+ * meanwhile the namespace's init exits (its end kills the child).  The
+ * child must go to a reaper that waits for it, the table's init, never to
+ * the namespace's init that has gone: every time.  Caught:
+ * RP_BREAK_NS_REAPER_EXITING (the namespace's init taken as the reaper
+ * though it is exiting).
+ */
+static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
+{
+	struct job x;
+	struct rp_task *t, *nsinit, *a, *b;
+	pid_t tnr, inr, anr, bnr;
+
+	start(mode);
+	nsinit = unshared_ns_init(&t, &tnr, &inr);
+	a = clone_of(nsinit, SIGCHLD, &anr);
+	b = clone_of(a, SIGCHLD, &bnr);
+	arm(RP_RACE_EXIT_REPARENTS, a, true, true);
+	x.arg = 0;
+	job_start(&x, exit_job, a);
+	cr_assert(await_reached(1), "the exit never reached its reparenting");
+	cr_assert_eq(rp_exit_group(nsinit, 0), 0);
+	release();
+	cr_assert_eq(job_join(&x), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
+	/* The namespace's init's child a, and b: both with the table's init. */
+	for (int i = 0; i < 2; i++) {
+		pid_t got = rp_wait4(init, -1, NULL, WNOHANG, NULL);
+
+		cr_assert_gt(got, 0, "an orphan went to an init that had exited (wait: %d)", got);
+	}
+	rp_task_put(a);
+	rp_task_put(b);
+	reap_unshared(t, tnr, nsinit, inr, 0);
+}
+
+TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)
+
+/*
+ * kill(-1) inside a namespace (asked of Linux 6.18, docs/namespaces.md):
+ * ESRCH with only the namespace's init and the caller there; then it
+ * reaches the caller's namespace and those below (a sibling, the init of
+ * a namespace below), never the namespace's init nor a process outside.
+ */
+Test(pidns, kill_all_in_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *outside, *t, *nsinit, *a, *b, *nested;
+		pid_t onr, tnr, inr, anr, bnr, nnr;
+		siginfo_t si;
+
+		start(m);
+		outside = clone_of(init, SIGCHLD, &onr);
+		handle(outside, SIGUSR1);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		handle(t, SIGUSR1);
+		handle(nsinit, SIGUSR1);
+		a = clone_of(nsinit, SIGCHLD, &anr);
+		cr_assert_eq(rp_kill(a, -1, SIGUSR1), -ESRCH);
+		b = clone_of(a, SIGCHLD, &bnr);
+		nested = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
+		cr_assert_eq(rp_kill(a, -1, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(b, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_get_signal(nested, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 0);
+		cr_assert_eq(rp_get_signal(nsinit, NULL), 0, "kill(-1) reached the namespace's init");
+		cr_assert_eq(rp_get_signal(t, NULL), 0, "kill(-1) reached the unsharer, outside");
+		cr_assert_eq(rp_get_signal(outside, NULL), 0, "kill(-1) reached a process outside");
+		reap(a, nested, nnr, 0);
+		reap(a, b, bnr, 0);
+		reap(nsinit, a, anr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		reap(init, outside, onr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * The root's init too drops a default-action signal queued while it
+ * blocked it, when it unblocks it (it died of it before).
+ */
+Test(pidns, root_init_drops_blocked_signal)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p;
+		pid_t nr;
+
+		start(m);
+		p = clone_of(init, SIGCHLD, &nr);
+		mask_signal(init, SIG_BLOCK, SIGTERM);
+		cr_assert_eq(rp_kill(p, 1, SIGTERM), 0);
+		cr_assert(is_pending(init, SIGTERM));
+		mask_signal(init, SIG_UNBLOCK, SIGTERM);
+		cr_assert_eq(rp_get_signal(init, NULL), 0, "the root's init took SIGTERM");
+		cr_assert_not(is_pending(init, SIGTERM));
+		reap(init, p, nr, 0);
+		finish_all_reaped();
+	}
+}

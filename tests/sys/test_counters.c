@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "debug/cache.h"
 #include "debug/shared.h"
 #include "debug/threadslot.h"
 #include "task/task.h"
@@ -194,7 +195,12 @@ Test(counters, shared_row_past_the_slots)
 static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_UPDATE_LOCK] = 3,	/* fork links, exit notifies, wait releases */
 	[RP_SHARED_REGISTRY_LOCK] = 2,	/* the task struct on and off it */
-	[RP_SHARED_CACHE_LOCK] = 2,	/* the process block: taken, given back */
+	/*
+	 * None: the process block comes out of this thread's magazine and
+	 * goes back into it (src/debug/cache.h); only a full or an empty
+	 * magazine takes the depot's lock, RP_CACHE_MAG objects at a time:
+	 * cache_exchanges_max below.  With one lock per cache it was 2 a cycle.
+	 */
 	[RP_SHARED_UID_COUNT] = 2,	/* RLIMIT_NPROC's count up and down */
 	[RP_SHARED_CRED_REF] = 2,	/* the child shares its parent's credentials */
 	[RP_SHARED_RLIMIT_REF] = 2,	/* and its rlimit block */
@@ -220,6 +226,13 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 #endif
 };
 
+/*
+ * The process blocks' magazine exchanges in CYCLES cycles: one a magazine's
+ * worth of frees (a full magazine to the depot) and one a magazine's worth
+ * of allocations (an empty one loaded), the first of each maybe partial.
+ */
+static const unsigned long cache_exchanges_max = 2 * (CYCLES / RP_CACHE_MAG + 1);
+
 Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)
 {
 	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
@@ -238,8 +251,12 @@ Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)
 		unsigned long n = after[k] - before[k];
 
 		cr_log_info("%s: %lu in %d cycles", rp_debug_shared_name(k), n, CYCLES);
-		cr_expect_eq(n, per_cycle[k] * CYCLES, "%s: %lu in %d cycles, not %lu each",
-			     rp_debug_shared_name(k), n, CYCLES, per_cycle[k]);
+		if (k == RP_SHARED_CACHE_LOCK)
+			cr_expect_leq(n, cache_exchanges_max, "%s: %lu in %d cycles, not at most %lu",
+				      rp_debug_shared_name(k), n, CYCLES, cache_exchanges_max);
+		else
+			cr_expect_eq(n, per_cycle[k] * CYCLES, "%s: %lu in %d cycles, not %lu each",
+				     rp_debug_shared_name(k), n, CYCLES, per_cycle[k]);
 	}
 	end_child(init, parent);
 }

@@ -194,7 +194,11 @@ Test(counters, shared_row_past_the_slots)
 
 static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_UPDATE_LOCK] = 3,	/* fork links, exit notifies, wait releases */
-	[RP_SHARED_REGISTRY_LOCK] = 2,	/* the task struct on and off it */
+	/*
+	 * The task registry's lock is no line: the task goes on and off the
+	 * shard its address hashes to (src/task/task.h, struct
+	 * rp_registry_shard).  With one registry lock it was 2 a cycle.
+	 */
 	/*
 	 * None: the process block comes out of this thread's magazine and
 	 * goes back into it (src/debug/cache.h); only a full or an empty

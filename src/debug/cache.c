@@ -229,10 +229,21 @@ unsigned int rp_cache_count(struct rp_cache *cache)
 	return nr;
 }
 
+/*
+ * RP_BREAK_SHRINK_DEPOT_ONLY: the shrink empties the depots alone, as when
+ * there was nothing else, and what the threads' magazines hold, an ended
+ * thread's too, stays cached.
+ */
+#ifdef RP_BREAK_SHRINK_DEPOT_ONLY
+#define SHRINKS_MAGS false
+#else
+#define SHRINKS_MAGS true
+#endif
+
 /* Empty @cache, every magazine and the depot: their objects go back to malloc. */
 static void cache_shrink(struct rp_cache *cache)
 {
-	for (unsigned int k = 0; k < RP_SLOT_ROWS; k++) {
+	for (unsigned int k = 0; SHRINKS_MAGS && k < RP_SLOT_ROWS; k++) {
 		struct rp_cache_mag *mag = &cache->mags[k];
 
 		pthread_mutex_lock(&mag->lock);

@@ -55,6 +55,8 @@ static bool held_by(const struct holder *h, const struct object *o)
  * A thread's magazine outlives it: what it gave back is still counted, and
  * the next thread of its slot is handed it; rp_cache_shrink_all then gives
  * everything back, magazines and depot, and nothing counts as live.
+ * RP_BREAK_SHRINK_DEPOT_ONLY (the shrink leaves the magazines) leaves the
+ * ended thread's last magazine cached, every time.
  */
 Test(cache, thread_leftovers_kept_then_shrunk)
 {

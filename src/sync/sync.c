@@ -386,9 +386,9 @@ static void drain_watching(void)
 /*
  * Every round queues every thread's reclaim batch, which they may have
  * added to since, waits for everything queued and for the grace-period
- * thread, and takes back what that thread returned: a release may defer another
- * object, and a batch taken by a thread that waits for its grace period
- * counts until that thread has released it.
+ * thread, and takes back what that thread returned: a release may defer
+ * another object, and a batch taken by a thread that waits for its grace
+ * period counts until that thread has released it.
  */
 void rp_deferred_barrier(void)
 {

@@ -63,7 +63,10 @@ struct rp_waitq {
 #define RP_WAITQ_BITS		8
 #define RP_WAITQ_BUCKETS	(1U << RP_WAITQ_BITS)
 
-/* @obj's bucket among 2^@bits (Fibonacci hashing: the multiply spreads the address's middle bits to the top). */
+/*
+ * @obj's bucket among 2^@bits, by Fibonacci hashing: the multiply spreads
+ * the address's middle bits to the top.
+ */
 static inline unsigned int rp_address_bucket(const void *obj, unsigned int bits)
 {
 	return (unsigned int)(((uint64_t)(uintptr_t)obj * 0x9e3779b97f4a7c15ULL) >> (64 - bits));

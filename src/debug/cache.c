@@ -19,7 +19,11 @@
 #define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
 
-/* Every cache that has held an object: for rp_cache_shrink_all. */
+/*
+ * Every cache that has held an object: for rp_cache_shrink_all.  The lock
+ * order of the caches' locks, all leaves of the table's order: caches_lock,
+ * then a magazine's lock, then a depot's lock.
+ */
 static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rp_cache *caches;		/* caches_lock */
 
@@ -30,15 +34,16 @@ unsigned int rp_cache_bound(const struct rp_cache *cache)
 	return by_bytes < RP_CACHE_SLOTS ? (unsigned int)by_bytes : RP_CACHE_SLOTS;
 }
 
-/* Under @cache's lock: take an object out, or NULL to go to malloc. */
-static void *cache_take(struct rp_cache *cache, bool poisoned)
+/* Under the depot's lock: take an object out, or NULL to go to malloc. */
+static void *depot_take(struct rp_cache *cache, bool poisoned)
 {
 	unsigned int k;
 
 	if (!poisoned) {
 		if (!cache->nr)
 			return NULL;
-		k = (cache->first + --cache->nr) % RP_CACHE_SLOTS;	/* the newest */
+		k = (cache->first + cache->nr - 1) % RP_CACHE_SLOTS;	/* the newest */
+		CMM_STORE_SHARED(cache->nr, cache->nr - 1);
 		return cache->slots[k];
 	}
 	/* Poisoning: the oldest, once half the bound waits behind it. */
@@ -46,21 +51,95 @@ static void *cache_take(struct rp_cache *cache, bool poisoned)
 		return NULL;
 	k = cache->first;
 	cache->first = (k + 1) % RP_CACHE_SLOTS;
-	cache->nr--;
+	CMM_STORE_SHARED(cache->nr, cache->nr - 1);
 	return cache->slots[k];
+}
+
+/* Under the depot's lock: add @p as its newest, if the bound leaves room. */
+static bool depot_put(struct rp_cache *cache, void *p)
+{
+	if (cache->nr >= rp_cache_bound(cache))
+		return false;
+	cache->slots[(cache->first + cache->nr) % RP_CACHE_SLOTS] = p;
+	CMM_STORE_SHARED(cache->nr, cache->nr + 1);
+	return true;
+}
+
+static void depot_lock(struct rp_cache *cache)
+{
+	rp_shared_write(RP_SHARED_CACHE_LOCK);
+	pthread_mutex_lock(&cache->lock);
+}
+
+/* The calling thread's magazine of @cache, locked. */
+static struct rp_cache_mag *mag_lock(struct rp_cache *cache)
+{
+	unsigned int slot = rp_thread_slot();
+	struct rp_cache_mag *mag = &cache->mags[slot];
+
+	if (slot == RP_SLOT_SHARED)
+		rp_shared_write(RP_SHARED_CACHE_LOCK);
+	pthread_mutex_lock(&mag->lock);
+	return mag;
+}
+
+/*
+ * Under @mag's lock, its loaded objects all handed out: take a magazine's
+ * worth from the depot, in the depot's order (newest first; poisoning:
+ * oldest first, each with half the bound behind it).  The depot's count,
+ * read first without its lock, spares the lock when there is nothing to
+ * take: a read, not a shared write.
+ */
+static void mag_load(struct rp_cache *cache, struct rp_cache_mag *mag, bool poisoned)
+{
+	void *taken[RP_CACHE_MAG], *p;
+	unsigned int n = 0, have = CMM_LOAD_SHARED(cache->nr);
+
+	if (poisoned ? have <= rp_cache_bound(cache) / 2 : !have)
+		return;
+	depot_lock(cache);
+	while (n < RP_CACHE_MAG && (p = depot_take(cache, poisoned)))
+		taken[n++] = p;
+	pthread_mutex_unlock(&cache->lock);
+	/* The first taken is handed out first: the last of the array. */
+	for (unsigned int i = 0; i < n; i++)
+		mag->loaded[n - 1 - i] = taken[i];
+	mag->nr_loaded = n;
+}
+
+/*
+ * RP_BREAK_MAG_REUSES_POISONED: with poisoning on, a thread hands out the
+ * objects it gave back itself, newest first, as with poisoning off, and a
+ * freed object comes back without half the bound waiting behind it.
+ */
+#ifdef RP_BREAK_MAG_REUSES_POISONED
+#define QUARANTINED(poisoned) false
+#else
+#define QUARANTINED(poisoned) (poisoned)
+#endif
+
+/* Under @mag's lock: an object to hand out, or NULL to go to malloc. */
+static void *mag_take(struct rp_cache *cache, struct rp_cache_mag *mag, bool poisoned)
+{
+	/* Poisoning: given-back objects go through the depot's order first. */
+	if (!QUARANTINED(poisoned) && mag->nr_freed)
+		return mag->freed[--mag->nr_freed];
+	if (!mag->nr_loaded)
+		mag_load(cache, mag, poisoned);
+	return mag->nr_loaded ? mag->loaded[--mag->nr_loaded] : NULL;
 }
 
 void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache)
 {
 	bool poisoned = rp_alloc_poisoning();
+	struct rp_cache_mag *mag;
 	void *p;
 
 	if (!rp_alloc_admit(site))
 		return NULL;
-	rp_shared_write(RP_SHARED_CACHE_LOCK);
-	pthread_mutex_lock(&cache->lock);
-	p = cache_take(cache, poisoned);
-	pthread_mutex_unlock(&cache->lock);
+	mag = mag_lock(cache);
+	p = mag_take(cache, mag, poisoned);
+	pthread_mutex_unlock(&mag->lock);
 	if (!p)
 		return rp_alloc_zeroed(cache->size);
 	ASAN_UNPOISON_MEMORY_REGION(p, cache->size);
@@ -71,66 +150,112 @@ void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache)
 	return p;
 }
 
-/* Put @cache on the list of caches, the first time it holds an object. */
+/* Put @cache on the list of caches, before it first holds an object. */
 static void cache_list(struct rp_cache *cache)
 {
 	rp_shared_write(RP_SHARED_CACHE_LOCK);
 	pthread_mutex_lock(&caches_lock);
-	cache->next = caches;
-	caches = cache;
+	if (!cache->listed) {
+		cache->next = caches;
+		caches = cache;
+		CMM_STORE_SHARED(cache->listed, true);
+	}
 	pthread_mutex_unlock(&caches_lock);
+}
+
+/*
+ * Under @mag's lock, its given-back objects a full magazine: all to the
+ * depot, oldest first, so that the depot's order stays the order of the
+ * frees; those past its bound go to @spill (how many: the result).
+ */
+static unsigned int mag_unload(struct rp_cache *cache, struct rp_cache_mag *mag,
+			       void *spill[RP_CACHE_MAG])
+{
+	unsigned int n = 0;
+
+	depot_lock(cache);
+	for (unsigned int i = 0; i < mag->nr_freed; i++)
+		if (!depot_put(cache, mag->freed[i]))
+			spill[n++] = mag->freed[i];
+	pthread_mutex_unlock(&cache->lock);
+	mag->nr_freed = 0;
+	return n;
+}
+
+/* @p, poisoned for ASan if it was cached, back to malloc. */
+static void cache_release(struct rp_cache *cache, void *p)
+{
+	ASAN_UNPOISON_MEMORY_REGION(p, cache->size);
+	rp_alloc_release(p);
 }
 
 void rp_cache_free(struct rp_cache *cache, void *p)
 {
-	bool kept = false, first_use = false;
+	void *spill[RP_CACHE_MAG];
+	struct rp_cache_mag *mag;
+	unsigned int n = 0;
 
 	if (!p)
 		return;
 	rp_alloc_count(-1);
 	if (rp_alloc_poisoning())
 		rp_alloc_poison(p);
-	rp_shared_write(RP_SHARED_CACHE_LOCK);
-	pthread_mutex_lock(&cache->lock);
-	if (cache->nr < rp_cache_bound(cache)) {
-		cache->slots[(cache->first + cache->nr++) % RP_CACHE_SLOTS] = p;
-		ASAN_POISON_MEMORY_REGION(p, cache->size);
-		first_use = !cache->listed;
-		cache->listed = true;
-		kept = true;
-	}
-	pthread_mutex_unlock(&cache->lock);
-	if (first_use)
+	if (!CMM_LOAD_SHARED(cache->listed))
 		cache_list(cache);
-	if (!kept)
-		rp_alloc_release(p);
+	mag = mag_lock(cache);
+	if (mag->nr_freed == RP_CACHE_MAG)
+		n = mag_unload(cache, mag, spill);
+	mag->freed[mag->nr_freed++] = p;
+	ASAN_POISON_MEMORY_REGION(p, cache->size);
+	pthread_mutex_unlock(&mag->lock);
+	for (unsigned int i = 0; i < n; i++)
+		cache_release(cache, spill[i]);
 }
 
 unsigned int rp_cache_count(struct rp_cache *cache)
 {
 	unsigned int nr;
 
-	rp_shared_write(RP_SHARED_CACHE_LOCK);
-	pthread_mutex_lock(&cache->lock);
+	depot_lock(cache);
 	nr = cache->nr;
 	pthread_mutex_unlock(&cache->lock);
+	for (unsigned int k = 0; k < RP_SLOT_ROWS; k++) {
+		struct rp_cache_mag *mag = &cache->mags[k];
+
+		pthread_mutex_lock(&mag->lock);
+		nr += mag->nr_freed + mag->nr_loaded;
+		pthread_mutex_unlock(&mag->lock);
+	}
 	return nr;
 }
 
-/* Empty @cache: its objects go back to malloc. */
+/*
+ * RP_BREAK_SHRINK_DEPOT_ONLY: the shrink empties the depots alone, as when
+ * there was nothing else, and what the threads' magazines hold, an ended
+ * thread's too, stays cached.
+ */
+#ifdef RP_BREAK_SHRINK_DEPOT_ONLY
+#define SHRINKS_MAGS false
+#else
+#define SHRINKS_MAGS true
+#endif
+
+/* Empty @cache, every magazine and the depot: their objects go back to malloc. */
 static void cache_shrink(struct rp_cache *cache)
 {
-	void *p;
+	for (unsigned int k = 0; SHRINKS_MAGS && k < RP_SLOT_ROWS; k++) {
+		struct rp_cache_mag *mag = &cache->mags[k];
 
-	rp_shared_write(RP_SHARED_CACHE_LOCK);
-	pthread_mutex_lock(&cache->lock);
-	while (cache->nr) {
-		p = cache->slots[cache->first];
-		cache->first = (cache->first + 1) % RP_CACHE_SLOTS;
-		cache->nr--;
-		ASAN_UNPOISON_MEMORY_REGION(p, cache->size);
-		rp_alloc_release(p);
+		pthread_mutex_lock(&mag->lock);
+		while (mag->nr_freed)
+			cache_release(cache, mag->freed[--mag->nr_freed]);
+		while (mag->nr_loaded)
+			cache_release(cache, mag->loaded[--mag->nr_loaded]);
+		pthread_mutex_unlock(&mag->lock);
 	}
+	depot_lock(cache);
+	while (cache->nr)
+		cache_release(cache, depot_take(cache, false));
 	pthread_mutex_unlock(&cache->lock);
 }
 

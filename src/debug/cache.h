@@ -15,8 +15,22 @@
  * out and keeps half its bound back, as the quarantine of rp_free does.
  * Otherwise it is last in, first out: the warmest object goes first.
  *
- * Bounded (rp_cache_bound): an object given back to a full cache goes back
- * to malloc, and rp_cache_shrink_all empties every cache.
+ * Per thread, after the magazines of Linux's per-CPU slabs (mm/slub.c,
+ * the per-CPU freelist and its slab exchange; Bonwick's magazines): each
+ * thread slot (threadslot.h) has a magazine of each cache, which its
+ * thread fills with the objects it gives back and empties with the ones
+ * it takes, under the magazine's own lock, which no other thread takes
+ * but rp_cache_shrink_all.  Only a full magazine (its objects go to the
+ * cache's shared depot) or an empty one (it takes a magazine's worth from
+ * the depot) takes the depot's lock: once per RP_CACHE_MAG objects, not
+ * once per object, so that forks on different threads share no lock.  A
+ * magazine outlives its thread, as the counter rows do: the next thread
+ * of the slot goes on with it.  Threads past the slots share the shared
+ * slot's magazine, whose lock is a shared write.
+ *
+ * Bounded: the depot holds at most rp_cache_bound objects (one given back
+ * to a full depot goes back to malloc), a magazine at most 2 *
+ * RP_CACHE_MAG, and rp_cache_shrink_all empties every magazine and depot.
  */
 #ifndef RP_DEBUG_CACHE_H
 #define RP_DEBUG_CACHE_H
@@ -25,25 +39,49 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "alloc.h"
+#include "threadslot.h"
 
-/* The most objects a cache holds, and the most bytes. */
+/* The most objects a depot holds, and the most bytes. */
 #define RP_CACHE_SLOTS		1024
 #define RP_CACHE_BYTES		(4UL << 20)
+
+/* A magazine's objects each way: given back, and taken from the depot. */
+#define RP_CACHE_MAG		16
+
+/*
+ * A thread slot's magazine.  @freed: objects this thread gave back, oldest
+ * first; with poisoning off also the first ones it takes, newest first.
+ * @loaded: objects taken from the depot, the next to hand out last.
+ */
+struct rp_cache_mag {
+	pthread_mutex_t lock;		/* its thread's; rp_cache_shrink_all's */
+	unsigned int nr_freed;		/* lock */
+	unsigned int nr_loaded;		/* lock */
+	void *freed[RP_CACHE_MAG];	/* lock */
+	void *loaded[RP_CACHE_MAG];	/* lock */
+} __attribute__((aligned(RP_CACHE_LINE)));
 
 struct rp_cache {
 	const char *name;		/* constant */
 	size_t size;			/* constant: bytes per object */
-	pthread_mutex_t lock;		/* a leaf: nothing is taken under it */
+	/* The depot, shared by every thread. */
+	pthread_mutex_t lock;		/* taken under a magazine's lock, nothing under it */
 	void *slots[RP_CACHE_SLOTS];	/* lock: a ring of dead objects */
 	unsigned int first;		/* lock: the oldest object's slot */
-	unsigned int nr;		/* lock: objects held */
-	bool listed;			/* lock: on cache.c's list of caches */
+	unsigned int nr;		/* lock, shared loads: objects held */
+	bool listed;			/* cache.c's caches_lock, shared loads: on its list */
 	struct rp_cache *next;		/* cache.c's list: under its lock */
+	struct rp_cache_mag mags[RP_SLOT_ROWS];	/* one per thread slot */
 };
 
 /* A cache of objects of @type, named @name; a static definition's initializer. */
-#define RP_CACHE_INIT(name_, type) \
-	{ .name = (name_), .size = sizeof(type), .lock = PTHREAD_MUTEX_INITIALIZER }
+#define RP_CACHE_INIT(name_, type)					\
+	{								\
+		.name = (name_), .size = sizeof(type),			\
+		.lock = PTHREAD_MUTEX_INITIALIZER,			\
+		.mags = { [0 ... RP_SLOT_ROWS - 1] = {			\
+			.lock = PTHREAD_MUTEX_INITIALIZER } },		\
+	}
 
 /* A zeroed object of @cache's type, or NULL (ENOMEM, or an injected failure). */
 #define rp_cache_zalloc(cache) ({					\
@@ -56,13 +94,13 @@ void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache);
 /* Give @p back to @cache: no reader may hold it any more. */
 void rp_cache_free(struct rp_cache *cache, void *p);
 
-/* The most objects @cache holds. */
+/* The most objects @cache's depot holds. */
 unsigned int rp_cache_bound(const struct rp_cache *cache);
 
-/* Objects @cache holds now. */
+/* Objects @cache holds now, in its depot and its magazines. */
 unsigned int rp_cache_count(struct rp_cache *cache);
 
-/* Give every cached object of every cache back to malloc. */
+/* Give every cached object of every cache, magazines and depots, back to malloc. */
 void rp_cache_shrink_all(void);
 
 #endif /* RP_DEBUG_CACHE_H */

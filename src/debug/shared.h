@@ -13,8 +13,9 @@
  * per line (the counts of the calling thread: an operation's own writes,
  * whatever other threads do meanwhile); release builds compile the marks
  * to nothing.  Writes to one object's own lines (a task's usage count, its
- * thread group's siglock, the hashed wait-queue bucket of its parent) are
- * not shared between unrelated subtrees and are not marked.
+ * thread group's siglock, the hashed wait-queue bucket of its parent, the
+ * task registry's shard its address hashes to) are not shared between
+ * unrelated subtrees, but by the chance of a hash, and are not marked.
  *
  * Not marked: what happens once per thread or per allocation site (a
  * thread's slot, threadslot.h; a site's registration, alloc.c), fault
@@ -33,7 +34,6 @@ enum rp_shared_line {
 	/* Locks (an acquisition each). */
 	RP_SHARED_UPDATE_LOCK,		/* the table's update lock */
 	RP_SHARED_READ_LOCK,		/* the global lock's read side (rwlock, qrwlock) */
-	RP_SHARED_REGISTRY_LOCK,	/* the table's registry of task structs */
 	RP_SHARED_CACHE_LOCK,		/* a type cache of released objects */
 	RP_SHARED_USERS_LOCK,		/* the per-uid accounting table */
 	RP_SHARED_RECLAIM_LOCK,		/* the reclaim batch (sync/sync.c) */

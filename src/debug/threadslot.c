@@ -104,7 +104,6 @@ void rp_debug_shared_writes(unsigned long out[RP_SHARED_NR])
 static const char *const shared_names[RP_SHARED_NR] = {
 	[RP_SHARED_UPDATE_LOCK] = "update lock",
 	[RP_SHARED_READ_LOCK] = "global read lock",
-	[RP_SHARED_REGISTRY_LOCK] = "task registry lock",
 	[RP_SHARED_CACHE_LOCK] = "type cache lock",
 	[RP_SHARED_USERS_LOCK] = "uid table lock",
 	[RP_SHARED_RECLAIM_LOCK] = "reclaim batch lock",

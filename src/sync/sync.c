@@ -217,7 +217,7 @@ void rp_online_leave(void)
 /* Registrations may nest: liburcu is told at the first and the last. */
 static __thread unsigned int registrations;
 
-static void reclaim_queue(void);
+static void reclaim_queue(bool all);
 static void room_give_back(void);
 
 void rp_thread_register(void)
@@ -233,7 +233,7 @@ void rp_thread_register(void)
 
 /*
  * A thread that leaves rcuproc (unregisters, goes offline, or says that it
- * holds nothing) also hands the reclaim batch to liburcu: a batch that no
+ * holds nothing) also hands its reclaim batch to liburcu: a batch that no
  * hand-over fills any more must not keep its objects until the next
  * rp_deferred_barrier.
  */
@@ -242,7 +242,7 @@ void rp_thread_unregister(void)
 	if (--registrations == 0) {
 		if (rp_defer_batch.n || rp_defer_batch.reclaim || rp_defer_batch.awaiting)
 			rp_deferred_flush();
-		reclaim_queue();
+		reclaim_queue(false);
 		room_give_back();
 		qs_unregister();
 		rcu_unregister_thread();
@@ -254,7 +254,7 @@ void rp_thread_unregister(void)
 
 void rp_thread_offline(void)
 {
-	reclaim_queue();
+	reclaim_queue(false);
 	rp_sync_block_begin();
 }
 
@@ -266,7 +266,7 @@ void rp_thread_online(void)
 void rp_thread_quiescent(void)
 {
 	rp_sync_quiescent();
-	reclaim_queue();
+	reclaim_queue(false);
 }
 
 unsigned long rp_thread_quiescent_count(void)
@@ -384,11 +384,11 @@ static void drain_watching(void)
 }
 
 /*
- * Every round queues the reclaim batch, which other threads may have added
- * to since, waits for everything queued and for the grace-period thread,
- * and takes back what that thread returned: a release may defer another
- * object, and a batch taken by a thread that waits for its grace period
- * counts until that thread has released it.
+ * Every round queues every thread's reclaim batch, which they may have
+ * added to since, waits for everything queued and for the grace-period
+ * thread, and takes back what that thread returned: a release may defer
+ * another object, and a batch taken by a thread that waits for its grace
+ * period counts until that thread has released it.
  */
 void rp_deferred_barrier(void)
 {
@@ -396,7 +396,7 @@ void rp_deferred_barrier(void)
 	if (rp_defer_batch.n || rp_defer_batch.reclaim)
 		rp_deferred_flush();
 	do {
-		reclaim_queue();	/* online: call_rcu under QSBR wants it */
+		reclaim_queue(true);	/* online: call_rcu under QSBR wants it */
 		rp_sync_block_begin();
 		drain_watching();
 		gp_settle();
@@ -642,21 +642,39 @@ static void batch_add(struct rp_deferred *d)
 }
 
 /*
- * The reclaim batch: the objects handed over by every thread, counted in
- * the backlog, whose grace period nobody has waited for yet.  The thread
- * whose hand-over fills it (reclaim_size objects) waits for a grace period
- * at its next quiescent state and releases the batch itself
+ * The reclaim batches: the objects handed over by each thread, counted in
+ * the backlog, whose grace period nobody has waited for yet.  A batch per
+ * thread slot (src/debug/threadslot.h), so that a hand-over writes no line
+ * that another thread writes (docs/performance.md, "Shared writes"): the
+ * thread whose hand-over fills its batch (reclaim_size objects) waits for
+ * a grace period at its next quiescent state and releases the batch itself
  * (reclaim_release): the objects go back to their type caches on a thread
  * that allocates, warm, and no worker thread runs on the hot path.  Where
- * the thread may not wait (reclaim_wait_begin), the batch goes to liburcu
- * as one callback.  reclaim_lock is a leaf: nothing is taken under it.
+ * the thread may not wait (reclaim_wait_begin), the batch goes to the
+ * grace-period thread, or to liburcu as one callback.
+ *
+ * Each row has a lock, a leaf (nothing is taken under it, and no thread
+ * holds two): its own thread takes it for every hand-over, uncontended;
+ * another thread takes it only to empty the row, at the bound
+ * (bound_wait) and in rp_deferred_barrier (reclaim_take_all), so that a
+ * batch that its thread no longer fills (an idle thread, one that ended
+ * registered) neither fills the bound nor escapes a barrier.  A row
+ * outlives its thread, as the counter rows do: the next thread to take the
+ * slot goes on with it.  Threads past the slots share RP_SLOT_SHARED's
+ * row, counted as a shared write.
  */
-static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rp_deferred *reclaim_head;	/* reclaim_lock */
-static struct rp_deferred *reclaim_tail;	/* reclaim_lock: the first added */
-static unsigned long reclaim_n;			/* reclaim_lock: objects on it */
+struct reclaim_row {
+	pthread_mutex_t lock;
+	struct rp_deferred *head;	/* lock */
+	struct rp_deferred *tail;	/* lock: the first added */
+	unsigned long n;		/* lock: objects on it */
+} __attribute__((aligned(RP_CACHE_LINE)));
 
-/* The batch's size in force: RP_DEFERRED_RECLAIM, lowered by tests (shared loads). */
+static struct reclaim_row reclaim_rows[RP_SLOT_ROWS] = {
+	[0 ... RP_SLOT_ROWS - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
+
+/* The batches' size in force: RP_DEFERRED_RECLAIM, lowered by tests (shared loads). */
 static unsigned long reclaim_size = RP_DEFERRED_RECLAIM;
 
 void rp_deferred_set_reclaim(unsigned long objects)
@@ -669,46 +687,113 @@ unsigned long rp_deferred_reclaim_waits(void)
 	return rows_sum(reclaim_waits);
 }
 
+/* The calling thread's reclaim batch, locked. */
+static struct reclaim_row *reclaim_lock_own(void)
+{
+	unsigned int slot = rp_thread_slot();
+	struct reclaim_row *row = &reclaim_rows[slot];
+
+	if (slot == RP_SLOT_SHARED)
+		rp_shared_write(RP_SHARED_RECLAIM_LOCK);
+	pthread_mutex_lock(&row->lock);
+	return row;
+}
+
 /* Add chain @head .. @tail of @n objects, counted in the backlog; true if the batch is full. */
 static bool reclaim_add(struct rp_deferred *head, struct rp_deferred *tail, unsigned long n)
 {
+	struct reclaim_row *row = reclaim_lock_own();
 	bool full;
 
-	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
-	pthread_mutex_lock(&reclaim_lock);
-	tail->next = reclaim_head;
-	if (!reclaim_head)
-		reclaim_tail = tail;
-	reclaim_head = head;
-	reclaim_n += n;
-	full = reclaim_n >= CMM_LOAD_SHARED(reclaim_size);
-	pthread_mutex_unlock(&reclaim_lock);
+	tail->next = row->head;
+	if (!row->head)
+		row->tail = tail;
+	row->head = head;
+	CMM_STORE_SHARED(row->n, row->n + n);	/* stored whole for reclaim_take_all's hint */
+	full = row->n >= CMM_LOAD_SHARED(reclaim_size);
+	pthread_mutex_unlock(&row->lock);
 	return full;
 }
 
-/* Take the reclaim batch, leaving it empty; its last in *@tail, its objects in *@n. */
-static struct rp_deferred *reclaim_take(struct rp_deferred **tail, unsigned long *n)
+/* Under @row's lock: take its batch, leaving it empty; its last in *@tail, its objects in *@n. */
+static struct rp_deferred *reclaim_empty(struct reclaim_row *row, struct rp_deferred **tail,
+					 unsigned long *n)
 {
-	struct rp_deferred *head;
+	struct rp_deferred *head = row->head;
 
-	rp_shared_write(RP_SHARED_RECLAIM_LOCK);
-	pthread_mutex_lock(&reclaim_lock);
-	head = reclaim_head;
-	*tail = reclaim_tail;
-	*n = reclaim_n;
-	reclaim_head = reclaim_tail = NULL;
-	reclaim_n = 0;
-	pthread_mutex_unlock(&reclaim_lock);
+	*tail = row->tail;
+	*n = row->n;
+	row->head = row->tail = NULL;
+	CMM_STORE_SHARED(row->n, 0);
 	return head;
 }
 
-/* Hand the reclaim batch, already counted in the backlog, to liburcu. */
-static void reclaim_queue(void)
+/* Take the calling thread's reclaim batch, leaving it empty. */
+static struct rp_deferred *reclaim_take(struct rp_deferred **tail, unsigned long *n)
+{
+	struct reclaim_row *row = reclaim_lock_own();
+	struct rp_deferred *head = reclaim_empty(row, tail, n);
+
+	pthread_mutex_unlock(&row->lock);
+	return head;
+}
+
+/*
+ * RP_BREAK_RECLAIM_OWN_ROW_ONLY: the bound's wait and the barrier take the
+ * calling thread's reclaim batch only, as if there were still one batch,
+ * and another thread's batch that no hand-over fills any more holds its
+ * room in the backlog until that thread comes back.
+ */
+#ifdef RP_BREAK_RECLAIM_OWN_ROW_ONLY
+#define RECLAIM_TAKES_ALL false
+#else
+#define RECLAIM_TAKES_ALL true
+#endif
+
+/*
+ * Take every thread's reclaim batch, one row at a time, chained into one
+ * (*@tail its last, *@n its objects): off the hot path only (the bound,
+ * the barrier), where one lock per slot is the price.
+ */
+static struct rp_deferred *reclaim_take_all(struct rp_deferred **tail, unsigned long *n)
+{
+	struct rp_deferred *head = NULL, *h, *t;
+	unsigned long k;
+
+	if (!RECLAIM_TAKES_ALL)
+		return reclaim_take(tail, n);
+	*tail = NULL;
+	*n = 0;
+	for (unsigned int slot = 0; slot < RP_SLOT_ROWS; slot++) {
+		struct reclaim_row *row = &reclaim_rows[slot];
+
+		if (!CMM_LOAD_SHARED(row->n))
+			continue;	/* a hint: a batch added meanwhile is its thread's to hand */
+		rp_shared_write(RP_SHARED_RECLAIM_LOCK);
+		pthread_mutex_lock(&row->lock);
+		h = reclaim_empty(row, &t, &k);
+		pthread_mutex_unlock(&row->lock);
+		if (!h)
+			continue;
+		t->next = head;
+		if (!head)
+			*tail = t;
+		head = h;
+		*n += k;
+	}
+	return head;
+}
+
+/*
+ * Hand the calling thread's reclaim batch, or with @all every thread's,
+ * already counted in the backlog, to liburcu.
+ */
+static void reclaim_queue(bool all)
 {
 	struct rp_deferred *tail, *head;
 	unsigned long n;
 
-	head = reclaim_take(&tail, &n);
+	head = all ? reclaim_take_all(&tail, &n) : reclaim_take(&tail, &n);
 	if (head)
 		batch_queue(head, n);
 }
@@ -987,7 +1072,7 @@ static void gp_hand(void)
 
 	pthread_once(&gp_started, gp_thread_start);
 	if (!gp_running) {
-		reclaim_queue();
+		reclaim_queue(false);
 		return;
 	}
 	batch.head = reclaim_take(&batch.tail, &batch.n);
@@ -1059,11 +1144,13 @@ static void gp_settle(void)
  */
 static unsigned long parked_count(void)
 {
-	unsigned long n;
+	unsigned long n = 0;
 
-	pthread_mutex_lock(&reclaim_lock);
-	n = reclaim_n;
-	pthread_mutex_unlock(&reclaim_lock);
+	for (unsigned int slot = 0; slot < RP_SLOT_ROWS; slot++) {
+		pthread_mutex_lock(&reclaim_rows[slot].lock);
+		n += reclaim_rows[slot].n;
+		pthread_mutex_unlock(&reclaim_rows[slot].lock);
+	}
 	pthread_mutex_lock(&gp_lock);
 	n += gp_returned.n + gp_stale.n;
 	pthread_mutex_unlock(&gp_lock);
@@ -1142,15 +1229,16 @@ void rp_deferred_hand_over(void)
 
 /*
  * At the bound (I7): this thread's batch, which the backlog has no room
- * for, waits for a grace period here, and so does the reclaim batch, which
- * that grace period covers as well.
+ * for, waits for a grace period here, and so do every thread's reclaim
+ * batches, which that grace period covers as well: the room that batches
+ * of idle threads hold comes back.
  */
 static void bound_wait(void)
 {
 	struct rp_deferred *own = batch_take(), *head, *tail;
 	unsigned long n;
 
-	head = reclaim_take(&tail, &n);
+	head = reclaim_take_all(&tail, &n);
 	grace_period_here(RP_RACE_DEFERRED_BOUND);
 	row_add(bound_waits, 1);
 	batch_release(own);

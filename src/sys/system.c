@@ -76,6 +76,12 @@ static int opts_size_check(const struct rp_system_opts *opts)
 	return 0;
 }
 
+/* malloc aligns to 16 bytes: the first cache line that starts in @block. */
+static void *first_line(void *block)
+{
+	return (void *)(((uintptr_t)block + RP_CACHE_LINE - 1) & ~(uintptr_t)(RP_CACHE_LINE - 1));
+}
+
 int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 {
 	unsigned int pid_max = opts && opts->pid_max ? opts->pid_max : RP_PID_MAX_DEFAULT;
@@ -94,21 +100,25 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	err = rp_pidns_init_root(sys, pid_max);
 	sys->pid_hash = rp_zalloc(RP_PID_HASH_SIZE * sizeof(*sys->pid_hash));
 	sys->counts_block = rp_zalloc(RP_SLOT_ROWS * sizeof(*sys->counts) + RP_CACHE_LINE);
-	if (err || !sys->pid_hash || !sys->counts_block) {
+	sys->registry_block = rp_zalloc(RP_REGISTRY_SHARDS * sizeof(*sys->registry) +
+					RP_CACHE_LINE);
+	if (err || !sys->pid_hash || !sys->counts_block || !sys->registry_block) {
 		rp_pidns_destroy_root(sys);
 		rp_free(sys->pid_hash);
 		rp_free(sys->counts_block);
+		rp_free(sys->registry_block);
 		rp_free(sys);
 		return -ENOMEM;
 	}
-	/* malloc aligns to 16 bytes: the rows start at the block's first line. */
-	sys->counts = (void *)(((uintptr_t)sys->counts_block + RP_CACHE_LINE - 1) &
-			       ~(uintptr_t)(RP_CACHE_LINE - 1));
+	sys->counts = first_line(sys->counts_block);
+	sys->registry = first_line(sys->registry_block);
 	rp_sync_init(&sys->sync, opts->mode);
 	CDS_INIT_LIST_HEAD(&sys->tasks);
-	CDS_INIT_LIST_HEAD(&sys->registry);
+	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++) {
+		CDS_INIT_LIST_HEAD(&sys->registry[k].tasks);
+		pthread_mutex_init(&sys->registry[k].lock, NULL);
+	}
 	pthread_mutex_init(&sys->users_lock, NULL);
-	pthread_mutex_init(&sys->registry_lock, NULL);
 	/* rp_pid_publish's precondition, as for every later pid. */
 	rp_update_lock(&sys->sync);
 	err = create_init(sys);
@@ -177,12 +187,14 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_deferred_barrier();
 	/* No operation runs: the update lock is taken for the assertions only. */
 	rp_update_lock(&sys->sync);
-	cds_list_for_each_entry(t, &sys->registry, registry)
-		if (t->sighand)
-			force_release(t);
+	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++)
+		cds_list_for_each_entry(t, &sys->registry[k].tasks, registry)
+			if (t->sighand)
+				force_release(t);
 	rp_update_unlock(&sys->sync);
-	cds_list_for_each_entry_safe(t, tmp, &sys->registry, registry)
-		rp_task_free_now(t);
+	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++)
+		cds_list_for_each_entry_safe(t, tmp, &sys->registry[k].tasks, registry)
+			rp_task_free_now(t);
 	/* The frees queued just now refer to sys: let them run too. */
 	rp_deferred_barrier();
 	rp_thread_unregister();
@@ -193,9 +205,11 @@ void rp_system_destroy(struct rp_system *sys)
 			rp_free(u);
 	}
 	pthread_mutex_destroy(&sys->users_lock);
-	pthread_mutex_destroy(&sys->registry_lock);
+	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++)
+		pthread_mutex_destroy(&sys->registry[k].lock);
 	rp_sync_destroy(&sys->sync);
 	rp_free(sys->counts_block);
+	rp_free(sys->registry_block);
 	rp_pidns_destroy_root(sys);
 	rp_free(sys->pid_hash);
 	rp_free(sys);

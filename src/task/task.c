@@ -30,15 +30,20 @@ struct rp_task *rp_task_get(struct rp_task *t)
 	return t;
 }
 
+/* @t's shard of its table's registry: by its address, whatever thread links or unlinks it. */
+static struct rp_registry_shard *registry_shard_of(struct rp_task *t)
+{
+	return &t->sys->registry[rp_address_bucket(t, RP_REGISTRY_BITS)];
+}
+
 /* Off the registry: its last reference is gone (registry and ->rcu share bytes). */
 static void task_unregister(struct rp_task *t)
 {
-	struct rp_system *sys = t->sys;
+	struct rp_registry_shard *shard = registry_shard_of(t);
 
-	rp_shared_write(RP_SHARED_REGISTRY_LOCK);
-	pthread_mutex_lock(&sys->registry_lock);
+	pthread_mutex_lock(&shard->lock);
 	cds_list_del(&t->registry);
-	pthread_mutex_unlock(&sys->registry_lock);
+	pthread_mutex_unlock(&shard->lock);
 }
 
 /* A thread's task struct. */
@@ -119,6 +124,8 @@ struct rp_task *rp_task_alloc(struct rp_system *sys)
 
 void rp_task_init(struct rp_system *sys, struct rp_task *t)
 {
+	struct rp_registry_shard *shard;
+
 	t->sys = sys;
 	t->usage = 1;
 	t->exit_signal = -1;
@@ -131,10 +138,10 @@ void rp_task_init(struct rp_system *sys, struct rp_task *t)
 	t->pending.tail = NULL;
 	t->pending.signal = 0;
 	t->blocked = 0;
-	rp_shared_write(RP_SHARED_REGISTRY_LOCK);
-	pthread_mutex_lock(&sys->registry_lock);
-	cds_list_add(&t->registry, &sys->registry);
-	pthread_mutex_unlock(&sys->registry_lock);
+	shard = registry_shard_of(t);
+	pthread_mutex_lock(&shard->lock);
+	cds_list_add(&t->registry, &shard->tasks);
+	pthread_mutex_unlock(&shard->lock);
 	rp_count_inc(sys, tasks);
 }
 
@@ -226,10 +233,7 @@ static struct rp_waitq waitq_table[RP_WAITQ_BUCKETS] = {
 
 struct rp_waitq *rp_waitq_of(const void *obj)
 {
-	/* Fibonacci hashing: the multiply spreads the address's middle bits to the top. */
-	uint64_t h = (uint64_t)(uintptr_t)obj * 0x9e3779b97f4a7c15ULL;
-
-	return &waitq_table[h >> (64 - RP_WAITQ_BITS)];
+	return &waitq_table[rp_address_bucket(obj, RP_WAITQ_BITS)];
 }
 
 static void waitq_lock(struct rp_waitq *wq)

@@ -63,6 +63,15 @@ struct rp_waitq {
 #define RP_WAITQ_BITS		8
 #define RP_WAITQ_BUCKETS	(1U << RP_WAITQ_BITS)
 
+/*
+ * @obj's bucket among 2^@bits, by Fibonacci hashing: the multiply spreads
+ * the address's middle bits to the top.
+ */
+static inline unsigned int rp_address_bucket(const void *obj, unsigned int bits)
+{
+	return (unsigned int)(((uint64_t)(uintptr_t)obj * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
 /* Per-uid accounting (Group 1: not read-mostly, so its own lock). */
 struct rp_user {
 	uid_t uid;			/* (c) */
@@ -444,8 +453,8 @@ struct rp_task {
 	 * release (rp_task_put).
 	 */
 	union {
-		struct cds_list_head registry;	/* (sys->registry_lock) every task struct
-						   with a reference, for teardown */
+		struct cds_list_head registry;	/* (its registry shard's lock) every task
+						   struct with a reference, for teardown */
 		struct rp_deferred rcu;		/* freed after a grace period */
 	};
 };
@@ -568,6 +577,20 @@ struct rp_count_row {
 	unsigned long proxies;
 } __attribute__((aligned(RP_CACHE_LINE)));
 
+/*
+ * The task registry, sharded by the task's address (rp_registry_shard_of),
+ * so that the forks and last puts of unrelated subtrees take the same
+ * shard's lock only when their tasks' addresses hash alike: a registry
+ * lock is no line that every fork writes.  Each lock is a leaf.
+ */
+#define RP_REGISTRY_BITS	8
+#define RP_REGISTRY_SHARDS	(1U << RP_REGISTRY_BITS)
+
+struct rp_registry_shard {
+	pthread_mutex_t lock;
+	struct cds_list_head tasks;	/* lock: their ->registry */
+} __attribute__((aligned(RP_CACHE_LINE)));
+
 struct rp_system {
 	struct rp_sync sync;		/* the table's read and update sides */
 	struct rp_pidns pidns;		/* the root pid namespace; its pidmap (a): pid
@@ -585,12 +608,14 @@ struct rp_system {
 					   what rp_is_global_init compares */
 	pthread_mutex_t users_lock;	/* the lock of (U) fields */
 	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
-	pthread_mutex_t registry_lock;	/* every task struct, for teardown */
-	struct cds_list_head registry;
+	struct rp_registry_shard *registry; /* (c) RP_REGISTRY_SHARDS lists: every
+					   task struct with a reference, for
+					   teardown (rp_registry_shard_of) */
 	struct rp_count_row *counts;	/* (c) live objects: a row per thread slot,
 					   each written by its slot's thread
 					   alone (rp_count_inc), summed on read */
 	void *counts_block;		/* (c) the allocation counts is aligned in */
+	void *registry_block;		/* (c) the allocation registry is aligned in */
 };
 
 /* 2^19 buckets: chains of at most 8 pids on average at RP_PID_MAX_LIMIT. */

@@ -154,6 +154,119 @@ Test(defer, room_within_bound)
 	rp_thread_unregister();
 }
 
+/*
+ * Reclaim batches are per thread (src/sync/sync.c, struct reclaim_row): a
+ * thread that handed objects over and then idles, registered, leaves them
+ * on its batch, where no hand-over of its own fills it.  They must still
+ * come back: at the bound, whose room they hold, and at a barrier.  Memb
+ * only: under QSBR the idle thread, online, would hold every grace period
+ * back, and going offline hands its batch over itself.
+ */
+#ifndef RP_RCU_QSBR
+#define IDLE_OBJECTS	8
+
+struct idle_updater {
+	struct rp_sync *sync;
+	struct tracked objs[IDLE_OBJECTS];
+	pthread_t tid;
+	int handed;	/* uatomic */
+	int leave;	/* uatomic */
+};
+
+static void *idle_updater_main(void *p)
+{
+	struct idle_updater *u = p;
+
+	rp_thread_register();
+	for (int i = 0; i < IDLE_OBJECTS; i++)
+		rp_defer_release(u->sync, &u->objs[i].deferred, mark_released);
+	uatomic_set(&u->handed, 1);
+	while (!uatomic_read(&u->leave))
+		usleep(1000);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* Start an updater that hands IDLE_OBJECTS over to its reclaim batch and idles. */
+static void start_idle_updater(struct idle_updater *u, struct rp_sync *sync)
+{
+	*u = (struct idle_updater){ .sync = sync };
+	rp_deferred_set_reclaim(1UL << 40);	/* never full */
+	cr_assert_eq(pthread_create(&u->tid, NULL, idle_updater_main, u), 0);
+	while (!uatomic_read(&u->handed))
+		usleep(1000);
+}
+
+static unsigned long idle_released(struct idle_updater *u)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < IDLE_OBJECTS; i++)
+		n += uatomic_read(&u->objs[i].released);
+	return n;
+}
+
+static void stop_idle_updater(struct idle_updater *u)
+{
+	uatomic_set(&u->leave, 1);
+	pthread_join(u->tid, NULL);
+	rp_deferred_set_reclaim(0);
+	rp_deferred_barrier();
+}
+
+/*
+ * The idle thread's batch fills the (lowered) bound: this thread's next
+ * hand-over waits at the bound, and its grace period must release the
+ * idle batch too, else the bound stays full for as long as that thread
+ * idles.  RP_BREAK_RECLAIM_OWN_ROW_ONLY (the wait takes its own thread's
+ * batch only) leaves the idle batch unreleased, every time: the schedule
+ * is fixed by the handshake.
+ */
+Test(defer, bound_takes_idle_batches)
+{
+	struct idle_updater idle;
+	struct tracked own = { 0 };
+	struct rp_sync sync;
+
+	rp_thread_register();
+	rp_sync_init(&sync, RP_SYNC_RCU);
+	rp_deferred_set_bound(IDLE_OBJECTS);
+	start_idle_updater(&idle, &sync);
+	cr_expect_eq(rp_deferred_backlog(), IDLE_OBJECTS);
+	rp_defer_release(&sync, &own.deferred, mark_released);
+	cr_expect_eq(rp_defer_batch.n, 1, "past the bound, kept by the thread");
+	rp_deferred_flush();		/* waits at the bound */
+	cr_expect_eq(uatomic_read(&own.released), 1);
+	cr_expect_eq(idle_released(&idle), IDLE_OBJECTS,
+		     "%lu of the idle thread's %d released at the bound", idle_released(&idle),
+		     IDLE_OBJECTS);
+	cr_expect_eq(rp_deferred_backlog(), 0);
+	stop_idle_updater(&idle);
+	rp_deferred_set_bound(0);
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+}
+
+/* A barrier releases what an idle thread's batch holds: nothing waits past it. */
+Test(defer, barrier_takes_idle_batches)
+{
+	struct idle_updater idle;
+	struct rp_sync sync;
+
+	rp_thread_register();
+	rp_sync_init(&sync, RP_SYNC_RCU);
+	start_idle_updater(&idle, &sync);
+	cr_expect_eq(idle_released(&idle), 0, "released before any grace period");
+	rp_deferred_barrier();
+	cr_expect_eq(idle_released(&idle), IDLE_OBJECTS, "%lu of %d released by the barrier",
+		     idle_released(&idle), IDLE_OBJECTS);
+	cr_expect_eq(rp_deferred_backlog(), 0);
+	stop_idle_updater(&idle);
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+}
+#endif
+
 /* The lock modes free at once: the caller's lock excluded every reader. */
 Test(defer, immediate_in_lock_modes)
 {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "debug/cache.h"
 #include "debug/shared.h"
 #include "debug/threadslot.h"
 #include "task/task.h"
@@ -193,8 +194,17 @@ Test(counters, shared_row_past_the_slots)
 
 static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_UPDATE_LOCK] = 3,	/* fork links, exit notifies, wait releases */
-	[RP_SHARED_REGISTRY_LOCK] = 2,	/* the task struct on and off it */
-	[RP_SHARED_CACHE_LOCK] = 2,	/* the process block: taken, given back */
+	/*
+	 * The task registry's lock is no line: the task goes on and off the
+	 * shard its address hashes to (src/task/task.h, struct
+	 * rp_registry_shard).  With one registry lock it was 2 a cycle.
+	 */
+	/*
+	 * None: the process block comes out of this thread's magazine and
+	 * goes back into it (src/debug/cache.h); only a full or an empty
+	 * magazine takes the depot's lock, RP_CACHE_MAG objects at a time:
+	 * cache_exchanges_max below.  With one lock per cache it was 2 a cycle.
+	 */
 	[RP_SHARED_UID_COUNT] = 2,	/* RLIMIT_NPROC's count up and down */
 	[RP_SHARED_CRED_REF] = 2,	/* the child shares its parent's credentials */
 	/*
@@ -204,12 +214,14 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_RLIMIT_REF] = 0,
 	[RP_SHARED_PID_CURSOR] = 1,	/* fork moves the pid cursor */
 	[RP_SHARED_PIDMAP] = 2,		/* the number's bit set at fork, cleared at release */
-	[RP_SHARED_RECLAIM_LOCK] = 2,	/* the reaped process's block onto it, and taken off */
 	/*
-	 * None: the backlog's room for that hand-over comes from the thread's
-	 * row and its release puts it back there, and the counts of batches
-	 * run and of reclaim batches waited for are rows too (src/sync/sync.c,
-	 * struct deferred_row).  With one shared count they were 4 a cycle.
+	 * None: the reaped process's block goes onto this thread's own
+	 * reclaim batch and is taken off it there (with one batch for every
+	 * thread, its lock 2 a cycle and 1 more at the quiescent state), the
+	 * backlog's room for that hand-over comes from the thread's row and
+	 * its release puts it back there, and the counts of batches run and
+	 * of reclaim batches waited for are rows too (src/sync/sync.c, struct
+	 * deferred_row).  With one shared count they were 4 a cycle.
 	 * Under QSBR the thread that waits for the batch's grace period
 	 * closes the count of online threads and opens it again
 	 * (reclaim_wait_begin, reclaim_wait_end): a word of coordination,
@@ -222,10 +234,12 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 #endif
 };
 
-/* And once, the quiescent state after the cycles: it takes the empty reclaim batch. */
-static const unsigned long per_quiescent[RP_SHARED_NR] = {
-	[RP_SHARED_RECLAIM_LOCK] = 1,
-};
+/*
+ * The process blocks' magazine exchanges in CYCLES cycles: one a magazine's
+ * worth of frees (a full magazine to the depot) and one a magazine's worth
+ * of allocations (an empty one loaded), the first of each maybe partial.
+ */
+static const unsigned long cache_exchanges_max = 2 * (CYCLES / RP_CACHE_MAG + 1);
 
 Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)
 {
@@ -245,9 +259,12 @@ Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)
 		unsigned long n = after[k] - before[k];
 
 		cr_log_info("%s: %lu in %d cycles", rp_debug_shared_name(k), n, CYCLES);
-		cr_expect_eq(n, per_cycle[k] * CYCLES + per_quiescent[k],
-			     "%s: %lu in %d cycles, not %lu each and %lu more", rp_debug_shared_name(k),
-			     n, CYCLES, per_cycle[k], per_quiescent[k]);
+		if (k == RP_SHARED_CACHE_LOCK)
+			cr_expect_leq(n, cache_exchanges_max, "%s: %lu in %d cycles, not at most %lu",
+				      rp_debug_shared_name(k), n, CYCLES, cache_exchanges_max);
+		else
+			cr_expect_eq(n, per_cycle[k] * CYCLES, "%s: %lu in %d cycles, not %lu each",
+				     rp_debug_shared_name(k), n, CYCLES, per_cycle[k]);
 	}
 	end_child(init, parent);
 }

@@ -5,6 +5,7 @@
  * Linux's do; exhaustion is EAGAIN; credentials follow Linux's setuid rules.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
@@ -87,6 +88,52 @@ static void free_pids(struct rp_pid **pids, int n)
 	for (int i = 0; i < n; i++)
 		rp_pid_detach(pids[i]);
 	rp_update_unlock(&sys->sync);
+}
+
+/*
+ * The task registry is sharded by task address (src/task/task.h): a task's
+ * last put unlinks it from its shard whichever thread drops it, and
+ * teardown finds every task still held in every shard.  Live children
+ * held, reaped ones held, and reaped ones whose last put is another
+ * thread's: after the teardown no object is left.
+ */
+#define REGISTRY_TASKS	300
+
+static void *put_all(void *arg)
+{
+	struct rp_task **held = arg;
+
+	rp_thread_register();
+	for (int i = 0; i < REGISTRY_TASKS; i++)
+		rp_task_put(held[i]);
+	rp_thread_unregister();
+	return NULL;
+}
+
+Test(system, teardown_finds_every_shard)
+{
+	static struct rp_task *reaped[2][REGISTRY_TASKS];
+	unsigned long live = rp_debug_live_objects();
+	pthread_t other;
+
+	start_rcu();
+	for (int i = 0; i < REGISTRY_TASKS; i++)
+		(void)fork_of(init);	/* live, its handle never put */
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < REGISTRY_TASKS; i++) {
+			pid_t pid;
+
+			reaped[k][i] = fork_of(init);
+			pid = rp_getpid(reaped[k][i]);
+			cr_assert_eq(rp_exit_group(reaped[k][i], 0), 0);
+			cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+		}
+	}
+	cr_assert_eq(pthread_create(&other, NULL, put_all, reaped[1]), 0);
+	cr_assert_eq(pthread_join(other, NULL), 0);
+	stop_system();	/* the live children and reaped[0] are still held */
+	cr_expect_eq(rp_debug_live_objects(), live, "%lu objects left, %lu before",
+		     rp_debug_live_objects(), live);
 }
 
 Test(pid, cyclic_allocation_and_lookup, .init = start_rcu, .fini = stop_system)

@@ -46,6 +46,8 @@ struct rp_pidns;
 /* Highest pid_max a system accepts (Linux's PID_MAX_LIMIT on 64-bit). */
 #define RP_PID_MAX_LIMIT	4194304
 #define RP_PID_MAX_DEFAULT	32768
+/* Lowest pid_max a namespace's sysctl accepts (Linux's PID_MAX_MIN). */
+#define RP_PID_MAX_MIN		301
 
 /*
  * Options of a new system.  Set .size to sizeof(struct rp_system_opts): a
@@ -182,6 +184,23 @@ RP_API void rp_pidns_put(struct rp_pidns *ns);
  * nor below it, EPERM without CAP_SYS_ADMIN.
  */
 RP_API int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype);
+/*
+ * /proc/sys/kernel/pid_max and ns_last_pid of the namespace @ns, as @self
+ * reads and writes them (Linux 6.14 and later: both per namespace).  A
+ * new namespace starts with pid_max RP_PID_MAX_LIMIT, whatever its
+ * parent's, and each level's numbers stay below that level's pid_max.
+ * The setters return 0 or -EINVAL (@ns neither @self's namespace nor below
+ * it, as setns; pid_max outside RP_PID_MAX_MIN..RP_PID_MAX_LIMIT;
+ * ns_last_pid outside 0..pid_max), -EACCES (pid_max: neither euid 0 nor
+ * CAP_SYS_ADMIN, the sysctl file's open) or -EPERM (ns_last_pid without
+ * CAP_SYS_ADMIN).  The next fork in @ns after ns_last_pid N is numbered
+ * N + 1 there if free.  rp_system_set_pid_max is the root's, without a
+ * caller.
+ */
+RP_API int rp_pidns_pid_max(struct rp_pidns *ns);
+RP_API int rp_pidns_set_pid_max(struct rp_task *self, struct rp_pidns *ns, int pid_max);
+RP_API int rp_pidns_last_pid(struct rp_pidns *ns);
+RP_API int rp_pidns_set_last_pid(struct rp_task *self, struct rp_pidns *ns, int last);
 
 /*
  * Ids as @self's pid namespace numbers them: a parent outside it reads

@@ -93,7 +93,8 @@ struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err)
 	if (*err)
 		return NULL;
 	ns = rp_zalloc(sizeof(*ns));
-	if (!ns || rp_pidmap_init(&ns->pidmap, uatomic_read(&parent->pidmap.max))) {
+	/* Linux 6.14 and later: a new namespace's pid_max is PID_MAX_LIMIT, not its parent's. */
+	if (!ns || rp_pidmap_init(&ns->pidmap, RP_PID_MAX_LIMIT)) {
 		rp_free(ns);
 		*err = -ENOMEM;
 		return NULL;

@@ -260,6 +260,117 @@ Test(pidns, nesting_limit)
 	}
 }
 
+/* @parent forks a child and reaps it: the child's number as @parent sees it. */
+static pid_t fork_reap(struct rp_task *parent)
+{
+	struct rp_task *c = NULL;
+	pid_t nr = rp_fork(parent, &c);
+
+	cr_assert_gt(nr, 0, "fork: %d", nr);
+	reap(parent, c, nr, 0);
+	return nr;
+}
+
+/* @self's handle of its own namespace. */
+static struct rp_pidns *own_ns(struct rp_task *self)
+{
+	struct rp_pidns *ns = NULL;
+
+	cr_assert_eq(rp_pidns_open(self, rp_getpid(self), 0, &ns), 0);
+	return ns;
+}
+
+/*
+ * A new namespace's pid_max is PID_MAX_LIMIT, not its parent's (Linux
+ * 6.18: 4194304 inside while the root's was 32768): with the root's at
+ * 400 when the namespace is made and raised after, the namespace's
+ * numbers go on past 400 without wrapping.
+ */
+Test(pidns, new_namespace_pid_max_not_inherited)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit;
+		pid_t outer;
+
+		start_with(m, 400);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		cr_assert_eq(rp_system_set_pid_max(sys, RP_PID_MAX_DEFAULT), 0);
+		for (pid_t want = 2; want <= 401; want++) {
+			pid_t nr = fork_reap(nsinit);
+
+			cr_assert_eq(nr, want, "the namespace's fork %d numbered %d", want - 1, nr);
+		}
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * pid_max and ns_last_pid per namespace, with the answers of Linux 6.18
+ * (docs/namespaces.md): each level's numbers below its own pid_max; the
+ * next fork after ns_last_pid N is N + 1; past pid_max it wraps to 300;
+ * the ranges (EINVAL) and who may write (EACCES, EPERM).
+ */
+Test(pidns, sysctl_per_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *nocap, *user;
+		struct rp_pidns *root, *ns;
+		pid_t outer, nr, unr;
+
+		start(m);
+		root = own_ns(init);
+		cr_assert_eq(rp_pidns_pid_max(root), RP_PID_MAX_DEFAULT);
+		cr_assert_eq(rp_pidns_set_pid_max(init, root, 1000), 0);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		ns = own_ns(nsinit);
+		cr_assert_eq(rp_pidns_pid_max(ns), RP_PID_MAX_LIMIT);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1);
+		/* Inside past the root's pid_max: the root's number stays below its own. */
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1500), 0);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1500);
+		nr = fork_reap(nsinit);
+		cr_assert_eq(nr, 1501);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1501);
+		cr_assert_lt(rp_pidns_last_pid(root), 1000);
+		/* The ranges: pid_max 301..PID_MAX_LIMIT, ns_last_pid 0..pid_max. */
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_MIN - 1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_LIMIT + 1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_LIMIT), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, 1000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, -1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1001), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 998), 0);
+		cr_assert_eq(fork_reap(nsinit), 999);
+		cr_assert_eq(fork_reap(nsinit), 300, "past pid_max: the wrap to 300");
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 0), 0);
+		cr_assert_eq(fork_reap(nsinit), 2, "1 is init's");
+		/* Only the caller's namespace or one below: the root's is above nsinit's. */
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, root, 5), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, root, 5000), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(init, ns, 10), 0);
+		/* uid 0 without CAP_SYS_ADMIN: pid_max yes, ns_last_pid EPERM. */
+		nocap = clone_of(nsinit, SIGCHLD, &nr);
+		cr_assert_eq(nr, 11);
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(nocap, ns, 2000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 100), -EPERM);
+		/* Neither uid 0 nor CAP_SYS_ADMIN: the pid_max file does not open. */
+		user = clone_of(nsinit, SIGCHLD, &unr);
+		cr_assert_eq(rp_setresuid(user, 1000, 1000, 1000), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(user, ns, 3000), -EACCES);
+		cr_assert_eq(rp_pidns_set_last_pid(user, ns, 100), -EPERM);
+		cr_assert_eq(rp_pidns_pid_max(ns), 2000);
+		reap(nsinit, user, unr, 0);
+		reap(nsinit, nocap, nr, 0);
+		rp_pidns_put(ns);
+		rp_pidns_put(root);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
 /* The child of the last fork_job. */
 static struct rp_task *forked;
 

@@ -116,6 +116,33 @@ RP_API void rp_task_put(struct rp_task *t);
  * its init.
  */
 RP_API pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child);
+
+/*
+ * clone3(2)'s arguments that rcuproc models, named as Linux's struct
+ * clone_args.  @set_tid: the child's pid at each level, from its own
+ * namespace outwards, for at most @set_tid_size levels (those not given
+ * take the next number in cyclic order).
+ */
+struct rp_clone_args {
+	uint64_t flags;			/* CLONE_*, no CSIGNAL bits */
+	uint64_t exit_signal;		/* the parent's signal at the child's exit */
+	const pid_t *set_tid;		/* NULL, or @set_tid_size numbers */
+	size_t set_tid_size;		/* at most 32 (RP_PIDNS_MAX_LEVEL) */
+};
+
+/*
+ * clone3(2): rp_clone with @args (@size: sizeof(struct rp_clone_args),
+ * -EINVAL if smaller, -E2BIG if larger and the bytes past it not zero).
+ * EINVAL: CSIGNAL bits in @flags, a bad @exit_signal, @set_tid_size above
+ * 32 or the child namespace's level + 1, @set_tid NULL with a size or
+ * given with none, a number below 1 or at the level's pid_max or above, or
+ * other than 1 in a namespace that has no init yet (a CLONE_NEWPID child's
+ * own level); EPERM: a number given without CAP_SYS_ADMIN; EEXIST: a
+ * number in use; ENOMEM: the namespace's init is gone (as rp_clone).
+ * set_tid does not move ns_last_pid.  docs/namespaces.md.
+ */
+RP_API pid_t rp_clone3(struct rp_task *self, const struct rp_clone_args *args, size_t size,
+		       struct rp_task **child);
 RP_API pid_t rp_fork(struct rp_task *self, struct rp_task **child);
 
 /* _exit(2) of one thread, and exit_group(2).  Return 0, or -ESRCH if @self

@@ -166,6 +166,11 @@ int rp_pidmap_claim(struct rp_pidmap *map, int nr)
 	}
 }
 
+bool rp_pidmap_used(struct rp_pidmap *map, int nr)
+{
+	return uatomic_read(word_of(map, nr)) & bit_of(nr);
+}
+
 void rp_pidmap_free(struct rp_pidmap *map, int nr)
 {
 	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word_of(map, nr)) & bit_of(nr)));

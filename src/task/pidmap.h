@@ -47,6 +47,8 @@
 #ifndef RP_TASK_PIDMAP_H
 #define RP_TASK_PIDMAP_H
 
+#include <stdbool.h>
+
 struct rp_pidmap {
 	int last;		/* (a) the cursor: a number handed out (cmpxchg) */
 	unsigned int max;	/* (a) numbers are below it */
@@ -61,6 +63,8 @@ void rp_pidmap_destroy(struct rp_pidmap *map);
 int rp_pidmap_alloc(struct rp_pidmap *map);
 /* Claim @nr itself (below RP_PID_MAX_LIMIT), the cursor unmoved: 0, or -EEXIST if in use. */
 int rp_pidmap_claim(struct rp_pidmap *map, int nr);
+/* Is @nr in use (a moment's answer)? */
+bool rp_pidmap_used(struct rp_pidmap *map, int nr);
 /* Give back @nr, once nothing can find its pid by it any more. */
 void rp_pidmap_free(struct rp_pidmap *map, int nr);
 /* Numbers below @max from now on (2 <= @max <= RP_PID_MAX_LIMIT). */

@@ -371,6 +371,119 @@ Test(pidns, sysctl_per_namespace)
 	}
 }
 
+/*
+ * clone3 with set_tid: @self's child numbered @tids (innermost first),
+ * @flags added; the child's number as @self sees it, or -errno.  A child
+ * made is reaped at once (by @self, or by @self's namespace init's parent
+ * for a CLONE_NEWPID child: @self).
+ */
+static pid_t clone3_tids(struct rp_task *self, unsigned long flags, const pid_t *tids, size_t n)
+{
+	struct rp_clone_args args = { .flags = flags, .exit_signal = SIGCHLD,
+				      .set_tid = tids, .set_tid_size = n };
+	struct rp_task *c = NULL;
+	pid_t nr = rp_clone3(self, &args, sizeof(args), &c);
+
+	if (nr > 0)
+		reap(self, c, nr, 0);
+	return nr;
+}
+
+#define TIDS(...)	(const pid_t[]){ __VA_ARGS__ }, sizeof((pid_t[]){ __VA_ARGS__ }) / sizeof(pid_t)
+
+/*
+ * set_tid: the answers of Linux 6.18 (docs/namespaces.md), in a namespace
+ * at level 1 whose pid_max is 40000 while the root's is 32768.
+ */
+Test(pidns, clone3_set_tid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *nocap, *live;
+		struct rp_pidns *ns;
+		pid_t outer, nr, lnr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		ns = own_ns(nsinit);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, 40000), 0);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(700)), 700);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1, "set_tid leaves ns_last_pid");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(1)), -EEXIST, "init is 1");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(0)), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(40000)), -EINVAL, "at pid_max");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(35000)), 35000, "past the root's pid_max");
+		/* Both levels given: the root's number is 701 too, init reads it from outside. */
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(701, 701)), 701);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(702, 702, 702)), -EINVAL, "3 levels at level 1");
+		cr_assert_eq(clone3_tids(nsinit, 0, NULL, 1), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, (const pid_t[]){ 1 }, 0), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, (const pid_t[33]){ 1 }, 33), -EINVAL);
+		/* A new namespace: its own number must be 1. */
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 703, 703)), 703);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(5)), -EINVAL);
+		cr_assert_gt(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1)), 1);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 704)), 704);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 1)), -EEXIST);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 705, 1, 9)), -EINVAL);
+		/* A number in use. */
+		live = clone_of(nsinit, SIGCHLD, &lnr);
+		cr_assert_eq(clone3_tids(nsinit, 0, &lnr, 1), -EEXIST);
+		/* Without CAP_SYS_ADMIN: EPERM, after the range's EINVAL. */
+		nocap = clone_of(nsinit, SIGCHLD, &nr);
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(710)), -EPERM);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(0)), -EINVAL);
+		reap(nsinit, nocap, nr, 0);
+		reap(nsinit, live, lnr, 0);
+		rp_pidns_put(ns);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * set_tid into a namespace without init: before its first child, only 1
+ * (EINVAL for another number); once that init is reaped, ENOMEM for any
+ * (Linux 6.18); 32 levels down, CLONE_NEWPID with set_tid is ENOSPC; the
+ * argument checks of clone3 itself.
+ */
+Test(pidns, clone3_set_tid_no_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *deep[33];
+		struct rp_clone_args args = { .exit_signal = SIGCHLD };
+		pid_t tnr, nr[33], first;
+
+		start(m);
+		t = clone_of(init, SIGCHLD, &tnr);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(5)), -EINVAL);
+		first = clone3_tids(t, 0, TIDS(1));
+		cr_assert_gt(first, 1, "the unsharer sees its init by its own number");
+		cr_assert_eq(rp_fork(t, NULL), -ENOMEM);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(7)), -ENOMEM);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(1)), -ENOMEM);
+		reap(init, t, tnr, 0);
+		deep[0] = rp_task_get(init);
+		for (int i = 1; i <= 32; i++)
+			deep[i] = clone_of(deep[i - 1], CLONE_NEWPID | SIGCHLD, &nr[i]);
+		cr_assert_eq(clone3_tids(deep[32], CLONE_NEWPID, TIDS(1)), -ENOSPC);
+		cr_assert_eq(clone3_tids(deep[32], CLONE_NEWPID, NULL, 0), -ENOSPC);
+		for (int i = 32; i >= 1; i--)
+			reap(deep[i - 1], deep[i], nr[i], 0);
+		rp_task_put(deep[0]);
+		/* clone3's own checks: the exit signal in its field only, a known size. */
+		args.flags = SIGCHLD;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args), NULL), -EINVAL);
+		args.flags = 0;
+		args.exit_signal = 65;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args), NULL), -EINVAL);
+		args.exit_signal = SIGCHLD;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args) - 1, NULL), -EINVAL);
+		finish_all_reaped();
+	}
+}
+
 /* The child of the last fork_job. */
 static struct rp_task *forked;
 

@@ -279,6 +279,27 @@ Test(ps, lists_the_table)
 	free(out);
 }
 
+/*
+ * ps --ns: the container's namespace one level down with its init, the
+ * sandbox two levels down, and each process's pid at each level.
+ */
+Test(ps, namespaces)
+{
+	char *out = run_ok("ps --ns");
+
+	cr_expect(strstr(out, "pid namespace: the root, 10 processes\n") != NULL, "%s", out);
+	cr_expect(strstr(out, "  `- level 1: init 13 outside (1 inside), 3 processes\n") != NULL,
+		  "%s", out);
+	cr_expect(strstr(out, "    `- level 2: init 16 outside (1 inside), 1 process\n") != NULL,
+		  "%s", out);
+	cr_expect(strstr(out, " NSPID            COMMAND\n") != NULL, "%s", out);
+	cr_expect(strstr(out, " 13,1             tini\n") != NULL, "%s", out);
+	cr_expect(strstr(out, " 15,3             postgres\n") != NULL, "%s", out);
+	cr_expect(strstr(out, " 16,4,1           sandbox\n") != NULL, "%s", out);
+	cr_expect(strstr(out, " 1                init\n") != NULL, "%s", out);
+	free(out);
+}
+
 /* `rcuproc @args | jq -s @filter`, the records in one array, is true. */
 static void expect_jq(const char *args, const char *filter)
 {
@@ -300,6 +321,7 @@ Test(cli, json_records_typed)
 	expect_jq("bench --quick --json --workload kill0 --mode rcu", ALL_TYPED);
 	expect_jq("demo --seconds 0.1 --mode rcu --procs 50 --no-plot --json", ALL_TYPED);
 	expect_jq("ps --procs 5 --json", ALL_TYPED);
+	expect_jq("ps --ns --json", ALL_TYPED " and any(.[]; .nspid == [16, 4, 1])");
 	expect_jq("selfcheck --check seqcount --mode rcu --seconds 0.1 --json", ALL_TYPED);
 	expect_jq("torture --seconds 0.2 --threads 2 --procs 8 --json", ALL_TYPED);
 }

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
+#include <rcuproc/snapshot.h>
 #include "../fixture/fixture.h"
 #include "../fixture/racehold.h"
 #include "../common.h"
@@ -480,6 +481,44 @@ Test(pidns, clone3_set_tid_no_init)
 		cr_assert_eq(rp_clone3(init, &args, sizeof(args), NULL), -EINVAL);
 		args.exit_signal = SIGCHLD;
 		cr_assert_eq(rp_clone3(init, &args, sizeof(args) - 1, NULL), -EINVAL);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * /proc/PID/status's NSpid: the task's numbers from the reader's namespace
+ * down to its own.  Linux 6.18, a namespace's init forked by one at level 1
+ * (18173 outside), its child: "NSpid: 18175 3 2" read from the root, "3 2"
+ * from a /proc of level 1; the level-2 init "18174 2 1" and "2 1".
+ */
+Test(pidns, proc_nspid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *l1, *l2, *c;
+		pid_t n1, n2, nc, nsp[4] = { 0 };
+
+		start(m);
+		l1 = clone_of(init, CLONE_NEWPID | SIGCHLD, &n1);
+		l2 = clone_of(l1, CLONE_NEWPID | SIGCHLD, &n2);
+		c = clone_of(l2, SIGCHLD, &nc);
+		cr_assert_eq(rp_proc_nspid(init, 1, nsp, 4), 1);
+		cr_assert_eq(nsp[0], 1);
+		cr_assert_eq(rp_proc_nspid(init, n1 + 2, nsp, 4), 3);
+		cr_assert_eq(nsp[0], n1 + 2);
+		cr_assert_eq(nsp[1], 3);
+		cr_assert_eq(nsp[2], 2);
+		cr_assert_eq(rp_proc_nspid(l1, 3, nsp, 4), 2);
+		cr_assert_eq(nsp[0], 3);
+		cr_assert_eq(nsp[1], 2);
+		cr_assert_eq(rp_proc_nspid(l1, n2, nsp, 1), 2, "cut short, the count all the same");
+		cr_assert_eq(nsp[0], n2);
+		cr_assert_eq(rp_proc_nspid(l2, 2, nsp, 4), 1);
+		cr_assert_eq(nsp[0], 2);
+		cr_assert_eq(rp_proc_nspid(l2, n1 + 2, nsp, 4), -ESRCH, "the outer number names nothing");
+		reap(l2, c, nc, 0);
+		cr_assert_eq(rp_proc_nspid(init, n1 + 2, nsp, 4), -ESRCH);
+		reap(l1, l2, n2, 0);
+		reap(init, l1, n1, 0);
 		finish_all_reaped();
 	}
 }

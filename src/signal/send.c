@@ -452,7 +452,8 @@ static int kill_pid(struct rp_task *self, pid_t nr, int sig, const siginfo_t *in
 		p = pid ? rcu_dereference(pid->task) : NULL;
 #endif
 		RP_RACE_POINT(RP_RACE_KILL_FOUND, p);
-		err = p ? group_send_rcu(self, p, sig, seen_by(self, p, info, &copy)) : -ESRCH;
+		err = p ? group_send_rcu(self, p, sig, sig ? seen_by(self, p, info, &copy) : info) :
+			  -ESRCH;
 	} while (err == -ESRCH && p && p != prev);
 	rp_read_unlock(sync);
 	return err;
@@ -465,7 +466,9 @@ int rp_kill(struct rp_task *self, pid_t pid, int sig)
 
 	if (rp_task_exited(self))
 		return -ESRCH;
-	rp_siginfo_init(&info, sig, SI_USER, rp_own_vnr(self, rp_signal_leader_pid(self->signal)),
+	/* Signal 0 delivers no siginfo: no sender's number to translate. */
+	rp_siginfo_init(&info, sig, SI_USER,
+			sig ? rp_own_vnr(self, rp_signal_leader_pid(self->signal)) : 0,
 			self->cred->uid);
 	if (pid > 0)
 		ret = kill_pid(self, pid, sig, &info);

@@ -99,6 +99,7 @@ Test(bench, targets_quick)
 	cr_expect(strstr(out, "kill(pid,0) p999 ps+forks: qrwlock/rcu") != NULL, "%s", out);
 	cr_expect(strstr(out, "lookup_storm fork p99: rcu / qrwlock") != NULL, "%s", out);
 	cr_expect(strstr(out, "deferred-free backlog") != NULL, "%s", out);
+	cr_expect(strstr(out, "kill(pid,0) level 2 / root namespace") != NULL, "%s", out);
 	cr_expect(strstr(out, " error ") == NULL, "a target could not run:\n%s", out);
 	free(out);
 }
@@ -134,6 +135,24 @@ Test(bench, environment_record)
 	free(out);
 	out = run_ok("bench --workload kill0 --mode none --threads 1 --size 50 --ops 100");
 	cr_expect(strstr(out, "debug checks ON (not for measuring)") != NULL, "%s", out);
+	free(out);
+}
+
+/*
+ * kill0_ns: the same processes looked up from the root, level 1 and level
+ * 2, the levels in turn, 32 lookups a step: 100 steps of each level.
+ */
+Test(bench, kill0_ns_levels)
+{
+	static const char *const kinds[] = { "kill0 root", "kill0 level1", "kill0 level2" };
+	char *out = run_ok("bench --workload kill0_ns --mode rcu,qrwlock --threads 1 --size 100 "
+			   "--ops 300 --json");
+	char want[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "\"kind\":\"%s\",\"ops\":3200,", kinds[i]);
+		cr_expect(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	}
 	free(out);
 }
 

@@ -250,6 +250,9 @@ Test(demo, short_run)
 		  "%s", out);
 	cr_expect(strstr(out, "Reading it: the roles share the CPUs") != NULL, "%s", out);
 	cr_expect(strstr(out, "docs/verification.md") != NULL, "%s", out);
+	/* The container role: its services numbered inside their namespace, checked. */
+	cr_expect(strstr(out, "container service") != NULL, "%s", out);
+	cr_expect(strstr(out, "container pids inside") != NULL, "%s", out);
 	free(out);
 	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
 	cr_expect_eq(system(args), 0);

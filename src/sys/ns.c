@@ -104,13 +104,21 @@ int rp_pidns_pid_max(struct rp_pidns *ns)
 	return (int)uatomic_read(&ns->pidmap.max);
 }
 
-int rp_pidns_set_pid_max(struct rp_task *self, struct rp_pidns *ns, int pid_max)
+/* May @self reach @ns's sysctls at all?  0, -ESRCH (exited) or -EINVAL (not @self's nor below). */
+static int sysctl_reachable(struct rp_task *self, struct rp_pidns *ns)
 {
 	rp_sync_quiescent();
 	if (rp_task_exited(self))
 		return -ESRCH;
-	if (!reachable(self, ns))
-		return -EINVAL;
+	return reachable(self, ns) ? 0 : -EINVAL;
+}
+
+int rp_pidns_set_pid_max(struct rp_task *self, struct rp_pidns *ns, int pid_max)
+{
+	int err = sysctl_reachable(self, ns);
+
+	if (err)
+		return err;
 	/* pid_table_root_permissions: the file is writable by root or CAP_SYS_ADMIN. */
 	if (self->cred->euid != 0 && !rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
 		return -EACCES;
@@ -128,11 +136,10 @@ int rp_pidns_last_pid(struct rp_pidns *ns)
 
 int rp_pidns_set_last_pid(struct rp_task *self, struct rp_pidns *ns, int last)
 {
-	rp_sync_quiescent();
-	if (rp_task_exited(self))
-		return -ESRCH;
-	if (!reachable(self, ns))
-		return -EINVAL;
+	int err = sysctl_reachable(self, ns);
+
+	if (err)
+		return err;
 	/* pid_ns_ctl_handler: checkpoint_restore_ns_capable, then the range 0..pid_max. */
 	if (!rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
 		return -EPERM;

@@ -307,18 +307,18 @@ Test(ps, lists_the_table)
  */
 Test(ps, namespaces)
 {
+	static const char *const lines[] = {
+		"pid namespace: the root, 10 processes\n",
+		"  `- level 1: init 13 outside (1 inside), 3 processes\n",
+		"    `- level 2: init 16 outside (1 inside), 1 process\n",
+		" NSPID            COMMAND\n", " 13,1             tini\n",
+		" 15,3             postgres\n", " 16,4,1           sandbox\n",
+		" 1                init\n",
+	};
 	char *out = run_ok("ps --ns");
 
-	cr_expect(strstr(out, "pid namespace: the root, 10 processes\n") != NULL, "%s", out);
-	cr_expect(strstr(out, "  `- level 1: init 13 outside (1 inside), 3 processes\n") != NULL,
-		  "%s", out);
-	cr_expect(strstr(out, "    `- level 2: init 16 outside (1 inside), 1 process\n") != NULL,
-		  "%s", out);
-	cr_expect(strstr(out, " NSPID            COMMAND\n") != NULL, "%s", out);
-	cr_expect(strstr(out, " 13,1             tini\n") != NULL, "%s", out);
-	cr_expect(strstr(out, " 15,3             postgres\n") != NULL, "%s", out);
-	cr_expect(strstr(out, " 16,4,1           sandbox\n") != NULL, "%s", out);
-	cr_expect(strstr(out, " 1                init\n") != NULL, "%s", out);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		cr_expect(strstr(out, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], out);
 	free(out);
 }
 

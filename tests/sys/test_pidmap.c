@@ -130,19 +130,31 @@ static void *alloc_one(void *arg)
 	return NULL;
 }
 
+/* Thread *@a runs @fn(@arg), held at RP_RACE_PID_CLAIM; this thread's own claims pass. */
+static void hold_at_claim(pthread_t *a, void *(*fn)(void *), void *arg)
+{
+	arm(RP_RACE_PID_CLAIM, NULL, true, false);
+	cr_assert_eq(pthread_create(a, NULL, fn, arg), 0);
+	cr_assert(await_reached(UINT_MAX));
+}
+
+/* Let thread @a go on, and wait for it. */
+static void release_held(pthread_t a)
+{
+	release();
+	cr_assert_eq(pthread_join(a, NULL), 0);
+	rp_debug_race_hook(NULL);
+}
+
 Test(pidmap, claim_race, .fini = map_destroy)
 {
 	pthread_t a;
 	int theirs = 0, ours;
 
 	map_init(64);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, alloc_one, &theirs);
 	ours = rp_pidmap_alloc(&map);		/* the hook lets this one pass */
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(ours, 1);
 	cr_assert_neq(theirs, ours, "number %d handed out twice", ours);
 	cr_assert_eq(theirs, 2);
@@ -165,16 +177,12 @@ Test(pidmap, stale_cursor, .fini = map_destroy)
 	int theirs = 0;
 
 	map_init(1000);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, alloc_one, &theirs);
 	for (int nr = 1; nr <= 200; nr++)	/* the hook lets these pass */
 		cr_assert_eq(rp_pidmap_alloc(&map), nr);
 	for (int nr = 1; nr <= 150; nr++)
 		rp_pidmap_free(&map, nr);
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(theirs, 201, "a stale cursor handed out %d", theirs);
 	cr_assert_eq(rp_pidmap_alloc(&map), 202, "the order goes on from A's number");
 	for (int nr = 151; nr <= 202; nr++)
@@ -232,13 +240,9 @@ Test(pidmap, exact_claim_race, .fini = map_destroy)
 
 	map_init(64);
 	rp_pidmap_set_last(&map, 5);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, claim_given, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, claim_given, &theirs);
 	cr_assert_eq(rp_pidmap_claim(&map, 6), 0);	/* the hook lets this one pass */
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(theirs, 0);
 	cr_assert_eq(rp_pidmap_alloc(&map), 7, "number 6, claimed, handed out again");
 	for (int nr = 5; nr <= 7; nr++)
@@ -259,13 +263,9 @@ Test(pidmap, last_set_race, .fini = map_destroy)
 	int theirs = 0;
 
 	map_init(64);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, alloc_one, &theirs);
 	rp_pidmap_set_last(&map, 40);
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(theirs, 41, "a write of ns_last_pid overlapped, and %d was handed out",
 		     theirs);
 	rp_pidmap_free(&map, 41);

@@ -127,7 +127,7 @@ struct rp_clone_args {
 	uint64_t flags;			/* CLONE_*, no CSIGNAL bits */
 	uint64_t exit_signal;		/* the parent's signal at the child's exit */
 	const pid_t *set_tid;		/* NULL, or @set_tid_size numbers */
-	size_t set_tid_size;		/* at most 32 (RP_PIDNS_MAX_LEVEL) */
+	size_t set_tid_size;		/* at most 32 (Linux's MAX_PID_NS_LEVEL) */
 };
 
 /*

@@ -46,6 +46,8 @@ struct rp_pidns;
 /* Highest pid_max a system accepts (Linux's PID_MAX_LIMIT on 64-bit). */
 #define RP_PID_MAX_LIMIT	4194304
 #define RP_PID_MAX_DEFAULT	32768
+/* Lowest pid_max a namespace's sysctl accepts (Linux's PID_MAX_MIN). */
+#define RP_PID_MAX_MIN		301
 
 /*
  * Options of a new system.  Set .size to sizeof(struct rp_system_opts): a
@@ -114,6 +116,33 @@ RP_API void rp_task_put(struct rp_task *t);
  * its init.
  */
 RP_API pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child);
+
+/*
+ * clone3(2)'s arguments that rcuproc models, named as Linux's struct
+ * clone_args.  @set_tid: the child's pid at each level, from its own
+ * namespace outwards, for at most @set_tid_size levels (those not given
+ * take the next number in cyclic order).
+ */
+struct rp_clone_args {
+	uint64_t flags;			/* CLONE_*, no CSIGNAL bits */
+	uint64_t exit_signal;		/* the parent's signal at the child's exit */
+	const pid_t *set_tid;		/* NULL, or @set_tid_size numbers */
+	size_t set_tid_size;		/* at most 32 (Linux's MAX_PID_NS_LEVEL) */
+};
+
+/*
+ * clone3(2): rp_clone with @args (@size: sizeof(struct rp_clone_args),
+ * -EINVAL if smaller, -E2BIG if larger and the bytes past it not zero).
+ * EINVAL: CSIGNAL bits in @flags, a bad @exit_signal, @set_tid_size above
+ * 32 or the child namespace's level + 1, @set_tid NULL with a size or
+ * given with none, a number below 1 or at the level's pid_max or above, or
+ * other than 1 in a namespace that has no init yet (a CLONE_NEWPID child's
+ * own level); EPERM: a number given without CAP_SYS_ADMIN; EEXIST: a
+ * number in use; ENOMEM: the namespace's init is gone (as rp_clone).
+ * set_tid does not move ns_last_pid.  docs/namespaces.md.
+ */
+RP_API pid_t rp_clone3(struct rp_task *self, const struct rp_clone_args *args, size_t size,
+		       struct rp_task **child);
 RP_API pid_t rp_fork(struct rp_task *self, struct rp_task **child);
 
 /* _exit(2) of one thread, and exit_group(2).  Return 0, or -ESRCH if @self
@@ -182,6 +211,23 @@ RP_API void rp_pidns_put(struct rp_pidns *ns);
  * nor below it, EPERM without CAP_SYS_ADMIN.
  */
 RP_API int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype);
+/*
+ * /proc/sys/kernel/pid_max and ns_last_pid of the namespace @ns, as @self
+ * reads and writes them (Linux 6.14 and later: both per namespace).  A
+ * new namespace starts with pid_max RP_PID_MAX_LIMIT, whatever its
+ * parent's, and each level's numbers stay below that level's pid_max.
+ * The setters return 0 or -EINVAL (@ns neither @self's namespace nor below
+ * it, as setns; pid_max outside RP_PID_MAX_MIN..RP_PID_MAX_LIMIT;
+ * ns_last_pid outside 0..pid_max), -EACCES (pid_max: neither euid 0 nor
+ * CAP_SYS_ADMIN, the sysctl file's open) or -EPERM (ns_last_pid without
+ * CAP_SYS_ADMIN).  The next fork in @ns after ns_last_pid N is numbered
+ * N + 1 there if free.  rp_system_set_pid_max is the root's, without a
+ * caller.
+ */
+RP_API int rp_pidns_pid_max(struct rp_pidns *ns);
+RP_API int rp_pidns_set_pid_max(struct rp_task *self, struct rp_pidns *ns, int pid_max);
+RP_API int rp_pidns_last_pid(struct rp_pidns *ns);
+RP_API int rp_pidns_set_last_pid(struct rp_task *self, struct rp_pidns *ns, int last);
 
 /*
  * Ids as @self's pid namespace numbers them: a parent outside it reads

@@ -39,6 +39,15 @@ struct rp_ps_entry {
  */
 RP_API long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max);
 
+/*
+ * /proc/PID/status's NSpid: the numbers of the task @pid (as @self numbers
+ * it) in @self's pid namespace and in each below it down to the task's own,
+ * into @out (at most @max, @self's namespace's number first).  Returns how
+ * many levels that is, or -ESRCH (no such task in @self's namespace, or
+ * @self has exited).
+ */
+RP_API int rp_proc_nspid(struct rp_task *self, pid_t pid, pid_t *out, size_t max);
+
 /* ps's STAT column: the state, then s (session leader), < or N (nice),
  * l (multi-threaded), written to @buf (at least 6 bytes). */
 RP_API void rp_ps_stat(const struct rp_ps_entry *e, char *buf);

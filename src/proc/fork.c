@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * clone(2) and fork(2), as Linux's copy_process.  The child is built off
- * line (credentials, tables, mask, name), then linked under the update lock
- * and the caller's siglock: every field a reader looks at is set before the
- * list insertion that publishes the child (Group 2), and the check for a
- * dying caller is made under the same siglock as the thread-list insertion,
- * so a group exit either sees the new thread (and kills it) or makes the
- * fork fail.
+ * clone(2), clone3(2) and fork(2), as Linux's kernel_clone and copy_process
+ * (v6.18; clone3's set_tid as copy_clone_args_from_user and alloc_pid).
+ * The child is built off line (credentials, tables, mask, name), then
+ * linked under the update lock and the caller's siglock: every field a
+ * reader looks at is set before the list insertion that publishes the
+ * child (Group 2), and the check for a dying caller is made under the same
+ * siglock as the thread-list insertion, so a group exit either sees the
+ * new thread (and kills it) or makes the fork fail.
  *
  * Group 5's ordering (docs/pgrp.md): a new process is linked right behind
  * its parent on the member lists and on sys->tasks, under the parent's
@@ -277,13 +278,14 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
  * (task/pidmap.h), and the lock is held for the links alone.
  */
 static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			struct rp_pidns *ns, struct rp_fork_record *rec)
+			struct rp_pidns *ns, const struct rp_set_tid *st,
+			struct rp_fork_record *rec)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_pid_levels *lv;
 	int err = 0;
 
-	p->pid = rp_pid_alloc_for(p, ns, &lv, &err);
+	p->pid = rp_pid_alloc_for(p, ns, st, &lv, &err);
 	if (!p->pid) {
 		cancel_record(self, rec);
 		return err;
@@ -333,9 +335,12 @@ static void free_unlinked(struct rp_task *p, bool charged)
 	rp_sync_quiescent();		/* the failed fork returns: after its frees (docs/sync.md) */
 }
 
-/* Linux's copy_process, the child going into @ns: its tid as @self sees it, or -errno. */
+/*
+ * Linux's copy_process, the child going into @ns, numbered as @st says
+ * (clone3's set_tid, or NULL): its tid as @self sees it, or -errno.
+ */
 static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_pidns *ns,
-			  struct rp_task **child)
+			  const struct rp_set_tid *st, struct rp_task **child)
 {
 	struct rp_fork_record record, *rec = (flags & CLONE_THREAD) ? NULL : &record;
 	struct rp_task *p;
@@ -370,7 +375,7 @@ static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_p
 	if (!(flags & CLONE_THREAD))
 		p->signal->tty = CMM_LOAD_SHARED(self->signal->tty);
 #endif
-	err = attach_child(self, p, flags, ns, rec);
+	err = attach_child(self, p, flags, ns, st, rec);
 	if (err) {
 		free_unlinked(p, true);
 		return err;
@@ -383,8 +388,11 @@ static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_p
 	return tid;
 }
 
-pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
+/* clone and clone3 (kernel_clone): @tids and @ntids are set_tid's, NULL and 0 for none. */
+static pid_t clone_with(struct rp_task *self, unsigned long flags, const pid_t *tids,
+			size_t ntids, struct rp_task **child)
 {
+	struct rp_set_tid st = { tids, ntids, false };
 	struct rp_pidns *ns;
 	pid_t tid = check_flags(self, flags);
 	int err;
@@ -396,10 +404,48 @@ pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child
 	ns = child_ns(self, flags, &err);
 	if (!ns)
 		return err;
-	tid = copy_process(self, flags, ns, child);
+	/* alloc_pid: no more numbers than the child has levels. */
+	if (ntids > ns->level + 1) {
+		rp_pidns_put(ns);
+		return -EINVAL;
+	}
+	st.capable = rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN);
+	tid = copy_process(self, flags, ns, ntids ? &st : NULL, child);
 	rp_pidns_put(ns);
 	rp_sync_quiescent();
 	return tid;
+}
+
+pid_t rp_clone(struct rp_task *self, unsigned long flags, struct rp_task **child)
+{
+	return clone_with(self, flags, NULL, 0, child);
+}
+
+/* Are the bytes of @args past the fields known here zero (copy_struct_from_user)? */
+static bool tail_zero(const struct rp_clone_args *args, size_t size)
+{
+	const unsigned char *tail = (const unsigned char *)args;
+
+	for (size_t i = sizeof(*args); i < size; i++)
+		if (tail[i])
+			return false;
+	return true;
+}
+
+pid_t rp_clone3(struct rp_task *self, const struct rp_clone_args *args, size_t size,
+		struct rp_task **child)
+{
+	/* copy_clone_args_from_user and clone3_args_valid. */
+	if (size < sizeof(*args))
+		return -EINVAL;
+	if (!tail_zero(args, size))
+		return -E2BIG;
+	if (args->set_tid_size > RP_PIDNS_MAX_LEVEL || (!args->set_tid) != (!args->set_tid_size))
+		return -EINVAL;
+	if ((args->flags & CSIGNAL) || args->exit_signal >= RP_NSIG)
+		return -EINVAL;
+	return clone_with(self, (unsigned long)(args->flags | args->exit_signal), args->set_tid,
+			  args->set_tid_size, child);
 }
 
 pid_t rp_fork(struct rp_task *self, struct rp_task **child)

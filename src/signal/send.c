@@ -489,7 +489,9 @@ int rp_kill(struct rp_task *self, pid_t pid, int sig)
 
 	if (rp_task_exited(self))
 		return -ESRCH;
-	rp_siginfo_init(&info, sig, SI_USER, rp_own_vnr(self, rp_signal_leader_pid(self->signal)),
+	/* Signal 0 delivers no siginfo: no sender's number to translate. */
+	rp_siginfo_init(&info, sig, SI_USER,
+			sig ? rp_own_vnr(self, rp_signal_leader_pid(self->signal)) : 0,
 			self->cred->uid);
 	if (pid > 0)
 		ret = kill_pid(self, pid, sig, &info);

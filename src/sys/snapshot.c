@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rp_ps_snapshot: one walk of the process list under the read side. */
+/*
+ * rp_ps_snapshot: one walk of the process list under the read side; and
+ * rp_proc_nspid, the NSpid line of Linux's proc_pid_status
+ * (fs/proc/array.c, v6.18).
+ */
 #include <errno.h>
 #include <string.h>
 #include <rcuproc/snapshot.h>
@@ -58,6 +62,33 @@ long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max)
 	rp_read_unlock(sync);
 	rp_sync_quiescent();
 	return seen;
+}
+
+int rp_proc_nspid(struct rp_task *self, pid_t pid, pid_t *out, size_t max)
+{
+	struct rp_pidns *own, *ns, *at;
+	struct rp_task *t;
+	int levels = -ESRCH;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(&self->sys->sync);
+	own = rp_task_pidns(self);
+	t = pid > 0 ? rp_find_task_vnr_rcu(self, pid) : NULL;
+	ns = t ? rp_pid_ns(t->pid) : NULL;	/* NULL: released meanwhile */
+	if (ns) {
+		levels = (int)(ns->level - own->level) + 1;
+		/* From the task's namespace up to @self's, which is above it or it. */
+		for (at = ns; at; at = at == own ? NULL : at->parent) {
+			size_t i = at->level - own->level;
+
+			if (i < max)
+				out[i] = rp_pid_nr_ns(t->pid, at);
+		}
+	}
+	rp_read_unlock(&self->sys->sync);
+	rp_sync_quiescent();
+	return levels;
 }
 
 void rp_ps_stat(const struct rp_ps_entry *e, char *buf)

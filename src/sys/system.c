@@ -31,7 +31,7 @@ static int create_init(struct rp_system *sys)
 		t->sighand = rp_process_sighand(proc);
 		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
 		if (t->cred)
-			t->pid = rp_pid_alloc_for(t, &sys->pidns, &lv, &err);
+			t->pid = rp_pid_alloc_for(t, &sys->pidns, NULL, &lv, &err);
 		if (t->pid)
 			rp_pid_publish(t->pid, lv);
 	}

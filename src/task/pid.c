@@ -31,20 +31,22 @@ struct rp_system *rp_pid_sys(struct rp_pid *pid)
  * Give @pid (zeroed) its numbers in @ns and every namespace above it: the
  * levels below the root first (their record in *@lv, NULL in the root
  * namespace), the root's last, so a failure gives back what was taken.
- * 0, -EAGAIN (a level is full) or -ENOMEM.
+ * @st: clone3's set_tid, or NULL.  0, -EAGAIN (a level is full), -ENOMEM,
+ * or set_tid's errors (rp_pidns_take_nr).
  */
-static int pid_number(struct rp_pidns *ns, struct rp_pid *pid, struct rp_pid_levels **lv)
+static int pid_number(struct rp_pidns *ns, const struct rp_set_tid *st, struct rp_pid *pid,
+		      struct rp_pid_levels **lv)
 {
 	int err = 0, nr;
 
 	*lv = NULL;
-	if (ns->level && !(*lv = rp_pid_levels_alloc(ns, &err)))
+	if (ns->level && !(*lv = rp_pid_levels_alloc(ns, st, &err)))
 		return err;
-	nr = rp_pidmap_alloc(&ns->sys->pidns.pidmap);
+	nr = rp_pidns_take_nr(&ns->sys->pidns, ns->level, st);
 	if (nr < 0) {
 		if (*lv)
 			rp_pid_levels_free_unpublished(*lv);
-		return -EAGAIN;
+		return nr;
 	}
 	pid->nr = nr;
 	pid->nested = *lv != NULL;
@@ -54,7 +56,8 @@ static int pid_number(struct rp_pidns *ns, struct rp_pid *pid, struct rp_pid_lev
 }
 
 /* A thread's tid, in a struct of its own. */
-static struct rp_pid *tid_alloc(struct rp_pidns *ns, struct rp_pid_levels **lv, int *err)
+static struct rp_pid *tid_alloc(struct rp_pidns *ns, const struct rp_set_tid *st,
+				struct rp_pid_levels **lv, int *err)
 {
 	struct rp_tid *tid = rp_cache_zalloc(&tid_cache);
 
@@ -63,7 +66,7 @@ static struct rp_pid *tid_alloc(struct rp_pidns *ns, struct rp_pid_levels **lv, 
 		return NULL;
 	}
 	tid->sys = ns->sys;
-	*err = pid_number(ns, &tid->pid, lv);
+	*err = pid_number(ns, st, &tid->pid, lv);
 	if (*err) {
 		rp_cache_free(&tid_cache, tid);
 		return NULL;
@@ -77,22 +80,22 @@ struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err)
 	struct rp_pid *pid;
 
 	rp_assert_update_held(&sys->sync);
-	pid = tid_alloc(&sys->pidns, &lv, err);
+	pid = tid_alloc(&sys->pidns, NULL, &lv, err);
 	if (pid)
 		rp_pid_publish(pid, lv);
 	return pid;
 }
 
 struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
-				struct rp_pid_levels **lv, int *err)
+				const struct rp_set_tid *st, struct rp_pid_levels **lv, int *err)
 {
 	struct rp_process *proc;
 
 	if (!rp_task_in_process(t))
-		return tid_alloc(ns, lv, err);
+		return tid_alloc(ns, st, lv, err);
 	proc = rp_process_of(t->signal);
 	proc->pid.in_process = true;
-	*err = pid_number(ns, &proc->pid, lv);
+	*err = pid_number(ns, st, &proc->pid, lv);
 	if (*err)
 		return NULL;
 	/*

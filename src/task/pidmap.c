@@ -150,6 +150,27 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 	}
 }
 
+int rp_pidmap_claim(struct rp_pidmap *map, int nr)
+{
+	unsigned long *word = word_of(map, nr);
+
+	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT);
+	for (;;) {
+		unsigned long seen = uatomic_read(word);
+
+		if (seen & bit_of(nr))
+			return -EEXIST;
+		if (claim(word, seen, bit_of(nr)))
+			return 0;
+		/* Another bit of the word changed: look again. */
+	}
+}
+
+bool rp_pidmap_used(struct rp_pidmap *map, int nr)
+{
+	return uatomic_read(word_of(map, nr)) & bit_of(nr);
+}
+
 void rp_pidmap_free(struct rp_pidmap *map, int nr)
 {
 	RP_BUG_ON(nr <= 0 || nr >= RP_PID_MAX_LIMIT || !(uatomic_read(word_of(map, nr)) & bit_of(nr)));
@@ -163,4 +184,16 @@ void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max)
 	RP_BUG_ON(max < 2 || max > RP_PID_MAX_LIMIT);
 	/* The cursor stays: the next allocation wraps (rp_pidmap_alloc). */
 	uatomic_set(&map->max, max);
+}
+
+int rp_pidmap_last(struct rp_pidmap *map)
+{
+	return uatomic_read(&map->last);
+}
+
+void rp_pidmap_set_last(struct rp_pidmap *map, int last)
+{
+	RP_BUG_ON(last < 0 || last > RP_PID_MAX_LIMIT);
+	/* An allocation that read the old cursor fails its cmpxchg and searches again. */
+	uatomic_set(&map->last, last);
 }

@@ -34,11 +34,20 @@
  * pid_max once as well).  The bitmap covers RP_PID_MAX_LIMIT numbers, so
  * any value read is in bounds.
  *
+ * ns_last_pid.  rp_pidmap_set_last moves the cursor to any number below
+ * pid_max, handed out or not (Linux's idr_set_cursor from the sysctl): an
+ * allocation that read the cursor before fails its compare-and-swap and
+ * searches again from the new one.  rp_pidmap_claim takes one given number
+ * (clone3's set_tid) by the same compare-and-swap as the search, and
+ * leaves the cursor where it is, as Linux's idr_alloc does.
+ *
  * The allocator (the scan, the claim, the cursor) is this project's own:
  * liburcu has atomics but no bitmap allocator.
  */
 #ifndef RP_TASK_PIDMAP_H
 #define RP_TASK_PIDMAP_H
+
+#include <stdbool.h>
 
 struct rp_pidmap {
 	int last;		/* (a) the cursor: a number handed out (cmpxchg) */
@@ -52,9 +61,16 @@ int rp_pidmap_init(struct rp_pidmap *map, unsigned int max);
 void rp_pidmap_destroy(struct rp_pidmap *map);
 /* Claim the next free number in cyclic order: the number, or -EAGAIN. */
 int rp_pidmap_alloc(struct rp_pidmap *map);
+/* Claim @nr itself (below RP_PID_MAX_LIMIT), the cursor unmoved: 0, or -EEXIST if in use. */
+int rp_pidmap_claim(struct rp_pidmap *map, int nr);
+/* Is @nr in use (a moment's answer)? */
+bool rp_pidmap_used(struct rp_pidmap *map, int nr);
 /* Give back @nr, once nothing can find its pid by it any more. */
 void rp_pidmap_free(struct rp_pidmap *map, int nr);
 /* Numbers below @max from now on (2 <= @max <= RP_PID_MAX_LIMIT). */
 void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max);
+/* The cursor (Linux's ns_last_pid), and set it (0 <= @last <= RP_PID_MAX_LIMIT). */
+int rp_pidmap_last(struct rp_pidmap *map);
+void rp_pidmap_set_last(struct rp_pidmap *map, int last);
 
 #endif /* RP_TASK_PIDMAP_H */

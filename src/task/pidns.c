@@ -93,7 +93,8 @@ struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err)
 	if (*err)
 		return NULL;
 	ns = rp_zalloc(sizeof(*ns));
-	if (!ns || rp_pidmap_init(&ns->pidmap, uatomic_read(&parent->pidmap.max))) {
+	/* Linux 6.14 and later: a new namespace's pid_max is PID_MAX_LIMIT, not its parent's. */
+	if (!ns || rp_pidmap_init(&ns->pidmap, RP_PID_MAX_LIMIT)) {
 		rp_free(ns);
 		*err = -ENOMEM;
 		return NULL;
@@ -253,7 +254,37 @@ static void give_back(struct rp_pid_levels *lv, unsigned int from)
 		rp_pidmap_free(&lv->up[i].ns->pidmap, lv->up[i].nr);
 }
 
-struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err)
+/*
+ * Has @ns had an init (Linux's child_reaper, set by its first fork and
+ * kept after it)?  Its number 1 is taken, or it is dying.
+ */
+static bool had_init(struct rp_pidns *ns)
+{
+	return !ns->level || rp_pidmap_used(&ns->pidmap, 1) || CMM_LOAD_SHARED(ns->dying);
+}
+
+int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st)
+{
+	unsigned int at = child_level - ns->level;	/* set_tid's index of this level */
+	pid_t want;
+
+	if (!st || at >= st->size)
+		return rp_pidmap_alloc(&ns->pidmap);
+	want = st->tid[at];
+	if (want < 1 || want >= (pid_t)uatomic_read(&ns->pidmap.max))
+		return -EINVAL;
+	/* alloc_pid: a number other than 1 only where there is an init. */
+	if (want != 1 && !had_init(ns))
+		return -EINVAL;
+	if (!st->capable)
+		return -EPERM;
+	if (rp_pidmap_claim(&ns->pidmap, want))
+		return -EEXIST;		/* idr_alloc's ENOSPC: in use */
+	return want;
+}
+
+struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, const struct rp_set_tid *st,
+					  int *err)
 {
 	struct rp_pid_levels *lv = rp_zalloc(sizeof(*lv) + ns->level * sizeof(lv->up[0]));
 	struct rp_pidns *at = ns;
@@ -270,12 +301,12 @@ struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err)
 	 * back the fewest numbers.
 	 */
 	for (unsigned int i = ns->level; i > 0; i--, at = at->parent) {
-		int nr = rp_pidmap_alloc(&at->pidmap);
+		int nr = rp_pidns_take_nr(at, ns->level, st);
 
 		if (nr < 0) {
 			give_back(lv, i);
 			rp_free(lv);
-			*err = -EAGAIN;
+			*err = nr;
 			return NULL;
 		}
 		lv->up[i - 1].ns = at;

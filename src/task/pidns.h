@@ -20,6 +20,7 @@
 #define RP_TASK_PIDNS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <urcu/hlist.h>
 #include "pidmap.h"
 #include "../sync/sync.h"
@@ -159,11 +160,31 @@ bool rp_pidns_within(const struct rp_pidns *ns, const struct rp_pidns *anc);
 struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr);
 
 /*
- * The numbers of a pid of namespace @ns below the root, taken from each
- * level's map, the deepest first; NULL with -EAGAIN (a level is full) or
- * -ENOMEM in *@err, every number taken given back.  Not yet found.
+ * clone3's set_tid as the allocation reads it: the number wanted at each
+ * level from the child's namespace outwards (tid[0] at its own level), for
+ * the first @size levels.
  */
-struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, int *err);
+struct rp_set_tid {
+	const pid_t *tid;
+	size_t size;			/* at most the namespace's level + 1 */
+	bool capable;			/* the caller has CAP_SYS_ADMIN */
+};
+
+/*
+ * One number of a pid in @ns: the next in cyclic order, or with @st the
+ * one it wants at @ns's level if it gives one (alloc_pid's checks: EINVAL
+ * out of range or other than 1 before an init, EPERM, EEXIST).  The
+ * number, or -errno (-EAGAIN: @ns is full).
+ */
+int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st);
+/*
+ * The numbers of a pid of namespace @ns below the root, taken from each
+ * level's map, the deepest first (@st: set_tid, or NULL); NULL with the
+ * error in *@err (rp_pidns_take_nr's, or -ENOMEM), every number taken
+ * given back.  Not yet found.
+ */
+struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, const struct rp_set_tid *st,
+					  int *err);
 /* Give back the numbers of @lv, never published, and free it. */
 void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv);
 /* Found by pid and by number (update lock), once @pid is the record's. */

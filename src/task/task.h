@@ -886,14 +886,15 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 /* ---- pids (pid.c) ---- */
 
 /*
- * A pid numbered for @t in namespace @ns and each above it, not yet
- * published, with no lock (pidmap.h): its block's pid if it is its
- * block's task, else a tid of its own, and in *@lv the record of its
- * numbers below the root (NULL in the root namespace); NULL (EAGAIN/ENOMEM
- * in *err).  rp_pid_publish makes it found by number.
+ * A pid numbered for @t in namespace @ns and each above it (@st: clone3's
+ * set_tid, or NULL), not yet published, with no lock (pidmap.h): its
+ * block's pid if it is its block's task, else a tid of its own, and in
+ * *@lv the record of its numbers below the root (NULL in the root
+ * namespace); NULL (EAGAIN/ENOMEM, or set_tid's EINVAL/EPERM/EEXIST, in
+ * *err).  rp_pid_publish makes it found by number.
  */
 struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
-				struct rp_pid_levels **lv, int *err);
+				const struct rp_set_tid *st, struct rp_pid_levels **lv, int *err);
 /*
  * Into the pid hash, and with @lv (rp_pid_alloc_for's) into the nested
  * tables (update lock); rp_pid_detach's last takes it out.

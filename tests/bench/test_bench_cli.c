@@ -99,6 +99,7 @@ Test(bench, targets_quick)
 	cr_expect(strstr(out, "kill(pid,0) p999 ps+forks: qrwlock/rcu") != NULL, "%s", out);
 	cr_expect(strstr(out, "lookup_storm fork p99: rcu / qrwlock") != NULL, "%s", out);
 	cr_expect(strstr(out, "deferred-free backlog") != NULL, "%s", out);
+	cr_expect(strstr(out, "kill(pid,0) level 2 / root namespace") != NULL, "%s", out);
 	cr_expect(strstr(out, " error ") == NULL, "a target could not run:\n%s", out);
 	free(out);
 }
@@ -134,6 +135,24 @@ Test(bench, environment_record)
 	free(out);
 	out = run_ok("bench --workload kill0 --mode none --threads 1 --size 50 --ops 100");
 	cr_expect(strstr(out, "debug checks ON (not for measuring)") != NULL, "%s", out);
+	free(out);
+}
+
+/*
+ * kill0_ns: the same processes looked up from the root, level 1 and level
+ * 2, the levels in turn, 32 lookups a step: 100 steps of each level.
+ */
+Test(bench, kill0_ns_levels)
+{
+	static const char *const kinds[] = { "kill0 root", "kill0 level1", "kill0 level2" };
+	char *out = run_ok("bench --workload kill0_ns --mode rcu,qrwlock --threads 1 --size 100 "
+			   "--ops 300 --json");
+	char want[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "\"kind\":\"%s\",\"ops\":3200,", kinds[i]);
+		cr_expect(strstr(out, want) != NULL, "no %s in:\n%s", want, out);
+	}
 	free(out);
 }
 
@@ -231,6 +250,9 @@ Test(demo, short_run)
 		  "%s", out);
 	cr_expect(strstr(out, "Reading it: the roles share the CPUs") != NULL, "%s", out);
 	cr_expect(strstr(out, "docs/verification.md") != NULL, "%s", out);
+	/* The container role: its services numbered inside their namespace, checked. */
+	cr_expect(strstr(out, "container service") != NULL, "%s", out);
+	cr_expect(strstr(out, "container pids inside") != NULL, "%s", out);
 	free(out);
 	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
 	cr_expect_eq(system(args), 0);
@@ -279,6 +301,27 @@ Test(ps, lists_the_table)
 	free(out);
 }
 
+/*
+ * ps --ns: the container's namespace one level down with its init, the
+ * sandbox two levels down, and each process's pid at each level.
+ */
+Test(ps, namespaces)
+{
+	static const char *const lines[] = {
+		"pid namespace: the root, 10 processes\n",
+		"  `- level 1: init 13 outside (1 inside), 3 processes\n",
+		"    `- level 2: init 16 outside (1 inside), 1 process\n",
+		" NSPID            COMMAND\n", " 13,1             tini\n",
+		" 15,3             postgres\n", " 16,4,1           sandbox\n",
+		" 1                init\n",
+	};
+	char *out = run_ok("ps --ns");
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		cr_expect(strstr(out, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], out);
+	free(out);
+}
+
 /* `rcuproc @args | jq -s @filter`, the records in one array, is true. */
 static void expect_jq(const char *args, const char *filter)
 {
@@ -300,6 +343,7 @@ Test(cli, json_records_typed)
 	expect_jq("bench --quick --json --workload kill0 --mode rcu", ALL_TYPED);
 	expect_jq("demo --seconds 0.1 --mode rcu --procs 50 --no-plot --json", ALL_TYPED);
 	expect_jq("ps --procs 5 --json", ALL_TYPED);
+	expect_jq("ps --ns --json", ALL_TYPED " and any(.[]; .nspid == [16, 4, 1])");
 	expect_jq("selfcheck --check seqcount --mode rcu --seconds 0.1 --json", ALL_TYPED);
 	expect_jq("torture --seconds 0.2 --threads 2 --procs 8 --json", ALL_TYPED);
 }

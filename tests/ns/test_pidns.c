@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
+#include <rcuproc/snapshot.h>
 #include "../fixture/fixture.h"
 #include "../fixture/racehold.h"
 #include "../common.h"
@@ -283,6 +284,268 @@ Test(pidns, nesting_limit)
 		for (int i = 32; i >= 1; i--)
 			reap(level[i - 1], level[i], nr[i], 0);
 		rp_task_put(level[0]);
+		finish_all_reaped();
+	}
+}
+
+/* @parent forks a child and reaps it: the child's number as @parent sees it. */
+static pid_t fork_reap(struct rp_task *parent)
+{
+	struct rp_task *c = NULL;
+	pid_t nr = rp_fork(parent, &c);
+
+	cr_assert_gt(nr, 0, "fork: %d", nr);
+	reap(parent, c, nr, 0);
+	return nr;
+}
+
+/* @self's handle of its own namespace. */
+static struct rp_pidns *own_ns(struct rp_task *self)
+{
+	struct rp_pidns *ns = NULL;
+
+	cr_assert_eq(rp_pidns_open(self, rp_getpid(self), 0, &ns), 0);
+	return ns;
+}
+
+/*
+ * A new namespace's pid_max is PID_MAX_LIMIT, not its parent's (Linux
+ * 6.18: 4194304 inside while the root's was 32768): with the root's at
+ * 400 when the namespace is made and raised after, the namespace's
+ * numbers go on past 400 without wrapping.
+ */
+Test(pidns, new_namespace_pid_max_not_inherited)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit;
+		pid_t outer;
+
+		start_with(m, 400);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		cr_assert_eq(rp_system_set_pid_max(sys, RP_PID_MAX_DEFAULT), 0);
+		for (pid_t want = 2; want <= 401; want++) {
+			pid_t nr = fork_reap(nsinit);
+
+			cr_assert_eq(nr, want, "the namespace's fork %d numbered %d", want - 1, nr);
+		}
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * pid_max and ns_last_pid per namespace, with the answers of Linux 6.18
+ * (docs/namespaces.md): each level's numbers below its own pid_max; the
+ * next fork after ns_last_pid N is N + 1; past pid_max it wraps to 300;
+ * the ranges (EINVAL) and who may write (EACCES, EPERM).
+ */
+Test(pidns, sysctl_per_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *nocap, *user;
+		struct rp_pidns *root, *ns;
+		pid_t outer, nr, unr;
+
+		start(m);
+		root = own_ns(init);
+		cr_assert_eq(rp_pidns_pid_max(root), RP_PID_MAX_DEFAULT);
+		cr_assert_eq(rp_pidns_set_pid_max(init, root, 1000), 0);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		ns = own_ns(nsinit);
+		cr_assert_eq(rp_pidns_pid_max(ns), RP_PID_MAX_LIMIT);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1);
+		/* Inside past the root's pid_max: the root's number stays below its own. */
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1500), 0);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1500);
+		nr = fork_reap(nsinit);
+		cr_assert_eq(nr, 1501);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1501);
+		cr_assert_lt(rp_pidns_last_pid(root), 1000);
+		/* The ranges: pid_max 301..PID_MAX_LIMIT, ns_last_pid 0..pid_max. */
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_MIN - 1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_LIMIT + 1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, RP_PID_MAX_LIMIT), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, 1000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, -1), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1001), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 1000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 998), 0);
+		cr_assert_eq(fork_reap(nsinit), 999);
+		cr_assert_eq(fork_reap(nsinit), 300, "past pid_max: the wrap to 300");
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, ns, 0), 0);
+		cr_assert_eq(fork_reap(nsinit), 2, "1 is init's");
+		/* Only the caller's namespace or one below: the root's is above nsinit's. */
+		cr_assert_eq(rp_pidns_set_last_pid(nsinit, root, 5), -EINVAL);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, root, 5000), -EINVAL);
+		cr_assert_eq(rp_pidns_set_last_pid(init, ns, 10), 0);
+		/* uid 0 without CAP_SYS_ADMIN: pid_max yes, ns_last_pid EPERM. */
+		nocap = clone_of(nsinit, SIGCHLD, &nr);
+		cr_assert_eq(nr, 11);
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(nocap, ns, 2000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 100), -EPERM);
+		/* Neither uid 0 nor CAP_SYS_ADMIN: the pid_max file does not open. */
+		user = clone_of(nsinit, SIGCHLD, &unr);
+		cr_assert_eq(rp_setresuid(user, 1000, 1000, 1000), 0);
+		cr_assert_eq(rp_pidns_set_pid_max(user, ns, 3000), -EACCES);
+		cr_assert_eq(rp_pidns_set_last_pid(user, ns, 100), -EPERM);
+		cr_assert_eq(rp_pidns_pid_max(ns), 2000);
+		reap(nsinit, user, unr, 0);
+		reap(nsinit, nocap, nr, 0);
+		rp_pidns_put(ns);
+		rp_pidns_put(root);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * clone3 with set_tid: @self's child numbered @tids (innermost first),
+ * @flags added; the child's number as @self sees it, or -errno.  A child
+ * made is reaped at once (by @self, or by @self's namespace init's parent
+ * for a CLONE_NEWPID child: @self).
+ */
+static pid_t clone3_tids(struct rp_task *self, unsigned long flags, const pid_t *tids, size_t n)
+{
+	struct rp_clone_args args = { .flags = flags, .exit_signal = SIGCHLD,
+				      .set_tid = tids, .set_tid_size = n };
+	struct rp_task *c = NULL;
+	pid_t nr = rp_clone3(self, &args, sizeof(args), &c);
+
+	if (nr > 0)
+		reap(self, c, nr, 0);
+	return nr;
+}
+
+#define TIDS(...)	(const pid_t[]){ __VA_ARGS__ }, sizeof((pid_t[]){ __VA_ARGS__ }) / sizeof(pid_t)
+
+/*
+ * set_tid: the answers of Linux 6.18 (docs/namespaces.md), in a namespace
+ * at level 1 whose pid_max is 40000 while the root's is 32768.
+ */
+Test(pidns, clone3_set_tid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *nocap, *live;
+		struct rp_pidns *ns;
+		pid_t outer, nr, lnr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		ns = own_ns(nsinit);
+		cr_assert_eq(rp_pidns_set_pid_max(nsinit, ns, 40000), 0);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(700)), 700);
+		cr_assert_eq(rp_pidns_last_pid(ns), 1, "set_tid leaves ns_last_pid");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(1)), -EEXIST, "init is 1");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(0)), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(40000)), -EINVAL, "at pid_max");
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(35000)), 35000, "past the root's pid_max");
+		/* Both levels given: the root's number is 701 too, init reads it from outside. */
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(701, 701)), 701);
+		cr_assert_eq(clone3_tids(nsinit, 0, TIDS(702, 702, 702)), -EINVAL, "3 levels at level 1");
+		cr_assert_eq(clone3_tids(nsinit, 0, NULL, 1), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, (const pid_t[]){ 1 }, 0), -EINVAL);
+		cr_assert_eq(clone3_tids(nsinit, 0, (const pid_t[33]){ 1 }, 33), -EINVAL);
+		/* A new namespace: its own number must be 1. */
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 703, 703)), 703);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(5)), -EINVAL);
+		cr_assert_gt(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1)), 1);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 704)), 704);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 1)), -EEXIST);
+		cr_assert_eq(clone3_tids(nsinit, CLONE_NEWPID, TIDS(1, 705, 1, 9)), -EINVAL);
+		/* A number in use. */
+		live = clone_of(nsinit, SIGCHLD, &lnr);
+		cr_assert_eq(clone3_tids(nsinit, 0, &lnr, 1), -EEXIST);
+		/* Without CAP_SYS_ADMIN: EPERM, after the range's EINVAL. */
+		nocap = clone_of(nsinit, SIGCHLD, &nr);
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(710)), -EPERM);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(0)), -EINVAL);
+		reap(nsinit, nocap, nr, 0);
+		reap(nsinit, live, lnr, 0);
+		rp_pidns_put(ns);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * set_tid into a namespace without init: before its first child, only 1
+ * (EINVAL for another number); once that init is reaped, ENOMEM for any
+ * (Linux 6.18); 32 levels down, CLONE_NEWPID with set_tid is ENOSPC; the
+ * argument checks of clone3 itself.
+ */
+Test(pidns, clone3_set_tid_no_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *deep[33];
+		struct rp_clone_args args = { .exit_signal = SIGCHLD };
+		pid_t tnr, nr[33], first;
+
+		start(m);
+		t = clone_of(init, SIGCHLD, &tnr);
+		cr_assert_eq(rp_unshare(t, CLONE_NEWPID), 0);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(5)), -EINVAL);
+		first = clone3_tids(t, 0, TIDS(1));
+		cr_assert_gt(first, 1, "the unsharer sees its init by its own number");
+		cr_assert_eq(rp_fork(t, NULL), -ENOMEM);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(7)), -ENOMEM);
+		cr_assert_eq(clone3_tids(t, 0, TIDS(1)), -ENOMEM);
+		reap(init, t, tnr, 0);
+		deep[0] = rp_task_get(init);
+		for (int i = 1; i <= 32; i++)
+			deep[i] = clone_of(deep[i - 1], CLONE_NEWPID | SIGCHLD, &nr[i]);
+		cr_assert_eq(clone3_tids(deep[32], CLONE_NEWPID, TIDS(1)), -ENOSPC);
+		cr_assert_eq(clone3_tids(deep[32], CLONE_NEWPID, NULL, 0), -ENOSPC);
+		for (int i = 32; i >= 1; i--)
+			reap(deep[i - 1], deep[i], nr[i], 0);
+		rp_task_put(deep[0]);
+		/* clone3's own checks: the exit signal in its field only, a known size. */
+		args.flags = SIGCHLD;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args), NULL), -EINVAL);
+		args.flags = 0;
+		args.exit_signal = 65;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args), NULL), -EINVAL);
+		args.exit_signal = SIGCHLD;
+		cr_assert_eq(rp_clone3(init, &args, sizeof(args) - 1, NULL), -EINVAL);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * /proc/PID/status's NSpid: the task's numbers from the reader's namespace
+ * down to its own.  Linux 6.18, a namespace's init forked by one at level 1
+ * (18173 outside), its child: "NSpid: 18175 3 2" read from the root, "3 2"
+ * from a /proc of level 1; the level-2 init "18174 2 1" and "2 1".
+ */
+Test(pidns, proc_nspid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *l1, *l2, *c;
+		pid_t n1, n2, nc, nsp[4] = { 0 };
+
+		start(m);
+		l1 = clone_of(init, CLONE_NEWPID | SIGCHLD, &n1);
+		l2 = clone_of(l1, CLONE_NEWPID | SIGCHLD, &n2);
+		c = clone_of(l2, SIGCHLD, &nc);
+		cr_assert_eq(rp_proc_nspid(init, 1, nsp, 4), 1);
+		cr_assert_eq(nsp[0], 1);
+		cr_assert_eq(rp_proc_nspid(init, n1 + 2, nsp, 4), 3);
+		cr_assert_eq(nsp[0], n1 + 2);
+		cr_assert_eq(nsp[1], 3);
+		cr_assert_eq(nsp[2], 2);
+		cr_assert_eq(rp_proc_nspid(l1, 3, nsp, 4), 2);
+		cr_assert_eq(nsp[0], 3);
+		cr_assert_eq(nsp[1], 2);
+		cr_assert_eq(rp_proc_nspid(l1, n2, nsp, 1), 2, "cut short, the count all the same");
+		cr_assert_eq(nsp[0], n2);
+		cr_assert_eq(rp_proc_nspid(l2, 2, nsp, 4), 1);
+		cr_assert_eq(nsp[0], 2);
+		cr_assert_eq(rp_proc_nspid(l2, n1 + 2, nsp, 4), -ESRCH, "the outer number names nothing");
+		reap(l2, c, nc, 0);
+		cr_assert_eq(rp_proc_nspid(init, n1 + 2, nsp, 4), -ESRCH);
+		reap(l1, l2, n2, 0);
+		reap(init, l1, n1, 0);
 		finish_all_reaped();
 	}
 }

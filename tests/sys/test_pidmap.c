@@ -130,19 +130,31 @@ static void *alloc_one(void *arg)
 	return NULL;
 }
 
+/* Thread *@a runs @fn(@arg), held at RP_RACE_PID_CLAIM; this thread's own claims pass. */
+static void hold_at_claim(pthread_t *a, void *(*fn)(void *), void *arg)
+{
+	arm(RP_RACE_PID_CLAIM, NULL, true, false);
+	cr_assert_eq(pthread_create(a, NULL, fn, arg), 0);
+	cr_assert(await_reached(UINT_MAX));
+}
+
+/* Let thread @a go on, and wait for it. */
+static void release_held(pthread_t a)
+{
+	release();
+	cr_assert_eq(pthread_join(a, NULL), 0);
+	rp_debug_race_hook(NULL);
+}
+
 Test(pidmap, claim_race, .fini = map_destroy)
 {
 	pthread_t a;
 	int theirs = 0, ours;
 
 	map_init(64);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, alloc_one, &theirs);
 	ours = rp_pidmap_alloc(&map);		/* the hook lets this one pass */
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(ours, 1);
 	cr_assert_neq(theirs, ours, "number %d handed out twice", ours);
 	cr_assert_eq(theirs, 2);
@@ -165,20 +177,99 @@ Test(pidmap, stale_cursor, .fini = map_destroy)
 	int theirs = 0;
 
 	map_init(1000);
-	arm(RP_RACE_PID_CLAIM, NULL, true, false);
-	cr_assert_eq(pthread_create(&a, NULL, alloc_one, &theirs), 0);
-	cr_assert(await_reached(UINT_MAX));
+	hold_at_claim(&a, alloc_one, &theirs);
 	for (int nr = 1; nr <= 200; nr++)	/* the hook lets these pass */
 		cr_assert_eq(rp_pidmap_alloc(&map), nr);
 	for (int nr = 1; nr <= 150; nr++)
 		rp_pidmap_free(&map, nr);
-	release();
-	cr_assert_eq(pthread_join(a, NULL), 0);
-	rp_debug_race_hook(NULL);
+	release_held(a);
 	cr_assert_eq(theirs, 201, "a stale cursor handed out %d", theirs);
 	cr_assert_eq(rp_pidmap_alloc(&map), 202, "the order goes on from A's number");
 	for (int nr = 151; nr <= 202; nr++)
 		rp_pidmap_free(&map, nr);
+}
+
+/*
+ * ns_last_pid and clone3's set_tid: the next allocation follows a cursor
+ * set anywhere below pid_max (to pid_max itself, it wraps); a number
+ * claimed by itself does not move the cursor, and one in use is EEXIST.
+ */
+Test(pidmap, set_last_and_claim, .fini = map_destroy)
+{
+	map_init(1000);
+	rp_pidmap_set_last(&map, 500);
+	cr_assert_eq(rp_pidmap_last(&map), 500);
+	cr_assert_eq(rp_pidmap_alloc(&map), 501);
+	cr_assert_eq(rp_pidmap_claim(&map, 700), 0);
+	cr_assert_eq(rp_pidmap_claim(&map, 700), -EEXIST);
+	cr_assert_eq(rp_pidmap_last(&map), 501, "a claimed number leaves the cursor");
+	rp_pidmap_set_last(&map, 699);
+	cr_assert_eq(rp_pidmap_alloc(&map), 701, "700 is in use");
+	rp_pidmap_set_last(&map, 1000);
+	cr_assert_eq(rp_pidmap_alloc(&map), 300, "past pid_max: the wrap");
+	rp_pidmap_set_last(&map, 0);
+	cr_assert_eq(rp_pidmap_alloc(&map), 1);
+	for (int nr = 1; nr < 1000; nr++)
+		if (nr == 1 || nr == 300 || nr == 501 || nr == 700 || nr == 701)
+			rp_pidmap_free(&map, nr);
+	rp_pidmap_set_last(&map, 0);	/* past 300 the wrap would skip 1..299 */
+	expect_all_free(1000);
+}
+
+/* One claim_exact job: claim the number given, the result in its place. */
+static void *claim_given(void *arg)
+{
+	int *nr = arg;
+
+	*nr = rp_pidmap_claim(&map, *nr);
+	return NULL;
+}
+
+/*
+ * exact_claim_race: thread A found number 5 free and is held before its
+ * compare-and-swap (RP_RACE_PID_CLAIM) while this thread claims 6, in the
+ * same word.  A's swap then fails, it looks again and takes 5: both
+ * claims stand.  A plain read-modify-write (RP_BREAK_PIDMAP_PLAIN_RMW)
+ * stores A's stale word over the claim of 6, which is then free while
+ * held: the next allocation hands out 6 again, every time.
+ */
+Test(pidmap, exact_claim_race, .fini = map_destroy)
+{
+	pthread_t a;
+	int theirs = 5;
+
+	map_init(64);
+	rp_pidmap_set_last(&map, 5);
+	hold_at_claim(&a, claim_given, &theirs);
+	cr_assert_eq(rp_pidmap_claim(&map, 6), 0);	/* the hook lets this one pass */
+	release_held(a);
+	cr_assert_eq(theirs, 0);
+	cr_assert_eq(rp_pidmap_alloc(&map), 7, "number 6, claimed, handed out again");
+	for (int nr = 5; nr <= 7; nr++)
+		rp_pidmap_free(&map, nr);
+	expect_all_free(64);
+}
+
+/*
+ * last_set_race: thread A read the cursor (0) and is held before claiming
+ * 1 while this thread sets ns_last_pid to 40.  A's move of the cursor then
+ * fails, and it searches again from 40: it hands out 41.  An allocation
+ * that keeps its number after losing the cursor
+ * (RP_BREAK_PIDMAP_STALE_CURSOR) hands out 1, every time.
+ */
+Test(pidmap, last_set_race, .fini = map_destroy)
+{
+	pthread_t a;
+	int theirs = 0;
+
+	map_init(64);
+	hold_at_claim(&a, alloc_one, &theirs);
+	rp_pidmap_set_last(&map, 40);
+	release_held(a);
+	cr_assert_eq(theirs, 41, "a write of ns_last_pid overlapped, and %d was handed out",
+		     theirs);
+	rp_pidmap_free(&map, 41);
+	expect_all_free(64);
 }
 
 /*

@@ -68,6 +68,8 @@ struct bench_workload {
 	 * runs, besides the table: a fork+exit+wait cycle holds one.
 	 */
 	unsigned int children_in_run;
+	/* Pids the set-up takes besides the table and the threads' (kill0_ns: two namespace inits). */
+	unsigned int extra_pids;
 	/* Build the table (run->table_pids); 0 or -errno. */
 	int (*setup)(struct bench_run *r);
 	/* Per thread, with t->self already forked: 0 or -errno. */
@@ -81,12 +83,13 @@ struct bench_workload {
 /*
  * The pids a measurement of @w with @threads threads and a table of @size
  * processes uses at most, the table's and the bench's own: init, each
- * thread's process and the children they hold while they run.
+ * thread's process and the children they hold while they run, and the
+ * set-up's own.
  */
 static inline unsigned long bench_pids_needed(const struct bench_workload *w,
 					      unsigned int threads, unsigned long size)
 {
-	return 1 + threads * (1 + (unsigned long)w->children_in_run) + size;
+	return 1 + w->extra_pids + threads * (1 + (unsigned long)w->children_in_run) + size;
 }
 
 /* Where a measurement stands in the whole run, for the progress bar's ETA. */

@@ -276,7 +276,7 @@ static double mean_ratio(const struct bench_result *a, const struct bench_result
 	return bench_result_mean_ns(a, kind) / bench_result_mean_ns(b, kind);
 }
 
-static const unsigned int kind0 = 0, kind1 = 1;
+static const unsigned int kind0 = 0, kind1 = 1, kind2 = 2;
 
 static double fork_exit_cost(const struct target_env *env, const void *arg, char *note,
 			     size_t len, struct target_spread *sp)
@@ -472,6 +472,38 @@ static double killpg_linear(const struct target_env *env, const void *arg, char 
 	return pair_figure(&solo, err, per_member_ratio, NULL, sp);
 }
 
+/*
+ * kill(pid, 0) of processes of a level-2 namespace by the number a caller
+ * at level 1 or 2 sees, over the same by their root numbers, in one run
+ * (kill0_ns, 10,000 processes, one thread): a lookup in a nested namespace
+ * is one more hash probe than the root's (docs/namespaces.md).  Side a is
+ * rcu, side b qrwlock (in the note).
+ */
+static struct shared_pair nested;
+
+static double level_over_root(const struct bench_result *a, const struct bench_result *b,
+			      const void *arg)
+{
+	(void)b;
+	return bench_result_mean_ns(a, *(const unsigned int *)arg) / bench_result_mean_ns(a, 0);
+}
+
+static double nested_lookup(const struct target_env *env, const void *arg, char *note,
+			    size_t len, struct target_spread *sp)
+{
+	unsigned long size = target_size(env, 10000, 1000);
+	int err = measure_shared(env, &nested, &bench_kill0_ns, 1, (struct side){ RP_SYNC_RCU, size },
+				 (struct side){ RP_SYNC_QRWLOCK, size }, FASTEST(0));
+	const struct bench_result *a = side_a(&nested.p), *b = side_b(&nested.p);
+	unsigned int level = *(const unsigned int *)arg;
+
+	snprintf(note, len, "kill(pid,0) mean ns, level %u / root, %lu procs: rcu %.0f / %.0f, "
+		 "qrwlock %.0f / %.0f", level, size, err ? 0 : bench_result_mean_ns(a, level),
+		 err ? 0 : bench_result_mean_ns(a, 0), err ? 0 : bench_result_mean_ns(b, level),
+		 err ? 0 : bench_result_mean_ns(b, 0));
+	return pair_figure(&nested.p, err, level_over_root, arg, sp);
+}
+
 /* Deferred frees queued at most: the library warns beyond (docs/sync.md). */
 #define BACKLOG_WARNING		131072
 
@@ -493,6 +525,8 @@ static const struct target core_targets[] = {
 	{ "kill(pid) O(1): big / small table", 2.0, 0, true, kill_pid_flat, NULL },
 	{ "memory per process (bytes)", 512, 0, true, bytes_per_process, NULL },
 	{ "killpg linear: per member big / small", 1.5, 0, true, killpg_linear, NULL },
+	{ "kill(pid,0) level 1 / root namespace", 1.2, 0, true, nested_lookup, &kind1 },
+	{ "kill(pid,0) level 2 / root namespace", 1.2, 0, true, nested_lookup, &kind2 },
 };
 
 struct target_row {

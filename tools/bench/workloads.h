@@ -33,6 +33,9 @@ int bench_own_group(struct bench_thread *t);
 int bench_setup_one_group(struct bench_run *r);
 int bench_join_one_group(struct bench_thread *t);
 
+/* workloads_ns.c */
+extern const struct bench_workload bench_kill0_ns;
+
 /* workloads_ptrace.c */
 extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg;
 

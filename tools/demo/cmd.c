@@ -17,12 +17,14 @@ const char *const demo_kind_names[K_NR] = {
 	[K_FORK] = "fork", [K_REAP] = "wait4 (reap)", [K_PIPELINE] = "pipeline run",
 	[K_INTERRUPT] = "^C (keyboard)", [K_RTSIG] = "sigqueue RT",
 	[K_PS] = "ps scan", [K_LOOKUP] = "kill(pid,0)", [K_TIMER] = "CPU timer fired",
+	[K_SERVICE] = "container service",
 };
 
 const char *const demo_check_names[C_NR] = {
 	[C_REAPED] = "every fork reaped once", [C_STATUS] = "wait statuses right",
 	[C_RT_ONCE] = "RT signals exactly once", [C_TIMER_ONCE] = "timer expiries once",
 	[C_COUNTS_ZERO] = "object counts back to 0",
+	[C_NS_PIDS] = "container pids inside",
 };
 
 static const char about[] =
@@ -30,7 +32,8 @@ static const char about[] =
 	"farm forking and reaping compilers, a shell running pipelines under job\n"
 	"control on its terminal and interrupting them with ^C, a supervisor\n"
 	"queueing numbered real-time signals to a worker, a monitor scanning the\n"
-	"table, a process whose CPU-time timer fires on each tick.  Prints\n"
+	"table, a process whose CPU-time timer fires on each tick, a container\n"
+	"(a pid namespace) whose init starts and reaps services.  Prints\n"
 	"operations per second and latency percentiles by kind, side by side,\n"
 	"and the invariants checked; writes a plot (gnuplot, PNG and SVG).\n"
 	"Exits 1 if an invariant broke (or was never checked).";

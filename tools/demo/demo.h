@@ -21,6 +21,7 @@ enum demo_kind {
 	K_PS,			/* the monitor's scan of the table */
 	K_LOOKUP,		/* the monitor's kill(pid, 0) */
 	K_TIMER,		/* a CPU tick that fires a timer, and its signal taken */
+	K_SERVICE,		/* a container's service started by its init, to reaped */
 	K_NR
 };
 
@@ -30,6 +31,7 @@ enum demo_check {
 	C_RT_ONCE,		/* each numbered RT signal received once */
 	C_TIMER_ONCE,		/* each timer expiry signalled once */
 	C_COUNTS_ZERO,		/* only init's objects left at the end */
+	C_NS_PIDS,		/* a container's service: its pid inside, its parent 1 */
 	C_NR
 };
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A few daemons (one with threads, one niced down, one up), a login session
- * running a build as a job of its own, and a zombie.
+ * running a build as a job of its own, a zombie, and for `ps --ns` a
+ * container: a pid namespace with its own init and services, and one more
+ * below it.
  */
 #include <errno.h>
 #include <string.h>
@@ -9,21 +11,28 @@
 
 #define THREAD_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 
-/* Fork a child of @parent running @comm; its handle is kept in @s. */
-static int spawn(struct scene *s, struct rp_task *parent, const char *comm,
-		 struct rp_task **out)
+/* Clone a child of @parent with @flags running @comm; its handle is kept in @s. */
+static int spawn_with(struct scene *s, struct rp_task *parent, unsigned long flags,
+		      const char *comm, struct rp_task **out)
 {
 	struct rp_task *child;
 	pid_t pid;
 
 	if (s->nr_held == sizeof(s->held) / sizeof(s->held[0]))
 		return -ENOMEM;
-	pid = rp_fork(parent, &child);
+	pid = rp_clone(parent, flags, &child);
 	if (pid < 0)
 		return pid;
 	s->held[s->nr_held++] = child;
 	*out = child;
 	return rp_execve(child, comm);
+}
+
+/* Fork a child of @parent running @comm; its handle is kept in @s. */
+static int spawn(struct scene *s, struct rp_task *parent, const char *comm,
+		 struct rp_task **out)
+{
+	return spawn_with(s, parent, SIGCHLD, comm, out);
 }
 
 /* A daemon in a session of its own, at @nice. */
@@ -79,7 +88,27 @@ static int build_session(struct scene *s, struct rp_task *shell, unsigned long w
 	return err ? err : rp_exit(ld, 0);
 }
 
-int ps_scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers)
+/*
+ * A container: its init (pid 1 inside) under a runtime's shim, a web
+ * server and a database, and the database's sandbox, pid 1 of a namespace
+ * below.
+ */
+static int build_container(struct scene *s)
+{
+	struct rp_task *shim, *cinit, *web, *db, *sandbox;
+	int err = spawn_daemon(s, "containerd-shim", 0, &shim);
+
+	if (!err)
+		err = spawn_with(s, shim, CLONE_NEWPID | SIGCHLD, "tini", &cinit);
+	if (!err)
+		err = spawn(s, cinit, "nginx", &web);
+	if (!err)
+		err = spawn(s, cinit, "postgres", &db);
+	return err ? err : spawn_with(s, db, CLONE_NEWPID | SIGCHLD, "sandbox", &sandbox);
+}
+
+int ps_scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long workers,
+		   bool container)
 {
 	struct rp_system_opts opts = { .mode = mode, .pid_max = RP_PID_MAX_LIMIT };
 	struct rp_task *shell = NULL;
@@ -93,6 +122,8 @@ int ps_scene_build(struct scene *s, enum rp_sync_mode mode, unsigned long worker
 	err = build_daemons(s, &shell);
 	if (!err)
 		err = build_session(s, shell, workers + 2);
+	if (!err && container)
+		err = build_container(s);
 	if (err)
 		ps_scene_destroy(s);
 	return err;

@@ -124,9 +124,13 @@ static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task
 		/*
 		 * A tracee's tid: the task too, since a tid freed with its
 		 * thread may be another thread's by now, at the same address.
+		 * A group's pid (->in_process) is not: the held task keeps its
+		 * block, and a non-leader's exec hands it on to the thread
+		 * that execs, which Linux's pid_task(pid, PIDTYPE_PID) finds.
 		 */
 		if (ptrace)
-			return p == wo->sel_task && rcu_dereference(p->pid) == wo->sel_pid;
+			return rcu_dereference(p->pid) == wo->sel_pid &&
+			       (p == wo->sel_task || wo->sel_pid->in_process);
 		if (WAIT_PID_BY_TASK)
 			return rcu_dereference(p->pid) == wo->sel_pid;
 		/* The tgid's pid: its block's, numbered before the group was published. */

@@ -85,6 +85,8 @@ struct wait_opts {
 	 */
 	struct rp_pid *sel_pid;
 	struct rp_task *sel_task;
+	bool sel_group;			/* sel_pid is a group's (->in_process), read
+					   while it named the number */
 	struct rp_pidns *ns;		/* the caller's pid namespace: the report's */
 	unsigned int flags;
 	bool eligible;			/* a child matched: not ECHILD */
@@ -124,13 +126,21 @@ static bool eligible_pid(const struct wait_opts *wo, bool ptrace, struct rp_task
 		/*
 		 * A tracee's tid: the task too, since a tid freed with its
 		 * thread may be another thread's by now, at the same address.
+		 * A group's pid (->in_process) is not: the held task keeps its
+		 * block, and a non-leader's exec hands it on to the thread
+		 * that execs, which Linux's pid_task(pid, PIDTYPE_PID) finds.
 		 */
 		if (ptrace)
-			return p == wo->sel_task && rcu_dereference(p->pid) == wo->sel_pid;
+			return rcu_dereference(p->pid) == wo->sel_pid &&
+			       (p == wo->sel_task || wo->sel_group);
 		if (WAIT_PID_BY_TASK)
 			return rcu_dereference(p->pid) == wo->sel_pid;
-		/* The tgid's pid: its block's, numbered before the group was published. */
-		return rp_signal_leader_pid(p->signal) == wo->sel_pid;
+		/*
+		 * The tgid's pid: its block's, numbered before the group was
+		 * published; never a thread's tid, whose memory the held task
+		 * does not keep.
+		 */
+		return wo->sel_group && rp_signal_leader_pid(p->signal) == wo->sel_pid;
 	case SEL_PGID:
 		return rp_task_pgrp_nr_rcu(p) == wo->nr;
 	default:
@@ -534,6 +544,7 @@ static void select_begin(struct rp_task *self, struct wait_opts *wo)
 	if (pid && wo->type == SEL_PID) {
 		wo->sel_task = get_pid_task_rcu(pid);
 		wo->sel_pid = wo->sel_task ? pid : NULL;
+		wo->sel_group = pid->in_process;
 	}
 	rp_read_unlock(&self->sys->sync);
 }

@@ -19,6 +19,9 @@
  *  - exec_publish, exec_old_leader (I3): a non-leader's exec hid the
  *    process from its parent's wait, through the new leader's exit signal
  *    and through the dead old leader.  RP_BREAK_EXEC_HIDES_CHILD.
+ *  - exec_traced_tgid_waited (I8): a tracer's waitpid(tgid) begun before
+ *    a non-leader tracee's exec missed that thread, which took the tgid:
+ *    the wait matched tracees with the task that held the pid at its start.
  *  - exec_traced_zombie (I6, I7): exec went on while a traced zombie thread
  *    held the old handler table.  RP_BREAK_EXEC_ZOMBIE_GONE.
  *  - exec_init_thread: exec by a non-leader thread of init crashed.
@@ -360,6 +363,59 @@ static void exec_old_leader_pid(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(exec_old_leader, exec_old_leader)
 TEST_EACH_MODE(exec_old_leader_pid, exec_old_leader_pid)
+
+/*
+ * A tracer that traces both threads of the process waits for its pid (the
+ * tgid), and the wait has begun (it visited the tracer's own child c)
+ * before the non-leader thread t execs.  The exec hands the tgid to t and
+ * releases the old leader; t, now the leader and still traced, exits.
+ * Linux's do_wait_pid finds the tracee by the struct pid it holds
+ * (pid_task(pid, PIDTYPE_PID), now t) and reports its exit to the tracer.
+ * Matched with the task that held the pid when the wait began, the old
+ * leader, t was no tracee of the wait's and it answered ECHILD.
+ */
+static void exec_traced_tgid_waited(enum rp_sync_mode mode)
+{
+	struct job w = { .pid = 0 };
+	struct rp_task *tracer, *c;
+	struct exec_race x;
+	int status;
+	pid_t c_pid;
+
+	start_races(mode);
+	exec_race_start(&x);
+	tracer = spawn(init, SIGCHLD);
+	c = spawn(tracer, SIGCHLD);
+	c_pid = rp_getpid(c);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, x.tgid, NULL, NULL), 0);
+	cr_assert_eq(rp_ptrace(tracer, PTRACE_SEIZE, rp_gettid(x.t), NULL, NULL), 0);
+	/* Noted, not held: the wait has selected the tgid's pid. */
+	arm(RP_RACE_WAIT_VISIT, c, false, false);
+	w.pid = x.tgid;
+	w.options = __WALL;
+	job_start(&w, wait_job, tracer);
+	cr_assert(await_reached(1), "the tracer's wait never began");
+	exec_race_go(&x);
+	exec_race_join(&x);
+	cr_assert_eq(rp_exit_group(x.t, 6), 0);
+	cr_assert_eq(job_join(&w), x.tgid,
+		     "the tracer's waitpid(%d), begun before the exec, answered %ld "
+		     "(Linux: the exit of the traced thread that took the tgid)", x.tgid, w.ret);
+	cr_assert(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 6);
+	/* The tracer reported it: back to its real parent. */
+	cr_assert_eq(rp_wait4(init, x.tgid, &status, 0, NULL), x.tgid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 6);
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(tracer, -1, &status, 0, NULL), c_pid);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(c);
+	rp_task_put(tracer);
+	rp_task_put(x.p);
+	rp_task_put(x.t);
+	finish_races();
+}
+
+TEST_EACH_MODE(exec_traced_tgid_waited, exec_traced_tgid_waited)
 
 /* ------------------------------------------------------ exec and a traced zombie (I6, I7) */
 

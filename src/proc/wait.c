@@ -473,8 +473,16 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 			break;
 		}
 	}
-	/* Under the lock: a reaped child's last put joins the section's one batch. */
+	/*
+	 * Under the lock: a reaped child's last put joins the section's one
+	 * batch.  So does the call's hold on the pid it selected, which it
+	 * needs no more once the claim is done (most often on that child).
+	 */
 	rp_task_put(c->p);
+	if (done && wo->sel_task) {
+		rp_task_put(wo->sel_task);
+		wo->sel_task = NULL;
+	}
 	rp_update_unlock(sync);
 	return done;
 }

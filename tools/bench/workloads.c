@@ -265,17 +265,20 @@ static const char *place_thread(struct bench_thread *t)
 	return err ? strerror(err) : NULL;
 }
 
+/* Each warning once a process: the rounds of a run would repeat it. */
+static int warned_unplaced, warned_throttled;
+
 static int kill0_under_ps_place(struct bench_thread *t)
 {
-	static int warned;
 	const char *why = place_thread(t);
 
-	if (t->index != 2 || uatomic_xchg(&warned, 1))
+	if (t->index != 2)
 		return 0;
-	if (why)
+	if (why && !uatomic_xchg(&warned_unplaced, 1))
 		fprintf(stderr, "rcuproc bench: kill0_ps: the reader does not have a CPU of its "
 			"own (%s): its latencies include waits for a CPU\n", why);
-	else if (t->run->cfg.seconds > RT_SPIN_SECONDS)
+	else if (!why && t->run->cfg.seconds > RT_SPIN_SECONDS &&
+		 !uatomic_xchg(&warned_throttled, 1))
 		fprintf(stderr, "rcuproc bench: kill0_ps: runs of more than %.2f s: the kernel "
 			"takes the CPU from a spinning real-time thread for 50 ms a second "
 			"(sched_rt_runtime_us), and the reader's latencies include it\n",

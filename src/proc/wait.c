@@ -499,13 +499,6 @@ static bool interrupted(struct rp_task *self)
 }
 
 /*
- * Linux's do_wait.  The queue's count is sampled before each scan: a change
- * reported after the sample (exit wakes the queue after making the change
- * visible) makes a fruitless scan run again before any verdict (ECHILD, 0
- * for WNOHANG, or sleeping); so does a scan that may have missed children
- * moving between two threads of the group (check_moved_away).
- */
-/*
  * A reference to the task @pid names, or NULL if none.  A task whose last
  * reference is gone has handed @pid on before (an exec gives the leader's
  * pid to the thread that execs, then releases the old leader): look again.
@@ -557,6 +550,14 @@ static void select_begin(struct rp_task *self, struct wait_opts *wo)
 	rp_read_unlock(&self->sys->sync);
 }
 
+/*
+ * Linux's do_wait, after the selection.  The queue's count is sampled
+ * before each scan: a change reported after the sample (exit wakes the
+ * queue after making the change visible) makes a fruitless scan run again
+ * before any verdict (ECHILD, 0 for WNOHANG, or sleeping); so does a scan
+ * that may have missed children moving between two threads of the group
+ * (check_moved_away).
+ */
 static long wait_loop(struct rp_task *self, struct wait_opts *wo)
 {
 	struct rp_waitq *wq = rp_chldexit_waitq(self->signal);

@@ -67,6 +67,12 @@ static inline void sleep_seconds(double s)
 	Test(suite, rwlock, ##__VA_ARGS__) { fn(RP_SYNC_RWLOCK); }		\
 	Test(suite, qrwlock, ##__VA_ARGS__) { fn(RP_SYNC_QRWLOCK); }
 
+/* The same, each calling @fn(mode, @arg): one scenario in one of its variants. */
+#define TEST_EACH_MODE_WITH(suite, fn, arg, ...)				\
+	Test(suite, rcu, ##__VA_ARGS__) { fn(RP_SYNC_RCU, arg); }		\
+	Test(suite, rwlock, ##__VA_ARGS__) { fn(RP_SYNC_RWLOCK, arg); }		\
+	Test(suite, qrwlock, ##__VA_ARGS__) { fn(RP_SYNC_QRWLOCK, arg); }
+
 /* A loop over the three modes: @m is each in turn. */
 #define FOR_EACH_MODE(m) \
 	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)

@@ -129,6 +129,22 @@ static void exec_race_end(struct exec_race *r, int code)
 /* ------------------------------------------------------ wait's claim (I5) */
 
 /*
+ * @c exits, and @waiter's waitpid(@c, WNOHANG), on job @w, is held at its
+ * claim of the zombie it found (RP_RACE_WAIT_CLAIM); @c's pid.
+ */
+static pid_t wait_held_at_claim(struct job *w, struct rp_task *waiter, struct rp_task *c)
+{
+	pid_t pid = rp_getpid(c);
+
+	cr_assert_eq(rp_exit(c, 0), 0);
+	arm(RP_RACE_WAIT_CLAIM, c, true, true);
+	*w = (struct job){ .pid = pid, .options = WNOHANG };
+	job_start(w, wait_job, waiter);
+	cr_assert(await_reached(1), "the wait never found its zombie child");
+	return pid;
+}
+
+/*
  * Thread a of a process finds the zombie child of its sibling thread b and
  * is held just before the claim.  b reaps the child, exits and is freed.
  * The claim must see that the child is dead before it looks at the child's
@@ -138,7 +154,7 @@ static void exec_race_end(struct exec_race *r, int code)
 static void claim_freed_parent(enum rp_sync_mode mode)
 {
 	struct rp_task *a, *b, *c;
-	struct job w = { .pid = 0 };
+	struct job w;
 	int status;
 	pid_t cpid;
 
@@ -146,13 +162,7 @@ static void claim_freed_parent(enum rp_sync_mode mode)
 	a = spawn(init, SIGCHLD);
 	b = spawn(a, THREAD_FLAGS);
 	c = spawn(b, SIGCHLD);
-	cpid = rp_getpid(c);
-	cr_assert_eq(rp_exit(c, 0), 0);
-	arm(RP_RACE_WAIT_CLAIM, c, true, true);
-	w.pid = cpid;
-	w.options = WNOHANG;
-	job_start(&w, wait_job, a);
-	cr_assert(await_reached(1), "a's wait never found the zombie");
+	cpid = wait_held_at_claim(&w, a, c);
 	/* a holds its candidate; b reaps it, exits, and is freed. */
 	cr_assert_eq(rp_wait4(b, cpid, &status, 0, NULL), cpid);
 	cr_assert_eq(rp_exit(b, 0), 0);
@@ -183,7 +193,7 @@ TEST_EACH_MODE(claim_freed_parent, claim_freed_parent)
 static void wait_reused_number_run(enum rp_sync_mode mode, bool d_zombie)
 {
 	struct rp_task *p, *a, *c, *d;
-	struct job w = { .pid = 0 };
+	struct job w;
 	int status;
 	pid_t n;
 
@@ -192,13 +202,7 @@ static void wait_reused_number_run(enum rp_sync_mode mode, bool d_zombie)
 	p = spawn(init, SIGCHLD);
 	a = spawn(p, THREAD_FLAGS);
 	c = spawn(p, SIGCHLD);
-	n = rp_getpid(c);
-	cr_assert_eq(rp_exit(c, 0), 0);
-	arm(RP_RACE_WAIT_CLAIM, c, true, true);
-	w.pid = n;
-	w.options = WNOHANG;
-	job_start(&w, wait_job, p);
-	cr_assert(await_reached(1), "p's wait never found its zombie child");
+	n = wait_held_at_claim(&w, p, c);
 	cr_assert_eq(rp_wait4(a, n, &status, 0, NULL), n);
 	rp_task_put(c);
 	d = spawn(p, SIGCHLD);
@@ -222,18 +226,8 @@ static void wait_reused_number_run(enum rp_sync_mode mode, bool d_zombie)
 	finish_races();
 }
 
-static void wait_reused_number(enum rp_sync_mode mode)
-{
-	wait_reused_number_run(mode, false);
-}
-
-static void wait_reused_number_zombie(enum rp_sync_mode mode)
-{
-	wait_reused_number_run(mode, true);
-}
-
-TEST_EACH_MODE(wait_reused_number, wait_reused_number)
-TEST_EACH_MODE(wait_reused_number_zombie, wait_reused_number_zombie)
+TEST_EACH_MODE_WITH(wait_reused_number, wait_reused_number_run, false)
+TEST_EACH_MODE_WITH(wait_reused_number_zombie, wait_reused_number_run, true)
 
 /* ------------------------------------------------------ a tracer hands back (I3) */
 
@@ -351,18 +345,8 @@ static void exec_old_leader_waiting(enum rp_sync_mode mode, bool by_pid)
 	finish_races();
 }
 
-static void exec_old_leader(enum rp_sync_mode mode)
-{
-	exec_old_leader_waiting(mode, false);
-}
-
-static void exec_old_leader_pid(enum rp_sync_mode mode)
-{
-	exec_old_leader_waiting(mode, true);
-}
-
-TEST_EACH_MODE(exec_old_leader, exec_old_leader)
-TEST_EACH_MODE(exec_old_leader_pid, exec_old_leader_pid)
+TEST_EACH_MODE_WITH(exec_old_leader, exec_old_leader_waiting, false)
+TEST_EACH_MODE_WITH(exec_old_leader_pid, exec_old_leader_waiting, true)
 
 /*
  * A tracer that traces both threads of the process waits for its pid (the
@@ -660,15 +644,5 @@ static void exec_prio_old_leader(enum rp_sync_mode mode, bool set)
 	finish_races();
 }
 
-static void exec_getpriority(enum rp_sync_mode mode)
-{
-	exec_prio_old_leader(mode, false);
-}
-
-static void exec_setpriority(enum rp_sync_mode mode)
-{
-	exec_prio_old_leader(mode, true);
-}
-
-TEST_EACH_MODE(exec_getpriority, exec_getpriority)
-TEST_EACH_MODE(exec_setpriority, exec_setpriority)
+TEST_EACH_MODE_WITH(exec_getpriority, exec_prio_old_leader, false)
+TEST_EACH_MODE_WITH(exec_setpriority, exec_prio_old_leader, true)

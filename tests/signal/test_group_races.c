@@ -146,18 +146,8 @@ static void all_after_exec_fork(enum rp_sync_mode mode, bool prio)
 		     prio ? "setpriority(PRIO_USER)" : "kill(-1)");
 }
 
-static void kill_all_after_exec_fork(enum rp_sync_mode mode)
-{
-	all_after_exec_fork(mode, false);
-}
-
-static void prio_user_after_exec_fork(enum rp_sync_mode mode)
-{
-	all_after_exec_fork(mode, true);
-}
-
-TEST_EACH_MODE(kill_all_exec_fork, kill_all_after_exec_fork)
-TEST_EACH_MODE(prio_user_exec_fork, prio_user_after_exec_fork)
+TEST_EACH_MODE_WITH(kill_all_exec_fork, all_after_exec_fork, false)
+TEST_EACH_MODE_WITH(prio_user_exec_fork, all_after_exec_fork, true)
 
 /*
  * kill(pid) must not signal a process that took the pid's number during

@@ -360,18 +360,8 @@ static void leader_exit_hangup(enum rp_sync_mode mode, bool notty)
 	finish_tty();
 }
 
-static void leader_exit_sends_sighup_only(enum rp_sync_mode mode)
-{
-	leader_exit_hangup(mode, false);
-}
-
-static void leader_tiocnotty_sends_sighup_and_sigcont(enum rp_sync_mode mode)
-{
-	leader_exit_hangup(mode, true);
-}
-
-TEST_EACH_MODE(leader_exit_hangup, leader_exit_sends_sighup_only)
-TEST_EACH_MODE(leader_tiocnotty_hangup, leader_tiocnotty_sends_sighup_and_sigcont)
+TEST_EACH_MODE_WITH(leader_exit_hangup, leader_exit_hangup, false)
+TEST_EACH_MODE_WITH(leader_tiocnotty_hangup, leader_exit_hangup, true)
 
 /*
  * The terminal holds its foreground group, not the group's number (Linux's

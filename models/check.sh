@@ -71,6 +71,9 @@ runs=(
 	"pidmap_alloc        THREE                            verify safety"
 	"pidmap_alloc        BROKEN_PLAIN_RMW                 fail   safety"
 	"pidmap_alloc        BROKEN_SKIP_ON_CONFLICT          fail   safety"
+	"reparent_exiting    correct                          verify safety"
+	"reparent_exiting    BROKEN_NO_RECHECK                fail   safety"
+	"reparent_exiting    BROKEN_CLOSE_UNLOCKED            fail   safety"
 )
 
 now() { date +%s.%N; }

@@ -74,6 +74,10 @@ runs=(
 	"reparent_exiting    correct                          verify safety"
 	"reparent_exiting    BROKEN_NO_RECHECK                fail   safety"
 	"reparent_exiting    BROKEN_CLOSE_UNLOCKED            fail   safety"
+	"orphan_jobc         correct                          verify safety"
+	"orphan_jobc         BROKEN_DEC_FIRST                 fail   safety"
+	"orphan_jobc         BROKEN_WALK                      fail   safety"
+	"orphan_jobc         BROKEN_NO_CHILD_LOCK             fail   safety"
 )
 
 now() { date +%s.%N; }

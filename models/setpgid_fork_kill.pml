@@ -1,0 +1,249 @@
+/*
+ * setpgid_fork_kill.pml: setpgid against fork and a group kill, without the
+ * update lock (docs/process.md, "Without the update lock (design)",
+ * protocol (c); invariants I1 and I2 of docs/verification.md).
+ *
+ * THE PROTOCOL.  The writers of a process P's group membership take, in
+ * the lock order: the tree lock (T) of P, the member locks (M) of the
+ * groups whose lists they change (address order), then P's siglock.
+ *  - setpgid(P, B) holds T of P, M of P's group A and of B, P's siglock:
+ *    it publishes a new proxy at B's head, marks P's old proxy obsolete,
+ *    unlinks it (its ->next stays), and stores P's group and proxy;
+ *  - fork of P, at its link: takes T of P, and only then reads P's group
+ *    and proxy (frozen: setpgid of P needs P's T), takes that group's M,
+ *    then P's siglock; under it closes the fork's record (the signals a
+ *    walker sent P during the fork go to the child), and links the child's
+ *    proxy right behind P's (rp_hlist_add_behind_pub: the child's ->next,
+ *    then the one store that publishes it);
+ *  - a group kill takes no writer lock: it walks the list under RCU and,
+ *    for each member, under that member's siglock sends (unless the proxy
+ *    is obsolete), adds the signal to an open fork record, and loads
+ *    ->next (docs/pgrp.md).
+ *
+ * The model: group A is a1 -> P, group B is b1.  At once P forks a child
+ * C, P's parent moves P to B, and a kill of A walks A.  When all three are
+ * done a second kill, of P's group, walks it.  The fork's first step
+ * (opening the record, under the siglock) comes before its link hold, as
+ * in the code; a signal P got before the record opened would restart the
+ * fork (docs/pgrp.md), which the model leaves out: such a signal is P's
+ * alone.
+ *
+ * What it abstracts away: the session list (the same as the group list),
+ * the tie counts (orphan_jobc.pml), the lock of P's real parent that
+ * setpgid also takes (only P's own T matters here), the restart, and the
+ * siginfo (a signal is a count).  The child's siglock is not modelled: no
+ * one but the walker touches the child's proxy once it is linked.
+ *
+ * Properties:
+ *  - at the link, the child joins the group P is in at that moment (no
+ *    move between the fork's read and its link);
+ *  - at the end the child's proxy is on its group's list, reachable from
+ *    the head, and a kill of P's group sent after fork and setpgid
+ *    returned reaches P and, if it is there, the child: a fork does not
+ *    escape a group kill (I2);
+ *  - the kill of A reaches a1 exactly once, P and the child at most once,
+ *    and the child exactly once if P got it during the fork (I1, I2; as
+ *    Linux, the child gets it even if P moved and the child joined B);
+ *  - no walker visits a member of the other group.
+ *
+ * Broken variants:
+ *  -DBROKEN_READ_BEFORE_LOCK (or -DBROKEN): fork reads P's group and proxy
+ *      before it takes T of P: the move comes between, the child is linked
+ *      behind P's unlinked proxy, reachable from no list, and joins the
+ *      group P has left;
+ *  -DBROKEN_MOVE_NO_TREE: setpgid does not take T of P: the same, from the
+ *      other side.
+ *
+ * Run: spin -a setpgid_fork_kill.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
+ */
+
+#ifdef BROKEN
+#define BROKEN_READ_BEFORE_LOCK
+#endif
+
+#define NIL	0
+#define A1	1	/* a1's proxy in A */
+#define PA	2	/* P's proxy in A */
+#define CX	3	/* the child's proxy */
+#define PB	4	/* P's new proxy in B */
+#define B1	5	/* b1's proxy in B */
+#define NN	6
+
+#define GA	0	/* groups */
+#define GB	1
+
+#define KA	1	/* lock holders */
+#define KF	2
+#define KM	3
+
+byte head[2];
+byte next[NN];
+bool obsolete[NN];
+byte grpP, grpC, proxyP;
+byte lkT, lkS;		/* P's tree lock and siglock */
+byte lkM[2];		/* the groups' member locks; address order: A < B */
+bool recording;		/* P's fork record is open */
+bool recorded;		/* ghost: P got the kill of A while it was open */
+
+byte gotA1, gotP, gotC, gotB1;	/* the kill of A, per process */
+byte endP, endC;	/* the second kill, per process */
+bool linked, moved;
+byte done;
+
+inline lock(l, me)
+{
+	atomic { l == 0 -> l = me }
+}
+
+/* One kill: walk group @g from its head. */
+inline walk(g, first, cur, nx, steps)
+{
+	cur = head[g];
+	do
+	:: cur == NIL -> break
+	:: else ->
+		steps++;
+		assert(steps <= 4);
+		if
+		:: cur == A1 -> assert(g == GA); if :: first -> gotA1++ :: else fi; nx = next[cur]
+		:: cur == B1 -> assert(g == GB); nx = next[cur]
+		:: cur == CX ->
+			if
+			:: !obsolete[cur] && first -> gotC++
+			:: !obsolete[cur] && !first -> endC++
+			:: else
+			fi;
+			nx = next[cur]
+		:: cur == PA || cur == PB ->
+			lock(lkS, KA);		/* P's siglock */
+			if
+			:: !obsolete[cur] && first ->
+				gotP++;
+				if
+				:: recording -> recorded = true
+				:: else
+				fi
+			:: !obsolete[cur] && !first -> endP++
+			:: else
+			fi;
+			nx = next[cur];		/* loaded under the siglock */
+			lkS = 0
+		fi;
+		cur = nx
+	od
+}
+
+proctype killer()
+{
+	byte cur, nx, steps;
+
+	walk(GA, true, cur, nx, steps);
+	done++
+}
+
+proctype forker()
+{
+	byte g, px;
+
+	/* Start: open the record (under the siglock). */
+	lock(lkS, KF);
+	recording = true;
+	lkS = 0;
+#ifdef BROKEN_READ_BEFORE_LOCK
+	g = grpP;
+	px = proxyP;
+	lock(lkT, KF);
+#else
+	lock(lkT, KF);
+	g = grpP;				/* frozen under T of P */
+	px = proxyP;
+#endif
+	lock(lkM[g], KF);
+	lock(lkS, KF);
+	assert(g == grpP);			/* the child joins P's group now */
+	recording = false;			/* close the record ... */
+	if
+	:: recorded -> gotC++			/* ... and give the child what it holds */
+	:: else
+	fi;
+	next[CX] = next[px];
+	next[px] = CX;				/* publish: the child behind P */
+	grpC = g;
+	linked = true;
+	lkS = 0;
+	lkM[g] = 0;
+	lkT = 0;
+	g = 0;
+	px = 0;
+	done++
+}
+
+/* setpgid(P, B) by P's parent. */
+proctype mover()
+{
+	byte prev;
+
+#ifndef BROKEN_MOVE_NO_TREE
+	lock(lkT, KM);
+#endif
+	lock(lkM[GA], KM);
+	lock(lkM[GB], KM);
+	lock(lkS, KM);
+	next[PB] = head[GB];
+	head[GB] = PB;				/* publish the new proxy at B's head */
+	obsolete[PA] = true;			/* mark the old one */
+	d_step {				/* unlink it: its predecessor on A */
+		prev = A1;
+		do
+		:: next[prev] == PA -> break
+		:: else -> prev = next[prev]
+		od
+	};
+	next[prev] = next[PA];			/* one store; PA keeps its ->next */
+	proxyP = PB;
+	grpP = GB;
+	moved = true;
+	lkS = 0;
+	lkM[GB] = 0;
+	lkM[GA] = 0;
+#ifndef BROKEN_MOVE_NO_TREE
+	lkT = 0;
+#endif
+	prev = 0;
+	done++
+}
+
+init {
+	byte cur, nx, steps;
+	bool reach;
+
+	d_step {
+		head[GA] = A1; next[A1] = PA; next[PA] = NIL;
+		head[GB] = B1; next[B1] = NIL;
+		grpP = GA; proxyP = PA
+	}
+	atomic {
+		run killer();
+		run forker();
+		run mover()
+	}
+	done == 3;
+	/* The child's proxy is on its group's list. */
+	d_step {
+		cur = head[grpC];
+		reach = false;
+		do
+		:: cur == NIL -> break
+		:: else -> reach = reach || cur == CX; cur = next[cur]
+		od;
+		assert(reach);
+		cur = 0
+	}
+	/* The kill of A (I1, I2). */
+	assert(gotA1 == 1 && gotP <= 1 && gotC <= 1);
+	assert(!recorded || gotC == 1);
+	/* A kill of P's group after both returned reaches P and its child. */
+	walk(grpP, false, cur, nx, steps);
+	assert(endP == 1);
+	assert(grpC != grpP || endC == 1)
+}

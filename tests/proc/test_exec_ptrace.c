@@ -32,9 +32,9 @@
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
 #include "../fixture/puppet.h"
+#include "../fixture/nomem.h"
 #include "task/task.h"
 #include "task/objects.h"
-#include "debug/fault.h"
 
 #define PDATA(sig)	((void *)(intptr_t)(sig))
 
@@ -407,19 +407,6 @@ Test(ptrace, tracer_exit_detaches)
 
 /* ------------------------------------------------- the ptrace part without memory */
 
-#define MAX_SITES	256
-
-/* Each allocation site's calls so far, into @calls; the number of sites. */
-static unsigned int site_calls(unsigned long *calls)
-{
-	unsigned int n = rp_debug_alloc_sites();
-
-	cr_assert_leq(n, MAX_SITES);
-	for (unsigned int k = 0; k < n; k++)
-		calls[k] = rp_debug_alloc_site_calls(k);
-	return n;
-}
-
 /*
  * The allocation site of the ptrace parts: the one site that a first
  * PTRACE_SEIZE between two tasks with none reaches, twice (tracer, tracee).
@@ -429,10 +416,10 @@ static unsigned int part_site(void)
 {
 	static unsigned long before[MAX_SITES], after[MAX_SITES];
 	struct rp_task *tracer = spawn(init, SIGCHLD), *c = spawn(init, SIGCHLD);
-	unsigned int n0 = site_calls(before), n1, found = MAX_SITES;
+	unsigned int n0 = site_calls(before, MAX_SITES), n1, found = MAX_SITES;
 
 	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, c, 0), 0);
-	n1 = site_calls(after);
+	n1 = site_calls(after, MAX_SITES);
 	for (unsigned int k = 0; k < n1; k++) {
 		unsigned long grew = after[k] - (k < n0 ? before[k] : 0);
 
@@ -484,19 +471,9 @@ Test(ptrace, traced_fork_without_memory, .init = start_rcu, .fini = finish)
 {
 	unsigned int site = part_site();
 	struct rp_task *tracer = spawn(init, SIGCHLD), *p = spawn(init, SIGCHLD), *d = NULL;
-	unsigned long live, failures;
 
 	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, p, PTRACE_O_TRACEFORK), 0);
-	rp_deferred_barrier();		/* every release deferred so far done */
-	live = rp_debug_live_objects();
-	failures = rp_debug_alloc_failures();
-	cr_assert_eq(rp_debug_fail_site(site, 1), 0);
-	cr_expect_eq(rp_fork(p, &d), -ENOMEM);
-	rp_debug_fail_none();
-	cr_expect_eq(rp_debug_alloc_failures(), failures + 1, "the part's site failed");
-	rp_deferred_barrier();
-	cr_expect_eq(rp_debug_live_objects(), live, "the failed fork left objects");
-	cr_expect_eq(rp_wait4(p, -1, NULL, WNOHANG, NULL), -ECHILD, "and no child");
+	expect_fork_without_memory(p, site);
 	cr_assert_gt(rp_fork(p, &d), 0);
 	cr_expect_eq(d->parent, tracer, "the next fork's child starts traced");
 	cr_assert_not_null(d->ptrace_part);

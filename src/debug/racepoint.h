@@ -103,6 +103,10 @@ enum rp_race_point {
 	/* Exiting task @t is about to take the update lock in which it
 	   picks a reaper for its children (proc/exit.c; no lock held). */
 	RP_RACE_EXIT_REPARENTS,
+	/* An attach made task @t's ptrace part and is about to publish it:
+	   initialised, unless RP_BREAK_PTRACE_PART_EARLY published it first
+	   (proc/ptrace.c; update lock held). */
+	RP_RACE_PTRACE_PART,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

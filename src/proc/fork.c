@@ -308,12 +308,11 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 #ifndef RP_BREAK_PIDNS_CHECK_EARLY
 	bool closed = ns->dying;
 #endif
-	if (closed) {
+	err = closed ? -ENOMEM : rp_ptrace_prepare_child(self, p, flags);
+	if (err)
 		cancel_record(self, rec);
-		err = -ENOMEM;
-	} else {
+	else
 		err = link_under_siglock(self, p, flags, rec);
-	}
 	if (err) {
 		rp_pid_detach(p->pid);
 		p->pid = NULL;

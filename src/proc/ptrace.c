@@ -3,11 +3,13 @@
  * ptrace(2): tracer/tracee links and ptrace stops, as Linux's
  * kernel/ptrace.c and ptrace_stop.
  *
- * Links (Group 3).  A tracee's ptrace_entry is on its tracer's ->ptraced,
- * attached at the head with rp_owned_add_pub (owner: the tracer task) and
- * detached with rp_owned_del_pub, which marks it obsolete before anything
- * else changes, so that wait's retry walk of one tracer's list restarts
- * instead of following a moved tracee onto another tracer's list (I4, I3).
+ * Links (Group 3).  A tracee's entry is on its tracer's ->ptraced, both in
+ * their tasks' ptrace parts (struct rp_ptrace_part, allocated and published
+ * by the first attach on either side, ptrace_part), attached at the head
+ * with rp_owned_add_pub (owner: the tracer task) and detached with
+ * rp_owned_del_pub, which marks it obsolete before anything else changes,
+ * so that wait's retry walk of one tracer's list restarts instead of
+ * following a moved tracee onto another tracer's list (I4, I3).
  *
  * Stops.  A traced task that dequeues a signal stops: RP_JOBCTL_TRACED and
  * the signal in ->exit_code, under its siglock.  Its tracer's wait reports
@@ -18,7 +20,7 @@
  * Options and events (Linux's ptrace_setoptions, ptrace_event).  The
  * PTRACE_O_* options sit in ->ptrace above the flags, as Linux's.  A fork,
  * clone or exec that an option traces queues its event on the caller
- * (->ptrace_event, ->ptrace_message, under its siglock) and the caller
+ * (its part's ->event and ->message, under its siglock) and the caller
  * stops for it at its next return to user space (rp_get_signal), which
  * follows the call at once: Linux stops at the end of the system call, and
  * nothing the task does comes between.  The traced fork's child starts
@@ -74,22 +76,65 @@ static int check_options(unsigned long options)
 	return options & ~(unsigned long)OPTIONS_PROVIDED ? -EINVAL : 0;
 }
 
+/* A new part of @t, not yet published: its back pointer, its lists empty. */
+static void part_init(struct rp_ptrace_part *pt, struct rp_task *t)
+{
+	pt->task = t;
+	CDS_INIT_LIST_HEAD(&pt->ptraced);
+	CDS_INIT_LIST_HEAD(&pt->entry.node);
+}
+
+/*
+ * @t's ptrace part, allocated, initialised and then published if @t has
+ * none yet (update lock held, which every publisher holds); NULL on ENOMEM.
+ * RP_BREAK_PTRACE_PART_EARLY publishes it before it is initialised: a
+ * reader of the tracer's list in that window walks a list head of zeroes.
+ */
+static struct rp_ptrace_part *ptrace_part(struct rp_task *t)
+{
+	struct rp_ptrace_part *pt = t->ptrace_part;
+
+	rp_assert_update_held(&t->sys->sync);
+	if (pt)
+		return pt;
+	pt = rp_ptrace_part_alloc();
+	if (!pt)
+		return NULL;
+#ifdef RP_BREAK_PTRACE_PART_EARLY
+	rcu_assign_pointer(t->ptrace_part, pt);
+	RP_RACE_POINT(RP_RACE_PTRACE_PART, t);
+	part_init(pt, t);
+#else
+	part_init(pt, t);
+	RP_RACE_POINT(RP_RACE_PTRACE_PART, t);
+	/* Whole before it is seen: pairs with rcu_dereference in rp_tracer_rcu and wait's walk. */
+	rcu_assign_pointer(t->ptrace_part, pt);
+#endif
+	return pt;
+}
+
 /*
  * Make @tracer trace @t, a task not yet a zombie (update lock held): Linux's
- * ptrace_link.  ->ptrace last, under @t's siglock: a stop that sees it
+ * ptrace_link.  The parts of both first, then the links: -ENOMEM with
+ * nothing linked.  ->ptrace last, under @t's siglock: a stop that sees it
  * finds the link's owner set (rp_tracer_rcu), as the siglock orders them.
  */
-static void ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
+static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
 {
+	struct rp_ptrace_part *tracer_pt = ptrace_part(tracer), *pt;
 	struct rp_sighand *sh;
 
 	rp_assert_update_held(&t->sys->sync);
+	pt = tracer_pt ? ptrace_part(t) : NULL;
+	if (!pt)
+		return -ENOMEM;
 	CMM_STORE_SHARED(t->parent, tracer);
 	/* At the head (Group 3): see rp_owned_add_pub. */
-	rp_owned_add_pub(&t->ptrace_entry, &tracer->ptraced, tracer);
+	rp_owned_add_pub(&pt->entry, &tracer_pt->ptraced, tracer);
 	sh = rp_lock_task_sighand(t);	/* never NULL: release needs the update lock */
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
 	rp_unlock_sighand(sh);
+	return 0;
 }
 
 /*
@@ -113,7 +158,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 	if (!t->ptrace)
 		return;
 	/* Obsolete first, then the links: wait's walk on @t restarts. */
-	rp_owned_del_pub(&t->ptrace_entry);
+	rp_owned_del_pub(&t->ptrace_part->entry);
 	CMM_STORE_SHARED(t->parent, t->real_parent);
 	sh = rp_lock_task_sighand(t);
 	t->ptrace = 0;
@@ -121,7 +166,7 @@ void rp_ptrace_unlink(struct rp_task *t)
 		return;		/* released: nobody sends to it any more */
 	t->jobctl &= ~(RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY);
 	end_trapping(t);	/* nobody to tell */
-	t->ptrace_event = 0;	/* no tracer to report it to */
+	t->ptrace_part->event = 0;	/* no tracer to report it to */
 	/*
 	 * A group stop in effect takes it back, uncounted: it took its part in
 	 * a trap, or will (Linux's __ptrace_unlink).  A stopped tracee resumes
@@ -164,11 +209,15 @@ static void detach_on_exit(struct rp_task *tracer, struct rp_task *t)
 
 void rp_exit_ptrace(struct rp_task *tracer)
 {
-	struct rp_task *t, *tmp;
+	struct rp_ptrace_part *pt, *tmp;
+	struct rp_task *t;
 
 	rp_assert_update_held(&tracer->sys->sync);
+	if (!tracer->ptrace_part)
+		return;		/* never traced anything */
 	/* _safe: each detach unlinks the entry it stands on (update lock held). */
-	cds_list_for_each_entry_safe(t, tmp, &tracer->ptraced, ptrace_entry.node) {
+	cds_list_for_each_entry_safe(pt, tmp, &tracer->ptrace_part->ptraced, entry.node) {
+		t = pt->task;
 		if (t->ptrace & RP_PT_EXITKILL)
 			rp_send_signal(t, SIGKILL, NULL, false);
 		detach_on_exit(tracer, t);
@@ -190,8 +239,8 @@ void rp_ptrace_event(struct rp_task *t, int event, unsigned long message)
 	legacy = event == PTRACE_EVENT_EXEC &&
 		 (t->ptrace & (RP_PT_PTRACED | RP_PT_SEIZED)) == RP_PT_PTRACED;
 	if (t->ptrace & RP_PT_EVENT_FLAG(event)) {
-		t->ptrace_event = event;
-		t->ptrace_message = message;
+		t->ptrace_part->event = event;
+		t->ptrace_part->message = message;
 		legacy = false;
 	}
 	rp_unlock_sighand(sh);
@@ -207,6 +256,21 @@ static int fork_event(const struct rp_task *self, unsigned long clone_flags)
 	return self->ptrace & RP_PT_EVENT_FLAG(event) ? event : 0;
 }
 
+/* Does a new child of @self start traced (update lock held)?  rp_ptrace_init_task's question. */
+static bool inherits_tracing(const struct rp_task *self, unsigned long clone_flags)
+{
+	rp_assert_update_held(&self->sys->sync);
+	return self->ptrace && ((clone_flags & CLONE_PTRACE) || fork_event(self, clone_flags));
+}
+
+int rp_ptrace_prepare_child(struct rp_task *self, struct rp_task *child, unsigned long clone_flags)
+{
+	if (!inherits_tracing(self, clone_flags))
+		return 0;
+	/* The tracer has its own: it traces @self. */
+	return ptrace_part(child) ? 0 : -ENOMEM;
+}
+
 /*
  * A new @child of traced @self starts traced by the same tracer, with the
  * same options, for CLONE_PTRACE or a traced fork event (Linux's
@@ -219,11 +283,12 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 {
 	int event = fork_event(self, clone_flags);
 	struct rp_sighand *sh;
+	int err;
 
-	rp_assert_update_held(&child->sys->sync);
-	if (!self->ptrace || (!(clone_flags & CLONE_PTRACE) && !event))
+	if (!inherits_tracing(self, clone_flags))
 		return;
-	ptrace_link(child, self->parent, self->ptrace);
+	err = ptrace_link(child, self->parent, self->ptrace);
+	RP_DEBUG_BUG_ON(err);	/* both parts are there: rp_ptrace_prepare_child */
 	/* Published, so senders lock it too; never NULL: release needs the update lock. */
 	sh = rp_lock_task_sighand(child);
 	if (child->ptrace & RP_PT_SEIZED)
@@ -301,7 +366,7 @@ static bool enter_stop(struct rp_task *t, int code, siginfo_t *info, int why, bo
 	if (event_stop_info(info))
 		t->jobctl &= ~RP_JOBCTL_TRAP_NOTIFY;
 	t->exit_code = code;
-	t->last_siginfo = info;
+	t->ptrace_part->last_siginfo = info;
 	return true;
 }
 
@@ -344,7 +409,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 
 	rp_assert_siglock_held(t);
 	t->exit_code = 0;
-	t->last_siginfo = NULL;		/* the tracer reads it only while TRACED */
+	t->ptrace_part->last_siginfo = NULL;	/* the tracer reads it only while TRACED */
 	t->jobctl &= ~RP_JOBCTL_LISTENING;
 	if (stop_killed(t) || trap)
 		sig = 0;
@@ -422,7 +487,7 @@ int rp_ptrace_signal_stop(struct rp_task *t, int sig, siginfo_t *info)
 
 	if (!sh)
 		return -ESRCH;
-	t->ptrace_message = 0;	/* a signal's stop has no event message */
+	t->ptrace_part->message = 0;	/* a signal's stop has no event message */
 	sig = ptrace_stop(t, sh, sig, info, false, CLD_TRAPPED);
 	if (sig > 0)
 		rewrite_siginfo(t, sig, info);
@@ -452,7 +517,7 @@ static int jobctl_trap(struct rp_task *t, struct rp_sighand *sh)
 	int sig = t->stop_signr;
 
 	rp_lockdep_assert_held_obj(sh);
-	t->ptrace_message = 0;
+	t->ptrace_part->message = 0;
 	if (!(t->ptrace & RP_PT_SEIZED))
 		return ptrace_stop(t, sh, sig, NULL, true, CLD_STOPPED);
 	if (!s->group_stop_count && !(s->flags & RP_SIGNAL_STOP_STOPPED))
@@ -462,8 +527,10 @@ static int jobctl_trap(struct rp_task *t, struct rp_sighand *sh)
 
 bool rp_ptrace_event_pending(const struct rp_task *t)
 {
+	const struct rp_ptrace_part *pt = rp_task_ptrace_part(t);
+
 	rp_assert_siglock_held(t);
-	return t->ptrace_event;
+	return pt && pt->event;
 }
 
 bool rp_ptrace_trap_pending(const struct rp_task *t)
@@ -480,10 +547,10 @@ int rp_ptrace_trap(struct rp_task *t)
 	sh = rp_lock_task_sighand(t);
 	if (!sh)
 		return -ESRCH;
-	if (t->ptrace_event) {
+	if (rp_ptrace_event_pending(t)) {
 		/* First: Linux stops for it in the call.  Its message was set with it. */
-		code = EVENT_CODE(t->ptrace_event);
-		t->ptrace_event = 0;
+		code = EVENT_CODE(t->ptrace_part->event);
+		t->ptrace_part->event = 0;
 		return event_stop(t, sh, SIGTRAP, code, CLD_TRAPPED);
 	}
 	if (t->jobctl & (RP_JOBCTL_TRAP_STOP | RP_JOBCTL_TRAP_NOTIFY))
@@ -500,7 +567,7 @@ void rp_ptrace_exit_stop(struct rp_task *t, int code)
 		rp_unlock_sighand(sh);
 		return;
 	}
-	t->ptrace_message = (unsigned long)code;
+	t->ptrace_part->message = (unsigned long)code;
 	t->jobctl |= RP_JOBCTL_EXIT_TRAP;
 	event_stop(t, sh, SIGTRAP, EVENT_CODE(PTRACE_EVENT_EXIT), CLD_TRAPPED);
 	sh = rp_lock_task_sighand(t);
@@ -566,7 +633,9 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	if (rp_same_thread_group(self, t) || !may_attach(self, t) ||
 	    uatomic_read(&t->exit_state) || t->ptrace)
 		return -EPERM;
-	ptrace_link(t, self, flags);
+	ret = ptrace_link(t, self, flags);
+	if (ret)
+		return ret;
 	if (request == PTRACE_ATTACH)
 		rp_send_signal(t, SIGSTOP, NULL, false);
 	trap_if_stopped(t);
@@ -583,8 +652,7 @@ static long traceme(struct rp_task *self)
 	parent = self->real_parent;
 	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
 	    !uatomic_read(&parent->exit_state)) {
-		ptrace_link(self, parent, RP_PT_PTRACED);
-		ret = 0;
+		ret = ptrace_link(self, parent, RP_PT_PTRACED);
 	}
 	rp_update_unlock(sync);
 	return ret;
@@ -613,7 +681,7 @@ static long set_options(struct rp_task *t, unsigned long options)
 static long listen(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	if (!(t->ptrace & RP_PT_SEIZED) || !event_stop_info(t->last_siginfo))
+	if (!(t->ptrace & RP_PT_SEIZED) || !event_stop_info(t->ptrace_part->last_siginfo))
 		return -EIO;
 	t->jobctl |= RP_JOBCTL_LISTENING;
 	if (t->jobctl & RP_JOBCTL_TRAP_NOTIFY) {
@@ -638,6 +706,7 @@ static long listen(struct rp_task *t)
  */
 static long stopped_request(struct rp_task *t, long request, void *data)
 {
+	struct rp_ptrace_part *pt = t->ptrace_part;	/* traced: it has one */
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	long sig = (long)(intptr_t)data, ret = 0;
 
@@ -654,14 +723,14 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	else if (request == PTRACE_SETOPTIONS)
 		ret = set_options(t, (unsigned long)data);
 	else if (request == PTRACE_GETEVENTMSG)
-		*(unsigned long *)data = t->ptrace_message;
+		*(unsigned long *)data = pt->message;
 	else if ((request == PTRACE_GETSIGINFO || request == PTRACE_SETSIGINFO) &&
-		 !t->last_siginfo)
+		 !pt->last_siginfo)
 		ret = -EINVAL;	/* a group stop's trap of a tracee of PTRACE_ATTACH */
 	else if (request == PTRACE_GETSIGINFO)
-		*(siginfo_t *)data = *t->last_siginfo;
+		*(siginfo_t *)data = *pt->last_siginfo;
 	else if (request == PTRACE_SETSIGINFO)
-		*t->last_siginfo = *(const siginfo_t *)data;
+		*pt->last_siginfo = *(const siginfo_t *)data;
 	else if (request != PTRACE_CONT && request != PTRACE_DETACH)
 		ret = -EIO;
 	else if (!valid_signal(sig))

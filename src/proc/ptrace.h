@@ -42,6 +42,13 @@ void rp_ptrace_exit_stop(struct rp_task *t, int code);
 void rp_ptrace_event(struct rp_task *t, int event, unsigned long message);
 
 /*
+ * Before new @child of @self is linked (update lock held, the child not yet
+ * published): if it will start traced (rp_ptrace_init_task), give it its
+ * ptrace part.  0, or -ENOMEM: the fork fails.
+ */
+int rp_ptrace_prepare_child(struct rp_task *self, struct rp_task *child, unsigned long clone_flags);
+
+/*
  * New @child of @self: traced by @self's tracer for CLONE_PTRACE or a
  * traced fork event, which @self then reports (update lock held).
  */

@@ -293,6 +293,7 @@ static void check_moved_away(struct wait_opts *wo, struct rp_task *t)
 static bool scan_thread_rcu(struct rp_task *self, struct rp_task *t, struct wait_opts *wo,
 			struct candidate *c)
 {
+	struct rp_ptrace_part *tracer_pt, *pt;
 	unsigned long restarts = 0;
 	struct rp_task *p;
 
@@ -306,10 +307,16 @@ static bool scan_thread_rcu(struct rp_task *self, struct rp_task *t, struct wait
 			return true;
 	}
 	check_moved_away(wo, t);
+	/* NULL or whole: pairs with rcu_assign_pointer in ptrace.c's publication. */
+	tracer_pt = rcu_dereference(t->ptrace_part);
+	if (!tracer_pt)
+		return false;	/* never traced anything */
 	/* Group 3: restarts from the head when a tracee it stands on moves. */
-	rp_owned_for_each_entry_rcu(p, &t->ptraced, t, ptrace_entry, &restarts)
+	rp_owned_for_each_entry_rcu(pt, &tracer_pt->ptraced, t, entry, &restarts) {
+		p = pt->task;
 		if (ours(self, wo->flags, rcu_dereference(p->parent)) && take(wo, p, true, c))
 			return true;
+	}
 	return false;
 }
 

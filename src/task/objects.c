@@ -349,6 +349,7 @@ static void process_free(struct rp_deferred *d)
 	if (proc->sighand.count & RP_SIGHAND_IN_PROCESS)
 		actions_free(proc->sighand.actions);
 	rp_thread_cputime_free(&proc->task);
+	rp_ptrace_part_free(&proc->task);
 	signal_destroy(&proc->signal);
 	rp_cache_free(&process_cache, proc);
 }

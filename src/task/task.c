@@ -51,6 +51,7 @@ static void task_free_struct(struct rp_task *t)
 {
 	rp_count_dec(t->sys, tasks);
 	rp_thread_cputime_free(t);
+	rp_ptrace_part_free(t);
 	rp_cache_free(&task_cache, t);
 }
 
@@ -113,6 +114,20 @@ void rp_task_put(struct rp_task *t)
 	}
 }
 
+struct rp_ptrace_part *rp_ptrace_part_alloc(void)
+{
+	return rp_zalloc(sizeof(struct rp_ptrace_part));
+}
+
+void rp_ptrace_part_free(struct rp_task *t)
+{
+	struct rp_ptrace_part *pt = t->ptrace_part;
+
+	/* Unlinked from every list by the last detach and the tracer's exit. */
+	RP_DEBUG_BUG_ON(pt && !cds_list_empty(&pt->ptraced));
+	rp_free(pt);
+}
+
 struct rp_task *rp_task_alloc(struct rp_system *sys)
 {
 	struct rp_task *t = rp_cache_zalloc(&task_cache);
@@ -131,8 +146,6 @@ void rp_task_init(struct rp_system *sys, struct rp_task *t)
 	t->exit_signal = -1;
 	rp_hlist_tail_init(&t->children);
 	rp_hlist_node_init(&t->sibling);
-	CDS_INIT_LIST_HEAD(&t->ptraced);
-	CDS_INIT_LIST_HEAD(&t->ptrace_entry.node);
 	CDS_INIT_LIST_HEAD(&t->tasks);
 	CDS_INIT_LIST_HEAD(&t->thread_node);
 	t->pending.tail = NULL;

@@ -388,6 +388,30 @@ struct rp_signal {
 #define RP_PT_EXITKILL		(0x100000u << RP_PT_OPT_SHIFT)	/* PTRACE_O_EXITKILL */
 
 /*
+ * What only a tracer or a tracee uses, out of the task (Linux keeps it in
+ * task_struct): the ptrace links and a stop's state.  Allocated by the
+ * task's first attach on either side (PTRACE_ATTACH, PTRACE_SEIZE,
+ * PTRACE_TRACEME, or a fork whose child starts traced), initialised, and
+ * only then published in ->ptrace_part with rcu_assign_pointer, under the
+ * update lock: a lock-free reader (wait's walk of the ptraced lists,
+ * rp_tracer_rcu) sees NULL or a whole part.  A task keeps its part until it
+ * is freed, after its grace period, so a task that is traced has one, and
+ * so has a task that traces (its tracees are on its list).
+ */
+struct rp_ptrace_part {
+	struct rp_task *task;		/* (c) whose part this is: wait's walk of a
+					   tracer's list reaches each tracee by it */
+	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ->entry */
+	struct rp_owned_link entry;	/* (r, u) on the tracer's ->ptraced; owner:
+					   the tracer task */
+	unsigned long message;		/* (s) PTRACE_GETEVENTMSG's answer */
+	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
+					   task's own frame; NULL when not stopped */
+	int event;			/* (s) PTRACE_EVENT_* to stop for at the next
+					   return to user space; 0: none */
+};
+
+/*
  * Fields in three groups by who touches them: what lock-free readers follow
  * (the relations and the exit state, first), what the siglock guards, and
  * the rest.  Small ranges are kept in small types (nice, pdeath_signal).
@@ -422,17 +446,13 @@ struct rp_task {
 	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
 	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
 	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
-	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ptrace_entry */
-	struct rp_owned_link ptrace_entry; /* (r, u) owner: the tracer */
+	struct rp_ptrace_part *ptrace_part; /* (r, u) NULL until its first attach, as
+					   tracer or tracee; then kept until the
+					   task is freed (rcu_assign_pointer) */
 	/* Under the siglock. */
 	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
 	unsigned int jobctl;		/* (s) RP_JOBCTL_* */
-	int ptrace_event;		/* (s) PTRACE_EVENT_* to stop for at the next
-					   return to user space; 0: none */
-	unsigned long ptrace_message;	/* (s) PTRACE_GETEVENTMSG's answer */
-	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
-					   task's own frame; NULL when not stopped */
 	int ioprio;			/* (s) ioprio_set's value; 0: from nice */
 	int8_t nice;			/* (s) -20..19, per thread as Linux */
 	int8_t stop_signr;		/* (s) its group's last stop signal, what its
@@ -635,6 +655,14 @@ struct rp_task *rp_task_alloc(struct rp_system *sys);
 /* Set up @t, zeroed, as rp_task_alloc does (a process block's task). */
 void rp_task_init(struct rp_system *sys, struct rp_task *t);
 
+/*
+ * A ptrace part, zeroed, not yet initialised nor published (ptrace.c
+ * does both); NULL on ENOMEM.  Freed with the task (rp_ptrace_part_free).
+ */
+struct rp_ptrace_part *rp_ptrace_part_alloc(void);
+/* Free @t's part, if it has one: @t is being freed, no reader can reach it. */
+void rp_ptrace_part_free(struct rp_task *t);
+
 /* Is @t its process block's task (not a thread allocated on its own)? */
 static inline bool rp_task_in_process(struct rp_task *t)
 {
@@ -710,9 +738,23 @@ static inline bool rp_same_thread_group(const struct rp_task *a, const struct rp
  */
 static inline struct rp_task *rp_tracer_rcu(const struct rp_task *t)
 {
+	struct rp_ptrace_part *pt;
+
 	rp_assert_read_section(&t->sys->sync);
+	/* Pairs with rcu_assign_pointer in ptrace.c's publication of the part. */
+	pt = rcu_dereference(t->ptrace_part);
 	/* Pairs with the owner stores of rp_owned_add_pub and rp_owned_del_pub. */
-	return rcu_dereference(t->ptrace_entry.owner);
+	return pt ? rcu_dereference(pt->entry.owner) : NULL;
+}
+
+/*
+ * The ptrace part of @t, which a task traced or tracing has (its siglock
+ * or the update lock held, so that @t is not freed; NULL if @t never was
+ * either).  Pairs with rcu_assign_pointer in ptrace.c's publication.
+ */
+static inline struct rp_ptrace_part *rp_task_ptrace_part(const struct rp_task *t)
+{
+	return rcu_dereference(t->ptrace_part);
 }
 
 /*

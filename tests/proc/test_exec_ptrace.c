@@ -32,6 +32,7 @@
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
 #include "../fixture/puppet.h"
+#include "../fixture/nomem.h"
 #include "task/task.h"
 #include "task/objects.h"
 
@@ -402,6 +403,83 @@ Test(ptrace, tracer_exit_detaches)
 {
 	FOR_EACH_MODE(m)
 		ptrace_tracer_exit(m);
+}
+
+/* ------------------------------------------------- the ptrace part without memory */
+
+/*
+ * The allocation site of the ptrace parts: the one site that a first
+ * PTRACE_SEIZE between two tasks with none reaches, twice (tracer, tracee).
+ * The seize is undone (the tracee detached, the tracer's part kept).
+ */
+static unsigned int part_site(void)
+{
+	static unsigned long before[MAX_SITES], after[MAX_SITES];
+	struct rp_task *tracer = spawn(init, SIGCHLD), *c = spawn(init, SIGCHLD);
+	unsigned int n0 = site_calls(before, MAX_SITES), n1, found = MAX_SITES;
+
+	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, c, 0), 0);
+	n1 = site_calls(after, MAX_SITES);
+	for (unsigned int k = 0; k < n1; k++) {
+		unsigned long grew = after[k] - (k < n0 ? before[k] : 0);
+
+		if (!grew)
+			continue;
+		cr_assert_eq(found, MAX_SITES, "the seize reached two sites");
+		cr_assert_eq(grew, 2, "the seize allocated %lu parts", grew);
+		found = k;
+	}
+	cr_assert_neq(found, MAX_SITES, "the seize allocated nothing");
+	end_child(init, tracer);
+	end_child(init, c);
+	return found;
+}
+
+/*
+ * The first attach on each side allocates that side's part: out of memory
+ * for the tracer's (the first call) or for the tracee's (the second), the
+ * attach fails with -ENOMEM and links nothing; the next succeeds.
+ */
+Test(ptrace, attach_without_memory, .init = start_rcu, .fini = finish)
+{
+	unsigned int site = part_site();
+
+	for (unsigned long nth = 1; nth <= 2; nth++) {
+		struct rp_task *tracer = spawn(init, SIGCHLD), *c = spawn(init, SIGCHLD);
+		unsigned long failures = rp_debug_alloc_failures();
+
+		cr_assert_eq(rp_debug_fail_site(site, nth), 0);
+		cr_expect_eq(ptrace_at(tracer, PTRACE_SEIZE, c, 0), -ENOMEM, "call %lu", nth);
+		rp_debug_fail_none();
+		cr_expect_eq(rp_debug_alloc_failures(), failures + 1, "the part's site failed");
+		cr_expect_eq(c->ptrace, 0u, "a failed attach traced its target");
+		cr_expect_null(c->ptrace_part, "the tracee kept a part it failed to get");
+		cr_expect_eq(tracer->ptrace_part != NULL, nth == 2, "the tracer's part");
+		cr_expect_eq(ptrace_at(tracer, PTRACE_SEIZE, c, 0), 0, "the next attach");
+		cr_expect_eq(c->parent, tracer);
+		end_child(init, tracer);
+		end_child(init, c);
+	}
+}
+
+/*
+ * A traced fork whose child starts traced (PTRACE_O_TRACEFORK) gives the
+ * child its part before linking it: out of memory, the fork fails with
+ * -ENOMEM and leaves nothing behind; the next one is traced.
+ */
+Test(ptrace, traced_fork_without_memory, .init = start_rcu, .fini = finish)
+{
+	unsigned int site = part_site();
+	struct rp_task *tracer = spawn(init, SIGCHLD), *p = spawn(init, SIGCHLD), *d = NULL;
+
+	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, p, PTRACE_O_TRACEFORK), 0);
+	expect_fork_without_memory(p, site);
+	cr_assert_gt(rp_fork(p, &d), 0);
+	cr_expect_eq(d->parent, tracer, "the next fork's child starts traced");
+	cr_assert_not_null(d->ptrace_part);
+	end_child(init, tracer);	/* detaches both */
+	end_child(p, d);
+	end_child(init, p);
 }
 
 /* ------------------------------------------------- exec_kill (I6) */

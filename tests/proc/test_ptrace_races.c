@@ -22,6 +22,13 @@
  *    tracee then tells nobody, above all not its real parent, to which the
  *    exit handed it back (Linux's check of current->ptrace).
  *    RP_BREAK_NOTICE_TO_PARENT.
+ *  - attach_publishes_whole_part (I5): a tracer's first attach makes its
+ *    ptrace part (the list of its tracees) and is held between the part's
+ *    set-up and its publication, with the update lock, so in rcu mode
+ *    only: a reader sees no part or a whole one, and a wait by another
+ *    thread of the tracer's group, which walks that list, answers ECHILD.
+ *    RP_BREAK_PTRACE_PART_EARLY (the part published first: a list head of
+ *    zeroes, no back pointer).
  */
 #include <errno.h>
 #include <sys/ptrace.h>
@@ -222,3 +229,56 @@ static void tracer_exit_before_notice(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(tracer_exit_before_notice, tracer_exit_before_notice)
+
+/* ------------------------------------------------------ the ptrace part's publication */
+
+/* Has @t no ptrace part, or one set up for it (a reader's view, rp_read_lock held)? */
+static bool part_none_or_whole_rcu(struct rp_task *t)
+{
+	struct rp_ptrace_part *pt = rcu_dereference(t->ptrace_part);
+
+	return !pt || (pt->task == t && CMM_LOAD_SHARED(pt->ptraced.next) == &pt->ptraced &&
+		       CMM_LOAD_SHARED(pt->entry.node.next) == &pt->entry.node);
+}
+
+static void attach_publishes_whole_part(enum rp_sync_mode mode)
+{
+	bool hold = mode == RP_SYNC_RCU, whole = true;
+	struct rp_task *c, *tracer, *t;
+	struct job tj = { 0 };
+	long r = -ECHILD;
+
+	start(mode);
+	race_count_jobs();
+	c = spawn(init, SIGCHLD);
+	tracer = spawn(init, SIGCHLD);
+	t = thread_of(tracer);
+	cr_assert_null(tracer->ptrace_part, "a part before the first attach");
+	if (hold)
+		arm(RP_RACE_PTRACE_PART, tracer, true, false);
+	tj.pid = rp_getpid(c);
+	job_start(&tj, seize_job, tracer);
+	if (hold) {
+		cr_assert(await_reached(1), "the attach made no part for the tracer");
+		rp_read_lock(&sys->sync);
+		whole = part_none_or_whole_rcu(tracer);
+		rp_read_unlock(&sys->sync);
+		/* The walk of the tracer's list, by its other thread. */
+		if (whole)
+			r = rp_wait4(t, -1, NULL, WNOHANG | __WALL, NULL);
+		release();
+	}
+	cr_assert(whole, "a reader saw the tracer's part before it was set up");
+	cr_assert_eq(r, -ECHILD, "the tracer's thread's wait answered %ld mid attach", r);
+	cr_assert_eq(job_join(&tj), 0);
+	cr_assert_not_null(tracer->ptrace_part);
+	cr_assert_eq(tracer->ptrace_part->task, tracer);
+	cr_assert_eq(c->ptrace_part->entry.owner, tracer);
+	end_task(t);
+	end_child(init, tracer);
+	cr_assert_eq(c->ptrace, 0u, "the tracer's exit detached its tracee");
+	end_child(init, c);
+	end_race();
+}
+
+TEST_EACH_MODE(attach_publishes_whole_part, attach_publishes_whole_part)

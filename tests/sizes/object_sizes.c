@@ -87,7 +87,7 @@ int main(void)
 		FIELD(struct rp_task, pid), FIELD(struct rp_task, group_leader),
 		FIELD(struct rp_task, real_parent), FIELD(struct rp_task, parent),
 		FIELD(struct rp_task, children), FIELD(struct rp_task, sibling),
-		FIELD(struct rp_task, ptraced), FIELD(struct rp_task, ptrace_entry),
+		FIELD(struct rp_task, ptrace_part),
 		FIELD(struct rp_task, ptrace), FIELD(struct rp_task, tasks),
 		FIELD(struct rp_task, thread_node), FIELD(struct rp_task, signal),
 		FIELD(struct rp_task, sighand), FIELD(struct rp_task, cred),
@@ -97,8 +97,7 @@ int main(void)
 		FIELD(struct rp_task, self_exec_id), FIELD(struct rp_task, parent_exec_id),
 		FIELD(struct rp_task, pdeath_signal), FIELD(struct rp_task, flags),
 		FIELD(struct rp_task, nice), FIELD(struct rp_task, ioprio),
-		FIELD(struct rp_task, ptrace_event), FIELD(struct rp_task, ptrace_message),
-		FIELD(struct rp_task, last_siginfo), FIELD(struct rp_task, stop_signr),
+		FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
 		FIELD(struct rp_task, cputime_tick),
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
@@ -137,6 +136,10 @@ int main(void)
 	OBJECT(rp_thread_cputime,
 		FIELD(struct rp_thread_cputime, time), FIELD(struct rp_thread_cputime, folded),
 		FIELD(struct rp_thread_cputime, armed));
+	OBJECT(rp_ptrace_part,
+		FIELD(struct rp_ptrace_part, task), FIELD(struct rp_ptrace_part, ptraced),
+		FIELD(struct rp_ptrace_part, entry), FIELD(struct rp_ptrace_part, message),
+		FIELD(struct rp_ptrace_part, last_siginfo), FIELD(struct rp_ptrace_part, event));
 	OBJECT(rp_signal_extra,
 		FIELD(struct rp_signal_extra, timers), FIELD(struct rp_signal_extra, rlim),
 		FIELD(struct rp_signal_extra, group_exec_task));
@@ -162,8 +165,9 @@ int main(void)
 	       "allocate one with a deferred release for each move); on first use (a\n"
 	       "charge, a timer): struct rp_thread_cputime per thread, struct\n"
 	       "rp_signal_extra per process (its timers, and its limits once changed,\n"
-	       "its exec's claim while a multithreaded exec waits); struct rp_sigqueue\n"
-	       "per queued signal\n\n",
+	       "its exec's claim while a multithreaded exec waits); on the first\n"
+	       "attach, as tracer or tracee: struct rp_ptrace_part per task; struct\n"
+	       "rp_sigqueue per queued signal\n\n",
 	       sizeof(struct rp_action_table), sizeof(struct rp_rlimits));
 	printf("the parts of struct rp_process: task %zu + signal %zu + sighand %zu + pid %zu"
 	       " = %zu heap bytes, were they allocated apart\n", task, signal, sighand, pid,

@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
-#include "../fixture/fixture.h"
+#include "../fixture/nomem.h"
 #include <rcuproc/version.h>
-#include "debug/fault.h"
 #include "task/task.h"
 
 Test(system, bad_options_are_einval)
@@ -291,19 +290,6 @@ Test(extra, none_until_first_use, .init = start_rcu, .fini = stop_system)
 	cr_assert_eq(got.rlim_cur, 7, "the group's, seen by each thread");
 }
 
-/* Calls of every allocation site so far, into @calls (at most @max). */
-static unsigned int site_calls(unsigned long *calls, unsigned int max)
-{
-	unsigned int n = rp_debug_alloc_sites();
-
-	cr_assert_leq(n, max);
-	for (unsigned int k = 0; k < n; k++)
-		calls[k] = rp_debug_alloc_site_calls(k);
-	return n;
-}
-
-#define MAX_SITES	256
-
 /*
  * The allocation site of the groups' ->extra: the one site that both the
  * first setrlimit of @p (which also copies the limits block) and a fork of
@@ -340,23 +326,13 @@ static unsigned int extra_site(struct rp_task *p, struct rp_task **child)
  */
 Test(extra, fork_of_own_limits_without_memory, .init = start_rcu, .fini = finish)
 {
-	struct rp_task *p = fork_of(init), *c, *d = NULL;
-	unsigned long live, failures;
+	struct rp_task *p = fork_of(init), *c, *d;
 	unsigned int site = extra_site(p, &c);
 	struct rlimit got;
 
 	cr_assert_not_null(c->signal->extra);
 	end_child(p, c);
-	rp_deferred_barrier();		/* every release deferred so far done */
-	live = rp_debug_live_objects();
-	failures = rp_debug_alloc_failures();
-	cr_assert_eq(rp_debug_fail_site(site, 1), 0);
-	cr_expect_eq(rp_fork(p, &d), -ENOMEM);
-	rp_debug_fail_none();
-	cr_expect_eq(rp_debug_alloc_failures(), failures + 1, "the ->extra's site failed");
-	rp_deferred_barrier();
-	cr_expect_eq(rp_debug_live_objects(), live, "the failed fork left objects");
-	cr_expect_eq(rp_wait4(p, -1, NULL, WNOHANG, NULL), -ECHILD, "and no child");
+	expect_fork_without_memory(p, site);
 	d = fork_of(p);
 	cr_assert_eq(rp_getrlimit(d, RLIMIT_NOFILE, &got), 0);
 	cr_expect_eq(got.rlim_cur, 9, "the child has its parent's limits");

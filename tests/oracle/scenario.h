@@ -50,6 +50,9 @@
 #define TIMER_DELETE(p, id)	{ p, OP_TIMER_DELETE, id, 0, 0 }
 #define SIGPENDING(p)		{ p, OP_SIGPENDING, 0, 0, 0 }
 #define CHILDREN_CPU(p)		{ p, OP_CHILDREN_CPU, 0, 0, 0 }
+#define UNSHARE(p, flags)	{ p, OP_UNSHARE, flags, 0, 0 }
+#define SETNS(p, q, for_children) { p, OP_SETNS, q, for_children, 0 }
+#define NSPID(q)		{ P0, OP_NSPID, S(q), 0, 0 }	/* read by P0 */
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- running and comparing ---- */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid namespaces against Linux (invariant I8; docs/namespaces.md): real
+ * puppets on this machine, some of them in namespaces of their own, then
+ * rcuproc in each of the three modes, compared step by step
+ * (tests/oracle/oracle.h).  Every pid is compared as the caller's
+ * namespace numbers it: each side tells, when it makes a process, its
+ * numbers at every level and the namespace of each (NSpid and
+ * NS_GET_PARENT on Linux, rp_proc_nspid and rp_pidns_parent here), and a
+ * step's caller sees the names it can see by their numbers there (or_view).
+ * A parent outside the caller's namespace reads as 0.  Set
+ * RP_ORACLE_PRINT=1 to print every answer.
+ *
+ * The real side needs unshare(CLONE_NEWPID), so root in a namespace that
+ * allows it: without it the program says so and exits 77, which meson
+ * reports as skipped, never as passed.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "scenario.h"
+
+#define NEWPID	(CLONE_NEWPID | SIGCHLD)
+
+/* ---- the scenarios (wait4 always gets WNOHANG added) ---- */
+
+/*
+ * clone(CLONE_NEWPID): the child is 1 in its namespace and reads its
+ * parent, outside, as 0; its child is 2 there, with parent 1.  The parent
+ * outside sees both by its own numbers, in kill and in wait.
+ */
+static const struct or_step ids_inside_and_outside[] = {
+	CLONE(P0, P1, NEWPID), GETPID(P1), GETPPID(P1), NSPID(P1),
+	FORK(P1, P2), GETPID(P2), GETPPID(P2), NSPID(P2),
+	KILL(P1, S(P2), 0), KILL(P0, S(P2), 0), KILL(P2, S(P1), 0),
+	EXIT(P2, 2), WAIT4(P1, -1, 0),
+	EXIT(P1, 3), WAIT4(P0, -1, 0),
+	END };
+
+#define SCENARIOS(X) \
+	X(ids_inside_and_outside)
+
+/* Linux's answers once, then rcuproc's in every mode. */
+static void check_all_modes(const struct or_scenario *sc)
+{
+	struct or_results lin;
+	int diffs = 0;
+
+	linux_answers(sc, &lin);
+	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
+		diffs += rcuproc_diffs(sc, &lin, m);
+	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
+}
+
+#define SCENARIO_TEST(n) \
+	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
+SCENARIOS(SCENARIO_TEST)
+
+/* ---- the oracle checks itself ---- */
+
+/*
+ * A view hides what is outside the caller's namespace and numbers the rest
+ * as the caller's level does: P0 in the driver's namespace (a), P1 the
+ * init of b below it, P2 in b, P3 the init of c beside b.
+ */
+Test(oracle_pidns, view_by_level)
+{
+	struct or_pidmap map = { .pid = { 100, 101, 102, 103 }, .ext = 99 };
+	struct or_pidmap v;
+
+	map.place[P0] = (struct or_place){ 1, { 100 }, { 'a' } };
+	map.place[P1] = (struct or_place){ 2, { 101, 1 }, { 'a', 'b' } };
+	map.place[P2] = (struct or_place){ 2, { 102, 2 }, { 'a', 'b' } };
+	map.place[P3] = (struct or_place){ 2, { 103, 1 }, { 'a', 'c' } };
+	or_view(&map, P0, &v);
+	cr_expect(v.ext == 99 && v.pid[P1] == 101 && v.pid[P3] == 103);
+	or_view(&map, P2, &v);
+	cr_expect_eq(v.ext, OR_PID_UNSEEN);
+	cr_expect_eq(v.pid[P0], OR_PID_UNSEEN);
+	cr_expect_eq(v.pid[P1], 1);
+	cr_expect_eq(v.pid[P2], 2);
+	cr_expect_eq(v.pid[P3], OR_PID_UNSEEN, "c's init is not in b");
+	cr_expect_eq(v.pid[P4], 0, "no process: no number");
+	cr_expect_eq(or_resolve(&v, -S(P1)), -1);
+}
+
+/*
+ * May this process make pid namespaces?  A child unshares and forks; the
+ * grandchild must be pid 1.  0, or the errno that said no.
+ */
+static int newpid_refused(void)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(errno);
+		init = fork();
+		if (init == 0)
+			_exit(getpid() == 1 ? 0 : EINVAL);
+		if (init < 0 || waitpid(init, &status, 0) != init)
+			_exit(ECHILD);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EINTR);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+/* Criterion's own main, unless the kernel's side cannot be asked at all. */
+int main(int argc, char *argv[])
+{
+	struct criterion_test_set *tests;
+	int err = geteuid() ? EPERM : newpid_refused(), result = 0;
+
+	if (err) {
+		printf("pidns_semantics: SKIPPED, not run: unshare(CLONE_NEWPID) is refused "
+		       "here (%s%s); the real-kernel side needs root in a pid namespace "
+		       "that may make others\n", strerrorname_np(err),
+		       geteuid() ? ": not root" : "");
+		return 77;
+	}
+	tests = criterion_initialize();
+	if (criterion_handle_args(argc, argv, true))
+		result = !criterion_run_all_tests(tests);
+	criterion_finalize(tests);
+	return result;
+}

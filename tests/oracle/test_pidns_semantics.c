@@ -38,8 +38,29 @@ static const struct or_step ids_inside_and_outside[] = {
 	EXIT(P1, 3), WAIT4(P0, -1, 0),
 	END };
 
+/*
+ * unshare(CLONE_NEWPID): the caller stays where it is; a second unshare
+ * before a fork is EINVAL; its next child is 1 of the new namespace, its
+ * later ones 2, 3, ... there, each reading its parent as 0.  Another
+ * process that enters the unsharer's pid_for_children forks there too
+ * (its child's parent reads 0); setns back to its own namespace forks
+ * there again, and setns above its own is EINVAL.
+ */
+static const struct or_step unshare_pid_for_children[] = {
+	FORK(P0, P1), UNSHARE(P1, CLONE_NEWPID), GETPID(P1), NSPID(P1),
+	UNSHARE(P1, CLONE_NEWPID), CLONE(P1, P7, NEWPID),
+	FORK(P1, P2), GETPPID(P2), NSPID(P2),
+	FORK(P1, P3), GETPPID(P3), NSPID(P3), FORK(P2, P4), GETPPID(P4), NSPID(P4),
+	SETNS(P0, P1, 1), FORK(P0, P5), GETPID(P5), GETPPID(P5), NSPID(P5),
+	SETNS(P0, P0, 0), FORK(P0, P6), GETPPID(P6), NSPID(P6),
+	SETNS(P3, P0, 0), SETNS(P3, P1, 0), UNSHARE(P3, CLONE_NEWPID),
+	EXIT(P6, 0), WAIT4(P0, S(P6), 0), EXIT(P5, 0), WAIT4(P0, S(P5), 0),
+	EXIT(P4, 0), WAIT4(P2, S(P4), 0), EXIT(P3, 0), WAIT4(P1, S(P3), 0),
+	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
-	X(ids_inside_and_outside)
+	X(ids_inside_and_outside) X(unshare_pid_for_children)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -59,8 +59,28 @@ static const struct or_step unshare_pid_for_children[] = {
 	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * si_pid is the sender as the receiver's namespace numbers it: 0 for a
+ * sender outside (the parent namespace's kill of init, or of init's
+ * child), the sender's own number inside; SIGCHLD of a child inside
+ * names it by the parent's numbers, the namespace's init to its parent
+ * outside by the outer one.
+ */
+static const struct or_step sender_pid[] = {
+	CLONE(P0, P1, NEWPID), SIGACTION(P1, SIGUSR1, ACT_HANDLER), FORK(P1, P2),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER),
+	KILL(P0, S(P1), SIGUSR1), SIGINFO(P1), KILL(P2, S(P1), SIGUSR1), SIGINFO(P1),
+	KILL(P0, S(P2), SIGUSR1), SIGINFO(P2), KILL(P1, S(P2), SIGUSR1), SIGINFO(P2),
+	TGKILL(P0, S(P2), S(P2), SIGUSR1), SIGINFO(P2),
+	TGKILL(P2, S(P2), S(P2), SIGUSR1), SIGINFO(P2), SIGS(P1), SIGS(P2),
+	SIGACTION(P1, SIGCHLD, ACT_HANDLER), EXIT(P2, 4), SIGINFO(P1),
+	WAITID(P1, P_ALL, 0, WEXITED),
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER), EXIT(P1, 5), SIGINFO(P0),
+	WAITID(P0, P_PID, S(P1), WEXITED),
+	END };
+
 #define SCENARIOS(X) \
-	X(ids_inside_and_outside) X(unshare_pid_for_children)
+	X(ids_inside_and_outside) X(unshare_pid_for_children) X(sender_pid)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -79,8 +79,26 @@ static const struct or_step sender_pid[] = {
 	WAITID(P0, P_PID, S(P1), WEXITED),
 	END };
 
+/*
+ * A namespace's init takes only the signals it handles from inside, even
+ * SIGKILL, from its child and from itself; from the parent namespace a
+ * signal it leaves at SIG_DFL is dropped too, but SIGSTOP stops it and
+ * SIGKILL kills it (and its namespace).
+ */
+static const struct or_step init_signals[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2), SIGACTION(P1, SIGUSR2, ACT_HANDLER),
+	KILL(P2, S(P1), SIGUSR1), KILL(P2, S(P1), SIGTERM), KILL(P2, S(P1), SIGKILL),
+	KILL(P2, S(P1), SIGSTOP), GETPID(P1), KILL(P1, S(P1), SIGKILL), GETPID(P1),
+	KILL(P2, S(P1), SIGUSR2), SIGS(P1), SIGINFO(P1),
+	KILL(P0, S(P1), SIGTERM), GETPID(P1),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED), GETPID(P1),
+	KILL(P0, S(P1), SIGCONT), GETPID(P1),
+	KILL(P0, S(P1), SIGKILL), GETPID(P2), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
-	X(ids_inside_and_outside) X(unshare_pid_for_children) X(sender_pid)
+	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
+	X(sender_pid) X(init_signals)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

@@ -96,9 +96,22 @@ static const struct or_step init_signals[] = {
 	KILL(P0, S(P1), SIGKILL), GETPID(P2), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * Orphans in a namespace go to its init, not to a subreaper outside (P0):
+ * a child of init's child, and a child of the unsharer's second child.
+ */
+static const struct or_step orphans_to_init[] = {
+	FORK(P0, P1), UNSHARE(P1, CLONE_NEWPID), FORK(P1, P2), FORK(P2, P3), FORK(P3, P4),
+	EXIT(P3, 0), GETPPID(P4), WAIT4(P2, S(P3), 0),
+	FORK(P1, P5), FORK(P5, P6), EXIT(P5, 0), GETPPID(P6), WAIT4(P1, S(P5), 0),
+	EXIT(P4, 4), WAIT4(P2, S(P4), 0), EXIT(P6, 6), WAIT4(P1, S(P6), 0),
+	WAIT4(P2, S(P6), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
-	X(sender_pid) X(init_signals)
+	X(sender_pid) X(init_signals) X(orphans_to_init)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

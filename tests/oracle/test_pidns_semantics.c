@@ -109,9 +109,31 @@ static const struct or_step orphans_to_init[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * kill(-1) inside a namespace reaches what the caller's namespace numbers
+ * above 1, the caller's own process and init excepted: with init alone
+ * there ESRCH; then a sibling and a namespace below, not init, nor the
+ * unsharer outside, nor another process outside.
+ */
+static const struct or_step kill_all_inside[] = {
+	FORK(P0, P1), UNSHARE(P1, CLONE_NEWPID), FORK(P1, P2), FORK(P2, P3),
+	KILL(P3, -1, SIGUSR1),
+	FORK(P2, P4), CLONE(P4, P5, NEWPID), FORK(P0, P6),
+	SIGACTION(P0, SIGUSR1, ACT_HANDLER), SIGACTION(P1, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), SIGACTION(P3, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER), SIGACTION(P5, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P6, SIGUSR1, ACT_HANDLER),
+	KILL(P3, -1, SIGUSR1), SIGS(P0), SIGS(P1), SIGS(P2), SIGS(P3), SIGS(P4),
+	SIGS(P5), SIGS(P6),
+	EXIT(P5, 0), WAIT4(P4, S(P5), 0), EXIT(P4, 0), WAIT4(P2, S(P4), 0),
+	EXIT(P3, 0), WAIT4(P2, S(P3), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P6, 0), WAIT4(P0, S(P6), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
-	X(sender_pid) X(init_signals) X(orphans_to_init)
+	X(sender_pid) X(init_signals) X(orphans_to_init)	\
+	X(kill_all_inside)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

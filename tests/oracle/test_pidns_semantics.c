@@ -130,10 +130,27 @@ static const struct or_step kill_all_inside[] = {
 	EXIT(P6, 0), WAIT4(P0, S(P6), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * Two namespaces nested: the level-2 init is 2 at level 1 and 1 at its
+ * own, its child 3 and 2; each reads its parent where it can see it.  A
+ * process of the root enters level 2 by setns and forks there.
+ */
+static const struct or_step nested[] = {
+	CLONE(P0, P1, NEWPID), CLONE(P1, P2, NEWPID), FORK(P2, P3),
+	NSPID(P2), NSPID(P3), GETPPID(P2), GETPPID(P3), GETPID(P3),
+	SIGACTION(P3, SIGUSR1, ACT_HANDLER), KILL(P1, S(P3), SIGUSR1), SIGINFO(P3),
+	KILL(P2, S(P3), SIGUSR1), SIGINFO(P3), KILL(P3, S(P1), 0),
+	FORK(P0, P4), SETNS(P4, P2, 0), FORK(P4, P5), NSPID(P5), GETPPID(P5),
+	SETNS(P3, P1, 0), KILL(P1, S(P5), 0),
+	EXIT(P5, 0), WAIT4(P4, S(P5), 0), EXIT(P4, 0), WAIT4(P0, S(P4), 0),
+	EXIT(P3, 3), WAIT4(P2, S(P3), 0), EXIT(P2, 2), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 1), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
-	X(kill_all_inside)
+	X(kill_all_inside) X(nested)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

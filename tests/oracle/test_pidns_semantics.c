@@ -147,10 +147,22 @@ static const struct or_step nested[] = {
 	EXIT(P1, 1), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * Once the namespace's init has exited, the unsharer's fork there fails
+ * with ENOMEM, before and after init is reaped; init's own child dies
+ * with it (init reaps it: no process of the namespace has a parent
+ * outside, whose wait Linux's init would wait for).
+ */
+static const struct or_step fork_after_init_exit[] = {
+	FORK(P0, P1), UNSHARE(P1, CLONE_NEWPID), FORK(P1, P2), FORK(P2, P3),
+	EXIT(P2, 7), GETPID(P3), FORK(P1, P4), WAIT4(P1, S(P2), 0), FORK(P1, P5),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
-	X(kill_all_inside) X(nested)
+	X(kill_all_inside) X(nested) X(fork_after_init_exit)
 
 /* Linux's answers once, then rcuproc's in every mode. */
 static void check_all_modes(const struct or_scenario *sc)

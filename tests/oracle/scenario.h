@@ -115,4 +115,17 @@ static inline void check_scenario(const struct or_scenario *sc)
 		     "%s: rcuproc differs from Linux (diff above)", sc->name);
 }
 
+/* Linux's answers once, then rcuproc's in every mode. */
+static inline void check_all_modes(const struct or_scenario *sc)
+{
+	struct or_results lin;
+	int diffs = 0;
+
+	need_root();
+	linux_answers(sc, &lin);
+	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
+		diffs += rcuproc_diffs(sc, &lin, m);
+	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
+}
+
 #endif /* RP_TESTS_ORACLE_SCENARIO_H */

@@ -164,18 +164,6 @@ static const struct or_step fork_after_init_exit[] = {
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
 	X(kill_all_inside) X(nested) X(fork_after_init_exit)
 
-/* Linux's answers once, then rcuproc's in every mode. */
-static void check_all_modes(const struct or_scenario *sc)
-{
-	struct or_results lin;
-	int diffs = 0;
-
-	linux_answers(sc, &lin);
-	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
-		diffs += rcuproc_diffs(sc, &lin, m);
-	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
-}
-
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
 SCENARIOS(SCENARIO_TEST)

@@ -212,6 +212,13 @@ RP_API void rp_pidns_put(struct rp_pidns *ns);
  */
 RP_API int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype);
 /*
+ * ioctl(fd, NS_GET_PARENT) on a pid namespace handle: 0 and the handle of
+ * @ns's parent in *@parent (given back with rp_pidns_put), or -EPERM if
+ * @ns is the root or its parent is above @self's namespace.  Two handles
+ * held at once name one namespace if and only if they are equal.
+ */
+RP_API int rp_pidns_parent(struct rp_task *self, struct rp_pidns *ns, struct rp_pidns **parent);
+/*
  * /proc/sys/kernel/pid_max and ns_last_pid of the namespace @ns, as @self
  * reads and writes them (Linux 6.14 and later: both per namespace).  A
  * new namespace starts with pid_max RP_PID_MAX_LIMIT, whatever its

@@ -2,9 +2,10 @@
 /*
  * The pid namespace calls of the caller: unshare(CLONE_NEWPID) as Linux's
  * ksys_unshare and copy_pid_ns (kernel/fork.c, kernel/pid_namespace.c),
- * setns(fd, CLONE_NEWPID) as pidns_install, and the handles that
+ * setns(fd, CLONE_NEWPID) as pidns_install, the handles that
  * /proc/PID/ns/pid and pid_for_children are (pidns_get,
- * pidns_for_children_get), as of v6.18; the per-namespace sysctls
+ * pidns_for_children_get) and their ioctl NS_GET_PARENT
+ * (pidns_get_parent), as of v6.18; the per-namespace sysctls
  * pid_max and ns_last_pid as pid_table_root_permissions,
  * pid_ns_ctl_handler and the pid_max table of kernel/pid.c and
  * kernel/pid_namespace.c (v6.18).  docs/namespaces.md.
@@ -97,6 +98,18 @@ int rp_setns(struct rp_task *self, struct rp_pidns *ns, int nstype)
 	own = rp_task_pidns(self);
 	rp_read_unlock(&self->sys->sync);
 	return rp_task_set_ns_children(self, ns == own ? NULL : ns);
+}
+
+int rp_pidns_parent(struct rp_task *self, struct rp_pidns *ns, struct rp_pidns **parent)
+{
+	rp_sync_quiescent();
+	if (rp_task_exited(self))
+		return -ESRCH;
+	/* pidns_get_parent: none above the root, nor above the caller's own. */
+	if (!ns->parent || !reachable(self, ns->parent))
+		return -EPERM;
+	*parent = rp_pidns_get(ns->parent);
+	return 0;
 }
 
 int rp_pidns_pid_max(struct rp_pidns *ns)

@@ -260,6 +260,46 @@ Test(pidns, setns_refused)
 }
 
 /*
+ * NS_GET_PARENT (Linux 6.18, asked as root): a namespace's parent is handed
+ * to a caller that is in it or above it; the root's parent, and a parent
+ * above the caller's own namespace, are EPERM.
+ */
+Test(pidns, parent_handle)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *inner;
+		struct rp_pidns *root, *level1, *level2, *up = NULL;
+		pid_t outer, inr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		inner = clone_of(nsinit, CLONE_NEWPID | SIGCHLD, &inr);
+		cr_assert_eq(rp_pidns_open(init, 1, 0, &root), 0);
+		cr_assert_eq(rp_pidns_open(init, outer, 0, &level1), 0);
+		cr_assert_eq(rp_pidns_open(nsinit, inr, 0, &level2), 0);
+		cr_assert_eq(rp_pidns_parent(init, root, &up), -EPERM);
+		cr_assert_eq(rp_pidns_parent(init, level2, &up), 0);
+		cr_assert_eq(up, level1);
+		rp_pidns_put(up);
+		cr_assert_eq(rp_pidns_parent(init, level1, &up), 0);
+		cr_assert_eq(up, root);
+		rp_pidns_put(up);
+		/* From inside level 1: its own namespace's parent is above it. */
+		cr_assert_eq(rp_pidns_parent(nsinit, level2, &up), 0);
+		cr_assert_eq(up, level1);
+		rp_pidns_put(up);
+		cr_assert_eq(rp_pidns_parent(nsinit, level1, &up), -EPERM);
+		cr_assert_eq(rp_pidns_parent(inner, level2, &up), -EPERM);
+		rp_pidns_put(root);
+		rp_pidns_put(level1);
+		rp_pidns_put(level2);
+		reap(nsinit, inner, inr, 0);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
  * 32 levels below the root and no more: clone and unshare both fail with
  * ENOSPC at level 32 (Linux's MAX_PID_NS_LEVEL); each init is pid 1 and
  * its parent's child by the parent's number.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The oracle's answers as strings, and the comparison of two runs. */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -16,6 +17,29 @@ pid_t or_resolve(const struct or_pidmap *map, long arg)
 	if (arg <= -S(P0) && arg > -S(OR_MAX_PROCS))
 		return -map->pid[-arg - OR_SYM_BASE];
 	return (pid_t)arg;
+}
+
+/* Is process @t in namespace @ns at level @level or below it (seen from there)? */
+static bool or_seen_from(const struct or_place *t, int level, uintptr_t ns)
+{
+	return t->levels > level && t->ns[level] == ns;
+}
+
+void or_view(const struct or_pidmap *map, int who, struct or_pidmap *view)
+{
+	const struct or_place *v = &map->place[who];
+	int level = v->levels - 1;
+
+	*view = *map;
+	if (level <= 0)
+		return;		/* the driver's namespace sees every process */
+	view->ext = OR_PID_UNSEEN;
+	for (int i = 0; i < OR_MAX_PROCS; i++) {
+		if (!map->pid[i])
+			continue;	/* no process: as in the run's map */
+		view->pid[i] = or_seen_from(&map->place[i], level, v->ns[level]) ?
+			       map->place[i].nr[level] : OR_PID_UNSEEN;
+	}
 }
 
 void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3])
@@ -271,6 +295,21 @@ void or_describe(const struct or_step *s, char *buf, size_t len)
 	case OP_CHILDREN_CPU:
 		put(buf, len, "getrusage(RUSAGE_CHILDREN) time");
 		break;
+	case OP_UNSHARE:
+		if (s->a == CLONE_NEWPID)
+			put(buf, len, "unshare(CLONE_NEWPID)");
+		else
+			put(buf, len, "unshare(0x%lx)", s->a);
+		break;
+	case OP_SETNS:
+		put(buf, len, "setns(/proc/P%ld/ns/%s, CLONE_NEWPID)", s->a,
+		    s->b ? "pid_for_children" : "pid");
+		break;
+	case OP_NSPID:
+		put(buf, len, "NSpid of /proc/");
+		put_arg(buf, len, s->a);
+		put(buf, len, "/status");
+		break;
 	case OP_ATTACH_POLL:
 		put(buf, len, "ptrace(%s, ", ptrace_name(s->a));
 		put_arg(buf, len, s->b);
@@ -404,6 +443,16 @@ void or_format(const struct or_step *s, const struct or_reply *r,
 	case OP_SIGS:
 	case OP_SIGPENDING:
 		put_sigs(buf, len, r);
+		break;
+	case OP_NSPID:
+		/* The caller's number as a name, the levels below as they are:
+		   each namespace a scenario makes numbers from 1. */
+		for (int i = 0; i < r->nspids && i < OR_MAX_LEVELS; i++) {
+			if (i)
+				put(buf, len, " %d", r->nspid[i]);
+			else
+				put_pid(buf, len, map, r->nspid[i]);
+		}
 		break;
 	case OP_TIMER_GETOVERRUN:
 	case OP_CHILDREN_CPU:

@@ -10,6 +10,10 @@
  * standing in for init, so that orphans go to it on both sides.  EXT is P0's
  * parent: the test process on Linux, init in rcuproc.
  *
+ * Pid namespaces: each side records where every process it makes is (its
+ * numbers at each level and each level's namespace, struct or_place), and
+ * a step's pids are those its caller's namespace gives (or_view).
+ *
  * Waits are always non-blocking (both drivers add WNOHANG).  After every step
  * both drivers let the table settle: on Linux every puppet either answers a
  * ping, is stopped (a group stop or a ptrace stop: /proc says T or t), or is
@@ -21,8 +25,10 @@
 #ifndef RP_TESTS_ORACLE_H
 #define RP_TESTS_ORACLE_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -33,6 +39,7 @@
 #define OR_MAX_SIGS	16	/* signals a process's handler records */
 #define OR_RESULT_LEN	160
 #define OR_NSIG		65	/* signals 1..64 */
+#define OR_MAX_LEVELS	4	/* pid namespaces a process is in, the driver's counted */
 
 enum { P0, P1, P2, P3, P4, P5, P6, P7, EXT = 100 };
 
@@ -87,6 +94,14 @@ enum or_op {
 	OP_ATTACH_POLL,	/* a: PTRACE_ATTACH or PTRACE_SEIZE, b: pid; then at once,
 			   with no settling between, wait4(pid, __WALL|WNOHANG):
 			   its answer (or the attach's errno) */
+	/* Pid namespaces (docs/namespaces.md). */
+	OP_UNSHARE,	/* a: flags (CLONE_NEWPID) */
+	OP_SETNS,	/* a: a name (not S(...)), b: 1 for pid_for_children:
+			   setns(2) with /proc/PID/ns/pid (or pid_for_children)
+			   of that process, opened through the /proc of the
+			   driver's namespace (rcuproc: a handle opened as init) */
+	OP_NSPID,	/* a: pid: NSpid of /proc/PID/status, the caller in the
+			   driver's namespace (rp_proc_nspid) */
 	OP_PING,	/* internal: the real driver's settle probe */
 };
 
@@ -131,15 +146,40 @@ struct or_reply {
 	int nsigs;
 	int sigs[OR_MAX_SIGS];	/* OP_SIGS */
 	unsigned long msg;	/* PTRACE_GETEVENTMSG's message */
+	int nspids;
+	pid_t nspid[OR_MAX_LEVELS];	/* OP_NSPID */
 	/* OR_STOPPED: stopped (group or ptrace stop), so it cannot answer. */
 	enum { OR_OK, OR_KILLED, OR_NOPROC, OR_TIMEOUT, OR_STOPPED } how;
 };
 
-/* Which pid each name has in one run. */
+/*
+ * Where a process is: its numbers from the driver's pid namespace (level 0;
+ * the root in rcuproc) down to its own namespace (level levels - 1), and
+ * each of those namespaces, by an id of the side's own (Linux: the nsfs
+ * inode, the namespace held open; rcuproc: the handle, held).  Each side
+ * asks its system when the process is made, so that no side's answer is
+ * taken for granted.
+ */
+struct or_place {
+	int levels;			/* 0: not placed (no such process) */
+	pid_t nr[OR_MAX_LEVELS];
+	uintptr_t ns[OR_MAX_LEVELS];
+};
+
+/*
+ * Which pid each name has in one run.  The run's own map numbers every
+ * process as the driver's namespace does; a step's caller sees the map
+ * or_view makes for it.
+ */
 struct or_pidmap {
 	pid_t pid[OR_MAX_PROCS];
 	pid_t ext;
+	struct or_place place[OR_MAX_PROCS];
 };
+
+/* A name that has no number in the caller's namespace resolves to this:
+ * a number no table hands out, so a call on it finds nothing (ESRCH). */
+#define OR_PID_UNSEEN	INT_MAX
 
 struct or_results {
 	int n;
@@ -148,6 +188,11 @@ struct or_results {
 
 /* tests/oracle/format.c */
 pid_t or_resolve(const struct or_pidmap *map, long arg);
+/*
+ * @map as process @who sees it: each name's number in @who's pid namespace,
+ * OR_PID_UNSEEN for one outside it (EXT too, below the driver's level).
+ */
+void or_view(const struct or_pidmap *map, int who, struct or_pidmap *view);
 /* @si's fields into @r's w_* fields. */
 void or_reply_siginfo(struct or_reply *r, const siginfo_t *si);
 /* The user + system time of @ru, in ns. */

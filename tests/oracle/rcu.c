@@ -64,6 +64,10 @@ struct rcu_run {
 	int caught[OR_MAX_PROCS][OR_MAX_SIGS];
 	siginfo_t last[OR_MAX_PROCS];	/* the siginfo of the last one caught */
 	struct or_pidmap map;
+	struct rp_pidns *ns[OR_MAX_PROCS * OR_MAX_LEVELS];	/* the namespaces of */
+	int nns;			/* the places, held: their handles stay theirs */
+	struct rp_pidns *root_ns;	/* init's */
+	bool failed;			/* a process could not be placed */
 };
 
 /* Installed as the handler; rcuproc hands the signal back instead of calling it. */
@@ -356,13 +360,74 @@ static long rcu_waitid(struct rp_task *self, const long *arg, struct or_reply *r
 	return ret;
 }
 
-static long rcu_clone(struct rcu_run *run, struct rp_task *self, int child,
+/*
+ * Where the task init numbers @pid is: rp_proc_nspid as init, and each
+ * level's namespace from its handle up by rp_pidns_parent, held.  0, or -1
+ * if it cannot be told.
+ */
+static int rcu_place(struct rcu_run *run, pid_t pid, struct or_place *pl)
+{
+	struct rp_pidns *ns, *up;
+	int n = rp_proc_nspid(run->init, pid, pl->nr, OR_MAX_LEVELS);
+
+	if (n <= 0 || n > OR_MAX_LEVELS || rp_pidns_open(run->init, pid, 0, &ns))
+		return -1;
+	for (int l = n - 1; l >= 0; l--) {
+		if (run->nns == OR_MAX_PROCS * OR_MAX_LEVELS) {
+			rp_pidns_put(ns);
+			return -1;
+		}
+		run->ns[run->nns++] = ns;
+		pl->ns[l] = (uintptr_t)ns;
+		if (l == 0)
+			break;
+		if (rp_pidns_parent(run->init, ns, &up))
+			return -1;
+		ns = up;
+	}
+	pl->levels = n;
+	return pl->ns[0] == (uintptr_t)run->root_ns ? 0 : -1;
+}
+
+/*
+ * Init's number of the child that @who's clone numbered @ret (@who -1:
+ * init's own clone): @ret unless @who is in a namespace below; then @who's child that no name has yet, in
+ * init's listing (a thread there is not supported: 0).
+ */
+static pid_t rcu_child_pid(struct rcu_run *run, int who, unsigned long flags, long ret)
+{
+	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
+	long n;
+
+	if (who < 0 || run->map.place[who].levels <= 1)
+		return (pid_t)ret;
+	if (flags & CLONE_THREAD)
+		return 0;
+	n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
+	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++) {
+		bool named = false;
+
+		for (int i = 0; i < OR_MAX_PROCS; i++)
+			named |= run->map.pid[i] == ps[k].pid;
+		if (ps[k].ppid == run->map.pid[who] && !named)
+			return ps[k].pid;
+	}
+	return 0;
+}
+
+static long rcu_clone(struct rcu_run *run, int who, struct rp_task *self, int child,
 		      unsigned long flags)
 {
 	long ret = rp_clone(self, flags, &run->task[child]);
 
 	if (ret > 0) {
-		run->map.pid[child] = (pid_t)ret;
+		run->map.pid[child] = rcu_child_pid(run, who, flags, ret);
+		if (!run->map.pid[child] ||
+		    rcu_place(run, run->map.pid[child], &run->map.place[child])) {
+			fprintf(stderr, "oracle: cannot tell where P%d (pid %ld to its parent) is\n",
+				child, ret);
+			run->failed = true;
+		}
 		rcu_worker_start(run, child);
 	} else
 		run->fork_err[child] = (int)-ret;
@@ -446,6 +511,20 @@ static long rcu_sigpending(struct rp_task *self, struct or_reply *r)
 	return ret;
 }
 
+/* setns(2) with the handle of the process init numbers @pid (as /proc/PID/ns/pid, or
+ * pid_for_children, opened through the root's /proc). */
+static long rcu_setns(struct rcu_run *run, struct rp_task *self, pid_t pid, long for_children)
+{
+	struct rp_pidns *ns;
+	long ret = rp_pidns_open(run->init, pid, (int)for_children, &ns);
+
+	if (ret)
+		return ret;
+	ret = rp_setns(self, ns, CLONE_NEWPID);
+	rp_pidns_put(ns);
+	return ret;
+}
+
 static long rcu_children_cpu(struct rp_task *self)
 {
 	struct rusage ru;
@@ -463,11 +542,12 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 
 	switch (s->op) {
 	case OP_FORK:
-		return rcu_clone(run, self, (int)s->a, SIGCHLD);
+		return rcu_clone(run, s->who, self, (int)s->a, SIGCHLD);
 	case OP_CLONE:
-		return rcu_clone(run, self, (int)s->a, (unsigned long)s->b);
+		return rcu_clone(run, s->who, self, (int)s->a, (unsigned long)s->b);
 	case OP_THREAD:
-		return rcu_clone(run, self, (int)s->a, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM);
+		return rcu_clone(run, s->who, self, (int)s->a,
+				 CLONE_THREAD | CLONE_SIGHAND | CLONE_VM);
 	case OP_THREAD_EXIT:
 		return rp_exit(self, (int)arg[0]);
 	case OP_EXIT:
@@ -532,6 +612,13 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 		return rcu_sigpending(self, r);
 	case OP_CHILDREN_CPU:
 		return rcu_children_cpu(self);
+	case OP_UNSHARE:
+		return rp_unshare(self, (unsigned long)arg[0]);
+	case OP_SETNS:
+		return rcu_setns(run, self, run->map.pid[s->a], arg[1]);
+	case OP_NSPID:
+		r->nspids = rp_proc_nspid(self, (pid_t)arg[0], r->nspid, OR_MAX_LEVELS);
+		return r->nspids < 0 ? r->nspids : 0;
 	case OP_ATTACH_POLL:
 		ret = rp_ptrace(self, arg[0], (pid_t)arg[1], NULL, NULL);
 		return ret ? ret : rp_wait4(self, (pid_t)arg[1], &r->status, __WALL | WNOHANG, NULL);
@@ -549,6 +636,7 @@ static long rcu_call(struct rcu_run *run, const struct or_step *s, const long *a
 static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_reply *r)
 {
 	struct rcu_worker *w = &run->worker[s->who];
+	struct or_pidmap view;
 	bool delivered;
 	long arg[3];
 	int how;
@@ -563,7 +651,8 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 		r->how = OR_STOPPED;	/* settling left it stopped */
 		return;
 	}
-	or_resolve_args(s, &run->map, arg);
+	or_view(&run->map, s->who, &view);
+	or_resolve_args(s, &view, arg);
 	how = rcu_user_round(run, s->who, s, arg, &delivered);
 	pthread_mutex_lock(&w->lock);
 	if (w->called) {
@@ -590,9 +679,11 @@ static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
 		return;
 	run->init = rp_system_init(run->sys);
 	run->map.ext = rp_getpid(run->init);
+	if (rp_pidns_open(run->init, run->map.ext, 0, &run->root_ns))
+		run->failed = true;
 	if (rp_tty_create(run->sys, &run->tty))
 		return;
-	if (rcu_clone(run, run->init, P0, SIGCHLD) > 0)
+	if (rcu_clone(run, -1, run->init, P0, SIGCHLD) > 0)
 		rp_prctl(run->task[P0], PR_SET_CHILD_SUBREAPER, 1);
 }
 
@@ -669,6 +760,10 @@ static void rcu_teardown(struct rcu_run *run, struct rp_system_counts *left)
 	for (int i = 0; i < OR_MAX_PROCS; i++)
 		if (run->task[i])
 			rp_task_put(run->task[i]);
+	for (int i = 0; i < run->nns; i++)
+		rp_pidns_put(run->ns[i]);
+	if (run->root_ns)
+		rp_pidns_put(run->root_ns);
 	rp_task_put(run->init);
 	if (run->tty)
 		rp_tty_destroy(run->tty);
@@ -681,6 +776,7 @@ void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 		    struct or_results *res, struct rp_system_counts *left)
 {
 	struct rcu_run run;
+	struct or_pidmap view;
 	struct or_reply r;
 	int i;
 
@@ -692,10 +788,12 @@ void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 		rp_thread_unregister();
 		return;
 	}
-	for (i = 0; sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
+	/* A process that cannot be placed ends the run: its steps read "not run". */
+	for (i = 0; !run.failed && sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
 		rcu_step(&run, &sc->steps[i], &r);
 		or_settle(&run, rcu_settle_one);
-		or_format(&sc->steps[i], &r, &run.map, res->step[i], OR_RESULT_LEN);
+		or_view(&run.map, sc->steps[i].who, &view);
+		or_format(&sc->steps[i], &r, &view, res->step[i], OR_RESULT_LEN);
 	}
 	res->n = i;
 	rcu_teardown(&run, left);

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/nsfs.h>
 #include "oracle.h"
 
 #define REAL_TIMEOUT_MS	5000
@@ -57,6 +59,9 @@ struct real_run {
 	int image;			/* this program, for a puppet's execve */
 	struct or_pidmap map;
 	char dir[32];			/* the puppets' working directory (cores) */
+	ino_t own_ns;			/* the driver's pid namespace (its inode) */
+	int nsfd[OR_MAX_PROCS * OR_MAX_LEVELS];	/* the namespaces of the places, */
+	int nsfds;			/* held open: their inodes stay theirs */
 };
 
 /* ---- the puppet (each one is a process of its own: plain globals) ---- */
@@ -223,6 +228,68 @@ static long puppet_sigpending(struct or_reply *r)
 	return ret;
 }
 
+/* NSpid of /proc/@pid/status into @nr: how many levels (0 if unreadable). */
+static int read_nspid(pid_t pid, pid_t nr[OR_MAX_LEVELS])
+{
+	char path[64], line[256], *p, *end;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && strncmp(line, "NSpid:", 6))
+		;
+	fclose(f);
+	if (strncmp(line, "NSpid:", 6))
+		return 0;
+	for (p = line + 6; n <= OR_MAX_LEVELS; p = end, n++) {
+		long level_nr = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (n == OR_MAX_LEVELS)
+			return 0;	/* deeper than a place holds */
+		nr[n] = (pid_t)level_nr;
+	}
+	return n;
+}
+
+/*
+ * setns(2) into the pid namespace (or pid_for_children) of the process the
+ * driver numbers @pid: through /proc, which every puppet shares with the
+ * driver (none mounts its own).
+ */
+static long puppet_setns(long pid, long for_children)
+{
+	char path[64];
+	long ret;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/%s", pid,
+		 for_children ? "pid_for_children" : "pid");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = setns(fd, CLONE_NEWPID);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
+/* The NSpid line of process @pid (of /proc, the driver's), into @r. */
+static long puppet_nspid(long pid, struct or_reply *r)
+{
+	r->nspids = read_nspid((pid_t)pid, r->nspid);
+	if (r->nspids)
+		return 0;
+	/* No such process: /proc has no such entry, which rcuproc answers as ESRCH. */
+	errno = ESRCH;
+	return -1;
+}
+
 static long puppet_children_cpu(void)
 {
 	struct rusage ru;
@@ -322,6 +389,15 @@ static void puppet_do(const struct real_cmd *c, struct or_reply *r)
 		break;
 	case OP_CHILDREN_CPU:
 		r->ret = puppet_children_cpu();
+		break;
+	case OP_UNSHARE:
+		r->ret = unshare((int)c->a);
+		break;
+	case OP_SETNS:
+		r->ret = puppet_setns(c->a, c->b);
+		break;
+	case OP_NSPID:
+		r->ret = puppet_nspid(c->a, r);
 		break;
 	case OP_ATTACH_POLL:
 		r->ret = syscall(SYS_ptrace, c->a, (pid_t)c->b, NULL, NULL);
@@ -702,22 +778,80 @@ static pid_t stopped_fork_child(const struct real_run *run, const struct or_step
 	return found;
 }
 
+/*
+ * Where the process (or thread) numbered @pid by the driver is: NSpid, and
+ * each level's namespace from /proc/@pid/ns/pid up by NS_GET_PARENT, held
+ * open.  0, or -1 if it cannot be told (the level 0 found must be the
+ * driver's own namespace, and /proc the driver's: @pid its first number).
+ */
+static int real_place(struct real_run *run, pid_t pid, struct or_place *pl)
+{
+	char path[64];
+	struct stat st;
+	int n = read_nspid(pid, pl->nr), fd;
+
+	if (n == 0 || pl->nr[0] != pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (int l = n - 1; l >= 0; l--) {
+		if (fd < 0 || run->nsfds == OR_MAX_PROCS * OR_MAX_LEVELS || fstat(fd, &st)) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		run->nsfd[run->nsfds++] = fd;
+		pl->ns[l] = (uintptr_t)st.st_ino;
+		if (l > 0)
+			fd = ioctl(fd, NS_GET_PARENT);
+	}
+	pl->levels = n;
+	return pl->ns[0] == (uintptr_t)run->own_ns ? 0 : -1;
+}
+
+/*
+ * The driver's number of the child fork @s made, which answered @ret: the
+ * caller's own number for it, the driver's unless the caller is in a
+ * namespace below; then the caller's child that no name has yet (a thread
+ * there is not supported: 0).
+ */
+static pid_t real_child_pid(const struct real_run *run, const struct or_step *s, long ret)
+{
+	if (run->map.place[s->who].levels <= 1)
+		return (pid_t)ret;
+	return s->op == OP_THREAD ? 0 : stopped_fork_child(run, s);
+}
+
 static void real_step(struct real_run *run, const struct or_step *s, struct or_reply *r)
 {
+	struct or_pidmap view;
 	long arg[3];
 	struct real_cmd c;
 
-	or_resolve_args(s, &run->map, arg);
+	or_view(&run->map, s->who, &view);
+	or_resolve_args(s, &view, arg);
+	if (s->op == OP_SETNS)
+		arg[0] = run->map.pid[s->a];	/* a name: its /proc entry */
 	c = (struct real_cmd){ .op = s->op, .a = arg[0], .b = arg[1], .c = arg[2] };
 	real_ask(run, s->who, &c, r);
 	if (s->op != OP_FORK && s->op != OP_CLONE && s->op != OP_THREAD)
 		return;
 	if (r->how == OR_OK && r->ret > 0)
-		run->map.pid[s->a] = (pid_t)r->ret;
+		run->map.pid[s->a] = real_child_pid(run, s, r->ret);
 	else if (r->how == OR_OK)
 		run->fork_err[s->a] = r->err;
 	else if (r->how == OR_STOPPED && s->op != OP_THREAD)
 		run->map.pid[s->a] = stopped_fork_child(run, s);
+	if (r->how == OR_OK && r->ret > 0 && !run->map.pid[s->a]) {
+		fprintf(stderr, "oracle: P%ld, made in a pid namespace below, has no number here\n",
+			s->a);
+		run->failed = true;
+	} else if (run->map.pid[s->a] &&
+		   real_place(run, run->map.pid[s->a], &run->map.place[s->a])) {
+		fprintf(stderr, "oracle: cannot tell where P%ld (pid %d) is from /proc\n",
+			s->a, run->map.pid[s->a]);
+		run->failed = true;
+	}
 }
 
 static void close_fd(int *fd)
@@ -768,6 +902,7 @@ fail:
 static int real_setup(struct real_run *run)
 {
 	pid_t driver = getpid(), pid;
+	struct stat st;
 
 	memset(run, 0, sizeof(*run));
 	run->image = oracle_image();
@@ -778,6 +913,9 @@ static int real_setup(struct real_run *run)
 	for (int i = 0; i < OR_MAX_PROCS; i++)
 		if (pipe(run->cmd[i]) || pipe(run->rep[i]))
 			return -1;
+	if (stat("/proc/self/ns/pid", &st))
+		return -1;
+	run->own_ns = st.st_ino;
 	run->map.ext = driver;
 	/* A core_pattern naming a file writes a puppet's core here. */
 	snprintf(run->dir, sizeof(run->dir), "/tmp/rp-oracle-XXXXXX");
@@ -796,7 +934,7 @@ static int real_setup(struct real_run *run)
 		close_fd(&run->cmd[i][0]);
 		close_fd(&run->rep[i][1]);
 	}
-	return 0;
+	return real_place(run, pid, &run->map.place[P0]);
 }
 
 /* Remove the puppets' working directory and the cores in it. */
@@ -828,6 +966,8 @@ static void real_teardown(struct real_run *run)
 			close_fd(&run->rep[i][end]);
 		}
 	}
+	for (int i = 0; i < run->nsfds; i++)
+		close_fd(&run->nsfd[i]);
 	while (now_ms() < end) {
 		pid_t r = waitpid(-1, NULL, __WALL | WNOHANG);
 
@@ -846,6 +986,7 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res)
 {
 	struct real_run run;
 	struct or_reply r;
+	struct or_pidmap view;
 	int i;
 
 	memset(res, 0, sizeof(*res));
@@ -864,7 +1005,8 @@ int or_run_linux(const struct or_scenario *sc, struct or_results *res)
 	for (i = 0; sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
 		real_step(&run, &sc->steps[i], &r);
 		or_settle(&run, settle_one);
-		or_format(&sc->steps[i], &r, &run.map, res->step[i], OR_RESULT_LEN);
+		or_view(&run.map, sc->steps[i].who, &view);
+		or_format(&sc->steps[i], &r, &view, res->step[i], OR_RESULT_LEN);
 	}
 	res->n = i;
 	real_teardown(&run);

@@ -50,6 +50,9 @@
 #define TIMER_DELETE(p, id)	{ p, OP_TIMER_DELETE, id, 0, 0 }
 #define SIGPENDING(p)		{ p, OP_SIGPENDING, 0, 0, 0 }
 #define CHILDREN_CPU(p)		{ p, OP_CHILDREN_CPU, 0, 0, 0 }
+#define UNSHARE(p, flags)	{ p, OP_UNSHARE, flags, 0, 0 }
+#define SETNS(p, q, for_children) { p, OP_SETNS, q, for_children, 0 }
+#define NSPID(q)		{ P0, OP_NSPID, S(q), 0, 0 }	/* read by P0 */
 #define END			{ 0, OP_END, 0, 0, 0 }
 
 /* ---- running and comparing ---- */
@@ -110,6 +113,19 @@ static inline void check_scenario(const struct or_scenario *sc)
 	linux_answers(sc, &lin);
 	cr_assert_eq(rcuproc_diffs(sc, &lin, RP_SYNC_RCU), 0,
 		     "%s: rcuproc differs from Linux (diff above)", sc->name);
+}
+
+/* Linux's answers once, then rcuproc's in every mode. */
+static inline void check_all_modes(const struct or_scenario *sc)
+{
+	struct or_results lin;
+	int diffs = 0;
+
+	need_root();
+	linux_answers(sc, &lin);
+	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
+		diffs += rcuproc_diffs(sc, &lin, m);
+	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
 }
 
 #endif /* RP_TESTS_ORACLE_SCENARIO_H */

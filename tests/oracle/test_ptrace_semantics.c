@@ -281,19 +281,6 @@ static const struct or_step trap_notices_nocldstop[] = {
 	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
 	X(trap_notices_seize) X(trap_notices_nocldstop)
 
-/* Linux's answers once, then rcuproc's in every mode. */
-static void check_all_modes(const struct or_scenario *sc)
-{
-	struct or_results lin;
-	int diffs = 0;
-
-	need_root();
-	linux_answers(sc, &lin);
-	for (enum rp_sync_mode m = RP_SYNC_RCU; m <= RP_SYNC_QRWLOCK; m++)
-		diffs += rcuproc_diffs(sc, &lin, m);
-	cr_assert_eq(diffs, 0, "%s: %d answers differ from Linux (diff above)", sc->name, diffs);
-}
-
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
 SCENARIOS(SCENARIO_TEST)

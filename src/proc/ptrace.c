@@ -759,7 +759,7 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	*waitfor = NULL;
 	/* Requests change links or stops: the update lock, not a read section. */
 	rp_update_lock(sync);
-	t = rp_find_task_rcu(self->sys, pid);
+	t = rp_find_task_vnr_rcu(self, pid);
 	if (!t)
 		ret = -ESRCH;
 	else if (attaching)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/snapshot.h>
@@ -899,6 +900,31 @@ Test(pidns, root_init_drops_blocked_signal)
 		cr_assert_eq(rp_get_signal(init, NULL), 0, "the root's init took SIGTERM");
 		cr_assert_not(is_pending(init, SIGTERM));
 		reap(init, p, nr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * ptrace's pid is a number of the tracer's namespace (Linux's
+ * find_task_by_vpid): a namespace's init seizes its child by the inner
+ * number; the child's outer number names nothing there (ESRCH).
+ */
+Test(pidns, ptrace_by_inner_number)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		pid_t outer, inner, outer_child;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(inner, 2);
+		outer_child = outer + 1;
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, outer_child, NULL, NULL), -ESRCH);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL, NULL), 0);
+		cr_assert_eq(rp_ptrace(init, PTRACE_SEIZE, outer_child, NULL, NULL), -EPERM);
+		reap(nsinit, child, inner, 0);
+		reap(init, nsinit, outer, 0);
 		finish_all_reaped();
 	}
 }

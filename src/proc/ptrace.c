@@ -326,7 +326,7 @@ static void notify_stop(struct rp_task *t, int why, int status, bool gstop_done)
 	tracer = rp_tracer_rcu(t);
 #endif
 	if (tracer)
-		rp_send_cldstop_rcu(tracer, rp_task_tid(t), t->cred->uid, why, status);
+		rp_send_cldstop_rcu(tracer, t->pid, t->cred->uid, why, status);
 	/* Pairs with the real_parent stores of reparenting. */
 	if (gstop_done && (!tracer || !rp_same_thread_group(tracer, rcu_dereference(t->real_parent))))
 		rp_notify_parent_cldstop(t, CLD_STOPPED, status);

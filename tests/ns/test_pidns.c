@@ -12,6 +12,7 @@
 #include <rcuproc/pgrp.h>
 #include <rcuproc/snapshot.h>
 #include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
 #include "../common.h"
 
@@ -923,6 +924,41 @@ Test(pidns, ptrace_by_inner_number)
 		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, outer_child, NULL, NULL), -ESRCH);
 		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL, NULL), 0);
 		cr_assert_eq(rp_ptrace(init, PTRACE_SEIZE, outer_child, NULL, NULL), -EPERM);
+		reap(nsinit, child, inner, 0);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A stop's and a continue's SIGCHLD name the child as its parent's
+ * namespace numbers it (Linux's do_notify_parent_cldstop): a namespace's
+ * init hears CLD_STOPPED and CLD_CONTINUED from 2, not from the outer
+ * number.
+ */
+Test(pidns, stop_notice_sender_pid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		struct job cj = { 0 };
+		siginfo_t si;
+		pid_t outer, inner;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		handle(nsinit, SIGCHLD);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGSTOP), 0);
+		job_start(&cj, get_signal_job, child);
+		await_task(task_stopped, child);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		cr_assert_eq(si.si_code, CLD_STOPPED);
+		cr_assert_eq(si.si_pid, inner, "CLD_STOPPED from %d", si.si_pid);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGCONT), 0);
+		job_join(&cj);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		cr_assert_eq(si.si_code, CLD_CONTINUED);
+		cr_assert_eq(si.si_pid, inner, "CLD_CONTINUED from %d", si.si_pid);
 		reap(nsinit, child, inner, 0);
 		reap(init, nsinit, outer, 0);
 		finish_all_reaped();

@@ -231,8 +231,10 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 	else
 		child->pending.signal |= RP_SIGBIT(SIGSTOP);
 	rp_unlock_sighand(sh);
+	/* The new child as the tracer's namespace numbers it (ptrace_event_pid). */
 	if (event)
-		rp_ptrace_event(self, event, (unsigned long)rp_task_tid(child));
+		rp_ptrace_event(self, event,
+				(unsigned long)rp_pid_nr_ns(child->pid, rp_task_pidns(self->parent)));
 }
 
 /*

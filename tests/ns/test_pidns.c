@@ -964,3 +964,40 @@ Test(pidns, stop_notice_sender_pid)
 		finish_all_reaped();
 	}
 }
+
+/*
+ * PTRACE_GETEVENTMSG after a fork event: the new child's number in the
+ * tracer's namespace (Linux's ptrace_event_pid): a namespace's init that
+ * traces its child 2 reads the grandchild as 3.
+ */
+Test(pidns, fork_event_pid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child, *grandchild;
+		struct job cj = { 0 };
+		unsigned long msg = 0;
+		int status = -1;
+		pid_t outer, inner, g;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL,
+				       (void *)(intptr_t)PTRACE_O_TRACEFORK), 0);
+		grandchild = clone_of(child, SIGCHLD, &g);
+		cr_assert_eq(g, 3);
+		job_start(&cj, get_signal_job, child);
+		cr_assert_eq(rp_wait4(nsinit, inner, &status, 0, NULL), inner);
+		cr_assert_eq(status >> 8, SIGTRAP | (PTRACE_EVENT_FORK << 8), "status %#x", status);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_GETEVENTMSG, inner, NULL, &msg), 0);
+		cr_assert_eq(msg, 3, "fork event message %lu", msg);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGKILL), 0);
+		job_join(&cj);
+		cr_assert_eq(rp_wait4(nsinit, inner, &status, 0, NULL), inner);
+		cr_assert_eq(status, SIGKILL);
+		rp_task_put(child);
+		reap(nsinit, grandchild, g, 0);
+		reap(init, nsinit, outer, 0);
+		finish_all_reaped();
+	}
+}

@@ -906,6 +906,28 @@ Test(pidns, root_init_drops_blocked_signal)
 }
 
 /*
+ * A namespace's init (numbered *@outer by init) and its first child *@c,
+ * number 2 there (*@inner).
+ */
+static struct rp_task *ns_init_with_child(struct rp_task **c, pid_t *outer, pid_t *inner)
+{
+	struct rp_task *nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, outer);
+
+	*c = clone_of(nsinit, SIGCHLD, inner);
+	cr_assert_eq(*inner, 2);
+	return nsinit;
+}
+
+/* The end of ns_init_with_child's pair: each exits with 0 and is reaped. */
+static void end_ns_init_with_child(struct rp_task *nsinit, pid_t outer, struct rp_task *c,
+				   pid_t inner)
+{
+	reap(nsinit, c, inner, 0);
+	reap(init, nsinit, outer, 0);
+	finish_all_reaped();
+}
+
+/*
  * ptrace's pid is a number of the tracer's namespace (Linux's
  * find_task_by_vpid): a namespace's init seizes its child by the inner
  * number; the child's outer number names nothing there (ESRCH).
@@ -917,16 +939,12 @@ Test(pidns, ptrace_by_inner_number)
 		pid_t outer, inner, outer_child;
 
 		start(m);
-		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
-		child = clone_of(nsinit, SIGCHLD, &inner);
-		cr_assert_eq(inner, 2);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
 		outer_child = outer + 1;
 		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, outer_child, NULL, NULL), -ESRCH);
 		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL, NULL), 0);
 		cr_assert_eq(rp_ptrace(init, PTRACE_SEIZE, outer_child, NULL, NULL), -EPERM);
-		reap(nsinit, child, inner, 0);
-		reap(init, nsinit, outer, 0);
-		finish_all_reaped();
+		end_ns_init_with_child(nsinit, outer, child, inner);
 	}
 }
 
@@ -945,8 +963,7 @@ Test(pidns, stop_notice_sender_pid)
 		pid_t outer, inner;
 
 		start(m);
-		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
-		child = clone_of(nsinit, SIGCHLD, &inner);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
 		handle(nsinit, SIGCHLD);
 		cr_assert_eq(rp_kill(nsinit, inner, SIGSTOP), 0);
 		job_start(&cj, get_signal_job, child);
@@ -959,9 +976,7 @@ Test(pidns, stop_notice_sender_pid)
 		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
 		cr_assert_eq(si.si_code, CLD_CONTINUED);
 		cr_assert_eq(si.si_pid, inner, "CLD_CONTINUED from %d", si.si_pid);
-		reap(nsinit, child, inner, 0);
-		reap(init, nsinit, outer, 0);
-		finish_all_reaped();
+		end_ns_init_with_child(nsinit, outer, child, inner);
 	}
 }
 
@@ -980,8 +995,7 @@ Test(pidns, fork_event_pid)
 		pid_t outer, inner, g;
 
 		start(m);
-		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
-		child = clone_of(nsinit, SIGCHLD, &inner);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
 		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL,
 				       (void *)(intptr_t)PTRACE_O_TRACEFORK), 0);
 		grandchild = clone_of(child, SIGCHLD, &g);

@@ -296,8 +296,10 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
 	else
 		child->pending.signal |= RP_SIGBIT(SIGSTOP);
 	rp_unlock_sighand(sh);
+	/* The new child as the tracer's namespace numbers it (ptrace_event_pid). */
 	if (event)
-		rp_ptrace_event(self, event, (unsigned long)rp_task_tid(child));
+		rp_ptrace_event(self, event,
+				(unsigned long)rp_pid_nr_ns(child->pid, rp_task_pidns(self->parent)));
 }
 
 /*
@@ -391,7 +393,7 @@ static void notify_stop(struct rp_task *t, int why, int status, bool gstop_done)
 	tracer = rp_tracer_rcu(t);
 #endif
 	if (tracer)
-		rp_send_cldstop_rcu(tracer, rp_task_tid(t), t->cred->uid, why, status);
+		rp_send_cldstop_rcu(tracer, t->pid, t->cred->uid, why, status);
 	/* Pairs with the real_parent stores of reparenting. */
 	if (gstop_done && (!tracer || !rp_same_thread_group(tracer, rcu_dereference(t->real_parent))))
 		rp_notify_parent_cldstop(t, CLD_STOPPED, status);
@@ -828,7 +830,7 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	*waitfor = NULL;
 	/* Requests change links or stops: the update lock, not a read section. */
 	rp_update_lock(sync);
-	t = rp_find_task_rcu(self->sys, pid);
+	t = rp_find_task_vnr_rcu(self, pid);
 	if (!t)
 		ret = -ESRCH;
 	else if (attaching)

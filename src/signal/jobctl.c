@@ -138,14 +138,17 @@ void rp_jobctl_prepare_signal_rcu(struct rp_task *p, int sig)
 	}
 }
 
-/* The notice to @parent, whose sighand @psh is locked; unlocks it. */
-static void send_cldstop_locked(struct rp_task *parent, struct rp_sighand *psh, pid_t pid,
-				uid_t uid, int why, int status)
+/*
+ * The notice to @parent, whose sighand @psh is locked; unlocks it.  si_pid
+ * is @pid as @parent's namespace numbers it, 0 if it has no number there.
+ */
+static void send_cldstop_locked(struct rp_task *parent, struct rp_sighand *psh,
+				struct rp_pid *pid, uid_t uid, int why, int status)
 {
 	const struct rp_ksigaction *ka = rp_sighand_action(psh, SIGCHLD);
 	siginfo_t info;
 
-	rp_siginfo_init(&info, SIGCHLD, why, pid, uid);
+	rp_siginfo_init(&info, SIGCHLD, why, rp_pid_nr_ns(pid, rp_task_pidns(parent)), uid);
 	info.si_status = status;
 	if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP))
 		rp_send_signal_locked(parent, SIGCHLD, &info, true);
@@ -153,7 +156,8 @@ static void send_cldstop_locked(struct rp_task *parent, struct rp_sighand *psh, 
 	rp_unlock_sighand(psh);
 }
 
-void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status)
+void rp_send_cldstop_rcu(struct rp_task *parent, struct rp_pid *pid, uid_t uid, int why,
+			 int status)
 {
 	struct rp_sighand *psh = rp_lock_task_sighand_rcu(parent);
 
@@ -174,7 +178,8 @@ static struct rp_task *tell_real_parent_rcu(struct rp_task *self, struct rp_task
 	struct rp_sighand *psh = rp_lock_followed_sighand_rcu(&leader->real_parent, &parent);
 
 	if (psh)
-		send_cldstop_locked(parent, psh, rp_task_tgid(self), rp_task_cred_rcu(leader)->uid,
+		send_cldstop_locked(parent, psh, rp_signal_leader_pid(self->signal),
+				    rp_task_cred_rcu(leader)->uid,
 				    why, status);
 	return parent;
 }
@@ -206,7 +211,7 @@ static void notify_continued(struct rp_task *self, int why, int status)
 	parent = tell_real_parent_rcu(self, leader, why, status);
 	tracer = rp_tracer_rcu(leader);
 	if (tracer && !rp_same_thread_group(tracer, parent))
-		rp_send_cldstop_rcu(tracer, rp_task_tid(leader), rp_task_cred_rcu(leader)->uid,
+		rp_send_cldstop_rcu(tracer, leader->pid, rp_task_cred_rcu(leader)->uid,
 				    why, status);
 	rp_read_unlock(sync);
 }

@@ -183,12 +183,14 @@ void rp_jobctl_join_group_stop(struct rp_task *self, struct rp_task *p);
 
 /*
  * Linux's do_notify_parent_cldstop (read section held): SIGCHLD with @why
- * and @status from the task @pid of uid @uid to @parent, unless @parent
+ * and @status from the task of pid @pid, uid @uid, to @parent (si_pid: its
+ * number in @parent's namespace, 0 if none), unless @parent
  * ignores SIGCHLD or asked SA_NOCLDSTOP; its wait is woken anyway.  A
  * tracer's notice names the thread, a real parent's the process.  Nothing
  * if @parent was released before its siglock could be taken.
  */
-void rp_send_cldstop_rcu(struct rp_task *parent, pid_t pid, uid_t uid, int why, int status);
+void rp_send_cldstop_rcu(struct rp_task *parent, struct rp_pid *pid, uid_t uid, int why,
+			 int status);
 
 /* rp_send_cldstop_rcu to the real parent of @self's group.  No lock held. */
 void rp_notify_parent_cldstop(struct rp_task *self, int why, int status);

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <criterion/criterion.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/snapshot.h>
 #include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
 #include "../common.h"
 
@@ -939,6 +941,117 @@ Test(pidns, root_init_drops_blocked_signal)
 		cr_assert_eq(rp_get_signal(init, NULL), 0, "the root's init took SIGTERM");
 		cr_assert_not(is_pending(init, SIGTERM));
 		reap(init, p, nr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A namespace's init (numbered *@outer by init) and its first child *@c,
+ * number 2 there (*@inner).
+ */
+static struct rp_task *ns_init_with_child(struct rp_task **c, pid_t *outer, pid_t *inner)
+{
+	struct rp_task *nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, outer);
+
+	*c = clone_of(nsinit, SIGCHLD, inner);
+	cr_assert_eq(*inner, 2);
+	return nsinit;
+}
+
+/* The end of ns_init_with_child's pair: each exits with 0 and is reaped. */
+static void end_ns_init_with_child(struct rp_task *nsinit, pid_t outer, struct rp_task *c,
+				   pid_t inner)
+{
+	reap(nsinit, c, inner, 0);
+	reap(init, nsinit, outer, 0);
+	finish_all_reaped();
+}
+
+/*
+ * ptrace's pid is a number of the tracer's namespace (Linux's
+ * find_task_by_vpid): a namespace's init seizes its child by the inner
+ * number; the child's outer number names nothing there (ESRCH).
+ */
+Test(pidns, ptrace_by_inner_number)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		pid_t outer, inner, outer_child;
+
+		start(m);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
+		outer_child = outer + 1;
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, outer_child, NULL, NULL), -ESRCH);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL, NULL), 0);
+		cr_assert_eq(rp_ptrace(init, PTRACE_SEIZE, outer_child, NULL, NULL), -EPERM);
+		end_ns_init_with_child(nsinit, outer, child, inner);
+	}
+}
+
+/*
+ * A stop's and a continue's SIGCHLD name the child as its parent's
+ * namespace numbers it (Linux's do_notify_parent_cldstop): a namespace's
+ * init hears CLD_STOPPED and CLD_CONTINUED from 2, not from the outer
+ * number.
+ */
+Test(pidns, stop_notice_sender_pid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child;
+		struct job cj = { 0 };
+		siginfo_t si;
+		pid_t outer, inner;
+
+		start(m);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
+		handle(nsinit, SIGCHLD);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGSTOP), 0);
+		job_start(&cj, get_signal_job, child);
+		await_task(task_stopped, child);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		cr_assert_eq(si.si_code, CLD_STOPPED);
+		cr_assert_eq(si.si_pid, inner, "CLD_STOPPED from %d", si.si_pid);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGCONT), 0);
+		job_join(&cj);
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		cr_assert_eq(si.si_code, CLD_CONTINUED);
+		cr_assert_eq(si.si_pid, inner, "CLD_CONTINUED from %d", si.si_pid);
+		end_ns_init_with_child(nsinit, outer, child, inner);
+	}
+}
+
+/*
+ * PTRACE_GETEVENTMSG after a fork event: the new child's number in the
+ * tracer's namespace (Linux's ptrace_event_pid): a namespace's init that
+ * traces its child 2 reads the grandchild as 3.
+ */
+Test(pidns, fork_event_pid)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit, *child, *grandchild;
+		struct job cj = { 0 };
+		unsigned long msg = 0;
+		int status = -1;
+		pid_t outer, inner, g;
+
+		start(m);
+		nsinit = ns_init_with_child(&child, &outer, &inner);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_SEIZE, inner, NULL,
+				       (void *)(intptr_t)PTRACE_O_TRACEFORK), 0);
+		grandchild = clone_of(child, SIGCHLD, &g);
+		cr_assert_eq(g, 3);
+		job_start(&cj, get_signal_job, child);
+		cr_assert_eq(rp_wait4(nsinit, inner, &status, 0, NULL), inner);
+		cr_assert_eq(status >> 8, SIGTRAP | (PTRACE_EVENT_FORK << 8), "status %#x", status);
+		cr_assert_eq(rp_ptrace(nsinit, PTRACE_GETEVENTMSG, inner, NULL, &msg), 0);
+		cr_assert_eq(msg, 3, "fork event message %lu", msg);
+		cr_assert_eq(rp_kill(nsinit, inner, SIGKILL), 0);
+		job_join(&cj);
+		cr_assert_eq(rp_wait4(nsinit, inner, &status, 0, NULL), inner);
+		cr_assert_eq(status, SIGKILL);
+		rp_task_put(child);
+		reap(nsinit, grandchild, g, 0);
+		reap(init, nsinit, outer, 0);
 		finish_all_reaped();
 	}
 }

@@ -276,9 +276,29 @@ static int check_nproc_exceeded(struct rp_task *self)
 	return 0;
 }
 
+/*
+ * @self's tid as the namespace of its tracer (else its parent) numbers it,
+ * 0 if it has none there: Linux's exec_binprm reads it (old_vpid) before
+ * de_thread, which gives a non-leader the leader's pid.
+ */
+static pid_t tid_for_tracer(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pidns *ns;
+	pid_t nr = 0;
+
+	rp_read_lock(sync);
+	/* ->parent changes under the update lock; the task it names goes after a grace period. */
+	ns = rp_task_pidns(rcu_dereference(self->parent));
+	if (ns)			/* else the tracer was released meanwhile: 0 */
+		nr = rp_pid_nr_ns(self->pid, ns);
+	rp_read_unlock(sync);
+	return nr;
+}
+
 int rp_execve(struct rp_task *self, const char *comm)
 {
-	pid_t old_tid = rp_task_tid(self);
+	pid_t old_tid = tid_for_tracer(self);
 	int ret;
 
 	if (rp_task_exited(self))
@@ -302,7 +322,7 @@ int rp_execve(struct rp_task *self, const char *comm)
 	flush_signal_handlers(self);
 	rp_cputimers_exec(self);
 	snprintf(self->comm, sizeof(self->comm), "%s", comm);
-	/* The tid it had before the exec: a thread that execs takes the leader's. */
+	/* The tid it had before the exec (a thread that execs takes the leader's), as its tracer sees it. */
 	rp_ptrace_event(self, PTRACE_EVENT_EXEC, (unsigned long)old_tid);
 	rp_sync_quiescent();
 	return 0;

@@ -199,7 +199,10 @@ RP_API int rp_unshare(struct rp_task *self, unsigned long flags);
  * A handle of the pid namespace of the task @pid (as @self numbers it):
  * /proc/PID/ns/pid, or with @for_children nonzero /proc/PID/ns/
  * pid_for_children.  0 and the handle in *@ns, to give back with
- * rp_pidns_put; -ESRCH (no such task in @self's namespace), -ENOENT
+ * rp_pidns_put; -ESRCH (no such task in @self's namespace), -EACCES
+ * (another process's, without ptrace read access to it: CAP_SYS_PTRACE,
+ * or its uid, euid and suid all @self's euid, its permitted capabilities
+ * all among @self's effective ones, and dumpable), -ENOENT
  * (pid_for_children of a task that has exited).
  */
 RP_API int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children,

@@ -107,6 +107,11 @@ enum rp_race_point {
 	   initialised, unless RP_BREAK_PTRACE_PART_EARLY published it first
 	   (proc/ptrace.c; update lock held). */
 	RP_RACE_PTRACE_PART,
+	/* The ptrace access check read task @t's credentials and has not
+	   read its dumpable flag yet, unless RP_BREAK_DUMPABLE_BEFORE_CREDS
+	   read the flag first (proc/ptrace.c; read section, or the update
+	   lock held for an attach). */
+	RP_RACE_PTRACE_ACCESS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -577,21 +577,38 @@ void rp_ptrace_exit_stop(struct rp_task *t, int code)
 	rp_unlock_sighand(sh);
 }
 
-/* Linux's __ptrace_may_access with real credentials. */
-static bool may_attach(struct rp_task *self, struct rp_task *t)
+bool rp_ptrace_may_access(struct rp_task *self, struct rp_task *t, enum rp_ptrace_mode mode)
 {
-	struct rp_sync *sync = &self->sys->sync;
-	const struct rp_cred *c = self->cred, *tc;
-	bool same;
+	const struct rp_cred *c = self->cred, *tc;	/* its own: only it changes them */
+	bool fs = mode == RP_PTRACE_READ_FSCREDS, dumpable;
+	uid_t uid = fs ? c->euid : c->uid;
+	uint64_t caps = fs ? c->caps : c->caps_permitted;
 
+	rp_assert_read_section(&self->sys->sync);
+	if (rp_same_thread_group(self, t))
+		return true;
 	if (rp_cred_capable(c, RP_CAP_SYS_PTRACE))
 		return true;
-	rp_read_lock(sync);
+#ifdef RP_BREAK_DUMPABLE_BEFORE_CREDS
+	/* Broken: a flag older than the credentials read next. */
+	dumpable = CMM_LOAD_SHARED(t->signal->dumpable);
+	RP_RACE_POINT(RP_RACE_PTRACE_ACCESS, t);
 	tc = rp_task_cred_rcu(t);
-	same = c->uid == tc->uid && c->uid == tc->euid && c->uid == tc->suid;
-	rp_read_unlock(sync);
+#else
+	tc = rp_task_cred_rcu(t);
+	RP_RACE_POINT(RP_RACE_PTRACE_ACCESS, t);
+	/*
+	 * The flag no older than the credentials (Linux's smp_rmb there): a
+	 * change of identity clears it before it publishes the new ones, so
+	 * new credentials come with their flag.  Pairs with rcu_assign_pointer
+	 * in rp_commit_creds, after set_creds' store of the flag.
+	 */
+	cmm_smp_rmb();
 	/* A snapshot, as Linux's get_dumpable(). */
-	return same && CMM_LOAD_SHARED(t->signal->dumpable);
+	dumpable = CMM_LOAD_SHARED(t->signal->dumpable);
+#endif
+	return uid == tc->uid && uid == tc->euid && uid == tc->suid &&
+	       !(tc->caps_permitted & ~caps) && dumpable;
 }
 
 /*
@@ -632,7 +649,8 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 			return ret;
 		flags |= RP_PT_SEIZED | (unsigned int)(options << RP_PT_OPT_SHIFT);
 	}
-	if (rp_same_thread_group(self, t) || !may_attach(self, t) ||
+	if (rp_same_thread_group(self, t) ||
+	    !rp_ptrace_may_access(self, t, RP_PTRACE_ATTACH_REALCREDS) ||
 	    uatomic_read(&t->exit_state) || t->ptrace)
 		return -EPERM;
 	ret = ptrace_link(t, self, flags);

@@ -38,6 +38,23 @@ int rp_ptrace_trap(struct rp_task *t);
  */
 void rp_ptrace_exit_stop(struct rp_task *t, int code);
 
+/* The credentials a ptrace access check reads (Linux's PTRACE_MODE_*). */
+enum rp_ptrace_mode {
+	/* PTRACE_MODE_ATTACH_REALCREDS: the caller's real uid and permitted capabilities. */
+	RP_PTRACE_ATTACH_REALCREDS,
+	/* PTRACE_MODE_READ_FSCREDS: its fs uid (its euid here) and effective capabilities. */
+	RP_PTRACE_READ_FSCREDS,
+};
+
+/*
+ * May @self reach @t with @mode (Linux's __ptrace_may_access and commoncap's
+ * cap_ptrace_access_check)?  A thread of its own group, always; else with
+ * CAP_SYS_PTRACE, or if @t's uid, euid and suid are all the caller's uid,
+ * @t's permitted capabilities are all among the caller's, and @t is
+ * dumpable.  In a read section (or the update lock held).
+ */
+bool rp_ptrace_may_access(struct rp_task *self, struct rp_task *t, enum rp_ptrace_mode mode);
+
 /* Report @event (PTRACE_EVENT_*) with @message at @t's next return to user space. */
 void rp_ptrace_event(struct rp_task *t, int event, unsigned long message);
 

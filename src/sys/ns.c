@@ -4,8 +4,9 @@
  * ksys_unshare and copy_pid_ns (kernel/fork.c, kernel/pid_namespace.c),
  * setns(fd, CLONE_NEWPID) as pidns_install, the handles that
  * /proc/PID/ns/pid and pid_for_children are (pidns_get,
- * pidns_for_children_get) and their ioctl NS_GET_PARENT
- * (pidns_get_parent), as of v6.18; the per-namespace sysctls
+ * pidns_for_children_get), opened as proc_ns_get_link opens them (ptrace
+ * read access), and their ioctl NS_GET_PARENT (pidns_get_parent), as of
+ * v6.18; the per-namespace sysctls
  * pid_max and ns_last_pid as pid_table_root_permissions,
  * pid_ns_ctl_handler and the pid_max table of kernel/pid.c and
  * kernel/pid_namespace.c (v6.18).  docs/namespaces.md.
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include "../task/task.h"
+#include "../proc/ptrace.h"
 
 /* Is @ns @self's namespace or below it (what setns may enter)? */
 static bool reachable(struct rp_task *self, struct rp_pidns *ns)
@@ -66,7 +68,10 @@ int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children, struct rp_p
 		return -ESRCH;
 	rp_read_lock(&self->sys->sync);
 	t = pid > 0 ? rp_find_task_vnr_rcu(self, pid) : NULL;
-	if (t && for_children && rp_task_exited(t)) {
+	/* proc_ns_get_link: ptrace read access first, with fs credentials. */
+	if (t && !rp_ptrace_may_access(self, t, RP_PTRACE_READ_FSCREDS)) {
+		err = -EACCES;
+	} else if (t && for_children && rp_task_exited(t)) {
 		err = -ENOENT;		/* its nsproxy is gone with its exit */
 	} else if (t) {
 		ns = for_children ? rp_task_ns_children_rcu(t) : rp_task_pidns(t);

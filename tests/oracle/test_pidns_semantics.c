@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "scenario.h"
 
@@ -159,10 +160,27 @@ static const struct or_step fork_after_init_exit[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * PTRACE_GETEVENTMSG after an exec event: the former tid as the tracer's
+ * namespace numbers it.  The namespace's init traces its child P2 (2
+ * there) through P2's exec; P0 outside traces the init through its own
+ * (its number outside, not 1).
+ */
+static const struct or_step exec_event_tid[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2),
+	PTRACE(P1, PTRACE_SEIZE, S(P2), PTRACE_O_TRACEEXEC), EXEC(P2),
+	WAIT4(P1, S(P2), 0), PTRACE(P1, PTRACE_GETEVENTMSG, S(P2), 0),
+	PTRACE(P1, PTRACE_CONT, S(P2), 0), GETPID(P2), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEEXEC), EXEC(P1),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPID(P1), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
-	X(kill_all_inside) X(nested) X(fork_after_init_exit)
+	X(kill_all_inside) X(nested) X(fork_after_init_exit)	\
+	X(exec_event_tid)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -317,8 +317,11 @@ static void count_keys(const struct merged *m, bool group, uint64_t *sent, size_
 
 		if (e->kind == (group ? EV_GROUP : EV_TGKILL) && e->result == 0)
 			sent[(*ns)++] = tgkill_key(e->a, group ? 0 : e->c, e->sig);
-		/* si_pid 0: queued without its siginfo, an allocation failed (Linux does so). */
-		else if (e->kind == EV_RECV && !e->id && e->c &&
+		/*
+		 * si_pid 0: queued without its siginfo, an allocation failed
+		 * (Linux does so).  SIG_NS comes from no logged send: check_ns_leak.
+		 */
+		else if (e->kind == EV_RECV && !e->id && e->c && e->sig != SIG_NS &&
 			 e->result == (group ? SI_USER : SI_TKILL))
 			got[(*ng)++] = tgkill_key(e->c, e->a, e->sig);
 	}

@@ -323,42 +323,38 @@ static void ns_check_numbers(struct ns_scene *s, const struct ns_proc *p)
  */
 static bool ns_enter_deepest(struct ns_scene *s)
 {
-	struct rp_pidns *deep = NULL, *above = NULL, *first = NULL, *parent = NULL;
+	enum { DEEP, ABOVE, FIRST, PARENT, NS_HANDLES };
+	struct rp_pidns *ns[NS_HANDLES] = { NULL };
 	struct rp_task *t;
 	bool ok = false;
 	pid_t nr = 0;
 	int ret;
 
-	if (rp_pidns_open(s->u, s->p[s->init[s->depth]].nr, 0, &deep) ||
-	    rp_pidns_open(s->u, s->p[s->init[s->depth - 1]].nr, 0, &above) ||
-	    rp_pidns_open(s->u, s->p[s->init[1]].nr, 0, &first)) {
+	if (rp_pidns_open(s->u, s->p[s->init[s->depth]].nr, 0, &ns[DEEP]) ||
+	    rp_pidns_open(s->u, s->p[s->init[s->depth - 1]].nr, 0, &ns[ABOVE]) ||
+	    rp_pidns_open(s->u, s->p[s->init[1]].nr, 0, &ns[FIRST])) {
 		ns_fault(s, s->unr, 0, NSF_HANDLE, 0);
 		goto out;
 	}
-	if (rp_pidns_parent(s->u, deep, &parent) || parent != above)
+	if (rp_pidns_parent(s->u, ns[DEEP], &ns[PARENT]) || ns[PARENT] != ns[ABOVE])
 		ns_fault(s, s->unr, 0, NSF_HANDLE, s->depth);
-	if ((ret = rp_setns(s->u, deep, CLONE_NEWPID)) != 0) {
+	if ((ret = rp_setns(s->u, ns[DEEP], CLONE_NEWPID)) != 0) {
 		ns_fault(s, s->unr, 0, NSF_SETUP, ret);
 		goto out;
 	}
 	nr = ns_fork(s->u, 0, &t);
 	if (nr > 0)
 		s->p[ns_add(s, t, -1, s->depth, rp_getpid(t))].nr = nr;
-	if ((ret = rp_setns(s->u, first, CLONE_NEWPID)) != 0)
+	if ((ret = rp_setns(s->u, ns[FIRST], CLONE_NEWPID)) != 0)
 		ns_fault(s, s->unr, 0, NSF_SETUP, ret);
 	else
 		ok = nr > 0;
 	if (nr <= 0)
 		ns_fault(s, s->unr, s->depth, NSF_SETUP, nr);
 out:
-	if (parent)
-		rp_pidns_put(parent);
-	if (first)
-		rp_pidns_put(first);
-	if (above)
-		rp_pidns_put(above);
-	if (deep)
-		rp_pidns_put(deep);
+	for (int i = 0; i < NS_HANDLES; i++)
+		if (ns[i])
+			rp_pidns_put(ns[i]);
 	return ok;
 }
 

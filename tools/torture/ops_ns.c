@@ -22,7 +22,7 @@
  *		namespace's init and the sender, and nothing else: U and the
  *		inits above take nothing, and a receipt of SIG_NS anywhere
  *		outside a scene (the other operations' drains) is a violation
- *		too (check.c).
+ *		too (check.c; RP_BREAK_KILL_ALL_ROOT_VIEW reaches them).
  *
  * Then the first init's end, in one of four ways, the last three with a
  * helper thread held at a race point (hold.c, debug builds):

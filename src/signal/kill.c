@@ -67,14 +67,22 @@ static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
  * so that only the processes of @self's namespace and those below are
  * reached, and not that namespace's init (Linux 6.18 answered so:
  * docs/namespaces.md).  In a read section.
+ * RP_BREAK_KILL_ALL_ROOT_VIEW tests the root's number whoever calls (the
+ * test before pid namespaces): a kill(-1) inside a namespace reaches the
+ * processes outside it and the inits above it too.
  */
 static bool out_of_reach(struct rp_task *self, struct rp_task *p)
 {
 	struct rp_pid *tgid = rp_signal_leader_pid(p->signal);
 
+#ifdef RP_BREAK_KILL_ALL_ROOT_VIEW
+	(void)self;
+	return tgid->nr <= 1;
+#else
 	if (!tgid->nested && !rp_signal_leader_pid(self->signal)->nested)
 		return tgid->nr <= 1;		/* both in the root */
 	return rp_pid_vnr(tgid, self) <= 1;
+#endif
 }
 
 /* kill(-1): all in reach but the sender's own; a refusal does not change the answer. */

@@ -25,6 +25,9 @@
  *	    middle of an exec that waits for a traced zombie (trace_exec).
  *	I3  after an exec by a thread of init, sys->child_reaper is init's
  *	    live leader, and an orphan goes to it (init_exec).
+ *	ns  a namespace scene's failed checks (ops_ns.c, EV_NS), each under
+ *	    its invariant; and no process outside the scenes' namespaces
+ *	    ever receives SIG_NS, which only a kill(-1) inside one sends (I1).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -36,6 +39,29 @@
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
 	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper", "trace",
+	"ns",
+};
+
+/* What each failed check of a namespace scene says, and its invariant. */
+static const struct {
+	int inv;
+	const char *what;
+} ns_faults[NSF_NR] = {
+	[NSF_SETUP] = { 0, "a namespace call of its scene was refused (answer %d)" },
+	[NSF_NUMBERS] = { 0, "its numbers do not find it (at level %d; -1: getppid not 0)" },
+	[NSF_HANDLE] = { 0, "a namespace handle's parent is not the level above (depth %d)" },
+	[NSF_ORPHAN] = { 3, "orphaned in its namespace, its getppid is %d, not 1" },
+	[NSF_REAP_INSIDE] = { 3, "its namespace's init's wait for a child answered %d, "
+			      "not the child's number there" },
+	[NSF_KILL_RET] = { 1, "its kill(-1) inside its namespace answered %d" },
+	[NSF_KILL_COUNT] = { 1, "received a kill(-1) from inside its namespace or one "
+			     "above %d times, not once" },
+	[NSF_KILL_OUTSIDE] = { 1, "outside a kill(-1)'s namespace, or its init, received "
+			       "it %d times" },
+	[NSF_FORK_DYING] = { 2, "a fork into its namespace after its init's end answered "
+			     "%d, not ENOMEM" },
+	[NSF_SURVIVED] = { 2, "lives on after its namespace's init ended%.0d" },
+	[NSF_STRANDED] = { 3, "killed at its namespace's end, its reaper's wait answered %d" },
 };
 
 static const char *const reaper_faults[RP_VERIFY_REAPER_NR] = {
@@ -291,8 +317,11 @@ static void count_keys(const struct merged *m, bool group, uint64_t *sent, size_
 
 		if (e->kind == (group ? EV_GROUP : EV_TGKILL) && e->result == 0)
 			sent[(*ns)++] = tgkill_key(e->a, group ? 0 : e->c, e->sig);
-		/* si_pid 0: queued without its siginfo, an allocation failed (Linux does so). */
-		else if (e->kind == EV_RECV && !e->id && e->c &&
+		/*
+		 * si_pid 0: queued without its siginfo, an allocation failed
+		 * (Linux does so).  SIG_NS comes from no logged send: check_ns_leak.
+		 */
+		else if (e->kind == EV_RECV && !e->id && e->c && e->sig != SIG_NS &&
 			 e->result == (group ? SI_USER : SI_TKILL))
 			got[(*ng)++] = tgkill_key(e->c, e->a, e->sig);
 	}
@@ -553,9 +582,35 @@ static void check_reaper(const struct merged *m, const struct event *e,
 		add_history(r, 3, m, e->b, 0);
 }
 
+/* @e, an EV_NS: a namespace scene's check failed. */
+static void check_ns(const struct merged *m, const struct event *e, struct violation_report *r)
+{
+	char what[160];
+	int inv;
+
+	if (e->b < 0 || e->b >= NSF_NR)
+		return;
+	inv = ns_faults[e->b].inv;
+	snprintf(what, sizeof(what), ns_faults[e->b].what, e->c);
+	tt_report_violation(r, inv, "seed %lu: at %lu, process %d (pid namespace level %d): %s",
+			    (unsigned long)m->seed, (unsigned long)e->start, e->a, e->sig, what);
+	add_history(r, inv, m, e->a, 0);
+}
+
+/* SIG_NS, which only a kill(-1) inside a namespace sends, reached a process outside. */
+static void check_ns_leak(const struct merged *m, const struct event *e,
+			  struct violation_report *r)
+{
+	tt_report_violation(r, 1, "seed %lu: at %lu, process %d, outside every scene's pid "
+			    "namespace, received signal %d of a kill(-1) sent inside one",
+			    (unsigned long)m->seed, (unsigned long)e->start, e->a, e->sig);
+	add_history(r, 1, m, e->a, 0);
+}
+
 /*
  * The group stays on one handler table (I6), held group sends reach
- * forked children (I2), init's reaper survives its exec (I3).
+ * forked children (I2), init's reaper survives its exec (I3), the
+ * namespace scenes' checks.
  */
 static void check_groups(const struct merged *m, struct violation_report *r)
 {
@@ -572,6 +627,10 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 			add_history(r, 6, m, e->a, 0);
 		} else if (e->kind == EV_REAPER) {
 			check_reaper(m, e, r);
+		} else if (e->kind == EV_NS) {
+			check_ns(m, e, r);
+		} else if (e->kind == EV_RECV && e->sig == SIG_NS) {
+			check_ns_leak(m, e, r);
 		}
 	}
 }

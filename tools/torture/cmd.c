@@ -141,6 +141,7 @@ struct run {
 	unsigned long backlog_max;
 	struct init_proc init;		/* its leader changes with init_exec */
 	struct hot_proc hot;		/* shared by the workers (ops_hot.c) */
+	uint64_t ns_scenes;		/* namespace scenes checked (ops_ns.c) */
 	struct violation_report report;
 };
 
@@ -233,6 +234,26 @@ static void wait_for_workers(struct run *run, unsigned int *count, const char *w
 	}
 }
 
+/* Namespace scenes checked so far, all workers. */
+static uint64_t ns_scenes(struct run *run)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < run->cfg.threads; i++)
+		n += uatomic_read(&run->ws[i].ns_scenes);
+	return n;
+}
+
+/*
+ * A timed run that may draw ns owes one scene checked to the end (ops_ns.c
+ * runs none with --fail-rate); a run by --ops stops at its count.
+ */
+static bool ns_owed(struct run *run)
+{
+	return !run->cfg.ops && run->cfg.weights[OP_NS] && run->cfg.fail_rate <= 0 &&
+	       !ns_scenes(run);
+}
+
 /* Workers that have not run one operation yet. */
 static unsigned int idle_workers(struct run *run)
 {
@@ -247,7 +268,8 @@ static unsigned int idle_workers(struct run *run)
  * Until the time or the operations run out: draw progress, sample the
  * backlog.  A run in which a worker did nothing checked nothing of it: past
  * the time, the run goes on until every worker has run an operation, and
- * STALL_SECONDS later counts as a run that did not run (I4).
+ * one namespace scene has been checked (ns_owed), and STALL_SECONDS later
+ * counts as a run that did not run (I4).
  */
 static void watch(struct run *run)
 {
@@ -257,7 +279,7 @@ static void watch(struct run *run)
 	uint64_t last = 0;
 	unsigned int idle;
 
-	while (done < 1 || ((idle = idle_workers(run)) &&
+	while (done < 1 || (((idle = idle_workers(run)) || ns_owed(run)) &&
 			    now() - start < run->cfg.seconds + STALL_SECONDS)) {
 		unsigned long backlog = rp_deferred_backlog();
 		uint64_t ops = ops_done(run);
@@ -285,6 +307,11 @@ static void watch(struct run *run)
 		tt_report_violation(&run->report, 4, "seed %lu: did not run: %u of %u workers "
 				    "ran no operation in %.1f s", (unsigned long)run->cfg.seed,
 				    idle, run->cfg.threads, now() - start);
+	else if (ns_owed(run))
+		tt_report_violation(&run->report, 4, "seed %lu: did not run: no namespace scene "
+				    "was checked in %.1f s", (unsigned long)run->cfg.seed,
+				    now() - start);
+	run->ns_scenes = ns_scenes(run);
 }
 
 static int start_workers(struct run *run, struct rp_task *init)
@@ -353,7 +380,8 @@ static void watched_barrier(struct run *run)
 
 /*
  * I7: the backlog comes down to 0 while the quiet thread of init is still
- * registered; once it has exited too, only init is left.
+ * registered; once it has exited too, only init is left, and no pid
+ * namespace below the root (the scenes' namespaces hold the root's).
  */
 static void check_counts(struct run *run)
 {
@@ -375,6 +403,11 @@ static void check_counts(struct run *run)
 	if (rp_deferred_backlog())
 		tt_report_violation(&run->report, 7, "deferred backlog %lu after the barrier",
 				 rp_deferred_backlog());
+	if (rp_verify_walk_pidns_refs(run->sys))
+		tt_report_violation(&run->report, 7, "seed %lu: after teardown: %lu references to "
+				 "the root pid namespace left (namespaces below it, handles: "
+				 "want 0)", (unsigned long)run->cfg.seed,
+				 rp_verify_walk_pidns_refs(run->sys));
 }
 
 /* init reaps the roots; group sends to its group and session reach it too. */
@@ -460,6 +493,7 @@ static void summary_json(struct run *run, const uint64_t *ops)
 	json_uint(&j, "procs", run->cfg.procs);
 	json_uint(&j, "backlog_max", run->backlog_max);
 	json_uint(&j, "alloc_failures", rp_debug_alloc_failures());
+	json_uint(&j, "ns_scenes", run->ns_scenes);
 	json_object(&j, "ops");
 	for (int k = 0; k < OP_NR; k++)
 		json_uint(&j, tt_op_names[k], ops[k]);
@@ -486,6 +520,9 @@ static void summary_text(struct run *run, const uint64_t *ops)
 	for (int k = 0; k < OP_NR; k++)
 		if (ops[k])
 			printf("  %-14s %12lu\n", tt_op_names[k], (unsigned long)ops[k]);
+	if (ops[OP_NS])
+		printf("  %lu namespace scenes checked to their end\n",
+		       (unsigned long)run->ns_scenes);
 	for (int i = 0; i < 8; i++)
 		if (run->report.count[i])
 			printf("VIOLATION %s: %lu, first:\n  %s\n", inv_names[i],

@@ -19,6 +19,7 @@ const char *const tt_op_names[OP_NR] = {
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
 	"trace_exec", "claim", "exec_kill_all", "init_exec", "hot", "mt",
+	"ns",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -74,7 +75,8 @@ void tt_set_handler(struct rp_task *t, int sig)
 
 void tt_install_handlers(struct rp_task *t)
 {
-	for (int s = SIG_FIRST; s < SIG_FIRST + SIG_COUNT; s++)
+	/* SIG_NS too: a kill(-1) from inside a namespace that leaks out is seen, not fatal. */
+	for (int s = SIG_FIRST; s <= SIG_NS; s++)
 		tt_set_handler(t, s);
 }
 
@@ -750,6 +752,7 @@ void tt_worker_run_op(struct worker *w)
 	case OP_INIT_EXEC: tt_op_init_exec(w); break;
 	case OP_HOT: tt_op_hot(w, h); break;
 	case OP_MT: tt_op_mt(w, h); break;
+	case OP_NS: tt_op_ns(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

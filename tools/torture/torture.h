@@ -20,6 +20,7 @@ enum op_kind {
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
 	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC, OP_HOT, OP_MT,
+	OP_NS,
 	OP_NR
 };
 
@@ -51,6 +52,9 @@ enum ev_kind {
 			   sys->child_reaper after an exec by a thread of init */
 	EV_TRACE,	/* a: tracer tgid, b: tracee tid: from its PTRACE_SEIZE to
 			   its detach or exit */
+	EV_NS,		/* a: a process's number in the root namespace, b: enum
+			   ns_fault, c: what was seen, sig: its level: a
+			   namespace scene's check failed (ops_ns.c) */
 	EV_NR
 };
 
@@ -95,6 +99,7 @@ struct worker {
 	pthread_barrier_t *resume;	/* the consistency walk is done */
 	struct init_proc *init;		/* init, for init_exec */
 	struct handle hot;		/* its thread of the hot process (ops_hot.c) */
+	uint64_t ns_scenes;		/* atomic: namespace scenes checked (ops_ns.c) */
 	pthread_t thread;
 };
 
@@ -103,6 +108,8 @@ struct worker {
 /* Signals the harness sends: real-time, with handlers in every process. */
 #define SIG_FIRST	34
 #define SIG_COUNT	8
+/* The signal of kill(-1) inside a namespace (ops_ns.c), which nothing else sends. */
+#define SIG_NS		(SIG_FIRST + SIG_COUNT)
 
 /* ops.c */
 uint64_t tt_clock_tick(void);
@@ -218,6 +225,27 @@ void tt_hot_leave(struct worker *w);
 void tt_hot_end(struct hot_proc *hp, struct worker *log);
 void tt_op_hot(struct worker *w, struct handle *h);
 void tt_op_mt(struct worker *w, struct handle *h);
+
+/*
+ * ops_ns.c: a scene of pid namespaces, nested a few levels below a new
+ * process of the worker's, checked as it goes (EV_NS for each failed
+ * check), then ended by killing its first init.
+ */
+enum ns_fault {
+	NSF_SETUP,		/* unshare, clone(CLONE_NEWPID) or setns refused: c */
+	NSF_NUMBERS,		/* a number of it does not find it at level c */
+	NSF_HANDLE,		/* a namespace handle's parent is not the level above */
+	NSF_ORPHAN,		/* an orphan's getppid is c, not 1 */
+	NSF_REAP_INSIDE,	/* its init's wait for it answered c, not its number */
+	NSF_KILL_RET,		/* kill(-1) from it inside a namespace answered c */
+	NSF_KILL_COUNT,		/* it received kill(-1) from inside c times, not once */
+	NSF_KILL_OUTSIDE,	/* outside the target set, it received it c times */
+	NSF_FORK_DYING,		/* a fork into its dying namespace returned c > 0 */
+	NSF_SURVIVED,		/* it lives on after its namespace's init ended */
+	NSF_STRANDED,		/* killed at the end, its reaper's wait answered c */
+	NSF_NR
+};
+void tt_op_ns(struct worker *w, struct handle *h);
 
 /* ops_pgrp.c: the operations of process groups, sessions, priorities, timers. */
 void tt_run_group_op(struct worker *w, enum op_kind k, struct handle *h);

@@ -613,6 +613,34 @@ static int proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/*
+ * Is @pid past its exit point (PF_EXITING, the ninth field of
+ * /proc/PID/stat) and asleep?  A namespace's init sleeps so in its exit
+ * (zap_pid_ns_processes) until every other pid of its namespace is freed.
+ */
+static bool asleep_in_exit(pid_t pid)
+{
+	char path[64], buf[512];
+	unsigned long flags = 0;
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " S %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & 0x4;	/* PF_EXITING */
+}
+
 static bool state_dead(int st)
 {
 	return st == 0 || st == 'Z' || st == 'X';
@@ -663,6 +691,8 @@ static bool await_settled_death(struct real_run *run, int i)
 			run->dead[i] = false;	/* its tracer lets it go on */
 			return false;
 		}
+		if (st == 'S' && asleep_in_exit(pid))
+			return true;	/* an init waiting for its namespace's pids */
 		sleep_ms(1);
 	}
 	run->failed = true;

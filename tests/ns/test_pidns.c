@@ -846,6 +846,44 @@ Test(pidns, init_exit_waits_for_its_pids)
 }
 
 /*
+ * A pid kept only as a process group's id counts too (asked of Linux
+ * 6.18, docs/namespaces.md): C, in the namespace, leads a group that P,
+ * outside, joins; once P has reaped C, waitpid(I, WNOHANG) is still 0
+ * while P is in C's group, and I exited 7 once P leaves it: the free by
+ * a group move completes init's exit.  A fork into the namespace
+ * meanwhile fails (ENOMEM) and changes nothing.
+ */
+Test(pidns, init_exit_waits_for_a_group_id)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p, *i, *c;
+		pid_t pnr, inr, cnr;
+		int status;
+
+		start(m);
+		i = unshared_ns_init(&p, &pnr, &inr);
+		c = clone_of(p, SIGCHLD, &cnr);
+		cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+		cr_assert_eq(rp_setpgid(p, 0, cnr), 0);
+		cr_assert_eq(rp_exit_group(i, 7), 0);
+		cr_assert_eq(rp_get_signal(c, NULL), -ESRCH);
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0);
+		cr_assert_eq(rp_fork(p, NULL), -ENOMEM);
+		cr_assert_eq(rp_wait4(p, cnr, &status, 0, NULL), cnr);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0,
+			     "init reapable while C's number is P's group id");
+		cr_assert_eq(rp_setpgid(p, 0, 0), 0);
+		cr_assert_eq(rp_wait4(p, inr, &status, WNOHANG, NULL), inr);
+		cr_assert_eq(status, EXITED(7));
+		rp_task_put(c);
+		rp_task_put(i);
+		reap(init, p, pnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
  * The same with an init of two threads whose leader exits first: the
  * exit of the other thread, the last, ends the namespace and completes
  * once C's pid is freed (init's own: its thread's and its zombie

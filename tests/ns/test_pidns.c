@@ -644,6 +644,36 @@ static void init_exits_during_fork(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
 
+/* The namespace of fork_during_init_end: the unsharer, its init and the child forked. */
+struct init_end {
+	struct rp_task *t, *first, *child;
+	pid_t tnr, nr1, cnr;
+};
+
+/*
+ * In @mode, the unsharer's namespace's init, alone there, exits with 5,
+ * held before the hold that ends its namespace (RP_RACE_NS_INIT_EXITS),
+ * while the unsharer forks a child into the namespace; then the exit
+ * goes on and returns.
+ */
+static void fork_during_init_end(enum rp_sync_mode mode, struct init_end *x)
+{
+	struct job e;
+
+	start(mode);
+	x->child = NULL;
+	x->first = unshared_ns_init(&x->t, &x->tnr, &x->nr1);
+	arm(RP_RACE_NS_INIT_EXITS, x->first, true, true);
+	e.arg = 5;
+	job_start(&e, exit_job, x->first);
+	cr_assert(await_reached(1), "init's exit never reached its end");
+	x->cnr = rp_fork(x->t, &x->child);
+	cr_assert_gt(x->cnr, 0, "fork before the end: %d", x->cnr);
+	release();
+	cr_assert_eq(job_join(&e), 0);
+	rp_debug_race_hook(NULL);
+}
+
 /*
  * The namespace's init is exiting, held before the hold that ends its
  * namespace (RP_RACE_NS_INIT_EXITS); meanwhile the unsharer forks into
@@ -654,29 +684,17 @@ TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
  */
 static void fork_before_init_end(enum rp_sync_mode mode)
 {
-	struct job e;
-	struct rp_task *t, *first, *child = NULL;
-	pid_t tnr, nr1, cnr;
+	struct init_end x;
 	int status;
 
-	start(mode);
-	first = unshared_ns_init(&t, &tnr, &nr1);
-	arm(RP_RACE_NS_INIT_EXITS, first, true, true);
-	e.arg = 5;
-	job_start(&e, exit_job, first);
-	cr_assert(await_reached(1), "init's exit never reached its end");
-	cnr = rp_fork(t, &child);
-	cr_assert_gt(cnr, 0, "fork before the end: %d", cnr);
-	release();
-	cr_assert_eq(job_join(&e), 0);
-	rp_debug_race_hook(NULL);
-	status = rp_get_signal(child, NULL);
+	fork_during_init_end(mode, &x);
+	status = rp_get_signal(x.child, NULL);
 	if (!status)		/* the escaped child, ended before the verdict */
-		cr_assert_eq(rp_exit_group(child, 0), 0);
-	cr_assert_eq(rp_wait4(t, cnr, NULL, 0, NULL), cnr);
-	rp_task_put(child);
+		cr_assert_eq(rp_exit_group(x.child, 0), 0);
+	cr_assert_eq(rp_wait4(x.t, x.cnr, NULL, 0, NULL), x.cnr);
+	rp_task_put(x.child);
 	cr_assert_eq(status, -ESRCH, "a child forked before its init's end lives on");
-	reap_unshared(t, tnr, first, nr1, 5);
+	reap_unshared(x.t, x.tnr, x.first, x.nr1, 5);
 }
 
 TEST_EACH_MODE(fork_before_init_end, fork_before_init_end)
@@ -927,34 +945,23 @@ Test(pidns, init_thread_exit_waits_for_its_pids)
  */
 static void init_end_counts_in_hold(enum rp_sync_mode mode)
 {
-	struct job e;
-	struct rp_task *t, *first, *child = NULL;
-	pid_t tnr, nr1, cnr, got;
+	struct init_end x;
+	pid_t got;
 	int status;
 
-	start(mode);
-	first = unshared_ns_init(&t, &tnr, &nr1);
-	arm(RP_RACE_NS_INIT_EXITS, first, true, true);
-	e.arg = 5;
-	job_start(&e, exit_job, first);
-	cr_assert(await_reached(1), "init's exit never reached its end");
-	cnr = rp_fork(t, &child);
-	cr_assert_gt(cnr, 0, "fork before the end: %d", cnr);
-	release();
-	cr_assert_eq(job_join(&e), 0);
-	rp_debug_race_hook(NULL);
-	got = rp_wait4(t, nr1, &status, WNOHANG, NULL);
-	cr_assert_eq(rp_get_signal(child, NULL), -ESRCH);
-	cr_assert_eq(rp_wait4(t, cnr, NULL, 0, NULL), cnr);
-	rp_task_put(child);
+	fork_during_init_end(mode, &x);
+	got = rp_wait4(x.t, x.nr1, &status, WNOHANG, NULL);
+	cr_assert_eq(rp_get_signal(x.child, NULL), -ESRCH);
+	cr_assert_eq(rp_wait4(x.t, x.cnr, NULL, 0, NULL), x.cnr);
+	rp_task_put(x.child);
 	if (!got) {
-		cr_assert_eq(rp_wait4(t, nr1, &status, 0, NULL), nr1);
+		cr_assert_eq(rp_wait4(x.t, x.nr1, &status, 0, NULL), x.nr1);
 		cr_assert_eq(status, EXITED(5));
 	}
-	rp_task_put(first);
-	reap(init, t, tnr, 0);
+	rp_task_put(x.first);
+	reap(init, x.t, x.tnr, 0);
 	finish_all_reaped();
-	cr_assert_eq(got, 0, "init reapable while its namespace's child %d keeps its pid", cnr);
+	cr_assert_eq(got, 0, "init reapable while its namespace's child %d keeps its pid", x.cnr);
 }
 
 TEST_EACH_MODE(init_end_counts_in_hold, init_end_counts_in_hold)

@@ -97,8 +97,9 @@ enum rp_race_point {
 	   read section); @t NULL. */
 	RP_RACE_PID_CLAIM,
 	/* The last thread @t of a pid namespace's init is exiting and is
-	   about to take the update lock that closes its namespace and kills
-	   the namespace's other tasks (proc/exit.c; no lock held). */
+	   about to take the update lock that closes its namespace, kills
+	   the namespace's other tasks and reads how many pids its exit
+	   waits for (proc/exit.c; no lock held). */
 	RP_RACE_NS_INIT_EXITS,
 	/* Exiting task @t is about to take the update lock in which it
 	   picks a reaper for its children (proc/exit.c; no lock held). */

@@ -171,16 +171,15 @@ static void pass_child_reaper(struct rp_task *father)
 
 /*
  * Linux's find_child_reaper for @father in nested namespace @ns (update
- * lock held): a live thread of the namespace's init.  An init that is
- * exiting has closed its namespace and killed its processes already
- * (zap_pid_ns) or is about to; its exit has given or is giving its own
- * children away, so orphans given to it now would be stranded: they go
- * to the table's init instead (Linux's init reaps them in its exit: not
- * modelled, docs/namespaces.md).  Checked in the hold that moves them:
- * init's PF_EXITING is set before its exit takes this lock.
- * RP_BREAK_NS_REAPER_EXITING takes init even when it is exiting: orphans
- * given to it after its own exit moved its children away stay on a dead
- * task's list.
+ * lock held): a live thread of the namespace's init, else, init's threads
+ * all exiting, its leader: an init's exit keeps its children and reaps
+ * them (rp_do_exit), so an orphan given to it meanwhile is reaped too,
+ * whether the hold that ends the namespace came before this one or comes
+ * after (docs/namespaces.md, "Orphans").  The leader stays until init's
+ * exit completes, after every other pid of the namespace, the orphan's
+ * included, is freed.  RP_BREAK_NS_REAPER_EXITING skips an exiting init,
+ * as the table did before init reaped in its exit: the orphans go to the
+ * table's init.
  */
 static struct rp_task *ns_child_reaper(struct rp_task *father, struct rp_pidns *ns)
 {
@@ -190,10 +189,10 @@ static struct rp_task *ns_child_reaper(struct rp_task *father, struct rp_pidns *
 	struct rp_task *t = NULL;
 
 	if (init) {
-#ifdef RP_BREAK_NS_REAPER_EXITING
-		t = rp_same_thread_group(init, father) ? NULL : init;
-#else
 		t = find_alive_thread(init);
+#ifndef RP_BREAK_NS_REAPER_EXITING
+		if (!t)
+			t = init->group_leader;
 #endif
 	}
 	return t ? t : father->sys->child_reaper;
@@ -202,8 +201,10 @@ static struct rp_task *ns_child_reaper(struct rp_task *father, struct rp_pidns *
 /*
  * Linux's find_new_reaper: a live thread of the same group, else the
  * nearest live child subreaper above within @father's namespace, else the
- * namespace's init.  NULL when the dying thread is init's last (the
- * root's death is not modelled: its children stay).
+ * namespace's init.  NULL when the dying thread is init's leader, or a
+ * thread of the root's init with none alive (the root's death is not
+ * modelled: its children stay): a namespace's init keeps its children
+ * on its leader, which reaps them (rp_do_exit).
  */
 static struct rp_task *find_new_reaper(struct rp_task *father)
 {
@@ -221,7 +222,9 @@ static struct rp_task *find_new_reaper(struct rp_task *father)
 				return t;
 		}
 	}
-	return rp_same_thread_group(father, init) ? NULL : init;
+	if (!rp_same_thread_group(father, init))
+		return init;
+	return ns->level && init != father ? init : NULL;
 }
 
 /* Does @a come before @b on their group's thread list?  (update lock held) */
@@ -359,15 +362,16 @@ static bool ends_pidns(struct rp_task *t, bool group_dead)
  * The end of @init's namespace (update lock held, @init its init's last
  * thread), in one hold: the namespace takes no pid any more (a fork
  * checks under this lock: docs/namespaces.md, "Init's end and a fork in
- * flight"), and every other process in it gets SIGKILL, the children of
- * a fork that linked before this hold included.
+ * flight"), init's group reaps every child that dies from now on
+ * (rp_reaps_in_exit), and every other process in it gets SIGKILL, the
+ * children of a fork that linked before this hold included.
  * RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE kills in a hold of its own before the
  * exit's (rp_do_exit): a fork that links in between is missed.
  */
 static void zap_pid_ns(struct rp_task *init)
 {
 	rp_assert_update_held(&init->sys->sync);
-	rp_task_pidns(init)->dying = true;
+	rp_pidns_end(rp_task_pidns(init), init);
 #ifndef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE
 	kill_ns_members(init);
 #endif
@@ -416,11 +420,63 @@ static void exit_notify(struct rp_task *t)
 	}
 }
 
+/*
+ * Init's reap of the zombies among its children, in the hold that ends
+ * its namespace (update lock held): they are all on its leader's list
+ * (find_new_reaper), and each child that dies later is reaped at its
+ * death (rp_reaps_in_exit), as Linux's init waits for them in its exit.
+ * A traced one is reaped when its tracer lets it go.
+ */
+static void reap_zombie_children(struct rp_task *init)
+{
+	struct rp_task *p;
+	struct cds_hlist_node *next;
+
+	rp_assert_update_held(&init->sys->sync);
+	for (struct cds_hlist_node *n = init->group_leader->children.head.next; n; n = next) {
+		next = n->next;
+		p = caa_container_of(n, struct rp_task, sibling);
+		if (!p->ptrace && uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE &&
+		    alone_in_group(p)) {
+			uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+			rp_release_task(p);
+		}
+	}
+}
+
+/* The last pid of its namespace but init's own is freed: init's exit completes (update lock held). */
+static void init_exit_completes(struct rp_update_work *w)
+{
+	exit_notify(rp_pidns_waiter(w));
+}
+
+/*
+ * Must the exit of @t, the last thread of a namespace's init, wait for
+ * the namespace's other pids (update lock held)?  Its own are its pid
+ * and, if it is not the leader, the zombie leader's.
+ * RP_BREAK_PIDNS_COUNT_EARLY answers with @early, the count read before
+ * the hold that ends the namespace: a fork that links a child in
+ * between is not waited for.
+ */
+static bool init_waits(struct rp_task *t, bool early)
+{
+	unsigned int own = rp_thread_group_leader(t) ? 1 : 2;
+	struct rp_pidns *ns = rp_task_pidns(t);
+
+#ifdef RP_BREAK_PIDNS_COUNT_EARLY
+	if (!early)
+		return false;
+#else
+	(void)early;
+#endif
+	return rp_pidns_await_pids(ns, t, own, init_exit_completes);
+}
+
 void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct rp_sighand *sh;
-	bool group_dead, ns_ends;
+	bool group_dead, ns_ends, early = true;
 
 	/* Linux's ptrace_event(PTRACE_EVENT_EXIT): still a live task while stopped. */
 	rp_ptrace_exit_stop(t, code);
@@ -436,6 +492,12 @@ void rp_do_exit(struct rp_task *t, int code)
 	RP_RACE_POINT(RP_RACE_EXIT_REPARENTS, t);
 	ns_ends = ends_pidns(t, group_dead);
 	if (ns_ends) {
+#ifdef RP_BREAK_PIDNS_COUNT_EARLY
+		rp_read_lock(sync);
+		early = CMM_LOAD_SHARED(rp_task_pidns(t)->nr_pids) >
+			(rp_thread_group_leader(t) ? 1U : 2U);
+		rp_read_unlock(sync);
+#endif
 #ifdef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE
 		rp_update_lock(sync);
 		kill_ns_members(t);
@@ -453,7 +515,11 @@ void rp_do_exit(struct rp_task *t, int code)
 		rp_tty_session_exit(t);
 		rp_kill_orphaned_pgrp(t->group_leader, NULL);
 	}
-	exit_notify(t);
+	if (ns_ends)
+		reap_zombie_children(t);
+	/* Else init's exit completes when the namespace's last other pid goes. */
+	if (!ns_ends || !init_waits(t, early))
+		exit_notify(t);
 	rp_update_unlock(sync);
 }
 

@@ -55,7 +55,15 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	psh = rp_lock_task_sighand(parent);
 	if (!psh)
 		return false;	/* a parent is never released before its children leave */
-	if (!t->ptrace && sig == SIGCHLD) {
+	if (!t->ptrace && rp_reaps_in_exit(parent)) {
+		/*
+		 * An init whose exit ended its namespace reaps every child
+		 * (Linux's zap_pid_ns_processes sets SIGCHLD to SIG_IGN and
+		 * waits for them all): no signal.
+		 */
+		autoreap = true;
+		sig = 0;
+	} else if (!t->ptrace && sig == SIGCHLD) {
 		const struct rp_ksigaction *ka = rp_sighand_action(psh, SIGCHLD);
 
 		/* POSIX: nobody will wait for it; SIG_IGN also means no signal. */

@@ -410,10 +410,35 @@ void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode)
 {
 	s->mode = mode;
 	s->update_owner = NULL;
+	s->work = NULL;
 	pthread_mutex_init(&s->update, NULL);
 	/* glibc's default kind prefers readers: Linux's rwlock_t before qrwlock. */
 	pthread_rwlock_init(&s->rw, NULL);
 	rp_qrw_init(&s->qrw);
+}
+
+void rp_update_work_add(struct rp_sync *s, struct rp_update_work *w,
+			void (*fn)(struct rp_update_work *))
+{
+	struct rp_update_work **at = &s->work;
+
+	rp_assert_update_held(s);
+	while (*at)
+		at = &(*at)->next;
+	w->next = NULL;
+	w->fn = fn;
+	*at = w;
+}
+
+void rp_update_run_work(struct rp_sync *s)
+{
+	struct rp_update_work *w;
+
+	rp_assert_update_held(s);
+	while ((w = s->work)) {
+		s->work = w->next;
+		w->fn(w);
+	}
 }
 
 void rp_sync_destroy(struct rp_sync *s)

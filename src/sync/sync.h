@@ -18,6 +18,8 @@
 #include "../debug/shared.h"
 #include "qrwlock.h"
 
+struct rp_update_work;
+
 struct rp_sync {
 	enum rp_sync_mode mode;		/* R: anyone; W: rp_sync_init only */
 	pthread_mutex_t update;		/* rcu mode: serializes updaters */
@@ -25,7 +27,33 @@ struct rp_sync {
 	struct rp_qrwlock qrw;		/* qrwlock mode: readers and updaters */
 	void *update_owner;		/* R: anyone, compared with its own token;
 					   W: the update-lock holder */
+	struct rp_update_work *work;	/* R, W: the update-lock holder: what runs
+					   at the end of its section (below) */
 };
+
+/*
+ * A step that must run in the update section that made it due, but not
+ * where it became due: at the section's end, when the steps of the
+ * section are done and only the update lock is held (lock order: every
+ * other lock of the table nests inside it and is released by then).  The
+ * pid namespace's end uses it: the free of a namespace's last pid but
+ * init's completes init's exit (task/pidns.h), and a pid is freed deep
+ * inside releases and group moves that hold siglocks or walk lists.
+ */
+struct rp_update_work {
+	struct rp_update_work *next;		/* W: the update-lock holder */
+	void (*fn)(struct rp_update_work *);	/* W: rp_update_work_add */
+};
+
+/*
+ * Run @fn(@w) at the end of the caller's update section (update lock
+ * held), after the works added before it.  @fn runs holding the update
+ * lock and nothing else, and may add works of its own.
+ */
+void rp_update_work_add(struct rp_sync *s, struct rp_update_work *w,
+			void (*fn)(struct rp_update_work *));
+/* Run the section's works (rp_update_unlock, update lock held). */
+void rp_update_run_work(struct rp_sync *s);
 
 /*
  * A per-thread token: its address names the thread.  The update side is also
@@ -373,6 +401,8 @@ static inline void rp_update_lock(struct rp_sync *s)
 
 static inline void rp_update_unlock(struct rp_sync *s)
 {
+	if (s->work)
+		rp_update_run_work(s);
 	CMM_STORE_SHARED(s->update_owner, NULL);
 	switch (s->mode) {
 	case RP_SYNC_NONE:

@@ -333,9 +333,24 @@ void rp_pid_levels_publish(struct rp_pid_levels *lv)
 	for (unsigned int i = 0; i < lv->level; i++) {
 		struct rp_upid *up = &lv->up[i];
 
+		up->ns->nr_pids++;
 		up->pid = lv->pid;
 		cds_hlist_add_head_rcu(&up->hash, nr_bucket(tb, up->ns, up->nr));
 	}
+}
+
+/*
+ * One pid fewer numbered in @ns (update lock held): at its ending init's
+ * own, that init's exit completes at the end of this update section, when
+ * this pid's numbers are given back and whatever freed it is done.
+ */
+static void pid_gone(struct rp_pidns *ns)
+{
+	RP_BUG_ON(!ns->nr_pids);
+	if (--ns->nr_pids != ns->settle_at || !ns->settle_at)
+		return;
+	ns->settle_at = 0;
+	rp_update_work_add(&ns->sys->sync, &ns->settle, ns->settle.fn);
 }
 
 void rp_pid_levels_unpublish(struct rp_pid *pid)
@@ -343,8 +358,10 @@ void rp_pid_levels_unpublish(struct rp_pid *pid)
 	struct rp_pid_levels *lv = levels_held(pid);
 
 	rp_assert_update_held(&lv->sys->sync);
-	for (unsigned int i = 0; i < lv->level; i++)
+	for (unsigned int i = 0; i < lv->level; i++) {
 		cds_hlist_del_rcu(&lv->up[i].hash);
+		pid_gone(lv->up[i].ns);
+	}
 	/*
 	 * Its namespace's pid 1 gone: the namespace takes no pid any more, as
 	 * Linux's free_pid clears PIDNS_ADDING after a failed first fork.  An
@@ -443,4 +460,47 @@ int rp_task_set_ns_children(struct rp_task *self, struct rp_pidns *ns)
 	}
 	rp_update_unlock(&self->sys->sync);
 	return 0;
+}
+
+bool rp_pidns_await_pids(struct rp_pidns *ns, struct rp_task *init, unsigned int own,
+			 void (*complete)(struct rp_update_work *))
+{
+	rp_assert_update_held(&ns->sys->sync);
+	RP_BUG_ON(!own || ns->nr_pids < own || ns->waiter);
+	if (ns->nr_pids == own)
+		return false;
+	ns->waiter = init;
+	ns->settle.fn = complete;
+	ns->settle_at = own;
+	return true;
+}
+
+struct rp_task *rp_pidns_waiter(struct rp_update_work *w)
+{
+	struct rp_pidns *ns = caa_container_of(w, struct rp_pidns, settle);
+	struct rp_task *init = ns->waiter;
+
+	rp_assert_update_held(&ns->sys->sync);
+	ns->waiter = NULL;
+	return init;
+}
+
+void rp_pidns_end(struct rp_pidns *ns, struct rp_task *init)
+{
+	rp_assert_update_held(&ns->sys->sync);
+	ns->dying = true;
+	ns->ending = init->signal;
+}
+
+bool rp_reaps_in_exit(struct rp_task *t)
+{
+	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
+	struct rp_pidns *ns;
+
+	rp_assert_update_held(&t->sys->sync);
+	if (!tgid->nested)
+		return false;
+	ns = rp_pid_ns(tgid);
+	/* Only a process of @ns compares: no other is ever published in it again. */
+	return ns && ns->ending == t->signal;
 }

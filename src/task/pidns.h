@@ -42,6 +42,17 @@ struct rp_pidns {
 	bool dying;			/* (u) its init has exited, or its first
 					   fork failed: no pid may be published
 					   in it any more (ENOMEM) */
+	unsigned int nr_pids;		/* (u) published pids with a number here,
+					   those of the namespaces below included
+					   (Linux's pid_allocated) */
+	unsigned int settle_at;		/* (u) 0, or the count at which the exit
+					   of its ending init completes */
+	struct rp_signal *ending;	/* (u) the init group whose exit ended it:
+					   it reaps its children (NULL before) */
+	struct rp_task *waiter;		/* (u) that init's last thread while its
+					   exit waits for the count */
+	struct rp_update_work settle;	/* (u) queued when nr_pids falls to
+					   settle_at (rp_pidns_await_pids) */
 	struct rp_pidmap pidmap;	/* (a) its numbers (pidmap.h) */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;		/* freed after a grace period */
@@ -197,5 +208,27 @@ void rp_pid_levels_unpublish(struct rp_pid *pid);
  * before reads it as having no numbers (rp_pid_ns, rp_pid_nr_ns).
  */
 void rp_pid_levels_release(struct rp_pid *pid);
+
+/*
+ * The exit of @init, the last thread of @ns's init (update lock held,
+ * @ns ended by that exit: rp_pidns_end), completes only when @ns has no
+ * pid left but @own of init's own (Linux's zap_pid_ns_processes waits
+ * for pid_allocated to fall to init_pids).  False if that is already so;
+ * else @init waits, and @complete runs at the end of the update section
+ * in which the last other pid is freed (rp_update_work_add), given back
+ * the waiting thread by rp_pidns_waiter.
+ */
+bool rp_pidns_await_pids(struct rp_pidns *ns, struct rp_task *init, unsigned int own,
+			 void (*complete)(struct rp_update_work *));
+/* The thread whose exit @w completes (@w: a namespace's settle work). */
+struct rp_task *rp_pidns_waiter(struct rp_update_work *w);
+/* @init's exit ends @ns (update lock held): no pid from now on, and @init's group reaps. */
+void rp_pidns_end(struct rp_pidns *ns, struct rp_task *init);
+/*
+ * Is @t a thread of an init whose exit ended its namespace?  It reaps
+ * every child that dies (Linux's zap_pid_ns_processes ignores SIGCHLD
+ * and waits for them).  Update lock held.
+ */
+bool rp_reaps_in_exit(struct rp_task *t);
 
 #endif /* RP_TASK_PIDNS_H */

@@ -644,6 +644,36 @@ static void init_exits_during_fork(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
 
+/* The namespace of fork_during_init_end: the unsharer, its init and the child forked. */
+struct init_end {
+	struct rp_task *t, *first, *child;
+	pid_t tnr, nr1, cnr;
+};
+
+/*
+ * In @mode, the unsharer's namespace's init, alone there, exits with 5,
+ * held before the hold that ends its namespace (RP_RACE_NS_INIT_EXITS),
+ * while the unsharer forks a child into the namespace; then the exit
+ * goes on and returns.
+ */
+static void fork_during_init_end(enum rp_sync_mode mode, struct init_end *x)
+{
+	struct job e;
+
+	start(mode);
+	x->child = NULL;
+	x->first = unshared_ns_init(&x->t, &x->tnr, &x->nr1);
+	arm(RP_RACE_NS_INIT_EXITS, x->first, true, true);
+	e.arg = 5;
+	job_start(&e, exit_job, x->first);
+	cr_assert(await_reached(1), "init's exit never reached its end");
+	x->cnr = rp_fork(x->t, &x->child);
+	cr_assert_gt(x->cnr, 0, "fork before the end: %d", x->cnr);
+	release();
+	cr_assert_eq(job_join(&e), 0);
+	rp_debug_race_hook(NULL);
+}
+
 /*
  * The namespace's init is exiting, held before the hold that ends its
  * namespace (RP_RACE_NS_INIT_EXITS); meanwhile the unsharer forks into
@@ -654,29 +684,17 @@ TEST_EACH_MODE(init_exits_during_fork, init_exits_during_fork)
  */
 static void fork_before_init_end(enum rp_sync_mode mode)
 {
-	struct job e;
-	struct rp_task *t, *first, *child = NULL;
-	pid_t tnr, nr1, cnr;
+	struct init_end x;
 	int status;
 
-	start(mode);
-	first = unshared_ns_init(&t, &tnr, &nr1);
-	arm(RP_RACE_NS_INIT_EXITS, first, true, true);
-	e.arg = 5;
-	job_start(&e, exit_job, first);
-	cr_assert(await_reached(1), "init's exit never reached its end");
-	cnr = rp_fork(t, &child);
-	cr_assert_gt(cnr, 0, "fork before the end: %d", cnr);
-	release();
-	cr_assert_eq(job_join(&e), 0);
-	rp_debug_race_hook(NULL);
-	status = rp_get_signal(child, NULL);
+	fork_during_init_end(mode, &x);
+	status = rp_get_signal(x.child, NULL);
 	if (!status)		/* the escaped child, ended before the verdict */
-		cr_assert_eq(rp_exit_group(child, 0), 0);
-	cr_assert_eq(rp_wait4(t, cnr, NULL, 0, NULL), cnr);
-	rp_task_put(child);
+		cr_assert_eq(rp_exit_group(x.child, 0), 0);
+	cr_assert_eq(rp_wait4(x.t, x.cnr, NULL, 0, NULL), x.cnr);
+	rp_task_put(x.child);
 	cr_assert_eq(status, -ESRCH, "a child forked before its init's end lives on");
-	reap_unshared(t, tnr, first, nr1, 5);
+	reap_unshared(x.t, x.tnr, x.first, x.nr1, 5);
 }
 
 TEST_EACH_MODE(fork_before_init_end, fork_before_init_end)
@@ -785,16 +803,168 @@ Test(pidns, init_exit_zaps)
 		cr_assert_eq(rp_wait4(t, snr, &status, 0, NULL), snr);
 		cr_assert_eq(status, KILLED_BY(SIGKILL));
 		rp_task_put(sibling);
-		/* Init's children went to the table's init (not modelled yet: Linux's init reaps them). */
-		for (int i = 0; i < 2; i++) {
-			cr_assert_gt(rp_wait4(init, -1, &status, 0, NULL), 0);
-			cr_assert_eq(status, KILLED_BY(SIGKILL));
-		}
+		/* Init's children: reaped by init in its exit, none given to the table's init. */
+		cr_assert_eq(rp_wait4(init, -1, NULL, WNOHANG, NULL), 0);
 		rp_task_put(child);
 		rp_task_put(nested);
 		reap_unshared(t, tnr, nsinit, inr, 4);
 	}
 }
+
+/*
+ * Init's exit completes only once every other pid of its namespace, and
+ * of the namespaces below, is freed (Linux's zap_pid_ns_processes, asked
+ * in docs/namespaces.md): the unsharer P forks init I (1) and C (2, its
+ * parent P, outside); I forks A (3), which forks B (4) and exits, so B is
+ * I's; I forks J, the init of a namespace below, and J forks K.  I exits
+ * with 7: B, C, J and K are killed; I reaps its own (B, J; J reaped K), the
+ * table's init gets none; while C is an unreaped zombie, P's
+ * waitpid(I, WNOHANG) is 0; once P reaps C, I exited 7.
+ */
+Test(pidns, init_exit_waits_for_its_pids)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p, *i, *c, *a, *b, *j, *k;
+		pid_t pnr, inr, cnr, anr, bnr, jnr, knr;
+		int status;
+
+		start(m);
+		i = unshared_ns_init(&p, &pnr, &inr);
+		c = clone_of(p, SIGCHLD, &cnr);
+		a = clone_of(i, SIGCHLD, &anr);
+		b = clone_of(a, SIGCHLD, &bnr);
+		reap(i, a, anr, 0);
+		cr_assert_eq(rp_getppid(b), 1);
+		j = clone_of(i, CLONE_NEWPID | SIGCHLD, &jnr);
+		k = clone_of(j, SIGCHLD, &knr);
+		cr_assert_eq(rp_exit_group(i, 7), 0);
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0,
+			     "init reapable while its namespace's processes live");
+		cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(k, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(j, NULL), -ESRCH);
+		cr_assert_eq(rp_get_signal(c, NULL), -ESRCH);
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0,
+			     "init reapable while C, an unreaped zombie, keeps its pid");
+		cr_assert_eq(rp_wait4(init, -1, NULL, WNOHANG, NULL), 0,
+			     "init's children went to the table's init");
+		cr_assert_eq(rp_wait4(p, cnr, &status, 0, NULL), cnr);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		cr_assert_eq(rp_wait4(p, inr, &status, WNOHANG, NULL), inr);
+		cr_assert_eq(status, EXITED(7));
+		rp_task_put(a);
+		rp_task_put(b);
+		rp_task_put(c);
+		rp_task_put(i);
+		rp_task_put(j);
+		rp_task_put(k);
+		reap(init, p, pnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A pid kept only as a process group's id counts too (asked of Linux
+ * 6.18, docs/namespaces.md): C, in the namespace, leads a group that P,
+ * outside, joins; once P has reaped C, waitpid(I, WNOHANG) is still 0
+ * while P is in C's group, and I exited 7 once P leaves it: the free by
+ * a group move completes init's exit.  A fork into the namespace
+ * meanwhile fails (ENOMEM) and changes nothing.
+ */
+Test(pidns, init_exit_waits_for_a_group_id)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p, *i, *c;
+		pid_t pnr, inr, cnr;
+		int status;
+
+		start(m);
+		i = unshared_ns_init(&p, &pnr, &inr);
+		c = clone_of(p, SIGCHLD, &cnr);
+		cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+		cr_assert_eq(rp_setpgid(p, 0, cnr), 0);
+		cr_assert_eq(rp_exit_group(i, 7), 0);
+		cr_assert_eq(rp_get_signal(c, NULL), -ESRCH);
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0);
+		cr_assert_eq(rp_fork(p, NULL), -ENOMEM);
+		cr_assert_eq(rp_wait4(p, cnr, &status, 0, NULL), cnr);
+		cr_assert_eq(status, KILLED_BY(SIGKILL));
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0,
+			     "init reapable while C's number is P's group id");
+		cr_assert_eq(rp_setpgid(p, 0, 0), 0);
+		cr_assert_eq(rp_wait4(p, inr, &status, WNOHANG, NULL), inr);
+		cr_assert_eq(status, EXITED(7));
+		rp_task_put(c);
+		rp_task_put(i);
+		reap(init, p, pnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * The same with an init of two threads whose leader exits first: the
+ * exit of the other thread, the last, ends the namespace and completes
+ * once C's pid is freed (init's own: its thread's and its zombie
+ * leader's); the leader is then reported with the group's code.
+ */
+Test(pidns, init_thread_exit_waits_for_its_pids)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *p, *i, *th, *c;
+		pid_t pnr, inr, cnr;
+		int status;
+
+		start(m);
+		i = unshared_ns_init(&p, &pnr, &inr);
+		th = thread_of(i);
+		c = clone_of(p, SIGCHLD, &cnr);
+		cr_assert_eq(rp_exit(i, 0), 0);
+		cr_assert_eq(rp_exit_group(th, 7), 0);
+		cr_assert_eq(rp_get_signal(c, NULL), -ESRCH);
+		cr_assert_eq(rp_wait4(p, inr, NULL, WNOHANG, NULL), 0,
+			     "init reapable while C, an unreaped zombie, keeps its pid");
+		cr_assert_eq(rp_wait4(p, cnr, &status, 0, NULL), cnr);
+		cr_assert_eq(rp_wait4(p, inr, &status, WNOHANG, NULL), inr);
+		cr_assert_eq(status, EXITED(7));
+		rp_task_put(th);
+		rp_task_put(c);
+		rp_task_put(i);
+		reap(init, p, pnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * The namespace's init, alone in it, is exiting, held before the hold
+ * that ends its namespace (RP_RACE_NS_INIT_EXITS); meanwhile the unsharer
+ * forks a child into the namespace.  The end kills the child, and init's
+ * exit must wait for its pid: the unsharer's waitpid(init, WNOHANG) is 0
+ * until the child is reaped, every time.  Caught:
+ * RP_BREAK_PIDNS_COUNT_EARLY (the namespace's count read before that
+ * hold, when init was alone).
+ */
+static void init_end_counts_in_hold(enum rp_sync_mode mode)
+{
+	struct init_end x;
+	pid_t got;
+	int status;
+
+	fork_during_init_end(mode, &x);
+	got = rp_wait4(x.t, x.nr1, &status, WNOHANG, NULL);
+	cr_assert_eq(rp_get_signal(x.child, NULL), -ESRCH);
+	cr_assert_eq(rp_wait4(x.t, x.cnr, NULL, 0, NULL), x.cnr);
+	rp_task_put(x.child);
+	if (!got) {
+		cr_assert_eq(rp_wait4(x.t, x.nr1, &status, 0, NULL), x.nr1);
+		cr_assert_eq(status, EXITED(5));
+	}
+	rp_task_put(x.first);
+	reap(init, x.t, x.tnr, 0);
+	finish_all_reaped();
+	cr_assert_eq(got, 0, "init reapable while its namespace's child %d keeps its pid", x.cnr);
+}
+
+TEST_EACH_MODE(init_end_counts_in_hold, init_end_counts_in_hold)
 
 /*
  * Orphans of a namespace go to its init (asked of Linux 6.18,
@@ -844,16 +1014,17 @@ Test(pidns, orphans_to_ns_init)
  * A process of a namespace is exiting, held before the update lock in
  * which it picks a reaper for its child (RP_RACE_EXIT_REPARENTS);
  * meanwhile the namespace's init exits (its end kills the child).  The
- * child must go to a reaper that waits for it, the table's init, never to
- * the namespace's init that has gone: every time.  Caught:
- * RP_BREAK_NS_REAPER_EXITING (the namespace's init taken as the reaper
- * though it is exiting).
+ * child must go to the namespace's init, exiting as it is, which reaps
+ * it and its parent in its exit, never to the table's init (Linux's init
+ * reaps them in zap_pid_ns_processes): every time.  Caught:
+ * RP_BREAK_NS_REAPER_EXITING (an exiting init skipped: the table's init
+ * takes the child).
  */
 static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 {
 	struct job x;
 	struct rp_task *t, *nsinit, *a, *b;
-	pid_t tnr, inr, anr, bnr;
+	pid_t tnr, inr, anr, bnr, got;
 
 	start(mode);
 	nsinit = unshared_ns_init(&t, &tnr, &inr);
@@ -867,16 +1038,13 @@ static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 	release();
 	cr_assert_eq(job_join(&x), 0);
 	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_getppid(b), 1);
 	cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
-	/* The namespace's init's child a, and b: both with the table's init. */
-	for (int i = 0; i < 2; i++) {
-		pid_t got = rp_wait4(init, -1, NULL, WNOHANG, NULL);
-
-		cr_assert_gt(got, 0, "an orphan went to an init that had exited (wait: %d)", got);
-	}
+	got = rp_wait4(init, -1, NULL, WNOHANG, NULL);
 	rp_task_put(a);
 	rp_task_put(b);
 	reap_unshared(t, tnr, nsinit, inr, 0);
+	cr_assert_eq(got, 0, "an orphan of an exiting init went to the table's init (%d)", got);
 }
 
 TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)

@@ -592,25 +592,51 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The state letter of /proc/<pid>/stat ('R', 'S', 'Z', 'X', ...), 0 if gone. */
-static int proc_state(pid_t pid)
+/*
+ * /proc/<pid>/stat read into @buf of @size, from the ')' that ends the
+ * command name (which may hold anything); NULL if gone.
+ */
+static const char *stat_after_comm(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[512];
-	const char *p;
+	char path[64];
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return NULL;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the command name may hold anything */
+	return strrchr(buf, ')');
+}
+
+/* The state letter of /proc/<pid>/stat ('R', 'S', 'Z', 'X', ...), 0 if gone. */
+static int proc_state(pid_t pid)
+{
+	char buf[512];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Is @pid past its exit point (PF_EXITING, the ninth field of
+ * /proc/PID/stat) and asleep?  A namespace's init sleeps so in its exit
+ * (zap_pid_ns_processes) until every other pid of its namespace is freed.
+ */
+static bool asleep_in_exit(pid_t pid)
+{
+	char buf[512];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+	unsigned long flags = 0;
+
+	if (!p || sscanf(p + 1, " S %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & 0x4;	/* PF_EXITING */
 }
 
 static bool state_dead(int st)
@@ -663,6 +689,8 @@ static bool await_settled_death(struct real_run *run, int i)
 			run->dead[i] = false;	/* its tracer lets it go on */
 			return false;
 		}
+		if (st == 'S' && asleep_in_exit(pid))
+			return true;	/* an init waiting for its namespace's pids */
 		sleep_ms(1);
 	}
 	run->failed = true;

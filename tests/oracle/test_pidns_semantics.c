@@ -176,11 +176,26 @@ static const struct or_step exec_event_tid[] = {
 	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPID(P1), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * Init's exit completes only once every other pid of its namespace is
+ * freed: C (P3), the unsharer's second child, is killed by init's end and
+ * keeps its pid until the unsharer reaps it, so the unsharer's
+ * waitpid(init, WNOHANG) is 0 until then (whether C has died yet or
+ * not); then init exited 7.  B (P5), orphaned to init, is reaped by init.
+ */
+static const struct or_step init_exit_waits_for_pids[] = {
+	FORK(P0, P1), UNSHARE(P1, CLONE_NEWPID), FORK(P1, P2), FORK(P1, P3),
+	FORK(P2, P4), FORK(P4, P5), EXIT(P4, 0), WAIT4(P2, S(P4), 0), GETPPID(P5),
+	EXIT(P2, 7), WAIT4(P1, S(P2), WNOHANG), WAIT4(P1, S(P3), 0),
+	WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
 	X(kill_all_inside) X(nested) X(fork_after_init_exit)	\
-	X(exec_event_tid)
+	X(exec_event_tid) \
+	X(init_exit_waits_for_pids)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -61,7 +61,7 @@ static const struct {
 	[NSF_FORK_DYING] = { 2, "a fork into its namespace after its init's end answered "
 			     "%d, not ENOMEM" },
 	[NSF_SURVIVED] = { 2, "lives on after its namespace's init ended%.0d" },
-	[NSF_STRANDED] = { 3, "killed at its namespace's end, its reaper's wait answered %d" },
+	[NSF_STRANDED] = { 3, "killed at its namespace's end, its parent's wait answered %d" },
 };
 
 static const char *const reaper_faults[RP_VERIFY_REAPER_NR] = {

@@ -16,6 +16,7 @@
 #include "../signal/signal.h"
 #include "ptrace.h"
 #include "../pgrp/pgrp.h"
+#include "../task/jobc.h"
 #include "../task/objects.h"
 #include "../task/relations.h"
 #include "../tty/ctty.h"
@@ -308,7 +309,10 @@ static void forget_original_parent(struct rp_task *father)
 	if (!reaper)
 		return;
 	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
+		/* The tie to the reaper first, then the one to @father away (jobc.h). */
+		rp_jobc_pair(p->signal, reaper, 1);
 		reparent_threads(father, p, reaper);
+		rp_jobc_pair(p->signal, father, -1);
 		n++;
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
@@ -451,6 +455,7 @@ void rp_do_exit(struct rp_task *t, int code)
 	forget_original_parent(t);
 	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
 		rp_tty_session_exit(t);
+		rp_jobc_exit(t->group_leader);	/* its own tie: Linux's ignored_task */
 		rp_kill_orphaned_pgrp(t->group_leader, NULL);
 	}
 	exit_notify(t);

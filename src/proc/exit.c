@@ -91,6 +91,7 @@ static bool drop_sighand(struct rp_task *t)
 static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
+	struct rp_pid *tied = rp_jobc_own_tie(sig);	/* before the count of threads */
 	bool exec_waits;
 
 	rp_ptrace_unlink(t);
@@ -106,6 +107,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
+	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
 	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&t->cred->user->processes));
 	return exec_waits;
 }
@@ -398,10 +400,13 @@ static bool exec_waits(struct rp_task *t)
  */
 static void exit_notify(struct rp_task *t)
 {
+	struct rp_pid *tied;
 	bool autoreap;
 
 	rp_assert_update_held(&t->sys->sync);
+	tied = rp_jobc_own_tie(t->signal);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
+	rp_jobc_untie_dead(t->signal, tied);	/* a leader alone: its process's tie */
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&
 			   rp_same_thread_group(t->parent, t->real_parent);
@@ -455,7 +460,6 @@ void rp_do_exit(struct rp_task *t, int code)
 	forget_original_parent(t);
 	if (group_dead) {	/* Linux: disassociate_ctty, then kill_orphaned_pgrp */
 		rp_tty_session_exit(t);
-		rp_jobc_exit(t->group_leader);	/* its own tie: Linux's ignored_task */
 		rp_kill_orphaned_pgrp(t->group_leader, NULL);
 	}
 	exit_notify(t);

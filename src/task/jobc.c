@@ -20,7 +20,7 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
 {
 	rp_assert_update_held(&parent->sys->sync);
 	/* Linux's will_become_orphaned_pgrp skips the dead and init's children. */
-	if (m->group_dead || rp_is_global_init(parent))
+	if (rp_jobc_dead(m) || rp_is_global_init(parent))
 		return NULL;
 	if (!ppgrp) {
 		ppgrp = parent->signal->pgrp;
@@ -68,13 +68,26 @@ void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *se
 	}
 }
 
-void rp_jobc_exit(struct rp_task *leader)
+bool rp_jobc_dead(const struct rp_signal *sig)
 {
-	struct rp_signal *sig = leader->signal;
-	struct rp_pid *tied = rp_tie_group(sig, sig->pgrp, sig->session, leader->real_parent,
-					   NULL, NULL);
+	const struct rp_task *leader = rp_signal_leader_pid(sig)->task;
 
-	/* The store, then the tie it breaks. */
-	CMM_STORE_SHARED(sig->group_dead, true);
-	jobc_add(tied, -1);
+	rp_assert_update_held(&rp_signal_sys(sig)->sync);
+	/* No task: its leader, the last thread, is released. */
+	return !leader || (uatomic_read(&leader->exit_state) && sig->nr_threads == 1);
+}
+
+struct rp_pid *rp_jobc_own_tie(const struct rp_signal *sig)
+{
+	const struct rp_task *leader = rp_signal_leader_pid(sig)->task;
+
+	if (!leader)
+		return NULL;
+	return rp_tie_group(sig, sig->pgrp, sig->session, leader->real_parent, NULL, NULL);
+}
+
+void rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied)
+{
+	if (tied && rp_jobc_dead(sig))
+		jobc_add(tied, -1);
 }

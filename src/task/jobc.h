@@ -3,7 +3,8 @@
  * The ties of process groups and their counts (docs/jobctl.md, "Orphaned
  * process groups"; docs/process.md, protocol (b)).  A tie is a pair
  * (member process m, m's real parent p) with p not init, in another group
- * of m's session, and m not dead (its last thread's exit has run); jobc
+ * of m's session, and m not dead (its leader a zombie alone on its thread
+ * list: Linux's exit_state && thread_group_empty); jobc
  * of a group is its number of ties (FreeBSD's pg_jobc), and a group whose
  * jobc is 0 is orphaned.  Every operation that makes or breaks a tie
  * adds the ties it makes before it stores the fields and takes away the
@@ -62,9 +63,18 @@ void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *se
 		  int delta);
 
 /*
- * The death of @leader's process, its last thread's exit (update lock held):
- * it ties nothing from now on; its own tie, if any, is taken away.
+ * Is @sig's process dead for the ties: its leader (the task of its tgid)
+ * a zombie, alone on the thread list?  (update lock held)
  */
-void rp_jobc_exit(struct rp_task *leader);
+bool rp_jobc_dead(const struct rp_signal *sig);
+
+/*
+ * The group that @sig's process's own pair ties, NULL if none (update
+ * lock held).  A store that may end the process for the ties (its
+ * leader's exit_state, a thread's release) reads it before and calls
+ * rp_jobc_untie_dead(@sig, that group) after.
+ */
+struct rp_pid *rp_jobc_own_tie(const struct rp_signal *sig);
+void rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied);
 
 #endif /* RP_TASK_JOBC_H */

@@ -327,8 +327,6 @@ struct rp_signal {
 	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
 	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
-	bool group_dead;		/* (u) its last thread's exit has run: it ties
-					   no group (jobc.h) */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
 	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;

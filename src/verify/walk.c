@@ -148,9 +148,7 @@ static struct group_ties *group_row(struct group_ties *rows, size_t n, struct rp
 /*
  * Every group's count of ties (jobc.h) against the ties walked from the
  * fields: each process's pair with its real parent, as
- * will_become_orphaned_pgrp looks at it.  A process is dead for the count
- * once its last thread's exit has run: when no operation runs, exactly
- * when no thread of it is live.
+ * will_become_orphaned_pgrp looks at it.
  */
 static void walk_jobc(struct rp_system *sys, struct rp_verify_report *r)
 {
@@ -169,9 +167,6 @@ static void walk_jobc(struct rp_system *sys, struct rp_verify_report *r)
 		struct rp_signal *sig = leader->signal;
 		struct rp_pid *tied;
 
-		if (sig->group_dead != !uatomic_read(&sig->live))
-			walk_error(r, leader, "dead for its group's ties but a thread is live, "
-					      "or the reverse");
 		group_row(rows, n, sig->pgrp);
 		tied = rp_tie_group(sig, sig->pgrp, sig->session, leader->real_parent, NULL, NULL);
 		if (tied)

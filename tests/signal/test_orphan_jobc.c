@@ -157,6 +157,37 @@ static void exit_to_init(enum rp_sync_mode mode)
 TEST_EACH_MODE(exit_to_subreaper, exit_to_subreaper)
 TEST_EACH_MODE(exit_to_init, exit_to_init)
 
+/*
+ * The death comes at whichever store ends the process for the ties: its
+ * leader's exit when its other threads are gone (here), or the release of
+ * its last other thread when the leader is a zombie (exit_reparents); a
+ * process whose leader has exited but a thread lives still ties, as in
+ * Linux's will_become_orphaned_pgrp (exit_state && thread_group_empty).
+ */
+static void death_leader_last(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *c, *t;
+	pid_t cg;
+
+	start(mode);
+	sh = make_session();
+	c = fork_of(sh);
+	cg = rp_getpid(c);
+	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	expect_ties(cg, 1);
+	t = thread_of(c);
+	end_task(t);
+	expect_ties(cg, 1);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	expect_ties(cg, 0);		/* a zombie alone on its thread list */
+	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
+	rp_task_put(c);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(death_leader_last, death_leader_last)
+
 /* The walk reports a count that is not its group's ties. */
 Test(jobc_verify, mismatch_reported, .init = start_rcu, .fini = stop_system)
 {

@@ -283,18 +283,8 @@ static void orphaned_last_tie(enum rp_sync_mode mode, bool subreaper)
 	finish_tty();
 }
 
-static void orphaned_last_tie_init(enum rp_sync_mode mode)
-{
-	orphaned_last_tie(mode, false);
-}
-
-static void orphaned_last_tie_subreaper(enum rp_sync_mode mode)
-{
-	orphaned_last_tie(mode, true);
-}
-
-TEST_EACH_MODE(orphaned_last_tie_init, orphaned_last_tie_init)
-TEST_EACH_MODE(orphaned_last_tie_subreaper, orphaned_last_tie_subreaper)
+TEST_EACH_MODE_WITH(orphaned_last_tie_init, orphaned_last_tie, false)
+TEST_EACH_MODE_WITH(orphaned_last_tie_subreaper, orphaned_last_tie, true)
 
 /*
  * The job's only tie is its own process p1, whose child p2 (in the job)

@@ -144,18 +144,8 @@ static void exit_reparents(enum rp_sync_mode mode, bool subreaper)
 	finish_all_reaped();
 }
 
-static void exit_to_subreaper(enum rp_sync_mode mode)
-{
-	exit_reparents(mode, true);
-}
-
-static void exit_to_init(enum rp_sync_mode mode)
-{
-	exit_reparents(mode, false);
-}
-
-TEST_EACH_MODE(exit_to_subreaper, exit_to_subreaper)
-TEST_EACH_MODE(exit_to_init, exit_to_init)
+TEST_EACH_MODE_WITH(exit_to_subreaper, exit_reparents, true)
+TEST_EACH_MODE_WITH(exit_to_init, exit_reparents, false)
 
 /*
  * The death comes at whichever store ends the process for the ties: its

@@ -3,14 +3,15 @@
  * The count of ties of each process group (src/task/jobc.h), which answers
  * "is this group orphaned": exact after every operation that makes or
  * breaks a tie (fork, CLONE_PARENT, setpgid in and out, setsid, an exit
- * whose children go to a subreaper or to init, a process's death when its
- * last thread exits), checked against the table walk's recount of every
+ * whose children go to a subreaper or to init, a process's death, and an
+ * exec by a thread, which changes none), checked against the table walk's recount of every
  * group; and a setpgid that breaks one tie of a group and makes another
  * never shows that group orphaned in between.
  */
 #include <sys/prctl.h>
 #include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
 #include "signal/signal.h"
 #include "task/jobc.h"
@@ -177,6 +178,40 @@ static void death_leader_last(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(death_leader_last, death_leader_last)
+
+/*
+ * An exec by a thread that is not the leader: it takes the leader's place,
+ * with its real parent; the process's tie stays, uncounted twice, and
+ * goes at the new leader's exit.
+ */
+static void exec_keeps_tie(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *c, *t;
+	struct puppet dc;
+	pid_t cg;
+
+	start(mode);
+	sh = make_session();
+	c = fork_of(sh);
+	cg = rp_getpid(c);
+	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	t = thread_of(c);
+	expect_ties(cg, 1);
+	puppet_start(&dc, c);
+	cr_assert_eq(rp_execve(t, "next"), 0);
+	puppet_join_dead(&dc);
+	cr_assert(rp_thread_group_leader(t));
+	expect_ties(cg, 1);
+	cr_assert_eq(rp_exit_group(t, 0), 0);
+	expect_ties(cg, 0);
+	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
+	rp_task_put(t);
+	rp_task_put(c);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(exec_keeps_tie, exec_keeps_tie)
 
 /* The walk reports a count that is not its group's ties. */
 Test(jobc_verify, mismatch_reported, .init = start_rcu, .fini = stop_system)

@@ -9,6 +9,7 @@
  * never shows that group orphaned in between.
  */
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
 #include "../fixture/puppet.h"
@@ -212,6 +213,41 @@ static void exec_keeps_tie(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(exec_keeps_tie, exec_keeps_tie)
+
+/*
+ * A traced thread that exited stays on its group's thread list until its
+ * tracer reaps it: the process, its leader a zombie, ties its group until
+ * then, as in Linux's will_become_orphaned_pgrp (thread_group_empty is
+ * false); the tracer's reap is the death.
+ */
+static void traced_thread_keeps_tie(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *c, *t, *tr;
+	pid_t cg, tid;
+	int st;
+
+	start(mode);
+	sh = make_session();
+	c = fork_of(sh);
+	cg = rp_getpid(c);
+	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	t = thread_of(c);
+	tid = rp_gettid(t);
+	tr = fork_of(init);
+	cr_assert_eq(rp_ptrace(tr, PTRACE_SEIZE, tid, NULL, NULL), 0);
+	end_task(t);
+	cr_assert_eq(rp_exit(c, 0), 0);
+	expect_ties(cg, 1);		/* a zombie leader, not alone */
+	cr_assert_eq(rp_wait4(tr, tid, &st, __WALL, NULL), tid);
+	expect_ties(cg, 0);
+	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
+	rp_task_put(c);
+	end_child(init, tr);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(traced_thread_keeps_tie, traced_thread_keeps_tie)
 
 /* The walk reports a count that is not its group's ties. */
 Test(jobc_verify, mismatch_reported, .init = start_rcu, .fini = stop_system)

@@ -150,6 +150,31 @@ TEST_EACH_MODE_WITH(exit_to_subreaper, exit_reparents, true)
 TEST_EACH_MODE_WITH(exit_to_init, exit_reparents, false)
 
 /*
+ * A system in @mode with a session (*@sh, a child of init) and a child of
+ * its leader in a group of its own, *@cg: that group's one tie.
+ */
+static struct rp_task *start_tied(enum rp_sync_mode mode, struct rp_task **sh, pid_t *cg)
+{
+	struct rp_task *c;
+
+	start(mode);
+	*sh = make_session();
+	c = fork_of(*sh);
+	*cg = rp_getpid(c);
+	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	return c;
+}
+
+/* @c, a zombie, reaped by @sh, then @sh's end and the system's. */
+static void end_tied(struct rp_task *sh, struct rp_task *c, pid_t cg)
+{
+	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
+	rp_task_put(c);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
  * The death comes at whichever store ends the process for the ties: its
  * leader's exit when its other threads are gone (here), or the release of
  * its last other thread when the leader is a zombie (exit_reparents); a
@@ -161,21 +186,14 @@ static void death_leader_last(enum rp_sync_mode mode)
 	struct rp_task *sh, *c, *t;
 	pid_t cg;
 
-	start(mode);
-	sh = make_session();
-	c = fork_of(sh);
-	cg = rp_getpid(c);
-	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	c = start_tied(mode, &sh, &cg);
 	expect_ties(cg, 1);
 	t = thread_of(c);
 	end_task(t);
 	expect_ties(cg, 1);
 	cr_assert_eq(rp_exit(c, 0), 0);
 	expect_ties(cg, 0);		/* a zombie alone on its thread list */
-	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
-	rp_task_put(c);
-	end_child(init, sh);
-	finish_all_reaped();
+	end_tied(sh, c, cg);
 }
 
 TEST_EACH_MODE(death_leader_last, death_leader_last)
@@ -191,11 +209,7 @@ static void exec_keeps_tie(enum rp_sync_mode mode)
 	struct puppet dc;
 	pid_t cg;
 
-	start(mode);
-	sh = make_session();
-	c = fork_of(sh);
-	cg = rp_getpid(c);
-	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	c = start_tied(mode, &sh, &cg);
 	t = thread_of(c);
 	expect_ties(cg, 1);
 	puppet_start(&dc, c);
@@ -205,11 +219,8 @@ static void exec_keeps_tie(enum rp_sync_mode mode)
 	expect_ties(cg, 1);
 	cr_assert_eq(rp_exit_group(t, 0), 0);
 	expect_ties(cg, 0);
-	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
 	rp_task_put(t);
-	rp_task_put(c);
-	end_child(init, sh);
-	finish_all_reaped();
+	end_tied(sh, c, cg);
 }
 
 TEST_EACH_MODE(exec_keeps_tie, exec_keeps_tie)
@@ -226,11 +237,7 @@ static void traced_thread_keeps_tie(enum rp_sync_mode mode)
 	pid_t cg, tid;
 	int st;
 
-	start(mode);
-	sh = make_session();
-	c = fork_of(sh);
-	cg = rp_getpid(c);
-	cr_assert_eq(rp_setpgid(c, 0, 0), 0);
+	c = start_tied(mode, &sh, &cg);
 	t = thread_of(c);
 	tid = rp_gettid(t);
 	tr = fork_of(init);
@@ -240,11 +247,8 @@ static void traced_thread_keeps_tie(enum rp_sync_mode mode)
 	expect_ties(cg, 1);		/* a zombie leader, not alone */
 	cr_assert_eq(rp_wait4(tr, tid, &st, __WALL, NULL), tid);
 	expect_ties(cg, 0);
-	cr_assert_eq(rp_wait4(sh, cg, NULL, 0, NULL), cg);
-	rp_task_put(c);
 	end_child(init, tr);
-	end_child(init, sh);
-	finish_all_reaped();
+	end_tied(sh, c, cg);
 }
 
 TEST_EACH_MODE(traced_thread_keeps_tie, traced_thread_keeps_tie)

@@ -113,6 +113,10 @@ enum rp_race_point {
 	   read the flag first (proc/ptrace.c; read section, or the update
 	   lock held for an attach). */
 	RP_RACE_PTRACE_ACCESS,
+	/* setpgid or setsid moved process @t (its leader) to its new ids
+	   and has counted the ties the move makes, not yet taken away those
+	   it breaks (pgrp/setpgid.c; update lock held). */
+	RP_RACE_JOBC_MOVED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

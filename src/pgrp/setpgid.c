@@ -7,7 +7,53 @@
  */
 #include <errno.h>
 #include "pgrp.h"
+#include "../task/jobc.h"
+#include "../debug/racepoint.h"
 #include <rcuproc/pgrp.h>	/* the definitions below see RP_API */
+
+/*
+ * Move @p's process into group @pgrp and session @session (update lock
+ * held), linking the proxies @px[] (PGID, SID) that the move needs and
+ * taking them out of @px[], under the siglock.  The ties the move makes
+ * are counted before it and those it breaks after (jobc.h), so that a
+ * group that keeps a tie is never seen orphaned meanwhile; the old ids
+ * are held until then.  RP_BREAK_JOBC_TAKE_FIRST takes away before it
+ * adds: a group that loses one tie and gains another reads 0 in between.
+ */
+static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *session,
+		     struct rp_proxy *px[RP_MEMBER_LISTS])
+{
+	struct rp_signal *sig = p->signal;
+	struct rp_pid *old_pgrp = sig->pgrp, *old_session = sig->session;
+	struct rp_sighand *sh;
+
+	rp_assert_update_held(&p->sys->sync);
+	rp_pid_attach(old_pgrp);
+	rp_pid_attach(old_session);
+#ifdef RP_BREAK_JOBC_TAKE_FIRST
+	rp_jobc_move(p, old_pgrp, old_session, -1);
+#else
+	rp_jobc_move(p, pgrp, session, 1);
+#endif
+	sh = rp_lock_task_sighand(p);	/* not released: we hold the update lock */
+	if (session != old_session) {
+		rp_pgrp_move(sig, RP_PIDTYPE_SID, session, px[1]);
+		px[1] = NULL;
+	}
+	if (pgrp != old_pgrp) {
+		rp_pgrp_move(sig, RP_PIDTYPE_PGID, pgrp, px[0]);
+		px[0] = NULL;
+	}
+	rp_unlock_sighand(sh);
+	RP_RACE_POINT(RP_RACE_JOBC_MOVED, p);
+#ifdef RP_BREAK_JOBC_TAKE_FIRST
+	rp_jobc_move(p, pgrp, session, 1);
+#else
+	rp_jobc_move(p, old_pgrp, old_session, -1);
+#endif
+	rp_pid_detach(old_session);
+	rp_pid_detach(old_pgrp);
+}
 
 /*
  * Linux's checks of setpgid's target @pid (update lock held): the caller's
@@ -51,15 +97,13 @@ static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid
 /* Move @p's process to @pgrp unless it is there already (update lock held). */
 static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy **px)
 {
-	struct rp_sighand *sh;
+	struct rp_proxy *pair[RP_MEMBER_LISTS] = { *px, NULL };
 
 	rp_assert_update_held(&p->sys->sync);
 	if (p->signal->pgrp == pgrp)
 		return;
-	sh = rp_lock_task_sighand(p);	/* not released: we hold the update lock */
-	rp_pgrp_move(p->signal, RP_PIDTYPE_PGID, pgrp, *px);
-	*px = NULL;
-	rp_unlock_sighand(sh);
+	move_ids(p, pgrp, p->signal->session, pair);
+	*px = pair[0];
 }
 
 int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
@@ -103,17 +147,12 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 {
 	struct rp_signal *sig = self->signal;
 	struct rp_pid *own = rp_signal_leader_pid(sig);
-	struct rp_sighand *sh;
 
 	rp_assert_update_held(&self->sys->sync);
 	/* A session leader already, or a group with our id exists (we lead it). */
 	if (rp_session_leader_rcu(sig) || !rp_hlist_empty(&own->members[0]))
 		return -EPERM;
-	sh = rp_lock_task_sighand(self);
-	rp_pgrp_move(sig, RP_PIDTYPE_SID, own, px[1]);
-	rp_pgrp_move(sig, RP_PIDTYPE_PGID, own, px[0]);
-	px[0] = px[1] = NULL;
-	rp_unlock_sighand(sh);
+	move_ids(self->group_leader, own, own, px);
 	rp_signal_set_tty(sig, NULL);	/* the old session's terminal stays there */
 	return own->nr;
 }

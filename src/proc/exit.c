@@ -16,6 +16,7 @@
 #include "../signal/signal.h"
 #include "ptrace.h"
 #include "../pgrp/pgrp.h"
+#include "../task/jobc.h"
 #include "../task/objects.h"
 #include "../task/relations.h"
 #include "../tty/ctty.h"
@@ -90,6 +91,7 @@ static bool drop_sighand(struct rp_task *t)
 static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
+	struct rp_pid *tied = rp_jobc_own_tie(sig);	/* before the count of threads */
 	bool exec_waits;
 
 	rp_ptrace_unlink(t);
@@ -105,6 +107,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pgrp_exit(sig);	/* off the member lists first: they lead to the tgid */
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
+	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
 	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&t->cred->user->processes));
 	return exec_waits;
 }
@@ -311,7 +314,10 @@ static void forget_original_parent(struct rp_task *father)
 	if (!reaper)
 		return;
 	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
+		/* The tie to the reaper first, then the one to @father away (jobc.h). */
+		rp_jobc_pair(p->signal, reaper, 1);
 		reparent_threads(father, p, reaper);
+		rp_jobc_pair(p->signal, father, -1);
 		n++;
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
@@ -398,10 +404,13 @@ static bool exec_waits(struct rp_task *t)
  */
 static void exit_notify(struct rp_task *t)
 {
+	struct rp_pid *tied;
 	bool autoreap;
 
 	rp_assert_update_held(&t->sys->sync);
+	tied = rp_jobc_own_tie(t->signal);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
+	rp_jobc_untie_dead(t->signal, tied);	/* a leader alone: its process's tie */
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&
 			   rp_same_thread_group(t->parent, t->real_parent);

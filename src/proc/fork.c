@@ -24,6 +24,7 @@
 #include "../task/objects.h"
 #include "ptrace.h"
 #include "../pgrp/pgrp.h"
+#include "../task/jobc.h"
 #include "../signal/signal.h"
 #include "../debug/racepoint.h"
 
@@ -230,6 +231,7 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
+		rp_jobc_fork(self->signal, p->real_parent);	/* its tie before it is a member */
 		rp_pgrp_fork_link(self, p);	/* member lists and sys->tasks */
 		rp_hlist_tail_add_pub(&p->sibling, &p->real_parent->children);
 	}

@@ -199,13 +199,9 @@ void rp_notify_parent_cldstop(struct rp_task *self, int why, int status);
 void rp_jobctl_exit(struct rp_task *t);
 
 /*
- * Linux's will_become_orphaned_pgrp: does no process of group @pgrp but
- * @ignored (may be NULL) have a live parent in another group of the same
- * session?  Caller holds rp_read_lock (or the update lock).
+ * Is @self's process group orphaned (its count of ties 0, src/task/jobc.h;
+ * Linux's is_current_pgrp_orphaned)?  Enters a read section.
  */
-bool rp_pgrp_orphaned_rcu(struct rp_system *sys, pid_t pgrp, struct rp_task *ignored);
-
-/* Is @self's process group orphaned?  Enters a read section. */
 bool rp_current_pgrp_orphaned(struct rp_task *self);
 
 /*
@@ -215,9 +211,11 @@ bool rp_current_pgrp_orphaned(struct rp_task *self);
 void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig);
 
 /*
- * Linux's kill_orphaned_pgrp (update lock held): @tsk's exit (@parent NULL)
- * or its reparenting away from @parent orphans @tsk's process group, which
- * has a stopped process: SIGHUP then SIGCONT to the group.
+ * Linux's kill_orphaned_pgrp (update lock held): @tsk's exit (@parent NULL,
+ * after rp_jobc_exit took its own tie away: Linux's ignored task) or its
+ * reparenting away from @parent (after the count's adjustment) orphans
+ * @tsk's process group, which has a stopped process: SIGHUP then SIGCONT
+ * to the group.
  */
 void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent);
 

@@ -461,6 +461,14 @@ struct rp_task {
 					   by its credential changes), read (u) */
 	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
 					   (clone checks); -1: none */
+	/*
+	 * (a, written under the update lock) In the task of a struct
+	 * rp_process only, while the block's pid is a process group's id:
+	 * that group's ties, the members whose real parent is in another
+	 * group of their session (jobc.h).  In the 4 bytes the alignment
+	 * leaves here, so that a process is no bigger for it.
+	 */
+	unsigned int pgrp_jobc;
 	/* The rest. */
 	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:

@@ -7,6 +7,8 @@
  * the object model, as the kernel's own consistency checks read
  * task_struct.  It records what it finds in a struct rp_verify_report.
  */
+#include <stdlib.h>
+#include "../task/jobc.h"
 #include "../task/task.h"
 #include "verify.h"
 
@@ -126,6 +128,63 @@ enum rp_verify_reaper rp_verify_walk_init_reaper(struct rp_task *init, struct rp
 	return f;
 }
 
+/* A process group met by the tie walk, and the ties it counted for it. */
+struct group_ties {
+	struct rp_pid *pgrp;
+	unsigned int ties;
+};
+
+/* @pgrp's row of the open-addressed table @rows of @n rows (n > groups). */
+static struct group_ties *group_row(struct group_ties *rows, size_t n, struct rp_pid *pgrp)
+{
+	size_t i = ((uintptr_t)pgrp >> 6) % n;
+
+	while (rows[i].pgrp && rows[i].pgrp != pgrp)
+		i = (i + 1) % n;
+	rows[i].pgrp = pgrp;
+	return &rows[i];
+}
+
+/*
+ * Every group's count of ties (jobc.h) against the ties walked from the
+ * fields: each process's pair with its real parent, as
+ * will_become_orphaned_pgrp looks at it.
+ */
+static void walk_jobc(struct rp_system *sys, struct rp_verify_report *r)
+{
+	struct group_ties *rows;
+	struct rp_task *leader;
+	size_t n = 1;
+
+	cds_list_for_each_entry(leader, &sys->tasks, tasks)
+		n += 2;
+	rows = calloc(n, sizeof(*rows));
+	if (!rows) {
+		rp_verify_record(r, "no memory to count the groups' ties");
+		return;
+	}
+	cds_list_for_each_entry(leader, &sys->tasks, tasks) {
+		struct rp_signal *sig = leader->signal;
+		struct rp_pid *tied;
+
+		group_row(rows, n, sig->pgrp);
+		tied = rp_tie_group(sig, sig->pgrp, sig->session, leader->real_parent, NULL, NULL);
+		if (tied)
+			group_row(rows, n, tied)->ties++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned int jobc;
+
+		if (!rows[i].pgrp)
+			continue;
+		jobc = uatomic_read(rp_pgrp_jobc(rows[i].pgrp));
+		if (jobc != rows[i].ties)
+			rp_verify_record(r, "process group %d: jobc %u, but %u ties", rows[i].pgrp->nr,
+					 jobc, rows[i].ties);
+	}
+	free(rows);
+}
+
 unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_report *r)
 {
 	unsigned long before = r->violations;
@@ -138,6 +197,7 @@ unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_repor
 			walk_error(r, leader, "a non-leader on the process list");
 		walk_group(sys, leader, r);
 	}
+	walk_jobc(sys, r);
 	rp_read_unlock(&sys->sync);
 	rp_update_unlock(&sys->sync);
 	return r->violations - before;

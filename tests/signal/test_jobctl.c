@@ -12,6 +12,7 @@
  * (puppet.h) once it must be able to stop; the shell is driven by the test.
  */
 #include <errno.h>
+#include <sys/prctl.h>
 #include <stdint.h>
 #include <rcuproc/pgrp.h>
 #include <rcuproc/tty.h>
@@ -237,6 +238,88 @@ static void orphaned_stopped_job(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(orphaned_stopped_job, orphaned_stopped_job)
+
+/*
+ * A stopped job of two processes: p1 the shell's child, p2 the child of m,
+ * another child of the shell in the shell's group.  m's exit takes p2's
+ * tie away (p2 to init) or keeps it (to the shell, a child subreaper); p1
+ * ties the group either way, so nothing is sent.  The shell's exit then
+ * takes the last tie: SIGHUP and SIGCONT, which kill both.
+ */
+static void orphaned_last_tie(enum rp_sync_mode mode, bool subreaper)
+{
+	struct rp_task *sh, *p1, *m, *p2;
+	struct puppet d1, d2;
+	pid_t job, j2;
+	int st;
+
+	job = start_with_job(mode, true, &sh, &p1, &d1);
+	if (subreaper)
+		cr_assert_eq(rp_prctl(sh, PR_SET_CHILD_SUBREAPER, 1), 0);
+	m = fork_of(sh);
+	p2 = fork_of(m);
+	j2 = rp_getpid(p2);
+	cr_assert_eq(rp_setpgid(m, j2, job), 0);
+	set_action(p2, SIGTSTP, SIG_DFL);
+	puppet_start(&d2, p2);
+	cr_assert_eq(rp_tty_keyboard(tty, 0x1a), 0);
+	cr_assert_eq(rp_wait4(sh, job, &st, WUNTRACED, NULL), job);
+	cr_assert_eq(st, STOPPED_BY(SIGTSTP));
+	cr_assert_eq(rp_wait4(m, j2, &st, WUNTRACED, NULL), j2);
+	cr_assert_eq(st, STOPPED_BY(SIGTSTP));
+	set_foreground(sh, rp_getpid(sh));
+	end_child(sh, m);
+	cr_assert(!hangup_sent(p1) && !hangup_sent(p2), "a group p1 still ties got the hangup");
+	end_shell(sh);
+	cr_assert(hangup_sent(p1) && hangup_sent(p2), "the orphaned stopped job got no SIGHUP");
+	puppet_join_dead(&d1);
+	puppet_join_dead(&d2);
+	cr_assert_eq(rp_wait4(init, job, &st, 0, NULL), job);
+	cr_assert_eq(st, SIGHUP, "p1 killed by the orphan's SIGHUP, status %#x", st);
+	cr_assert_eq(rp_wait4(init, j2, &st, 0, NULL), j2);
+	cr_assert_eq(st, SIGHUP, "p2 killed by the orphan's SIGHUP, status %#x", st);
+	rp_task_put(p1);
+	rp_task_put(p2);
+	finish_tty();
+}
+
+TEST_EACH_MODE_WITH(orphaned_last_tie_init, orphaned_last_tie, false)
+TEST_EACH_MODE_WITH(orphaned_last_tie_subreaper, orphaned_last_tie, true)
+
+/*
+ * The job's only tie is its own process p1, whose child p2 (in the job)
+ * is stopped: p1's exit orphans the group by its own death, Linux's
+ * kill_orphaned_pgrp(current) that ignores the dying task, and p2 gets
+ * SIGHUP and SIGCONT.
+ */
+static void orphaned_by_member_exit(enum rp_sync_mode mode)
+{
+	struct rp_task *sh, *p1, *p2;
+	struct puppet d2;
+	pid_t j2;
+	int st;
+
+	start_tty(mode);
+	sh = make_shell();
+	p1 = make_job_process(sh, 0);
+	p2 = fork_of(p1);
+	j2 = rp_getpid(p2);
+	puppet_start(&d2, p2);
+	cr_assert_eq(rp_kill(sh, j2, SIGSTOP), 0);
+	cr_assert_eq(rp_wait4(p1, j2, &st, WUNTRACED, NULL), j2);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert(!hangup_sent(p2));
+	end_child(sh, p1);
+	cr_assert(hangup_sent(p2), "the group its dead parent tied got no SIGHUP");
+	puppet_join_dead(&d2);
+	cr_assert_eq(rp_wait4(init, j2, &st, 0, NULL), j2);
+	cr_assert_eq(st, SIGHUP, "killed by the orphan's SIGHUP, status %#x", st);
+	rp_task_put(p2);
+	end_shell(sh);
+	finish_tty();
+}
+
+TEST_EACH_MODE(orphaned_by_member_exit, orphaned_by_member_exit)
 
 static long tiocgsid(struct rp_task *self, long unused)
 {

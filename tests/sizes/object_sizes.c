@@ -94,6 +94,7 @@ int main(void)
 		FIELD(struct rp_task, blocked), FIELD(struct rp_task, pending),
 		FIELD(struct rp_task, jobctl), FIELD(struct rp_task, exit_state),
 		FIELD(struct rp_task, exit_code), FIELD(struct rp_task, exit_signal),
+		FIELD(struct rp_task, pgrp_jobc),
 		FIELD(struct rp_task, self_exec_id), FIELD(struct rp_task, parent_exec_id),
 		FIELD(struct rp_task, pdeath_signal), FIELD(struct rp_task, flags),
 		FIELD(struct rp_task, nice), FIELD(struct rp_task, ioprio),

@@ -613,7 +613,7 @@ static void gp_chain_splice(struct gp_chain *c, struct gp_chain *more)
  * fork+exit+wait's.
  */
 static pthread_mutex_t carrier_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rcu_head carrier_head;	/* the owner of carrier_flying's true */
+static struct rcu_head carrier_head;	/* at liburcu while carrier_flying */
 static struct gp_chain carrier_load;	/* carrier_lock: loaded before the call_rcu in flight */
 static struct gp_chain carrier_next;	/* carrier_lock: queued since, for the next call */
 static bool carrier_flying;		/* carrier_lock: carrier_head is at liburcu */

@@ -117,6 +117,11 @@ enum rp_race_point {
 	   and has counted the ties the move makes, not yet taken away those
 	   it breaks (pgrp/setpgid.c; update lock held). */
 	RP_RACE_JOBC_MOVED,
+	/* liburcu's callback of the carrier (sync.c), a grace period after
+	   its call_rcu, is about to take its load; batches queued meanwhile
+	   wait for its next call (no lock held, not a reader: liburcu's
+	   call_rcu worker thread); @t NULL. */
+	RP_RACE_DEFERRED_CARRIER,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

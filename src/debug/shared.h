@@ -38,6 +38,7 @@ enum rp_shared_line {
 	RP_SHARED_USERS_LOCK,		/* the per-uid accounting table */
 	RP_SHARED_RECLAIM_LOCK,		/* the reclaim batch (sync/sync.c) */
 	RP_SHARED_GP_LOCK,		/* the grace-period thread's lists (sync/sync.c) */
+	RP_SHARED_CARRIER_LOCK,		/* the carrier of batches to liburcu (sync/sync.c) */
 	/* Atomic read-modify-writes. */
 	RP_SHARED_UID_COUNT,		/* a uid's processes or sigpending count */
 	RP_SHARED_CRED_REF,		/* credentials' reference count */

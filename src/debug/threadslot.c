@@ -108,6 +108,7 @@ static const char *const shared_names[RP_SHARED_NR] = {
 	[RP_SHARED_USERS_LOCK] = "uid table lock",
 	[RP_SHARED_RECLAIM_LOCK] = "reclaim batch lock",
 	[RP_SHARED_GP_LOCK] = "grace-period thread lock",
+	[RP_SHARED_CARRIER_LOCK] = "carrier lock",
 	[RP_SHARED_UID_COUNT] = "uid count",
 	[RP_SHARED_CRED_REF] = "cred reference",
 	[RP_SHARED_RLIMIT_REF] = "rlimit reference",

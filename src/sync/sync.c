@@ -64,7 +64,8 @@ static unsigned long deferred_pending;
  * batches released by their own thread after waiting at the bound;
  * @reclaim_waits: reclaim batches released by a thread after waiting for
  * their grace period; @takebacks: batches taken back from the grace-period
- * thread by the threads that handed them over.  Added with rp_slot_add.
+ * thread by the threads that handed them over; @carrier_runs: the
+ * carrier's loads released.  Added with rp_slot_add.
  */
 struct deferred_row {
 	unsigned long room;
@@ -72,6 +73,7 @@ struct deferred_row {
 	unsigned long bound_waits;
 	unsigned long reclaim_waits;
 	unsigned long takebacks;
+	unsigned long carrier_runs;
 } __attribute__((aligned(RP_CACHE_LINE)));
 
 static struct deferred_row deferred_rows[RP_SLOT_ROWS];
@@ -593,13 +595,92 @@ static unsigned long batch_release(struct rp_deferred *d)
 	return n;
 }
 
-/* liburcu's callback, a grace period after the hand-over: one batch. */
-static void batch_run(struct rcu_head *head)
-{
-	unsigned long n = batch_release(caa_container_of(head, struct rp_deferred, rcu));
+/* A chain of deferred objects, whole batches end to end. */
+struct gp_chain {
+	struct rp_deferred *head, *tail;	/* tail: the last, its ->next NULL */
+	unsigned long n;			/* objects on it */
+};
 
+/* Append @more to @c, leaving @more empty. */
+static void gp_chain_splice(struct gp_chain *c, struct gp_chain *more)
+{
+	if (!more->head)
+		return;
+	if (c->tail)
+		c->tail->next = more->head;
+	else
+		c->head = more->head;
+	c->tail = more->tail;
+	c->n += more->n;
+	*more = (struct gp_chain){ NULL, NULL, 0 };
+}
+
+/*
+ * The carrier: the one rcu_head that takes deferred objects to liburcu's
+ * call_rcu, so that a deferral head holds none (16 bytes fewer in every
+ * object that is freed after a grace period).  A batch queued while the
+ * carrier is at rest becomes its load, and the carrier goes to call_rcu;
+ * a batch queued while it is in flight waits on carrier_next.  The
+ * carrier's callback releases its load, then takes carrier_next as its
+ * next load and goes to call_rcu again (liburcu takes a callback off its
+ * queue before running it, so the rcu_head is free again there).
+ *
+ * The existence guarantee: the callback releases only what was loaded
+ * before the call_rcu it runs for.  Every object on the load was unlinked
+ * before it was queued, so before that call, and the grace period that
+ * call waited for covers every reader that could see it.  What waits on
+ * carrier_next was queued later, maybe after that grace period began, and
+ * goes with the next call.  So an object queued while the carrier flies
+ * waits for two grace periods at most; the backlog counts it meanwhile
+ * as it did on a callback of its own, and the bound (I7) is unchanged.
+ * carrier_lock is a leaf; none of the paths that queue (a thread leaving,
+ * the barrier, a release that defers, QSBR past the bound) is a
+ * fork+exit+wait's.
+ */
+static pthread_mutex_t carrier_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rcu_head carrier_head;	/* at liburcu while carrier_flying */
+static struct gp_chain carrier_load;	/* carrier_lock: loaded before the call_rcu in flight */
+static struct gp_chain carrier_next;	/* carrier_lock: queued since, for the next call */
+static bool carrier_flying;		/* carrier_lock: carrier_head is at liburcu */
+
+/*
+ * RP_BREAK_CARRIER_TAKES_LATE: the carrier's callback takes what waits on
+ * carrier_next along with its load, and releases objects queued after its
+ * grace period began under the readers that may still hold them.
+ */
+#ifdef RP_BREAK_CARRIER_TAKES_LATE
+#define CARRIER_TAKES_LATE true
+#else
+#define CARRIER_TAKES_LATE false
+#endif
+
+unsigned long rp_deferred_carrier_runs(void)
+{
+	return rows_sum(carrier_runs);
+}
+
+/* liburcu's callback, a grace period after the carrier's call_rcu: its load. */
+static void carrier_run(struct rcu_head *head)
+{
+	struct gp_chain load = { NULL, NULL, 0 };
+	bool again;
+
+	RP_RACE_POINT(RP_RACE_DEFERRED_CARRIER, NULL);
+	pthread_mutex_lock(&carrier_lock);	/* pairs with the unlock before the call_rcu */
+	gp_chain_splice(&load, &carrier_load);
+	if (CARRIER_TAKES_LATE)
+		gp_chain_splice(&load, &carrier_next);
+	pthread_mutex_unlock(&carrier_lock);
+	batch_release(load.head);	/* may queue more: it waits on carrier_next */
 	row_add(runs, 1);
-	backlog_release(n);
+	row_add(carrier_runs, 1);
+	backlog_release(load.n);
+	pthread_mutex_lock(&carrier_lock);
+	gp_chain_splice(&carrier_load, &carrier_next);
+	again = carrier_flying = carrier_load.head != NULL;
+	pthread_mutex_unlock(&carrier_lock);
+	if (again)
+		call_rcu(head, carrier_run);
 }
 
 /* The backlog at which the next warning is due (doubled each time). */
@@ -636,15 +717,27 @@ static void backlog_check(unsigned long backlog)
 		"away from rcuproc (docs/sync.md)\n", backlog);
 }
 
-/* Queue batch @head of @n objects, already counted in the backlog, at liburcu. */
-static void batch_queue(struct rp_deferred *head, unsigned long n)
+/*
+ * Queue batch @head .. @tail of @n objects, already counted in the
+ * backlog, at liburcu: the carrier's load if it is at rest, else the next.
+ */
+static void batch_queue(struct rp_deferred *head, struct rp_deferred *tail, unsigned long n)
 {
 	unsigned long handed = rp_shared_rmw(RP_SHARED_DEFERRED_COUNT,
 					     uatomic_add_return(&deferred_handed, n));
+	struct gp_chain batch = { head, tail, n };
+	bool launch;
 
 	if (handed / 65536 != (handed - n) / 65536)
 		backlog_check(rp_deferred_backlog());
-	call_rcu(&head->rcu, batch_run);
+	rp_shared_write(RP_SHARED_CARRIER_LOCK);
+	pthread_mutex_lock(&carrier_lock);
+	launch = !carrier_flying;
+	gp_chain_splice(launch ? &carrier_load : &carrier_next, &batch);
+	carrier_flying = true;
+	pthread_mutex_unlock(&carrier_lock);
+	if (launch)
+		call_rcu(&carrier_head, carrier_run);
 }
 
 /* Take this thread's batch, leaving it empty. */
@@ -820,7 +913,7 @@ static void reclaim_queue(bool all)
 
 	head = all ? reclaim_take_all(&tail, &n) : reclaim_take(&tail, &n);
 	if (head)
-		batch_queue(head, n);
+		batch_queue(head, tail, n);
 }
 
 /*
@@ -927,11 +1020,6 @@ static void reclaim_done(struct rp_deferred *head, unsigned long n)
  */
 #define GP_HANDBACK_US	1000
 
-struct gp_chain {
-	struct rp_deferred *head, *tail;	/* tail: the last, its ->next NULL */
-	unsigned long n;			/* objects on it */
-};
-
 static pthread_mutex_t gp_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Both on CLOCK_MONOTONIC, set up by gp_thread_start before anyone waits. */
 static pthread_cond_t gp_work;		/* gp_lock: a batch handed over */
@@ -973,20 +1061,6 @@ static struct timespec gp_deadline(long us)
 static bool gp_settled(void)
 {
 	return gp_held == gp_returned.n + gp_stale.n;
-}
-
-/* Append @more to @c, leaving @more empty. */
-static void gp_chain_splice(struct gp_chain *c, struct gp_chain *more)
-{
-	if (!more->head)
-		return;
-	if (c->tail)
-		c->tail->next = more->head;
-	else
-		c->head = more->head;
-	c->tail = more->tail;
-	c->n += more->n;
-	*more = (struct gp_chain){ NULL, NULL, 0 };
 }
 
 /*
@@ -1248,7 +1322,7 @@ void rp_deferred_hand_over(void)
 			rp_defer_batch.reclaim = true;
 	} else if (!BOUND_WAITS) {
 		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_add(&deferred_pending, n));
-		batch_queue(batch_take(), n);
+		batch_queue(batch_take(), tail, n);
 	}
 }
 
@@ -1313,7 +1387,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 	 */
 	if (!rp_update_held_here(s) && releasing) {
 		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&deferred_pending));
-		batch_queue(d, 1);
+		batch_queue(d, d, 1);
 	} else if (!rp_update_held_here(s) && backlog_reserve(1)) {
 		if (reclaim_add(d, d, 1))
 			rp_defer_batch.reclaim = true;

@@ -145,12 +145,13 @@ static inline bool rp_read_drops_lock(struct rp_sync *s)
 
 /*
  * Embedded in an object whose free must wait for readers.  The deferrals
- * of one update section form a batch, chained through ->next, that goes to
- * liburcu as one callback: the first one's ->rcu (sync.c).
+ * of one update section form a batch, chained through ->next; batches go
+ * on chained end to end (the reclaim batch, the grace-period thread's
+ * lists, the carrier's load), so the head needs no rcu_head of its own:
+ * what goes to liburcu goes as the load of the one carrier (sync.c).
  */
 struct rp_deferred {
-	struct rcu_head rcu;			/* W: liburcu's call_rcu */
-	struct rp_deferred *next;		/* W: the deferring thread's batch */
+	struct rp_deferred *next;		/* W: the batch or chain it is on */
 	void (*release)(struct rp_deferred *);	/* W: rp_defer_release */
 };
 
@@ -235,6 +236,8 @@ unsigned long rp_deferred_reclaim_waits(void);
  * their grace period, by the threads that handed them over, so far.
  */
 unsigned long rp_deferred_gp_takebacks(void);
+/* Loads the carrier took to liburcu and released, so far (sync.c). */
+unsigned long rp_deferred_carrier_runs(void);
 
 /*
  * Wait for every reader that might see the state before the caller's last

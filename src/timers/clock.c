@@ -258,8 +258,9 @@ static int sample_self(struct rp_task *self, struct self_times *st)
 	rp_read_lock(sync);
 	sh = rp_lock_task_sighand_rcu(self);
 	if (sh) {
-		if (self->cputimers.state)
-			st->thread = self->cputimers.state->time;
+		/* No state: the thread has run no time (its ->state's comment). */
+		st->thread = self->cputimers.state ? self->cputimers.state->time :
+			     (struct rp_cputime){ 0, 0 };
 		st->group = rp_group_cputime(self->signal);
 		st->children = self->signal->cputimers.children;
 		rp_unlock_sighand(sh);

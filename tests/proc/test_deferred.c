@@ -39,6 +39,10 @@
  * itself (memb), or, where waiting could last for ever (QSBR with another
  * thread online), hands it to the grace-period thread, which waits for
  * the grace period and hands it back.
+ *
+ * carrier: what goes to liburcu goes as the load of one carrier, whose
+ * callback releases only what it was loaded with before its call_rcu; a
+ * batch queued while it flies waits for its next call.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -463,6 +467,66 @@ Test(reclaim, handed_back_after_grace_period, .init = start_rcu, .fini = finish)
 	rp_debug_race_hook(NULL);
 	cr_assert(gp_hold.same, "the reaped task (pid %d) came back from the grace-period thread "
 		  "under its killer", pid);
+}
+
+/*
+ * The carrier's callback is held at its race point (RP_RACE_DEFERRED_CARRIER),
+ * a grace period after it took off with a first load: a reaped process,
+ * queued by init's rp_thread_quiescent.  Meanwhile a reader stands on a
+ * zombie, and init reaps it and queues it the same way, behind the
+ * carrier in flight.  The callback is let go and releases its load; the
+ * reader, still inside its read section, must then find the zombie's task
+ * as it was.  RP_BREAK_CARRIER_TAKES_LATE takes the zombie along with the
+ * load: the reader finds it poisoned, on every run.
+ */
+static struct {
+	int held, go;	/* uatomic */
+} carrier_hold;
+
+static void hold_carrier(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if (where != RP_RACE_DEFERRED_CARRIER || uatomic_cmpxchg(&carrier_hold.held, 0, 1) != 0)
+		return;
+#ifdef RP_RCU_QSBR
+	rcu_thread_offline();	/* liburcu's worker: no grace period waits for it meanwhile */
+#endif
+	while (!uatomic_read(&carrier_hold.go))
+		usleep(1000);
+#ifdef RP_RCU_QSBR
+	rcu_thread_online();
+#endif
+}
+
+Test(carrier, late_batch_waits_for_next_call, .init = start_rcu, .fini = finish)
+{
+	struct rp_task *zombie;
+	unsigned long runs;
+	struct reader r;
+	pid_t pid;
+
+	rp_debug_race_hook(hold_carrier);
+	cycle();
+	rp_thread_quiescent();		/* the carrier takes off with the reaped process */
+	rp_thread_offline();		/* QSBR: the carrier's grace period waits for no one here */
+	while (!uatomic_read(&carrier_hold.held))
+		usleep(1000);
+	rp_thread_online();
+	zombie = fork_of(init);
+	pid = rp_getpid(zombie);
+	cr_assert_eq(rp_exit_group(zombie, 0), 0);
+	reader_enter(&r, zombie);
+	rp_task_put(zombie);
+	cr_assert_eq(rp_wait4(init, pid, NULL, 0, NULL), pid);
+	rp_thread_quiescent();		/* the zombie: behind the carrier in flight */
+	runs = rp_deferred_carrier_runs();
+	uatomic_set(&carrier_hold.go, 1);
+	while (rp_deferred_carrier_runs() == runs)
+		usleep(1000);
+	reader_leave(&r);
+	rp_debug_race_hook(NULL);
+	cr_assert(r.same, "the reaped task (pid %d), queued while the carrier flew, was released "
+		  "with the carrier's load under its reader", pid);
 }
 
 #ifdef RP_RCU_QSBR

@@ -122,6 +122,10 @@ enum rp_race_point {
 	   wait for its next call (no lock held, not a reader: liburcu's
 	   call_rcu worker thread); @t NULL. */
 	RP_RACE_DEFERRED_CARRIER,
+	/* Stopped thread @t is about to look whether its stop goes on, on
+	   its way to sleep or woken (jobctl.c's sleep_stopped; no lock held,
+	   no read section). */
+	RP_RACE_STOP_LOOKS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

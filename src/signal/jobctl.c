@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include "signal.h"
+#include "../debug/racepoint.h"
 #include "../task/objects.h"
 
 
@@ -298,7 +299,7 @@ static bool begin_group_stop_rcu(struct rp_task *self, int sig)
 	return stop;
 }
 
-/* Sleep stopped until SIGCONT clears RP_JOBCTL_STOPPED or a kill comes. */
+/* Sleep stopped until SIGCONT or a fatal signal (zap_thread) clears RP_JOBCTL_STOPPED. */
 static void sleep_stopped(struct rp_task *self)
 {
 	struct rp_sighand *sh;
@@ -307,6 +308,7 @@ static void sleep_stopped(struct rp_task *self)
 	for (;;) {
 		/* Sampled before the check: SIGCONT and kills wake its queue after their change. */
 		seq = rp_waitq_seq(rp_task_waitq(self));
+		RP_RACE_POINT(RP_RACE_STOP_LOOKS, self);
 		sh = rp_lock_task_sighand(self);
 		if (!sh)
 			return;

@@ -251,6 +251,15 @@ static void zap_thread(struct rp_task *t)
 	if (uatomic_read(&t->exit_state))
 		return;
 	t->pending.signal |= RP_SIGBIT(SIGKILL);
+	/*
+	 * The stop ends with the kill, not when the stopped thread next runs:
+	 * Linux's wake-up of a fatal signal makes a stopped task runnable at
+	 * once, and ps reads it so.  RP_BREAK_KILL_LEAVES_STOPPED leaves it
+	 * to the thread (sleep_stopped), which may run much later.
+	 */
+#ifndef RP_BREAK_KILL_LEAVES_STOPPED
+	t->jobctl &= ~RP_JOBCTL_STOPPED;
+#endif
 	rp_signal_wake_up(t);
 }
 

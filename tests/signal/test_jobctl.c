@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <rcuproc/pgrp.h>
+#include <rcuproc/snapshot.h>
 #include <rcuproc/tty.h>
 #include "../fixture/puppet.h"
 #include "../fixture/fixture.h"
@@ -806,6 +807,54 @@ static void nocldstop(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(nocldstop, nocldstop)
+
+/* Process @pid's state as ps reads it (0: not listed). */
+static char ps_state(struct rp_task *self, pid_t pid)
+{
+	struct rp_ps_entry ps[16];
+	long n = rp_ps_snapshot(self, ps, 16);
+
+	for (long k = 0; k < n && k < 16; k++)
+		if (ps[k].pid == pid)
+			return ps[k].state;
+	return 0;
+}
+
+/*
+ * SIGKILL ends a stop when it is sent, as a fatal signal's wake-up makes a
+ * stopped Linux task runnable at once: ps no longer reads the process as
+ * stopped, though its thread, held as it looks at its stop
+ * (RP_RACE_STOP_LOOKS), has not run since.  Whichever side of its sleep
+ * the thread was on when armed, the kill brings it to the point.
+ */
+static void kill_ends_stop(enum rp_sync_mode mode)
+{
+	struct rp_task *p;
+	struct puppet d;
+	pid_t pid;
+	int st;
+
+	start_tty(mode);
+	p = fork_of(init);
+	pid = rp_getpid(p);
+	puppet_start(&d, p);
+	cr_assert_eq(rp_kill(init, pid, SIGSTOP), 0);
+	cr_assert_eq(rp_wait4(init, pid, &st, WUNTRACED, NULL), pid);
+	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert_eq(ps_state(init, pid), 'T');
+	arm(RP_RACE_STOP_LOOKS, p, true, true);
+	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
+	cr_assert(await_reached(1), "the killed thread never looked at its stop");
+	cr_assert_neq(ps_state(init, pid), 'T', "still stopped after SIGKILL");
+	release();
+	puppet_join_dead(&d);
+	cr_assert_eq(rp_wait4(init, pid, &st, 0, NULL), pid);
+	cr_assert_eq(st, SIGKILL);
+	rp_task_put(p);
+	finish_tty();
+}
+
+TEST_EACH_MODE(kill_ends_stop, kill_ends_stop)
 
 /* A stop signal discards a pending SIGCONT and SIGCONT a pending stop signal. */
 static void flushes(enum rp_sync_mode mode)

@@ -286,6 +286,31 @@ static void reparent_leader(struct rp_task *father, struct rp_task *p)
 }
 
 /*
+ * Init's reap of the zombies among its children, in the hold that ends
+ * its namespace, and again when another thread of init gives its
+ * children away later (update lock held): they are all on its leader's
+ * list (find_new_reaper), and each child that dies later is reaped at
+ * its death (rp_reaps_in_exit), as Linux's init waits for them in its
+ * exit.  A traced one is reaped when its tracer lets it go.
+ */
+static void reap_zombie_children(struct rp_task *init)
+{
+	struct rp_task *p;
+	struct cds_hlist_node *next;
+
+	rp_assert_update_held(&init->sys->sync);
+	for (struct cds_hlist_node *n = init->group_leader->children.head.next; n; n = next) {
+		next = n->next;
+		p = caa_container_of(n, struct rp_task, sibling);
+		if (!p->ptrace && uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE &&
+		    alone_in_group(p)) {
+			uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+			rp_release_task(p);
+		}
+	}
+}
+
+/*
  * Give @father's children to a reaper (update lock held).  Parents first,
  * then the block splice (never one by one: a wait walking @father's list
  * would end on a node moved last onto the reaper's and miss the rest), then
@@ -324,6 +349,18 @@ static void forget_original_parent(struct rp_task *father)
 	cmm_smp_wmb();
 	rp_hlist_tail_splice_pub(&father->children, &reaper->children);
 	if (rp_same_thread_group(father, reaper)) {
+		/*
+		 * Another thread of an init whose exit ended its namespace,
+		 * giving its children to init's leader after that end: its
+		 * zombies are reaped now, as those init had then were.
+		 * RP_BREAK_NS_LATE_ZOMBIES leaves them: their pids keep init's
+		 * exit from ever completing.
+		 */
+#ifndef RP_BREAK_NS_LATE_ZOMBIES
+		if (rp_reaps_in_exit(reaper))
+			reap_zombie_children(reaper);
+		else
+#endif
 		if (thread_precedes(reaper, father))
 			rp_wake_up_parent(reaper);
 		return;
@@ -426,30 +463,6 @@ static void exit_notify(struct rp_task *t)
 	if (autoreap) {
 		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
 		rp_release_task(t);
-	}
-}
-
-/*
- * Init's reap of the zombies among its children, in the hold that ends
- * its namespace (update lock held): they are all on its leader's list
- * (find_new_reaper), and each child that dies later is reaped at its
- * death (rp_reaps_in_exit), as Linux's init waits for them in its exit.
- * A traced one is reaped when its tracer lets it go.
- */
-static void reap_zombie_children(struct rp_task *init)
-{
-	struct rp_task *p;
-	struct cds_hlist_node *next;
-
-	rp_assert_update_held(&init->sys->sync);
-	for (struct cds_hlist_node *n = init->group_leader->children.head.next; n; n = next) {
-		next = n->next;
-		p = caa_container_of(n, struct rp_task, sibling);
-		if (!p->ptrace && uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE &&
-		    alone_in_group(p)) {
-			uatomic_set(&p->exit_state, RP_EXIT_DEAD);
-			rp_release_task(p);
-		}
 	}
 }
 

@@ -1049,6 +1049,54 @@ static void reaper_exits_during_orphaning(enum rp_sync_mode mode)
 
 TEST_EACH_MODE(reaper_exits_during_orphaning, reaper_exits_during_orphaning)
 
+/* exit(j->arg) of the job's thread alone. */
+static long thread_exit_job(struct job *j)
+{
+	return rp_exit(j->t, (int)j->arg);
+}
+
+/*
+ * A thread of a namespace's init is exiting, held after it left its
+ * group's live threads and before it gives its children away
+ * (RP_RACE_EXIT_REPARENTS), its child Z already a zombie; meanwhile the
+ * leader exits, the group's last live thread, and ends the namespace.
+ * The held thread's children then go to init's leader, in its end: Z
+ * must be reaped there, or Z's pid keeps init's exit from ever
+ * completing.  Every time: the order is the race point's.
+ */
+static void init_thread_hands_zombie_late(enum rp_sync_mode mode)
+{
+	struct job x;
+	struct rp_task *t, *i, *th, *z;
+	pid_t tnr, inr, znr, got;
+	int status;
+
+	start(mode);
+	i = unshared_ns_init(&t, &tnr, &inr);
+	th = thread_of(i);
+	z = clone_of(th, SIGCHLD, &znr);
+	cr_assert_eq(rp_exit(z, 0), 0);
+	arm(RP_RACE_EXIT_REPARENTS, th, true, true);
+	x.arg = 0;
+	job_start(&x, thread_exit_job, th);
+	cr_assert(await_reached(1), "the thread's exit never reached its reparenting");
+	cr_assert_eq(rp_exit(i, 3), 0);
+	release();
+	cr_assert_eq(job_join(&x), 0);
+	rp_debug_race_hook(NULL);
+	got = rp_wait4(t, inr, &status, WNOHANG, NULL);
+	cr_assert_eq(got, inr, "init's exit not complete (%d): its thread's zombie child %d "
+		     "was handed to it after its end and never reaped", got, znr);
+	cr_assert(WIFEXITED(status));
+	rp_task_put(z);
+	rp_task_put(th);
+	rp_task_put(i);
+	reap(init, t, tnr, 0);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(init_thread_hands_zombie_late, init_thread_hands_zombie_late)
+
 /*
  * kill(-1) inside a namespace (asked of Linux 6.18, docs/namespaces.md):
  * ESRCH with only the namespace's init and the caller there; then it

@@ -823,9 +823,9 @@ static char ps_state(struct rp_task *self, pid_t pid)
 /*
  * SIGKILL ends a stop when it is sent, as a fatal signal's wake-up makes a
  * stopped Linux task runnable at once: ps no longer reads the process as
- * stopped, though its thread, held as it looks at its stop
- * (RP_RACE_STOP_LOOKS), has not run since.  Whichever side of its sleep
- * the thread was on when armed, the kill brings it to the point.
+ * stopped, though its thread, held as it first looks at its stop
+ * (RP_RACE_STOP_LOOKS, armed before the stop: held there before its
+ * first check, every time), has not run since.
  */
 static void kill_ends_stop(enum rp_sync_mode mode)
 {
@@ -837,14 +837,14 @@ static void kill_ends_stop(enum rp_sync_mode mode)
 	start_tty(mode);
 	p = fork_of(init);
 	pid = rp_getpid(p);
+	arm(RP_RACE_STOP_LOOKS, p, true, true);
 	puppet_start(&d, p);
 	cr_assert_eq(rp_kill(init, pid, SIGSTOP), 0);
 	cr_assert_eq(rp_wait4(init, pid, &st, WUNTRACED, NULL), pid);
 	cr_assert_eq(st, STOPPED_BY(SIGSTOP));
+	cr_assert(await_reached(1), "the stopped thread never looked at its stop");
 	cr_assert_eq(ps_state(init, pid), 'T');
-	arm(RP_RACE_STOP_LOOKS, p, true, true);
 	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
-	cr_assert(await_reached(1), "the killed thread never looked at its stop");
 	cr_assert_neq(ps_state(init, pid), 'T', "still stopped after SIGKILL");
 	release();
 	puppet_join_dead(&d);

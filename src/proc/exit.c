@@ -472,17 +472,21 @@ static void init_exit_completes(struct rp_update_work *w)
 	exit_notify(rp_pidns_waiter(w));
 }
 
+/* The pids of @t, init's last thread, that its exit does not wait for: its own, and the zombie leader's if it is not the leader. */
+static unsigned int init_own_pids(const struct rp_task *t)
+{
+	return rp_thread_group_leader(t) ? 1 : 2;
+}
+
 /*
  * Must the exit of @t, the last thread of a namespace's init, wait for
- * the namespace's other pids (update lock held)?  Its own are its pid
- * and, if it is not the leader, the zombie leader's.
+ * the namespace's other pids (update lock held)?
  * RP_BREAK_PIDNS_COUNT_EARLY answers with @early, the count read before
  * the hold that ends the namespace: a fork that links a child in
  * between is not waited for.
  */
 static bool init_waits(struct rp_task *t, bool early)
 {
-	unsigned int own = rp_thread_group_leader(t) ? 1 : 2;
 	struct rp_pidns *ns = rp_task_pidns(t);
 
 #ifdef RP_BREAK_PIDNS_COUNT_EARLY
@@ -491,7 +495,7 @@ static bool init_waits(struct rp_task *t, bool early)
 #else
 	(void)early;
 #endif
-	return rp_pidns_await_pids(ns, t, own, init_exit_completes);
+	return rp_pidns_await_pids(ns, t, init_own_pids(t), init_exit_completes);
 }
 
 void rp_do_exit(struct rp_task *t, int code)
@@ -516,8 +520,7 @@ void rp_do_exit(struct rp_task *t, int code)
 	if (ns_ends) {
 #ifdef RP_BREAK_PIDNS_COUNT_EARLY
 		rp_read_lock(sync);
-		early = CMM_LOAD_SHARED(rp_task_pidns(t)->nr_pids) >
-			(rp_thread_group_leader(t) ? 1U : 2U);
+		early = CMM_LOAD_SHARED(rp_task_pidns(t)->nr_pids) > init_own_pids(t);
 		rp_read_unlock(sync);
 #endif
 #ifdef RP_BREAK_PIDNS_ZAP_BEFORE_CLOSE

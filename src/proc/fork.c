@@ -231,7 +231,8 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
-		rp_jobc_fork(self->signal, p->real_parent);	/* its tie before it is a member */
+		/* Its tie before it is a member: its group and session are ours (jobc.h). */
+		rp_jobc_pair(self->signal, p->real_parent, 1);
 		rp_pgrp_fork_link(self, p);	/* member lists and sys->tasks */
 		rp_hlist_tail_add_pub(&p->sibling, &p->real_parent->children);
 	}

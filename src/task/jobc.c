@@ -42,15 +42,9 @@ static void jobc_add(struct rp_pid *pgrp, int delta)
 	(void)n;
 }
 
-void rp_jobc_pair(struct rp_signal *m, struct rp_task *parent, int delta)
+void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta)
 {
 	jobc_add(rp_tie_group(m, m->pgrp, m->session, parent, NULL, NULL), delta);
-}
-
-void rp_jobc_fork(const struct rp_signal *from, struct rp_task *parent)
-{
-	/* @from forks, so it is not dead, and neither is the child. */
-	jobc_add(rp_tie_group(from, from->pgrp, from->session, parent, NULL, NULL), 1);
 }
 
 void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *session,

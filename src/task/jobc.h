@@ -43,14 +43,10 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
  * break it) to the count of the group that (@m, @parent) ties, if any, as
  * the fields are now (update lock held).  Reparenting adds (@m, reaper)
  * before it points @m at the reaper and takes (@m, old parent) after.
+ * Fork adds a new process's tie before it is linked as (forker, the
+ * child's real parent): the child takes the forker's group and session.
  */
-void rp_jobc_pair(struct rp_signal *m, struct rp_task *parent, int delta);
-
-/*
- * A new process's tie, before it is linked: its group and session are
- * @from's (the caller's), its real parent @parent (update lock held).
- */
-void rp_jobc_fork(const struct rp_signal *from, struct rp_task *parent);
+void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
 
 /*
  * The ties of process @leader's pairs (its own, and its children's, whose

@@ -152,7 +152,12 @@ static int build_system(struct measure *m, struct bench_result *res)
 	return err;
 }
 
-/* The thread's operations: --ops of them, or until the run's end. */
+/*
+ * The thread's operations: --ops of them, or until the run's end, and at
+ * least one: a thread that the scheduler kept off its CPU for a whole short
+ * run still measures something, so that no rate of a run is 0 by chance and
+ * no ratio divides by it.
+ */
 static void run_ops(struct bench_thread *t)
 {
 	const struct bench_workload *w = t->run->cfg.w;
@@ -165,10 +170,10 @@ static void run_ops(struct bench_thread *t)
 		}
 	} else {
 		/* Pairs with CMM_STORE_SHARED of stop in wait_for_end. */
-		while (!CMM_LOAD_SHARED(t->run->stop)) {
+		do {
 			w->op(t);
 			t->iter++;
-		}
+		} while (!CMM_LOAD_SHARED(t->run->stop));
 	}
 }
 

@@ -24,9 +24,9 @@
 #define RP_TASK_BUCKET_H
 
 #include <stdbool.h>
+#include "../sync/sync.h"		/* first: liburcu inline (sync/rcu.h) */
 #include "../debug/list_twins.h"
 #include "../sync/spinlock.h"
-#include "../sync/sync.h"
 
 /* Does this thread hold bucket lock @l of a table of @s, as @s's mode makes one? */
 static inline bool rp_bucket_held_here(const struct rp_sync *s, const struct rp_spinlock *l)

@@ -26,25 +26,25 @@ static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
 	return &sys->pid_hash[rp_pid_hash_index(nr)];
 }
 
-/* B of @nr's bucket: the stripe its index falls on. */
-static struct rp_spinlock *pid_bucket_lock(struct rp_system *sys, int nr)
+/* B of bucket @i: the stripe its index falls on. */
+static struct rp_spinlock *pid_bucket_lock(struct rp_system *sys, unsigned int i)
 {
-	return &sys->pid_hash_locks[rp_pid_hash_index(nr) % RP_PID_HASH_LOCKS];
+	return &sys->pid_hash_locks[i % RP_PID_HASH_LOCKS];
 }
 
 void rp_pid_hash_add(struct rp_pid *pid)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
+	unsigned int i = rp_pid_hash_index(pid->nr);
 
-	rp_bucket_add(&sys->sync, pid_bucket_lock(sys, pid->nr), &pid->hash,
-		      pid_bucket(sys, pid->nr));
+	rp_bucket_add(&sys->sync, pid_bucket_lock(sys, i), &pid->hash, &sys->pid_hash[i]);
 }
 
 void rp_pid_hash_del(struct rp_pid *pid)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
 
-	rp_bucket_del(&sys->sync, pid_bucket_lock(sys, pid->nr), &pid->hash);
+	rp_bucket_del(&sys->sync, pid_bucket_lock(sys, rp_pid_hash_index(pid->nr)), &pid->hash);
 }
 
 /* The table @pid is numbered in. */

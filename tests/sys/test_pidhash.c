@@ -58,25 +58,25 @@ static long add_job(struct job *j)
 }
 
 /*
- * Thread A puts pids[@a] into the bucket and is held inside its insert
+ * Thread A puts pids[0] into the bucket and is held inside its insert
  * (RP_RACE_BUCKET_ADD: the chain's first node read, its own not yet
  * published), until a writer of the same chain waits for the bucket lock
  * (RP_RACE_BUCKET_WAITS), which lets A go; a writer that does not wait
- * acts while A is held.
+ * acts while A is held.  This thread's @act on @other is that writer.
+ * A's insert stands either way.
  */
-static void hold_insert(struct job *a, long nr)
+static void while_insert_held(void (*act)(struct rp_pid *), struct rp_tid *other)
 {
-	arm_until(RP_RACE_BUCKET_ADD, NULL, RP_RACE_BUCKET_WAITS);
-	a->arg = nr;
-	job_start(a, add_job, NULL);
-	cr_assert(await_reached(UINT_MAX));
-}
+	struct job a = { .arg = 0 };
 
-static void let_go(struct job *a)
-{
+	arm_until(RP_RACE_BUCKET_ADD, NULL, RP_RACE_BUCKET_WAITS);
+	job_start(&a, add_job, NULL);
+	cr_assert(await_reached(UINT_MAX));
+	act(&other->pid);
 	release();
-	job_join(a);
+	job_join(&a);
 	rp_debug_race_hook(NULL);
+	cr_assert(found(&pids[0]), "the held insert lost");
 }
 
 /*
@@ -89,12 +89,7 @@ static void let_go(struct job *a)
  */
 Test(pid_hash, insert_race, .init = setup, .fini = stop_system)
 {
-	struct job a;
-
-	hold_insert(&a, 0);
-	rp_pid_hash_add(&pids[1].pid);
-	let_go(&a);
-	cr_assert(found(&pids[0]), "the held insert lost");
+	while_insert_held(rp_pid_hash_add, &pids[1]);
 	cr_assert(found(&pids[1]), "an insert into the chain while another was inside it lost");
 	rp_pid_hash_del(&pids[0].pid);
 	rp_pid_hash_del(&pids[1].pid);
@@ -112,13 +107,8 @@ Test(pid_hash, insert_race, .init = setup, .fini = stop_system)
  */
 Test(pid_hash, remove_race, .init = setup, .fini = stop_system)
 {
-	struct job a;
-
 	rp_pid_hash_add(&pids[2].pid);
-	hold_insert(&a, 0);
-	rp_pid_hash_del(&pids[2].pid);
-	let_go(&a);
-	cr_assert(found(&pids[0]), "the held insert lost");
+	while_insert_held(rp_pid_hash_del, &pids[2]);
 	cr_assert_not(found(&pids[2]), "a removed pid back on the chain");
 	rp_pid_hash_del(&pids[0].pid);
 	cr_assert_not(found(&pids[0]));

@@ -28,7 +28,15 @@
  * number: the number is looked at again.  So an allocation that fails found
  * every number of its range in use at some moment during it.
  *
- * Model: one bitmap word of MAX = 4 numbers (0 is never handed out; the
+ * The layout (src/task/pidmap.h, "Layout"): number n is bit n / W of word
+ * n % W, so that numbers handed out one after the other are in different
+ * words; the search loads one word per number.  The properties hold of
+ * any layout, since a claim and a free each touch one word and the search
+ * looks at one number at a time: the model checks the code's striped one
+ * (W = 2: numbers 0 and 2 in word 0, 1 and 3 in word 1) and, with
+ * -DDENSE, the one it replaced (W = 1: all four in one word).
+ *
+ * Model: MAX = 4 numbers (0 is never handed out; the
  * wrap goes to LOW = 1, as Linux's for a pid_max of 300 or less: the value
  * of LOW is sequential logic, which the unit tests pin).  The cursor
  * starts at 2, so the first search wraps.  A freer holds 2 and 3 at the
@@ -36,9 +44,10 @@
  * what they got (-DTHREE: three allocators allocating once each; three
  * allocating twice do not finish within minutes).  Each step below is one load, one store or one atomic
  * read-modify-write of the C code; `d_step` holds only local computation
- * and ghost bookkeeping.  Ghosts: owner[] (who holds each number), and for
- * each allocation in progress the numbers that were in use at some moment
- * since it started (seen_busy[]).
+ * and ghost bookkeeping.  Ghosts: owner[] (who holds each number), inuse
+ * (the numbers whose bits are set, by number), and for each allocation in
+ * progress the numbers that were in use at some moment since it started
+ * (seen_busy[]).
  *
  * Properties: (1) a number is never handed out while another holds it;
  * (2) an allocation fails only if every number of its range was in use at
@@ -73,8 +82,16 @@
 #define BIT(n)	(1 << (n))
 #define EAGAIN	255
 #define FREER	(NALLOC + 1)	/* the freer's id in owner[] */
+#ifdef DENSE
+#define W	1
+#else
+#define W	2
+#endif
+#define WORD(n)	((n) % W)	/* number n's word */
+#define POS(n)	BIT((n) / W)	/* and its bit there */
 
-byte bits = BIT(0) | BIT(2) | BIT(3);	/* 0 reserved; 2 and 3 held by the freer */
+byte bits[W];				/* set in init: 0 reserved; 2 and 3 held by the freer */
+byte inuse = BIT(0) | BIT(2) | BIT(3);	/* ghost: the same set, by number */
 byte last = 2;
 byte owner[MAX];			/* ghost: holder's id, 0 free */
 byte running[NALLOC + 1];		/* ghost: allocation in progress */
@@ -98,7 +115,10 @@ inline free_nr(n, id)
 {
 	assert(owner[n] == id);
 	owner[n] = 0;
-	bits = bits & ~BIT(n)		/* atomic and-not, after the use (barrier before) */
+	atomic {			/* atomic and-not, after the use (barrier before) */
+		bits[WORD(n)] = bits[WORD(n)] & ~POS(n);
+		inuse = inuse & ~BIT(n)
+	}
 }
 
 /* One allocation by allocator @id: the number in nr, or EAGAIN. */
@@ -109,7 +129,7 @@ retry:	skip;		/* a lost cursor starts the search again */
 	d_step {
 		seen = last;		/* the cursor, one load */
 		running[id] = true;
-		seen_busy[id] = bits	/* in use at its start */
+		seen_busy[id] = inuse	/* in use at its start */
 	}
 	d_step {
 		cur = (seen < MAX -> seen : 0);
@@ -124,22 +144,18 @@ retry:	skip;		/* a lost cursor starts the search again */
 		nr = EAGAIN;
 		break
 	:: nr < to ->
-		w = bits;		/* load the word */
-		d_step {		/* its first clear bit at or after nr (ctz) */
-			do
-			:: nr < to && (w & BIT(nr)) -> nr++
-			:: else -> break
-			od
-		}
+		w = bits[WORD(nr)];	/* load the number's word */
 		if
-		:: nr >= to -> skip	/* the rest of the range in use */
+		:: w & POS(nr) -> nr++	/* in use when we looked */
 		:: else ->
 #ifdef BROKEN_PLAIN_RMW
-			atomic { bits = w | BIT(nr); note_busy(BIT(nr)) };
+			atomic { bits[WORD(nr)] = w | POS(nr); inuse = inuse | BIT(nr);
+				note_busy(BIT(nr)) };
 			goto claimed
 #else
 			if
-			:: atomic { bits == w -> bits = w | BIT(nr); note_busy(BIT(nr)) };
+			:: atomic { bits[WORD(nr)] == w -> bits[WORD(nr)] = w | POS(nr);
+				inuse = inuse | BIT(nr); note_busy(BIT(nr)) };
 				goto claimed
 			:: else ->
 #ifdef BROKEN_SKIP_ON_CONFLICT
@@ -175,7 +191,10 @@ claimed:
 		running[id] = false };
 		assert(last == 0 || (handed & BIT(last)))
 	:: else ->
-		bits = bits & ~BIT(nr);	/* atomic and-not: unclaimed */
+		atomic {		/* atomic and-not: unclaimed */
+			bits[WORD(nr)] = bits[WORD(nr)] & ~POS(nr);
+			inuse = inuse & ~BIT(nr)
+		};
 		goto retry
 	fi;
 done:
@@ -207,6 +226,11 @@ proctype freer()
 init {
 	owner[2] = FREER;
 	owner[3] = FREER;
+	d_step {
+		bits[WORD(0)] = bits[WORD(0)] | POS(0);
+		bits[WORD(2)] = bits[WORD(2)] | POS(2);
+		bits[WORD(3)] = bits[WORD(3)] | POS(3)
+	}
 	atomic {
 		run allocator(1);
 		run allocator(2);

@@ -18,6 +18,8 @@ void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 {
 	RP_BUG_ON_MSG(c == RP_LOCK_UPDATE && read_depth,
 		      "lock order violation: update lock taken inside a read-side section");
+	RP_BUG_ON_MSG(nheld && held[nheld - 1] == RP_LOCK_BUCKET,
+		      "lock order violation: class %d taken while holding a bucket lock (a leaf)", c);
 	RP_BUG_ON_MSG(nheld && held[nheld - 1] >= c,
 		      "lock order violation: class %d taken while holding class %d",
 		      c, held[nheld - 1]);

@@ -42,6 +42,12 @@ enum rp_lock_class {
 	RP_LOCK_SIGHAND,
 	/* The new table's siglock while exec switches tables (old, then new). */
 	RP_LOCK_SIGHAND_NEW,
+	/*
+	 * A hash chain's bucket lock, B (src/task/bucket.h): a leaf, nothing
+	 * is taken while one is held (lockorder.c asserts it), so one is
+	 * taken under anything and never two at once.
+	 */
+	RP_LOCK_BUCKET,
 	/* A wait queue's mutex (src/task: rp_waitq_*). */
 	RP_LOCK_WAITQ,
 	/* The per-uid accounting table (src/task: rp_user). */

@@ -126,6 +126,15 @@ enum rp_race_point {
 	   its way to sleep or woken (jobctl.c's sleep_stopped; no lock held,
 	   no read section). */
 	RP_RACE_STOP_LOOKS,
+	/* An insert into a hash chain (the pid hash, a nested namespace's
+	   table) read the chain's first node and has not yet put its own
+	   before it (task/bucket.c; the chain's bucket lock held in rcu
+	   mode, the update lock in the lock modes); @t NULL. */
+	RP_RACE_BUCKET_ADD,
+	/* A writer of a hash chain found its bucket lock held and is about
+	   to wait for it (task/bucket.c, rcu mode; no lock held but the
+	   caller's); @t NULL. */
+	RP_RACE_BUCKET_WAITS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

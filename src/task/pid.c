@@ -3,20 +3,48 @@
  * Pids: a number from the table's allocator (pidmap.c, no lock), and a
  * hash of struct pids (Group 2 existence: hlists of the toolkit, freed
  * after a grace period) that readers search under rp_read_lock with no
- * lock of their own; its inserts and removals take the update lock.
+ * lock of their own; each chain's inserts and removals take its bucket
+ * lock (B, bucket.h), not the update lock.
  */
 #include <errno.h>
 #include "task.h"
+#include "bucket.h"
 #include "../debug/cache.h"
 
 static struct rp_cache tid_cache = RP_CACHE_INIT("tid", struct rp_tid);
 
-static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
+unsigned int rp_pid_hash_index(int nr)
 {
 	/* Multiplicative hash: consecutive pids land far apart. */
 	uint32_t h = (uint32_t)nr * 0x9e370001U;
 
-	return &sys->pid_hash[h >> (32 - RP_PID_HASH_BITS)];
+	return h >> (32 - RP_PID_HASH_BITS);
+}
+
+static struct cds_hlist_head *pid_bucket(struct rp_system *sys, int nr)
+{
+	return &sys->pid_hash[rp_pid_hash_index(nr)];
+}
+
+/* B of bucket @i: the stripe its index falls on. */
+static struct rp_spinlock *pid_bucket_lock(struct rp_system *sys, unsigned int i)
+{
+	return &sys->pid_hash_locks[i % RP_PID_HASH_LOCKS];
+}
+
+void rp_pid_hash_add(struct rp_pid *pid)
+{
+	struct rp_system *sys = rp_pid_sys(pid);
+	unsigned int i = rp_pid_hash_index(pid->nr);
+
+	rp_bucket_add(&sys->sync, pid_bucket_lock(sys, i), &pid->hash, &sys->pid_hash[i]);
+}
+
+void rp_pid_hash_del(struct rp_pid *pid)
+{
+	struct rp_system *sys = rp_pid_sys(pid);
+
+	rp_bucket_del(&sys->sync, pid_bucket_lock(sys, rp_pid_hash_index(pid->nr)), &pid->hash);
 }
 
 /* The table @pid is numbered in. */
@@ -117,8 +145,7 @@ void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv)
 		lv->pid = pid;
 		rp_pid_levels_publish(lv);
 	}
-	/* Complete before published: cds_hlist_add_head_rcu's rcu_assign_pointer. */
-	cds_hlist_add_head_rcu(&pid->hash, pid_bucket(sys, pid->nr));
+	rp_pid_hash_add(pid);	/* complete before found: its rcu_assign_pointer */
 }
 
 /* One terminal's hold in pid->users: the top byte counts them, the rest attachments. */
@@ -170,7 +197,7 @@ void rp_pid_detach(struct rp_pid *pid)
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
 	/* No attachment can come back: the number is no longer found. */
-	cds_hlist_del_rcu(&pid->hash);
+	rp_pid_hash_del(pid);
 	if (pid->nested)
 		rp_pid_levels_unpublish(pid);
 	rp_pidmap_free(&sys->pidns.pidmap, pid->nr);
@@ -207,7 +234,7 @@ struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr)
 	rp_assert_read_section(&sys->sync);
 	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
 		return NULL;
-	/* Pairs with cds_hlist_add_head_rcu in rp_pid_publish. */
+	/* Pairs with rcu_assign_pointer in rp_bucket_add. */
 	cds_hlist_for_each_entry_rcu_2(pid, pid_bucket(sys, nr), hash)
 		if (pid->nr == nr)
 			return pid;

@@ -5,7 +5,8 @@
  * cyclic search that wraps to RESERVED_PIDS, a bitmap's before commit
  * 95846ecf9dac ("pid: replace pid bitmap implementation with IDR API") and
  * idr_alloc_cyclic's since, both under the global pidmap_lock.  Here the
- * cursor and each bitmap word are changed by atomics instead.  Linux's
+ * cursor and each bitmap word are changed by atomics instead, and the
+ * bitmap's rows are this project's own layout (pidmap.h).  Linux's
  * pid_max is never below 301; a smaller table here wraps to 1.
  */
 #include <errno.h>
@@ -21,13 +22,48 @@
 #define RESERVED_PIDS	300
 #define BITS_PER_WORD	(8U * (unsigned int)sizeof(unsigned long))
 #define PIDMAP_WORDS	(RP_PID_MAX_LIMIT / BITS_PER_WORD)
+/* The words of one row: RP_PID_MAX_LIMIT / RP_PIDMAP_ROWS bits. */
+#define ROW_WORDS	(PIDMAP_WORDS / RP_PIDMAP_ROWS)
+
+/*
+ * Where number @nr's bit is (pidmap.h, "Layout"): bit nr / RP_PIDMAP_ROWS
+ * of row nr % RP_PIDMAP_ROWS, so that numbers handed out one after the
+ * other are in different rows, 512 bytes apart, and their claims and frees
+ * write different cache lines.  RP_BREAK_PIDMAP_DENSE, the naive twin,
+ * puts consecutive numbers side by side: 64 to a word, 512 to a line, which
+ * every fork of the moment then writes.
+ */
+#ifdef RP_BREAK_PIDMAP_DENSE
+static unsigned long *word_of(struct rp_pidmap *map, int nr)
+{
+	return &map->bits[(unsigned int)nr / BITS_PER_WORD];
+}
+
+static unsigned long bit_of(int nr)
+{
+	return 1UL << ((unsigned int)nr % BITS_PER_WORD);
+}
+#else
+static unsigned long *word_of(struct rp_pidmap *map, int nr)
+{
+	unsigned int row = (unsigned int)nr % RP_PIDMAP_ROWS;
+	unsigned int col = (unsigned int)nr / RP_PIDMAP_ROWS;
+
+	return &map->bits[row * ROW_WORDS + col / BITS_PER_WORD];
+}
+
+static unsigned long bit_of(int nr)
+{
+	return 1UL << ((unsigned int)nr / RP_PIDMAP_ROWS % BITS_PER_WORD);
+}
+#endif
 
 int rp_pidmap_init(struct rp_pidmap *map, unsigned int max)
 {
 	map->bits = rp_zalloc(PIDMAP_WORDS * sizeof(unsigned long));
 	if (!map->bits)
 		return -ENOMEM;
-	map->bits[0] = 1;	/* pid 0 is never handed out */
+	*word_of(map, 0) = bit_of(0);	/* pid 0 is never handed out */
 	map->max = max;
 	map->last = 0;
 	return 0;
@@ -39,17 +75,6 @@ void rp_pidmap_destroy(struct rp_pidmap *map)
 	map->bits = NULL;
 }
 
-/* The word of @nr's bit, and the bit. */
-static unsigned long *word_of(struct rp_pidmap *map, int nr)
-{
-	return &map->bits[(unsigned int)nr / BITS_PER_WORD];
-}
-
-static unsigned long bit_of(int nr)
-{
-	return 1UL << ((unsigned int)nr % BITS_PER_WORD);
-}
-
 /*
  * Set @bit in @word, which held @seen when the caller found the bit clear:
  * false if another claim or free changed the word first.
@@ -59,7 +84,6 @@ static bool claim(unsigned long *word, unsigned long seen, unsigned long bit)
 	RP_RACE_POINT(RP_RACE_PID_CLAIM, NULL);
 #ifdef RP_BREAK_PIDMAP_PLAIN_RMW
 	/* A plain read-modify-write: stores over a claim made since the load. */
-	rp_shared_write(RP_SHARED_PIDMAP);
 	uatomic_set(word, seen | bit);
 	return true;
 #else
@@ -67,12 +91,21 @@ static bool claim(unsigned long *word, unsigned long seen, unsigned long bit)
 	 * Full barrier (liburcu's cmpxchg): the new holder's use of the number
 	 * comes after the claim; pairs with cmm_smp_mb__before_uatomic_and in
 	 * rp_pidmap_free, which orders the last holder's use before the clear.
+	 * Not a shared write: the word is the number's row's, which the
+	 * numbers handed out around it do not write (word_of).
 	 */
-	return rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_cmpxchg(word, seen, seen | bit)) == seen;
+#ifdef RP_BREAK_PIDMAP_DENSE
+	rp_shared_write(RP_SHARED_PIDMAP);
+#endif
+	return uatomic_cmpxchg(word, seen, seen | bit) == seen;
 #endif
 }
 
-/* Claim the first number in [@from, @to) found free: the number, or -1. */
+/*
+ * Claim the first number in [@from, @to) found free: the number, or -1.
+ * One load a number: the next number is in the next row (word_of), so a
+ * word holds no run of numbers to pass over at once.
+ */
 static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to)
 {
 	unsigned int nr = from;
@@ -80,18 +113,12 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 	while (nr < to) {
 		unsigned long *word = word_of(map, (int)nr);
 		unsigned long seen = uatomic_read(word);
-		unsigned long free = ~seen & (~0UL << (nr % BITS_PER_WORD));
 
-		if (!free) {		/* the rest of the word is in use */
-			nr = (nr / BITS_PER_WORD + 1) * BITS_PER_WORD;
-			continue;
-		}
-		nr = nr / BITS_PER_WORD * BITS_PER_WORD + (unsigned int)__builtin_ctzl(free);
-		if (nr >= to)
-			break;
-		if (claim(word, seen, bit_of((int)nr)))
+		if (seen & bit_of((int)nr))
+			nr++;		/* in use when we looked */
+		else if (claim(word, seen, bit_of((int)nr)))
 			return (int)nr;
-		/* The word changed under us: look at nr again. */
+		/* else the word changed under us: look at nr again. */
 	}
 	return -1;
 }
@@ -107,10 +134,13 @@ static int claim_first(struct rp_pidmap *map, unsigned int from, unsigned int to
 #define STALE_CURSOR_KEPT	false
 #endif
 
-/* Clear @nr's bit: it may be claimed again. */
+/* Clear @nr's bit: it may be claimed again.  Its row's word, as claim's. */
 static void clear(struct rp_pidmap *map, int nr)
 {
-	rp_shared_rmw(RP_SHARED_PIDMAP, uatomic_and(word_of(map, nr), ~bit_of(nr)));
+#ifdef RP_BREAK_PIDMAP_DENSE
+	rp_shared_write(RP_SHARED_PIDMAP);
+#endif
+	uatomic_and(word_of(map, nr), ~bit_of(nr));
 }
 
 int rp_pidmap_alloc(struct rp_pidmap *map)

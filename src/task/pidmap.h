@@ -41,13 +41,32 @@
  * (clone3's set_tid) by the same compare-and-swap as the search, and
  * leaves the cursor where it is, as Linux's idr_alloc does.
  *
- * The allocator (the scan, the claim, the cursor) is this project's own:
- * liburcu has atomics but no bitmap allocator.
+ * Layout.  The bitmap is RP_PIDMAP_ROWS rows of 4,096 bits (512 bytes,
+ * 8 cache lines) each: number nr is bit nr / RP_PIDMAP_ROWS of row
+ * nr % RP_PIDMAP_ROWS.  The numbers handed out at about the same time lie
+ * next to each other (the cursor's order), so with 64 consecutive numbers
+ * to a word every fork of the moment would write the same word twice, at
+ * its claim and at its free: the line unrelated forks share.  Striped,
+ * two numbers share a word only if they are equal modulo RP_PIDMAP_ROWS
+ * (and a line only if they are also less than 512 * RP_PIDMAP_ROWS
+ * apart): numbers handed out less than RP_PIDMAP_ROWS apart never do, and
+ * an older number given back at the same moment does by the chance of
+ * its value, 1 in RP_PIDMAP_ROWS.  What is given up: the search reads
+ * one word per number, not one per 64, when it passes over numbers in
+ * use (docs/process.md, "Pid numbers").  The order, the uniqueness and
+ * the rest above are the layout's business nowhere: they hold of any
+ * mapping of numbers to bits of words.
+ *
+ * The allocator (the scan, the claim, the cursor, the layout) is this
+ * project's own: liburcu has atomics but no bitmap allocator.
  */
 #ifndef RP_TASK_PIDMAP_H
 #define RP_TASK_PIDMAP_H
 
 #include <stdbool.h>
+
+/* The bitmap's rows (Layout, above): consecutive numbers go to consecutive rows. */
+#define RP_PIDMAP_ROWS	1024U
 
 struct rp_pidmap {
 	int last;		/* (a) the cursor: a number handed out (cmpxchg) */

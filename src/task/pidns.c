@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include "task.h"
+#include "bucket.h"
 #include "../debug/cache.h"
 
 static unsigned int ptr_hash(const void *p, unsigned int bits)
@@ -21,13 +22,18 @@ static unsigned int ptr_hash(const void *p, unsigned int bits)
 	return (unsigned int)(h >> (64 - bits));
 }
 
-static struct cds_hlist_head *nr_bucket(struct rp_pidns_tables *tb, const struct rp_pidns *ns,
-					int nr)
+static unsigned int nr_index(const struct rp_pidns *ns, int nr)
 {
 	/* The root's multiplicative hash of the number, mixed with the namespace. */
 	uint32_t h = (uint32_t)nr * 0x9e370001U ^ (uint32_t)ptr_hash(ns, 32);
 
-	return &tb->by_nr[h >> (32 - RP_NSPID_HASH_BITS)];
+	return h >> (32 - RP_NSPID_HASH_BITS);
+}
+
+static struct cds_hlist_head *nr_bucket(struct rp_pidns_tables *tb, const struct rp_pidns *ns,
+					int nr)
+{
+	return &tb->by_nr[nr_index(ns, nr)];
 }
 
 static struct cds_hlist_head *pid_bucket(struct rp_pidns_tables *tb, const struct rp_pid *pid)
@@ -38,6 +44,27 @@ static struct cds_hlist_head *pid_bucket(struct rp_pidns_tables *tb, const struc
 static struct cds_hlist_head *task_bucket(struct rp_pidns_tables *tb, const struct rp_task *t)
 {
 	return &tb->children[ptr_hash(t, 8)];
+}
+
+/* B of bucket @i of any of @tb's tables. */
+static struct rp_spinlock *stripe(struct rp_pidns_tables *tb, unsigned int i)
+{
+	return &tb->locks[i % RP_NSPID_HASH_LOCKS];
+}
+
+static struct rp_spinlock *nr_lock(struct rp_pidns_tables *tb, const struct rp_upid *up)
+{
+	return stripe(tb, nr_index(up->ns, up->nr));
+}
+
+static struct rp_spinlock *pid_lock(struct rp_pidns_tables *tb, const struct rp_pid *pid)
+{
+	return stripe(tb, ptr_hash(pid, RP_NSPID_HASH_BITS));
+}
+
+static struct rp_spinlock *task_lock(struct rp_pidns_tables *tb, const struct rp_task *t)
+{
+	return stripe(tb, ptr_hash(t, 8));
 }
 
 /* The nested tables: made with the first namespace, before any can be found. */
@@ -145,7 +172,7 @@ static struct rp_pid_levels *levels_of(struct rp_pid *pid)
 	struct rp_pid_levels *lv;
 
 	rp_assert_read_section(&rp_pid_sys(pid)->sync);
-	/* Pairs with cds_hlist_add_head_rcu in rp_pid_levels_publish. */
+	/* Pairs with rcu_assign_pointer in rp_bucket_add (rp_pid_levels_publish). */
 	cds_hlist_for_each_entry_rcu_2(lv, pid_bucket(tables(rp_pid_sys(pid)), pid), hash)
 		if (lv->pid == pid)
 			return lv;
@@ -240,7 +267,7 @@ struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr)
 		return rp_pid_find_rcu(ns->sys, nr);
 	if (nr <= 0 || nr >= RP_PID_MAX_LIMIT)
 		return NULL;
-	/* Pairs with cds_hlist_add_head_rcu in rp_pid_levels_publish. */
+	/* Pairs with rcu_assign_pointer in rp_bucket_add (rp_pid_levels_publish). */
 	cds_hlist_for_each_entry_rcu_2(up, nr_bucket(tables(ns->sys), ns, nr), hash)
 		if (up->ns == ns && up->nr == nr)
 			return up->pid;
@@ -328,14 +355,15 @@ void rp_pid_levels_publish(struct rp_pid_levels *lv)
 	struct rp_pidns_tables *tb = lv->sys->pidns_tables;
 
 	rp_assert_update_held(&lv->sys->sync);
-	/* Complete before found: cds_hlist_add_head_rcu's rcu_assign_pointer. */
-	cds_hlist_add_head_rcu(&lv->hash, pid_bucket(tb, lv->pid));
+	/* Complete before found: rp_bucket_add's rcu_assign_pointer. */
+	rp_bucket_add(&lv->sys->sync, pid_lock(tb, lv->pid), &lv->hash, pid_bucket(tb, lv->pid));
 	for (unsigned int i = 0; i < lv->level; i++) {
 		struct rp_upid *up = &lv->up[i];
 
 		up->ns->nr_pids++;
 		up->pid = lv->pid;
-		cds_hlist_add_head_rcu(&up->hash, nr_bucket(tb, up->ns, up->nr));
+		rp_bucket_add(&lv->sys->sync, nr_lock(tb, up), &up->hash,
+			      nr_bucket(tb, up->ns, up->nr));
 	}
 }
 
@@ -359,7 +387,8 @@ void rp_pid_levels_unpublish(struct rp_pid *pid)
 
 	rp_assert_update_held(&lv->sys->sync);
 	for (unsigned int i = 0; i < lv->level; i++) {
-		cds_hlist_del_rcu(&lv->up[i].hash);
+		rp_bucket_del(&lv->sys->sync, nr_lock(lv->sys->pidns_tables, &lv->up[i]),
+			      &lv->up[i].hash);
 		pid_gone(lv->up[i].ns);
 	}
 	/*
@@ -387,7 +416,7 @@ void rp_pid_levels_release(struct rp_pid *pid)
 	struct rp_pid_levels *lv = levels_held(pid);
 
 	rp_assert_update_held(&lv->sys->sync);
-	cds_hlist_del_rcu(&lv->hash);
+	rp_bucket_del(&lv->sys->sync, pid_lock(lv->sys->pidns_tables, pid), &lv->hash);
 	rp_defer_release(&lv->sys->sync, &lv->rcu, levels_free);
 }
 
@@ -400,7 +429,7 @@ static struct rp_ns_children *children_of(struct rp_task *t)
 	rp_assert_read_section(&t->sys->sync);
 	if (!tb)
 		return NULL;
-	/* Pairs with cds_hlist_add_head_rcu in rp_task_set_ns_children. */
+	/* Pairs with rcu_assign_pointer in rp_bucket_add (rp_task_set_ns_children). */
 	cds_hlist_for_each_entry_rcu_2(c, task_bucket(tb, t), hash)
 		if (c->task == t)
 			return c;
@@ -434,7 +463,7 @@ void rp_task_drop_ns_children(struct rp_task *t)
 	if (!(t->flags & RP_PF_NS_CHILDREN))
 		return;
 	c = children_of(t);
-	cds_hlist_del_rcu(&c->hash);
+	rp_bucket_del(&t->sys->sync, task_lock(t->sys->pidns_tables, t), &c->hash);
 	rp_defer_release(&t->sys->sync, &c->rcu, children_free);
 	CMM_STORE_SHARED(t->flags, t->flags & ~RP_PF_NS_CHILDREN);
 }
@@ -454,8 +483,10 @@ int rp_task_set_ns_children(struct rp_task *self, struct rp_pidns *ns)
 	rp_update_lock(&self->sys->sync);
 	rp_task_drop_ns_children(self);
 	if (c) {
-		/* Complete before found: cds_hlist_add_head_rcu's rcu_assign_pointer. */
-		cds_hlist_add_head_rcu(&c->hash, task_bucket(self->sys->pidns_tables, self));
+		struct rp_pidns_tables *tb = self->sys->pidns_tables;
+
+		/* Complete before found: rp_bucket_add's rcu_assign_pointer. */
+		rp_bucket_add(&self->sys->sync, task_lock(tb, self), &c->hash, task_bucket(tb, self));
 		CMM_STORE_SHARED(self->flags, self->flags | RP_PF_NS_CHILDREN);
 	}
 	rp_update_unlock(&self->sys->sync);

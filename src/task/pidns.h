@@ -14,7 +14,7 @@
  * from (namespace, number) through another; both are the table's nested
  * tables, allocated when its first namespace is created.  Readers search
  * them under rp_read_lock with no lock of their own; inserts and removals
- * take the update lock, as the root's pid hash.
+ * take the chain's bucket lock (B, task/bucket.h), as the root's pid hash.
  */
 #ifndef RP_TASK_PIDNS_H
 #define RP_TASK_PIDNS_H
@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <urcu/hlist.h>
 #include "pidmap.h"
+#include "../sync/spinlock.h"
 #include "../sync/sync.h"
 
 struct rp_pid;
@@ -60,7 +61,7 @@ struct rp_pidns {
 
 /* One number of a pid in a namespace below the root. */
 struct rp_upid {
-	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-number hash */
+	struct cds_hlist_node hash;	/* (r, B) in the nested tables' by-number hash */
 	struct rp_pidns *ns;		/* (c) */
 	int nr;				/* (c) */
 	struct rp_pid *pid;		/* (c) whose number this is */
@@ -73,7 +74,7 @@ struct rp_upid {
  * after a grace period when the pid's memory goes.
  */
 struct rp_pid_levels {
-	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-pid hash */
+	struct cds_hlist_node hash;	/* (r, B) in the nested tables' by-pid hash */
 	struct rp_pid *pid;		/* (c) */
 	unsigned int level;		/* (c) its namespace's level, >= 1 */
 	struct rp_system *sys;		/* (c) */
@@ -92,17 +93,25 @@ struct rp_pid_levels {
  * beside the task, found by it (the task's RP_PF_NS_CHILDREN says there is one).
  */
 struct rp_ns_children {
-	struct cds_hlist_node hash;	/* (r, u) in the nested tables' by-task hash */
+	struct cds_hlist_node hash;	/* (r, B) in the nested tables' by-task hash */
 	struct rp_task *task;		/* (c) */
 	struct rp_pidns *ns;		/* (c) holds a reference */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;
 };
 
+/*
+ * B of the nested tables: one striped array for the three, bucket i of any
+ * of them under locks[i % RP_NSPID_HASH_LOCKS] (task/bucket.h): 4 KB
+ * beside the tables' 1 MB.
+ */
+#define RP_NSPID_HASH_LOCKS	1024U
+
 struct rp_pidns_tables {
-	struct cds_hlist_head by_nr[RP_NSPID_HASH_SIZE];	/* (r, u) rp_upid */
-	struct cds_hlist_head by_pid[RP_NSPID_HASH_SIZE];	/* (r, u) rp_pid_levels */
-	struct cds_hlist_head children[RP_NSCHILD_HASH_SIZE];	/* (r, u) rp_ns_children */
+	struct cds_hlist_head by_nr[RP_NSPID_HASH_SIZE];	/* (r, B) rp_upid */
+	struct cds_hlist_head by_pid[RP_NSPID_HASH_SIZE];	/* (r, B) rp_pid_levels */
+	struct cds_hlist_head children[RP_NSCHILD_HASH_SIZE];	/* (r, B) rp_ns_children */
+	struct rp_spinlock locks[RP_NSPID_HASH_LOCKS];		/* B of the three */
 };
 
 /* The root namespace of @sys: its numbers below @pid_max.  0 or -ENOMEM. */

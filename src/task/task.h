@@ -18,6 +18,8 @@
  *	(t)  touched only by the thread driving the task
  *	(w)  under that wait queue's own mutex
  *	(U)  under sys->users_lock
+ *	(B)  written under the hash chain's bucket lock (task/bucket.h) in
+ *	     rcu mode, under the global write lock in the lock modes
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then a siglock,
@@ -34,6 +36,7 @@
 #include "cputimers.h"
 #include "pidmap.h"
 #include "pidns.h"
+#include "../sync/spinlock.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -505,7 +508,8 @@ struct rp_pid {
 	 */
 	unsigned int users;
 	struct rp_task *task;		/* (r, u) the task whose tid this is */
-	struct cds_hlist_node hash;	/* (r, u) Group 2: in sys->pid_hash */
+	struct cds_hlist_node hash;	/* (r, B) Group 2: in sys->pid_hash, under
+					   its bucket's lock */
 	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
 					   the processes whose pgrp / sid this is */
 };
@@ -614,6 +618,12 @@ struct rp_count_row {
 #define RP_REGISTRY_BITS	8
 #define RP_REGISTRY_SHARDS	(1U << RP_REGISTRY_BITS)
 
+/*
+ * B of the pid hash: 4,096 packed stripes (16 KB beside the hash's 4 MB;
+ * task/bucket.h says why striped and packed).
+ */
+#define RP_PID_HASH_LOCKS	4096U
+
 struct rp_registry_shard {
 	pthread_mutex_t lock;
 	struct cds_list_head tasks;	/* lock: their ->registry */
@@ -626,8 +636,9 @@ struct rp_system {
 					   bitmap, no lock (pidmap.h) */
 	struct rp_pidns_tables *pidns_tables; /* (r, u) the nested namespaces' hashes,
 					   made with the first (pidns.h); NULL before */
-	struct cds_hlist_head *pid_hash; /* (r, u) RP_PID_HASH_SIZE buckets: inserts
-					   and removals still under the update lock */
+	struct cds_hlist_head *pid_hash; /* (r, B) RP_PID_HASH_SIZE buckets: each
+					   chain's inserts and removals under its
+					   bucket lock (task/bucket.h) */
 	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
@@ -644,6 +655,8 @@ struct rp_system {
 					   alone (rp_count_inc), summed on read */
 	void *counts_block;		/* (c) the allocation counts is aligned in */
 	void *registry_block;		/* (c) the allocation registry is aligned in */
+	struct rp_spinlock pid_hash_locks[RP_PID_HASH_LOCKS]; /* B of sys->pid_hash:
+					   bucket i's is i % RP_PID_HASH_LOCKS */
 };
 
 /* 2^19 buckets: chains of at most 8 pids on average at RP_PID_MAX_LIMIT. */
@@ -969,6 +982,16 @@ void rp_pid_detach(struct rp_pid *pid);
 void rp_pid_tty_hold(struct rp_pid *pid);
 /* Let go of that hold (update lock); the struct goes after RCU if nothing else holds it. */
 void rp_pid_tty_unhold(struct rp_pid *pid);
+/*
+ * @pid into sys->pid_hash and out of it, under its bucket's lock alone (B,
+ * task/bucket.h): safe without the update lock in rcu mode, the global
+ * write lock held in the lock modes.  rp_pid_publish and rp_pid_detach
+ * call them; the tests call them without the update lock.
+ */
+void rp_pid_hash_add(struct rp_pid *pid);
+void rp_pid_hash_del(struct rp_pid *pid);
+/* The pid hash's bucket of number @nr (0 .. RP_PID_HASH_SIZE - 1). */
+unsigned int rp_pid_hash_index(int nr);
 /* The pid numbered @nr, under rp_read_lock; NULL if none. */
 struct rp_pid *rp_pid_find_rcu(struct rp_system *sys, int nr);
 /* The task whose tid is @nr, under rp_read_lock; NULL if none. */

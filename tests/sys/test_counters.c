@@ -213,7 +213,13 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	 */
 	[RP_SHARED_RLIMIT_REF] = 0,
 	[RP_SHARED_PID_CURSOR] = 1,	/* fork moves the pid cursor */
-	[RP_SHARED_PIDMAP] = 2,		/* the number's bit set at fork, cleared at release */
+	/*
+	 * None: the number's bit, set at fork and cleared at release, is in
+	 * its row of the pid bitmap, which the numbers handed out around it
+	 * do not write (src/task/pidmap.h, "Layout").  With 64 consecutive
+	 * numbers to a word it was 2 a cycle.
+	 */
+	[RP_SHARED_PIDMAP] = 0,
 	/*
 	 * None: the reaped process's block goes onto this thread's own
 	 * reclaim batch and is taken off it there (with one batch for every

@@ -57,7 +57,7 @@ Test(pidmap, small_max_wraps_to_1, .fini = map_destroy)
 	cr_assert_eq(rp_pidmap_alloc(&map), -EAGAIN);
 }
 
-/* A word full of numbers in use is passed over; the search goes on in the next. */
+/* A run of numbers in use is passed over; the search goes on after it. */
 Test(pidmap, skips_full_words, .fini = map_destroy)
 {
 	map_init(1000);
@@ -227,27 +227,111 @@ static void *claim_given(void *arg)
 
 /*
  * exact_claim_race: thread A found number 5 free and is held before its
- * compare-and-swap (RP_RACE_PID_CLAIM) while this thread claims 6, in the
- * same word.  A's swap then fails, it looks again and takes 5: both
- * claims stand.  A plain read-modify-write (RP_BREAK_PIDMAP_PLAIN_RMW)
- * stores A's stale word over the claim of 6, which is then free while
- * held: the next allocation hands out 6 again, every time.
+ * compare-and-swap (RP_RACE_PID_CLAIM) while this thread claims 5 +
+ * RP_PIDMAP_ROWS, in the same word (the same row).  A's swap then fails,
+ * it looks again and takes 5: both claims stand.  A plain
+ * read-modify-write (RP_BREAK_PIDMAP_PLAIN_RMW) stores A's stale word over
+ * the other claim, whose number is then free while held: claimed again,
+ * every time.
  */
+#define SAME_ROW	(5 + (int)RP_PIDMAP_ROWS)
+
 Test(pidmap, exact_claim_race, .fini = map_destroy)
 {
 	pthread_t a;
 	int theirs = 5;
 
-	map_init(64);
+	map_init(2 * RP_PIDMAP_ROWS);
 	rp_pidmap_set_last(&map, 5);
 	hold_at_claim(&a, claim_given, &theirs);
-	cr_assert_eq(rp_pidmap_claim(&map, 6), 0);	/* the hook lets this one pass */
+	cr_assert_eq(rp_pidmap_claim(&map, SAME_ROW), 0);	/* the hook lets this one pass */
 	release_held(a);
 	cr_assert_eq(theirs, 0);
-	cr_assert_eq(rp_pidmap_alloc(&map), 7, "number 6, claimed, handed out again");
-	for (int nr = 5; nr <= 7; nr++)
-		rp_pidmap_free(&map, nr);
+	cr_assert_eq(rp_pidmap_claim(&map, SAME_ROW), -EEXIST,
+		     "number %d, claimed, free again", SAME_ROW);
+	cr_assert_eq(rp_pidmap_alloc(&map), 6);
+	rp_pidmap_free(&map, 5);
+	rp_pidmap_free(&map, 6);
+	rp_pidmap_free(&map, SAME_ROW);
+	rp_pidmap_set_last(&map, 0);	/* past 300 the wrap would skip 1..299 */
+	expect_all_free(2 * RP_PIDMAP_ROWS);
+}
+
+/*
+ * neighbours_apart: thread A found number 1 free and is held before its
+ * compare-and-swap (RP_RACE_PID_CLAIM) while this thread claims 2 and
+ * gives back 3, the numbers handed out around A's in the cursor's order.
+ * They are in other rows (pidmap.h, "Layout"), so A's word is unchanged
+ * and its swap succeeds at its first look: nothing of A's claim is on a
+ * line its neighbours wrote.  With 64 consecutive numbers to a word
+ * (RP_BREAK_PIDMAP_DENSE) the neighbours changed A's word and A looks
+ * again, every time.
+ */
+static __thread bool counted;
+static unsigned int counted_looks;
+
+static void count_looks(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_PID_CLAIM && counted)
+		uatomic_inc(&counted_looks);
+	race_hook(where, t);
+}
+
+static void *alloc_counted(void *arg)
+{
+	counted = true;
+	return alloc_one(arg);
+}
+
+Test(pidmap, neighbours_apart, .fini = map_destroy)
+{
+	pthread_t a;
+	int theirs = 0;
+
+	map_init(64);
+	cr_assert_eq(rp_pidmap_claim(&map, 3), 0);
+	counted_looks = 0;
+	arm(RP_RACE_PID_CLAIM, NULL, true, false);
+	rp_debug_race_hook(count_looks);
+	cr_assert_eq(pthread_create(&a, NULL, alloc_counted, &theirs), 0);
+	cr_assert(await_reached(UINT_MAX));
+	cr_assert_eq(rp_pidmap_claim(&map, 2), 0);	/* the hook lets this one pass */
+	rp_pidmap_free(&map, 3);
+	release_held(a);
+	cr_assert_eq(theirs, 1);
+	cr_assert_eq(uatomic_read(&counted_looks), 1,
+		     "a claim looked %u times at its word: its neighbours wrote it",
+		     uatomic_read(&counted_looks));
+	rp_pidmap_free(&map, 1);
+	rp_pidmap_free(&map, 2);
 	expect_all_free(64);
+}
+
+/*
+ * The whole space, RP_PID_MAX_LIMIT numbers over every row and every word:
+ * each handed out once in order, then EAGAIN; one given back in the middle
+ * of the last row's words is found by the wrap, the search passing over
+ * every other number in use.
+ */
+Test(pidmap, whole_space, .fini = map_destroy)
+{
+	const int mid = RP_PID_MAX_LIMIT / 2 + (int)RP_PIDMAP_ROWS - 1;
+
+	map_init(RP_PID_MAX_LIMIT);
+	for (int nr = 1; nr < RP_PID_MAX_LIMIT; nr++)
+		if (rp_pidmap_alloc(&map) != nr)
+			cr_assert_fail("number %d not handed out in order", nr);
+	cr_assert_eq(rp_pidmap_alloc(&map), -EAGAIN);
+	rp_pidmap_free(&map, mid);
+	cr_assert_not(rp_pidmap_used(&map, mid));
+	cr_assert(rp_pidmap_used(&map, mid - 1) && rp_pidmap_used(&map, mid + 1));
+	cr_assert_eq(rp_pidmap_alloc(&map), mid);
+	cr_assert_eq(rp_pidmap_alloc(&map), -EAGAIN);
+	for (int nr = 1; nr < RP_PID_MAX_LIMIT; nr++)
+		rp_pidmap_free(&map, nr);
+	rp_pidmap_set_last(&map, 0);
+	cr_assert_eq(rp_pidmap_alloc(&map), 1);
+	rp_pidmap_free(&map, 1);
 }
 
 /*

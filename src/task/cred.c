@@ -219,6 +219,18 @@ static void nproc_refill(struct rp_system *sys, struct rp_user *u, unsigned long
 }
 
 /*
+ * RP_BREAK_NPROC_SPEND_UNCHECKED: a fork that finds a reserve in its
+ * thread's row takes it for room under its own limit, which the reserve
+ * was never checked against (another process of the uid, with a higher
+ * limit or none, took it).
+ */
+#ifdef RP_BREAK_NPROC_SPEND_UNCHECKED
+#define SPEND_COMPARES false
+#else
+#define SPEND_COMPARES true
+#endif
+
+/*
  * RP_BREAK_NPROC_CHECK_FIRST: the shared count is compared with the
  * limit before the child is counted in it, so that two forks at the limit
  * may both compare, then both count, and both pass.
@@ -239,7 +251,7 @@ int rp_nproc_charge(struct rp_task *self, const struct rp_cred *c, rlim_t limit)
 		 * charge before it in that order, as a count that never reads
 		 * low (pairs with the full barriers of every other charge).
 		 */
-		if (!checked || uatomic_read(&u->processes) <= limit)
+		if (!checked || !SPEND_COMPARES || uatomic_read(&u->processes) <= limit)
 			return 0;
 		uatomic_inc(row);	/* back: the shared count decides */
 	}

@@ -144,8 +144,8 @@ Test(nproc, reserves_drained_for_the_limit)
  * section).  The fold waits for that section: the child's reference is
  * counted, and the credentials stay for their last holder.
  * RP_BREAK_CRED_FOLD_EARLY folds at once and loses it: the credentials
- * are freed under their holder (one live credential too few; ASan or the
- * poisoning reads the rest).
+ * are freed under their holder: its uid reads the poison of the freed
+ * object (ASan: use after poison), and one live credential is missing.
  */
 /* The credentials were freed under their holder: no teardown walks into them. */
 static bool creds_lost;
@@ -177,9 +177,9 @@ Test(cred_fold, get_while_owner_lets_go, .init = start_rcu, .fini = finish_unles
 	rp_deferred_barrier();
 	rp_system_counts(sys, &after);
 	creds_lost = after.creds != before.creds + 2;
+	cr_expect_eq(rp_getuid(x), 1000, "x's credentials were freed under it");
 	cr_assert(!creds_lost, "live credentials: %lu, not init's, x's and o's new ones",
 		  after.creds);
-	cr_assert_eq(rp_getuid(x), 1000);
 	end_child(o, x);
 	end_child(init, o);
 }

@@ -66,7 +66,7 @@ static unsigned char column_take(unsigned char *used)
 	return (unsigned char)(__builtin_ctz(free) + 1);
 }
 
-/* Give column 1 + @col - 1 of @used back (under the users lock). */
+/* Give column 1 + @column - 1 of @used back (under the users lock). */
 static void column_give(unsigned char *used, unsigned char column)
 {
 	*used &= (unsigned char)~(1U << (column - 1));
@@ -123,17 +123,26 @@ void rp_user_put(struct rp_system *sys, struct rp_user *u)
 
 /* ---- RLIMIT_NPROC: a user's count, batched in thread slots ---- */
 
-/* This thread's reserve of @u's count; NULL if @u has no column or the thread no slot. */
-static unsigned long *nproc_row(struct rp_system *sys, const struct rp_user *u)
+/*
+ * The calling thread's row of @sys->ref_rows for a count of column
+ * 1 + @column - 1; NULL if the count has no column (0) or the thread no slot.
+ */
+static struct rp_ref_row *own_row(struct rp_system *sys, unsigned char column)
 {
 	unsigned int slot;
 
-	if (!u->column)
+	if (!column)
 		return NULL;
 	slot = rp_thread_slot();
-	if (slot == RP_SLOT_SHARED)
-		return NULL;
-	return &sys->ref_rows[slot].nproc[u->column - 1];
+	return slot == RP_SLOT_SHARED ? NULL : &sys->ref_rows[slot];
+}
+
+/* This thread's reserve of @u's count; NULL if @u has no column or the thread no slot. */
+static unsigned long *nproc_row(struct rp_system *sys, const struct rp_user *u)
+{
+	struct rp_ref_row *row = own_row(sys, u->column);
+
+	return row ? &row->nproc[u->column - 1] : NULL;
 }
 
 /* Take one from the reserve at @row, if it holds any. */
@@ -339,12 +348,9 @@ struct rp_cred *rp_cred_alloc(struct rp_system *sys, const struct rp_task *owner
  */
 static long *cred_row(struct rp_cred *c)
 {
-	unsigned int slot;
+	struct rp_ref_row *row = own_row(c->sys, c->column);
 
-	if (!c->column)
-		return NULL;
-	slot = rp_thread_slot();
-	if (slot == RP_SLOT_SHARED)
+	if (!row)
 		return NULL;
 	rcu_read_lock();
 	/*
@@ -354,7 +360,7 @@ static long *cred_row(struct rp_cred *c)
 	 */
 	if (CMM_LOAD_SHARED(c->per_slot)) {
 		RP_RACE_POINT(RP_RACE_CRED_PER_SLOT, NULL);
-		return &c->sys->ref_rows[slot].cred[c->column - 1];
+		return &row->cred[c->column - 1];
 	}
 	rcu_read_unlock();
 	return NULL;

@@ -31,9 +31,10 @@
  *      (RP_BREAK_CRED_FOLD_EARLY): a get that read the flag set adds to its
  *      row after the fold, its reference is lost, and K's put frees the
  *      credentials under X;
- *  -DBROKEN_NO_BIAS: ->refs holds the owner's reference without the bias:
- *      a put in ->refs between the clear and the fold (K's, whose get was
- *      in a row) takes it to 0 while X still holds them.
+ *  -DBROKEN_NO_BIAS: ->refs holds the owner's reference without the bias
+ *      (RP_BREAK_CRED_NO_BIAS): a put in ->refs between the clear and the
+ *      fold (K's, whose get was in a row) takes it to 0 while X still
+ *      holds them.
  *
  * Run: spin -a cred_fold.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */

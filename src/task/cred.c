@@ -34,8 +34,14 @@ static struct rp_cache cred_cache = RP_CACHE_INIT("cred", struct rp_cred);
  * Added to a per-slot count's ->refs until its fold, so that no put in
  * the shared count can take it to zero while the rows still count
  * references (a get in a row and its put in ->refs).
+ * RP_BREAK_CRED_NO_BIAS: none, and such a put between the owner's put
+ * and the fold frees the credentials under their other holders.
  */
+#ifdef RP_BREAK_CRED_NO_BIAS
+#define CRED_BIAS	0UL
+#else
 #define CRED_BIAS	(1UL << 62)
+#endif
 
 static struct cds_hlist_head *users_bucket(struct rp_system *sys, uid_t uid)
 {

@@ -146,6 +146,10 @@ Test(nproc, reserves_drained_for_the_limit)
  * RP_BREAK_CRED_FOLD_EARLY folds at once and loses it: the credentials
  * are freed under their holder: its uid reads the poison of the freed
  * object (ASan: use after poison), and one live credential is missing.
+ * The child's put then comes before the fold (a deferred release waits
+ * for the test's barrier: the reclaim batch is far from full), from
+ * ->refs: RP_BREAK_CRED_NO_BIAS, without the bias that keeps ->refs above
+ * 0 until the fold, frees them there.
  */
 /* The credentials were freed under their holder: no teardown walks into them. */
 static bool creds_lost;

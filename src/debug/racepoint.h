@@ -135,6 +135,16 @@ enum rp_race_point {
 	   to wait for it (task/bucket.c, rcu mode; no lock held but the
 	   caller's); @t NULL. */
 	RP_RACE_BUCKET_WAITS,
+	/* A fork by @t counted its child against its user's RLIMIT_NPROC,
+	   from its thread's reserve or in the shared count, and has not
+	   compared the count with the limit yet, unless
+	   RP_BREAK_NPROC_CHECK_FIRST compared first (task/cred.c; no lock
+	   held, no read section). */
+	RP_RACE_NPROC_COUNTED,
+	/* A get or put of credentials found them counted per thread slot and
+	   has not added to its slot's row yet (task/cred.c; in a read
+	   section, whatever the caller holds); @t NULL. */
+	RP_RACE_CRED_PER_SLOT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -87,6 +87,14 @@ static inline void rp_slot_add(unsigned long *counter, unsigned int slot, long d
 	CMM_STORE_SHARED(*counter, v + delta);
 }
 
+/*
+ * 1 + the highest slot any thread has taken so far: the rows past it were
+ * never written.  A thread's first count takes its slot before it writes
+ * its row, so a sum that reads this first and then the rows below it
+ * misses no row written before the read.
+ */
+unsigned int rp_thread_slots_used(void);
+
 /* Threads that hold a slot now (tests). */
 unsigned int rp_debug_slots_taken(void);
 

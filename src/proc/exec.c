@@ -270,7 +270,7 @@ static int check_nproc_exceeded(struct rp_task *self)
 		return -ESRCH;
 	limit = rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur;
 	rp_unlock_sighand(sh);
-	if (uatomic_read(&self->cred->user->processes) > limit)
+	if (rp_nproc_over(self->sys, self->cred->user, limit))
 		return -EAGAIN;
 	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
 	return 0;

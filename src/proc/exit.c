@@ -108,7 +108,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
-	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&t->cred->user->processes));
+	rp_nproc_uncharge(t->sys, t->cred->user);
 	return exec_waits;
 }
 

@@ -83,22 +83,6 @@ fail:
 }
 
 /*
- * Count the child against its user's RLIMIT_NPROC (Linux's copy_creds and
- * is_rlimit_overlimit): counted first, then checked, so concurrent forks
- * never pass the limit together.  Root and CAP_SYS_RESOURCE/CAP_SYS_ADMIN
- * are exempt.  Released in rp_release_task.
- */
-static int charge_nproc(const struct rp_cred *c, rlim_t limit)
-{
-	if (rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_add_return(&c->user->processes, 1)) <= limit ||
-	    c->uid == 0 ||
-	    rp_cred_capable(c, RP_CAP_SYS_RESOURCE) || rp_cred_capable(c, RP_CAP_SYS_ADMIN))
-		return 0;
-	rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&c->user->processes));
-	return -EAGAIN;
-}
-
-/*
  * The child's task: a thread's, allocated on its own; a process's, in a
  * block with its group and, unless CLONE_SIGHAND, its own handler table
  * (struct rp_process).  NULL on ENOMEM.
@@ -330,7 +314,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 static void free_unlinked(struct rp_task *p, bool charged)
 {
 	if (charged)
-		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&p->cred->user->processes));
+		rp_nproc_uncharge(p->sys, p->cred->user);
 	if (p->sighand)
 		rp_sighand_put(p->sighand);
 	rp_task_free_now(p);		/* drops ->signal and ->cred */
@@ -362,7 +346,8 @@ static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_p
 	memcpy(p->comm, self->comm, sizeof(p->comm));
 	/* The fork window is open: widen it (torture). */
 	RP_TORTURE_DELAY();
-	err = charge_nproc(p->cred, nproc);
+	/* RLIMIT_NPROC, counted first, then compared; released in rp_release_task. */
+	err = rp_nproc_charge(self, p->cred, nproc);
 	if (err) {
 		cancel_record(self, rec);
 		free_unlinked(p, false);

@@ -78,8 +78,8 @@ int rp_cap_has(struct rp_task *self, int cap)
 static void flag_nproc_exceeded(struct rp_task *self, const struct rp_cred *new)
 {
 	rp_assert_siglock_held(self);
-	if (new->uid != 0 && uatomic_read(&new->user->processes) >
-			     rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur)
+	if (new->uid != 0 &&
+	    rp_nproc_over(self->sys, new->user, rp_task_rlimit(self, RLIMIT_NPROC)->rlim_cur))
 		CMM_STORE_SHARED(self->flags, self->flags | RP_PF_NPROC_EXCEEDED);
 	else
 		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_NPROC_EXCEEDED);
@@ -101,7 +101,7 @@ static int set_creds(struct rp_task *self, uid_t uid, uid_t euid, uid_t suid,
 		     uint64_t caps, uint64_t permitted)
 {
 	struct rp_cred *old = self->cred;
-	struct rp_cred *new = rp_cred_alloc(self->sys, uid, euid, suid, caps);
+	struct rp_cred *new = rp_cred_alloc(self->sys, self, uid, euid, suid, caps);
 	bool changed_identity;
 	struct rp_sighand *sh;
 

@@ -29,7 +29,7 @@ static int create_init(struct rp_system *sys)
 
 	if (t) {
 		t->sighand = rp_process_sighand(proc);
-		t->cred = rp_cred_alloc(sys, 0, 0, 0, ALL_CAPS);
+		t->cred = rp_cred_alloc(sys, t, 0, 0, 0, ALL_CAPS);
 		if (t->cred)
 			t->pid = rp_pid_alloc_for(t, &sys->pidns, NULL, &lv, &err);
 		if (t->pid)
@@ -102,16 +102,21 @@ int rp_system_create(const struct rp_system_opts *opts, struct rp_system **out)
 	sys->counts_block = rp_zalloc(RP_SLOT_ROWS * sizeof(*sys->counts) + RP_CACHE_LINE);
 	sys->registry_block = rp_zalloc(RP_REGISTRY_SHARDS * sizeof(*sys->registry) +
 					RP_CACHE_LINE);
-	if (err || !sys->pid_hash || !sys->counts_block || !sys->registry_block) {
+	/* A thread past the slots counts in the shared counts: no row for it. */
+	sys->ref_rows_block = rp_zalloc(RP_THREAD_SLOTS * sizeof(*sys->ref_rows) + RP_CACHE_LINE);
+	if (err || !sys->pid_hash || !sys->counts_block || !sys->registry_block ||
+	    !sys->ref_rows_block) {
 		rp_pidns_destroy_root(sys);
 		rp_free(sys->pid_hash);
 		rp_free(sys->counts_block);
 		rp_free(sys->registry_block);
+		rp_free(sys->ref_rows_block);
 		rp_free(sys);
 		return -ENOMEM;
 	}
 	sys->counts = first_line(sys->counts_block);
 	sys->registry = first_line(sys->registry_block);
+	sys->ref_rows = first_line(sys->ref_rows_block);
 	rp_sync_init(&sys->sync, opts->mode);
 	CDS_INIT_LIST_HEAD(&sys->tasks);
 	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++) {
@@ -210,6 +215,7 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_sync_destroy(&sys->sync);
 	rp_free(sys->counts_block);
 	rp_free(sys->registry_block);
+	rp_free(sys->ref_rows_block);
 	rp_pidns_destroy_root(sys);
 	rp_free(sys->pid_hash);
 	rp_free(sys);

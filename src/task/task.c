@@ -79,7 +79,7 @@ static void task_drop_group(struct rp_task *t)
 	if (t->signal && rp_signal_put(t->signal))
 		rp_process_part_dead(rp_process_of(t->signal), RP_PART_SIGNAL);
 	if (t->cred)
-		rp_cred_put(t->cred);
+		rp_cred_put(t->cred, t);
 }
 
 /*

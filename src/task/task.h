@@ -75,25 +75,70 @@ static inline unsigned int rp_address_bucket(const void *obj, unsigned int bits)
 	return (unsigned int)(((uint64_t)(uintptr_t)obj * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
-/* Per-uid accounting (Group 1: not read-mostly, so its own lock). */
+/*
+ * Per-uid accounting (Group 1: not read-mostly, so its own lock).
+ * RLIMIT_NPROC's count is batched (cred.c, docs/process.md, "The uid
+ * count"): @processes is the tasks of this uid plus the reserve that
+ * thread slots hold in their rows of @column, taken from it and given
+ * back under the (U) lock, and spent and refilled by their own thread
+ * with atomics on their own row.
+ */
 struct rp_user {
 	uid_t uid;			/* (c) */
+	unsigned char column;		/* (c) 1 + its column of sys->ref_rows'
+					   nproc reserves; 0: none, counted in
+					   @processes alone */
 	unsigned long refs;		/* (U) */
-	unsigned long processes;	/* (a) tasks of this uid: RLIMIT_NPROC */
+	unsigned long processes;	/* (a) tasks of this uid and the reserves
+					   of its column: RLIMIT_NPROC */
 	unsigned long sigpending;	/* (a) queued signals: RLIMIT_SIGPENDING */
 	struct cds_hlist_node node;	/* (U) in sys->users */
 };
 
-/* Credentials: immutable once published; replaced whole, freed after RCU. */
+/*
+ * Credentials: immutable once published; replaced whole, freed after RCU.
+ * Counted per thread slot while their owner (the task that committed
+ * them) holds them: a get or put of another holder adds to its own
+ * slot's row of @column, and the owner's put folds the rows into @refs a
+ * grace period later (cred.c, docs/process.md, "The credentials'
+ * reference").
+ */
 struct rp_cred {
-	unsigned long refs;		/* (a) */
+	unsigned long refs;		/* (a) the references, plus a bias while the
+					   rows count the others' (cred.c) */
 	uid_t uid, euid, suid;		/* (c) */
+	unsigned char column;		/* (c) 1 + its column of sys->ref_rows'
+					   references; 0: counted in @refs alone */
+	unsigned char per_slot;		/* (a) the rows count gets and puts: set at
+					   the allocation, cleared by the owner's put;
+					   read under RCU */
 	uint64_t caps;			/* (c) effective capabilities, bit = RP_CAP_* */
 	uint64_t caps_permitted;	/* (c) what caps may be raised back to */
 	struct rp_user *user;		/* (c) holds a reference: uid's accounting */
 	struct rp_system *sys;		/* (c) */
+	const struct rp_task *owner;	/* (a) the task whose reference is the
+					   creator's, until it puts it; NULL after */
 	struct rp_deferred rcu;
 };
+
+/*
+ * A thread slot's row of the counts that fork and exit move on lines every
+ * process of a uid would share (cred.c): a line apart from every other
+ * slot's, so that a slot's thread writes no line another thread writes.
+ */
+#define RP_CRED_COLUMNS		8	/* credentials counted per slot at once */
+#define RP_NPROC_COLUMNS	8	/* users whose RLIMIT_NPROC count is batched */
+
+struct rp_ref_row {
+	/* (t) the slot's gets minus its puts of the credentials of each
+	   column; read and cleared by the fold, a grace period after the
+	   owner's put (no thread adds to the column then). */
+	long cred[RP_CRED_COLUMNS];
+	/* (a) the slot's reserve of each column's user, taken from its
+	   ->processes: spent and refilled by the slot's thread, taken back
+	   by any thread under the (U) lock. */
+	unsigned long nproc[RP_NPROC_COLUMNS];
+} __attribute__((aligned(RP_CACHE_LINE)));
 
 /* A queued signal with its siginfo (real-time signals queue, others coalesce). */
 struct rp_sigqueue {
@@ -647,6 +692,10 @@ struct rp_system {
 					   what rp_is_global_init compares */
 	pthread_mutex_t users_lock;	/* the lock of (U) fields */
 	struct cds_hlist_head users[64]; /* (U) rp_user by uid */
+	unsigned char cred_columns;	/* (U) the columns of ref_rows' cred in use, a bit each */
+	unsigned char nproc_columns;	/* (U) the columns of ref_rows' nproc in use */
+	struct rp_ref_row *ref_rows;	/* (c) a row per thread slot (cred.c) */
+	void *ref_rows_block;		/* (c) the allocation ref_rows is aligned in */
 	struct rp_registry_shard *registry; /* (c) RP_REGISTRY_SHARDS lists: every
 					   task struct with a reference, for
 					   teardown (rp_registry_shard_of) */
@@ -919,10 +968,28 @@ static inline void rp_wake_up_parent(struct rp_task *p)
 /* Credentials and per-uid accounting. */
 void rp_user_ref(struct rp_system *sys, struct rp_user *u);
 void rp_user_put(struct rp_system *sys, struct rp_user *u);
-struct rp_cred *rp_cred_alloc(struct rp_system *sys, uid_t uid, uid_t euid,
-			      uid_t suid, uint64_t caps);
+/*
+ * Credentials whose one reference is @owner's, the task that will commit
+ * them (counted per thread slot until @owner puts that reference, in rcu
+ * mode while a column is free); NULL on ENOMEM.
+ */
+struct rp_cred *rp_cred_alloc(struct rp_system *sys, const struct rp_task *owner,
+			      uid_t uid, uid_t euid, uid_t suid, uint64_t caps);
+/* A reference for a new holder of @c, which a holder of @c takes. */
 struct rp_cred *rp_cred_get(struct rp_cred *c);
-void rp_cred_put(struct rp_cred *c);
+/* @holder lets go of its reference to @c (its owner's, or one rp_cred_get took). */
+void rp_cred_put(struct rp_cred *c, const struct rp_task *holder);
+/*
+ * RLIMIT_NPROC (Linux's inc_rlimit_ucounts and is_rlimit_overlimit): count
+ * @self's new task of @c's user and compare the count with @limit unless @c is
+ * exempt (root, CAP_SYS_RESOURCE, CAP_SYS_ADMIN): 0, or -EAGAIN and
+ * nothing counted.  No lock held.
+ */
+int rp_nproc_charge(struct rp_task *self, const struct rp_cred *c, rlim_t limit);
+/* A task of @u's counted by rp_nproc_charge is gone (released or never published). */
+void rp_nproc_uncharge(struct rp_system *sys, struct rp_user *u);
+/* Does @u have more tasks than @limit?  Exact when no task of @u forks or goes meanwhile. */
+bool rp_nproc_over(struct rp_system *sys, struct rp_user *u, rlim_t limit);
 /* The credentials of @t, under rp_read_lock. */
 static inline struct rp_cred *rp_task_cred_rcu(struct rp_task *t)
 {

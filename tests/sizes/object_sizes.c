@@ -165,9 +165,10 @@ int main(void)
 	OBJECT(rp_cred,
 		FIELD(struct rp_cred, refs), FIELD(struct rp_cred, uid),
 		FIELD(struct rp_cred, euid), FIELD(struct rp_cred, suid),
+		FIELD(struct rp_cred, column), FIELD(struct rp_cred, per_slot),
 		FIELD(struct rp_cred, caps), FIELD(struct rp_cred, caps_permitted),
 		FIELD(struct rp_cred, user), FIELD(struct rp_cred, sys),
-		FIELD(struct rp_cred, rcu));
+		FIELD(struct rp_cred, owner), FIELD(struct rp_cred, rcu));
 	printf("shared, not per process: struct rp_action_table %zu bytes (a private copy\n"
 	       "once a handler is installed), struct rp_rlimits %zu bytes (a copy once a\n"
 	       "limit is changed), struct rp_cred (fork shares the parent's); struct\n"

@@ -205,8 +205,16 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	 * magazine takes the depot's lock, RP_CACHE_MAG objects at a time:
 	 * cache_exchanges_max below.  With one lock per cache it was 2 a cycle.
 	 */
-	[RP_SHARED_UID_COUNT] = 2,	/* RLIMIT_NPROC's count up and down */
-	[RP_SHARED_CRED_REF] = 2,	/* the child shares its parent's credentials */
+	/*
+	 * None: RLIMIT_NPROC's count up at fork and down at release come out
+	 * of this thread's reserve and go back into it (src/task/cred.c), a
+	 * batch taken from the uid's count by the warming cycle; and the
+	 * child's reference to init's credentials, which init owns, is
+	 * counted in this thread's row until init lets go of them.  With
+	 * the one count of each they were 2 a cycle apiece.
+	 */
+	[RP_SHARED_UID_COUNT] = 0,
+	[RP_SHARED_CRED_REF] = 0,
 	/*
 	 * None: the child shares init's limits, the static default, which
 	 * takes no reference (2 when init had a block of its own).

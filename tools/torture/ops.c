@@ -136,7 +136,7 @@ pid_t tt_pick_target(struct worker *w)
 
 	if (r == 0)
 		return 1 << 21;		/* most likely no such process: ESRCH */
-	if (r < 8 || n == 0)
+	if (r < 8 || n == 0 || tt_disjoint(w->cfg))
 		return tt_pick_live(w)->tgid;
 	return uatomic_read(&recent[rng_below(w, n < RECENT ? (unsigned int)n : RECENT)]);
 }
@@ -733,9 +733,15 @@ bool tt_worker_full(const struct worker *w)
 	return w->nh >= w->cfg->procs / w->cfg->threads + 2;
 }
 
+/* --overlap P: P percent of the operations run on the shared part of the tree. */
+static bool shared_turn(struct worker *w)
+{
+	return w->cfg->overlap_given && w->cfg->overlap && rng_below(w, 100) < w->cfg->overlap;
+}
+
 void tt_worker_run_op(struct worker *w)
 {
-	enum op_kind k = pick_op(w);
+	enum op_kind k = shared_turn(w) ? OP_HOT : pick_op(w);
 	struct handle *h = tt_pick_live(w);
 
 	if (tt_worker_full(w) && (k == OP_FORK || k == OP_CLONE))

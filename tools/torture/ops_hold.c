@@ -6,6 +6,7 @@
  * thread of that process execs and forks.
  */
 #include <errno.h>
+#include <rcuproc/pgrp.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <urcu/uatomic.h>
@@ -58,6 +59,20 @@ static void *kill_all_thread(void *arg)
 	tt_hold_arm(&c->hold);
 	c->start = tt_clock_tick();
 	c->ret = rp_kill(c->t, -1, c->sig);
+	tt_hold_disarm();
+	uatomic_set(&c->done, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+static void *killpg_thread(void *arg)
+{
+	struct held_call *c = arg;
+
+	rp_thread_register();
+	tt_hold_arm(&c->hold);
+	c->start = tt_clock_tick();
+	c->ret = rp_killpg(c->t, c->pid, c->sig);
 	tt_hold_disarm();
 	uatomic_set(&c->done, 1);
 	rp_thread_unregister();
@@ -212,4 +227,71 @@ void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 	e->a = cpid;
 	e->c = kh->tgid;
 	e->sig = (int16_t)k.sig;
+}
+
+/*
+ * killpg against setpgid in overlapping groups (rcu mode, debug builds):
+ * @h forks k, which leads a group of its own, and k forks m into it; a
+ * helper's killpg of k's group, as @h, is held on k's entry of the member
+ * list (it has loaded k's handler table, not locked it) while k joins the
+ * hot group, which every worker's processes join, leave and signal.  The
+ * walk must go on along k's old group: m, a member for the whole call,
+ * receives the signal by the end of its drain (EV_MUST_RECV, I1), and the
+ * hot process, never in k's group, must not (the checker counts the hot
+ * process's receipts against the group sends that can reach it).
+ * RP_BREAK_RELINK_PROXY moves k's entry itself, and the walk follows it
+ * into the hot group's list.  The lock modes: a walk held in the read lock
+ * would keep the move out, so the send simply follows it.
+ */
+void tt_op_killpg_move(struct worker *w, struct handle *h)
+{
+	struct held_call kc = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT),
+				.hold = { .where = RP_RACE_SIGHAND_LOADED, .stay = true } };
+	unsigned long failures = rp_debug_alloc_failures();
+	struct handle *kh, *sh, *mh;
+	struct rp_task *k, *m;
+	struct event *e;
+	sigset_t none;
+	bool held = false;
+	pid_t mpid;
+
+	if (w->nh + 2 > w->cfg->procs / w->cfg->threads + 2 ||
+	    (kc.pid = tt_fork_process(w, h, 0)) <= 0)
+		return;
+	k = newest(w);
+	if (rp_setpgid(k, 0, 0) || (mpid = tt_fork_process(w, &w->h[w->nh - 1], 0)) <= 0)
+		return;
+	m = newest(w);
+	kc.hold.t = k;
+	if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available())
+		held = tt_start_held(&kc, killpg_thread);
+	kh = tt_handle_of(w, k);
+	tt_worker_drive(w, kh, rp_setpgid(k, 0, w->hot.tgid));
+	if (held) {
+		tt_end_held(&kc);
+	} else if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available()) {
+		tt_join_offline(kc.thread);	/* it went past k: no window */
+	} else {
+		kc.start = tt_clock_tick();
+		kc.ret = rp_killpg(kc.t, kc.pid, kc.sig);
+	}
+	sh = tt_handle_of(w, kc.t);
+	if (sh)
+		tt_log_group_send(w, sh, kc.pid, kc.sig, kc.start, (int)kc.ret);
+	mh = tt_handle_of(w, m);
+	if (!held || kc.ret < 0 || !sh || !mh)
+		return;
+	sigemptyset(&none);
+	if (rp_sigprocmask(m, SIG_SETMASK, &none, NULL) < 0 || !tt_worker_drive(w, mh, tt_drain(w, mh)))
+		return;
+	/* Not after an allocation failed on purpose: the signal's queue entry may have been it. */
+	if (rp_debug_alloc_failures() != failures)
+		return;
+	e = tt_log_event(w, EV_MUST_RECV);
+	e->start = kc.start;
+	e->end = tt_clock_tick();
+	e->a = mpid;
+	e->b = MUST_RECV_MEMBER;
+	e->c = sh->tgid;
+	e->sig = (int16_t)kc.sig;
 }

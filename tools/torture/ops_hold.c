@@ -93,6 +93,17 @@ void tt_end_held(struct held_call *c)
 	tt_join_offline(c->thread);
 }
 
+/* End process @t of ours, if it is still ours to drive. */
+static void end_process(struct worker *w, struct rp_task *t)
+{
+	struct handle *h = tt_handle_of(w, t);
+
+	if (h) {
+		rp_exit_group(t, 0);
+		tt_drop_handle(w, (unsigned int)(h - w->h));
+	}
+}
+
 /* The handle of the last task added: a child or thread just created. */
 static struct rp_task *newest(struct worker *w)
 {
@@ -229,6 +240,50 @@ void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 	e->sig = (int16_t)k.sig;
 }
 
+/* The held killpg of k's group, k's move, m's drain (tt_op_killpg_move). */
+static void killpg_across_move(struct worker *w, struct held_call *kc, struct rp_task *k,
+			       struct rp_task *m, pid_t mpid)
+{
+	unsigned long failures = rp_debug_alloc_failures();
+	struct handle *kh, *sh, *mh;
+	struct event *e;
+	sigset_t none;
+	bool held = false;
+
+	kc->hold.t = k;
+	if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available())
+		held = tt_start_held(kc, killpg_thread);
+	kh = tt_handle_of(w, k);
+	tt_worker_drive(w, kh, rp_setpgid(k, 0, w->hot.tgid));
+	if (held) {
+		tt_end_held(kc);
+	} else if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available()) {
+		tt_join_offline(kc->thread);	/* it went past k: no window */
+	} else {
+		kc->start = tt_clock_tick();
+		kc->ret = rp_killpg(kc->t, kc->pid, kc->sig);
+	}
+	sh = tt_handle_of(w, kc->t);
+	if (sh)
+		tt_log_group_send(w, sh, kc->pid, kc->sig, kc->start, (int)kc->ret);
+	mh = tt_handle_of(w, m);
+	if (!held || kc->ret < 0 || !sh || !mh)
+		return;
+	sigemptyset(&none);
+	if (rp_sigprocmask(m, SIG_SETMASK, &none, NULL) < 0 || !tt_worker_drive(w, mh, tt_drain(w, mh)))
+		return;
+	/* Not after an allocation failed on purpose: the signal's queue entry may have been it. */
+	if (rp_debug_alloc_failures() != failures)
+		return;
+	e = tt_log_event(w, EV_MUST_RECV);
+	e->start = kc->start;
+	e->end = tt_clock_tick();
+	e->a = mpid;
+	e->b = MUST_RECV_MEMBER;
+	e->c = sh->tgid;
+	e->sig = (int16_t)kc->sig;
+}
+
 /*
  * killpg against setpgid in overlapping groups (rcu mode, debug builds):
  * @h forks k, which leads a group of its own, and k forks m into it; a
@@ -247,51 +302,18 @@ void tt_op_killpg_move(struct worker *w, struct handle *h)
 {
 	struct held_call kc = { .t = h->t, .sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT),
 				.hold = { .where = RP_RACE_SIGHAND_LOADED, .stay = true } };
-	unsigned long failures = rp_debug_alloc_failures();
-	struct handle *kh, *sh, *mh;
 	struct rp_task *k, *m;
-	struct event *e;
-	sigset_t none;
-	bool held = false;
 	pid_t mpid;
 
-	if (w->nh + 2 > w->cfg->procs / w->cfg->threads + 2 ||
-	    (kc.pid = tt_fork_process(w, h, 0)) <= 0)
+	if ((kc.pid = tt_fork_process(w, h, 0)) <= 0)
 		return;
 	k = newest(w);
-	if (rp_setpgid(k, 0, 0) || (mpid = tt_fork_process(w, &w->h[w->nh - 1], 0)) <= 0)
+	if (rp_setpgid(k, 0, 0) || (mpid = tt_fork_process(w, &w->h[w->nh - 1], 0)) <= 0) {
+		end_process(w, k);
 		return;
-	m = newest(w);
-	kc.hold.t = k;
-	if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available())
-		held = tt_start_held(&kc, killpg_thread);
-	kh = tt_handle_of(w, k);
-	tt_worker_drive(w, kh, rp_setpgid(k, 0, w->hot.tgid));
-	if (held) {
-		tt_end_held(&kc);
-	} else if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available()) {
-		tt_join_offline(kc.thread);	/* it went past k: no window */
-	} else {
-		kc.start = tt_clock_tick();
-		kc.ret = rp_killpg(kc.t, kc.pid, kc.sig);
 	}
-	sh = tt_handle_of(w, kc.t);
-	if (sh)
-		tt_log_group_send(w, sh, kc.pid, kc.sig, kc.start, (int)kc.ret);
-	mh = tt_handle_of(w, m);
-	if (!held || kc.ret < 0 || !sh || !mh)
-		return;
-	sigemptyset(&none);
-	if (rp_sigprocmask(m, SIG_SETMASK, &none, NULL) < 0 || !tt_worker_drive(w, mh, tt_drain(w, mh)))
-		return;
-	/* Not after an allocation failed on purpose: the signal's queue entry may have been it. */
-	if (rp_debug_alloc_failures() != failures)
-		return;
-	e = tt_log_event(w, EV_MUST_RECV);
-	e->start = kc.start;
-	e->end = tt_clock_tick();
-	e->a = mpid;
-	e->b = MUST_RECV_MEMBER;
-	e->c = sh->tgid;
-	e->sig = (int16_t)kc.sig;
+	m = newest(w);
+	killpg_across_move(w, &kc, k, m, mpid);
+	end_process(w, m);
+	end_process(w, k);
 }

@@ -20,7 +20,10 @@
  *	    of a group stop: the notice a process got from a thread it traced
  *	    before is not checked.
  *	I2  a child forked while a group send was held before its parent
- *	    (exec_kill_all) received it by the end of its next drain.
+ *	    (exec_kill_all), or while its fork was held before its link and
+ *	    its parent's group was signalled (fork_group), received it by
+ *	    the end of its next drain; such a child has the nice value its
+ *	    parent's group was given meanwhile (fork_group).
  *	I1  a member of a group for the whole of a killpg held while another
  *	    member moved to the hot group (killpg_move) received it by the
  *	    end of its next drain; the hot process, which never moves, takes
@@ -44,7 +47,7 @@
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
 	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper", "trace",
-	"ns",
+	"ns", "fork_prio",
 };
 
 /* What each failed check of a namespace scene says, and its invariant. */
@@ -574,9 +577,9 @@ static void check_must_recv(const struct merged *m, size_t at, struct violation_
 		add_history(r, 1, m, e->a, 0);
 		return;
 	}
-	tt_report_violation(r, 2, "seed %lu: process %d, forked before kill(-1) from %d (at %lu) "
-			 "reached its parent, never received signal %d by the end of its "
-			 "drain at %lu", (unsigned long)m->seed, e->a, e->c,
+	tt_report_violation(r, 2, "seed %lu: process %d, forked before a group send from %d "
+			 "(at %lu) reached its parent, never received signal %d by the end "
+			 "of its drain at %lu", (unsigned long)m->seed, e->a, e->c,
 			 (unsigned long)e->start, e->sig, (unsigned long)e->end);
 	add_history(r, 2, m, e->a, 0);
 }
@@ -680,6 +683,12 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 					 "with a traced zombie thread not yet reaped",
 					 (unsigned long)m->seed, e->b, e->a, (unsigned long)e->start);
 			add_history(r, 6, m, e->a, 0);
+		} else if (e->kind == EV_FORK_PRIO) {
+			tt_report_violation(r, 2, "seed %lu: at %lu, process %d, forked while its "
+					 "parent's group was given nice %d, has nice %d after "
+					 "that call returned", (unsigned long)m->seed,
+					 (unsigned long)e->start, e->a, e->b, e->c);
+			add_history(r, 2, m, e->a, 0);
 		} else if (e->kind == EV_REAPER) {
 			check_reaper(m, e, r);
 		} else if (e->kind == EV_NS) {

@@ -6,6 +6,7 @@
  * thread of that process execs and forks.
  */
 #include <errno.h>
+#include <sys/resource.h>
 #include <rcuproc/pgrp.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -316,4 +317,123 @@ void tt_op_killpg_move(struct worker *w, struct handle *h)
 	killpg_across_move(w, &kc, k, m, mpid);
 	end_process(w, m);
 	end_process(w, k);
+}
+
+/* A fork by c->t, held where c->hold says; the child in *@child. */
+struct held_fork {
+	struct held_call c;
+	struct rp_task *child;
+};
+
+static void *fork_thread(void *arg)
+{
+	struct held_fork *x = arg;
+
+	rp_thread_register();
+	tt_hold_arm(&x->c.hold);
+	x->c.start = tt_clock_tick();
+	x->c.ret = rp_clone(x->c.t, SIGCHLD, &x->child);
+	tt_hold_disarm();
+	uatomic_set(&x->c.done, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* The held fork of p returned: the child becomes ours (logged as forked by @ppid). */
+static pid_t take_forked(struct worker *w, struct held_fork *x, pid_t ppid)
+{
+	pid_t pid = (pid_t)x->c.ret;
+	struct event *e;
+
+	if (pid <= 0)
+		return pid;
+	e = tt_log_event(w, EV_FORK);
+	e->start = x->c.start;
+	e->end = tt_clock_tick();
+	e->a = ppid;
+	e->b = pid;
+	tt_add_handle(w, x->child, pid, pid);
+	return pid;
+}
+
+/*
+ * The checks after the held fork of @child: it has nice @nice, which its
+ * parent's group was given meanwhile (if @set), and takes @sig, sent to
+ * that group at @sent by @sender (if the send succeeded: @sent != 0).
+ */
+static void check_forked(struct worker *w, struct rp_task *child, pid_t pid, int nice, bool set,
+			 pid_t sender, int sig, uint64_t sent)
+{
+	struct handle *ch = tt_handle_of(w, child);
+	struct event *e;
+	sigset_t none;
+	int got;
+
+	if (set && (got = rp_getpriority(child, PRIO_PROCESS, 0)) > 0 && 20 - got != nice) {
+		e = tt_log_event(w, EV_FORK_PRIO);
+		e->start = e->end = tt_clock_tick();
+		e->a = pid;
+		e->b = nice;
+		e->c = 20 - got;
+	}
+	sigemptyset(&none);
+	if (!sent || !ch || rp_sigprocmask(child, SIG_SETMASK, &none, NULL) < 0 ||
+	    !tt_worker_drive(w, ch, tt_drain(w, ch)))
+		return;
+	e = tt_log_event(w, EV_MUST_RECV);
+	e->start = sent;
+	e->end = tt_clock_tick();
+	e->a = pid;
+	e->b = MUST_RECV_FORKED;
+	e->c = sender;
+	e->sig = (int16_t)sig;
+}
+
+/*
+ * fork_group: a fork by p, which leads a group of its own, held before its
+ * link (RP_RACE_FORK_LINKS, offline: in every mode) while @h, another
+ * process of ours, gives p's group a new nice value
+ * (setpriority(PRIO_PGRP)) and sends it a killpg.  The fork is atomic to
+ * both (I2): a child it returns has the new value
+ * (RP_BREAK_PRIO_NO_FORK_ORDER keeps the one the fork copied before the
+ * change) and takes the signal by the end of its drain.  Nothing else
+ * touches p's group meanwhile.  Not under --fail-rate: the signal's
+ * record in the fork needs memory (src/signal/record.c).
+ */
+void tt_op_fork_group(struct worker *w, struct handle *h)
+{
+	struct held_fork x = { .child = NULL };
+	int sig = SIG_FIRST + (int)(rng_next(&w->rng) % SIG_COUNT), cur, nice, set = -1, sret = -1;
+	struct rp_task *p, *from = h->t;
+	pid_t ppid, sender = h->tgid, cpid;
+	uint64_t sent = 0;
+	bool held;
+
+	if (!tt_hold_available() || w->cfg->fail_rate > 0 || (ppid = tt_fork_process(w, h, 0)) <= 0)
+		return;
+	p = newest(w);
+	if (rp_setpgid(p, 0, 0) || (cur = rp_getpriority(p, PRIO_PROCESS, 0)) <= 0) {
+		end_process(w, p);
+		return;
+	}
+	/* Any value but p's own: -20..19. */
+	nice = (20 - cur + 20 + 1 + (int)(rng_next(&w->rng) % 39)) % 40 - 20;
+	x.c = (struct held_call){ .t = p, .hold = { .where = RP_RACE_FORK_LINKS, .t = p,
+						   .stay = true, .offline = true } };
+	held = tt_start_held(&x.c, fork_thread);
+	if (held) {
+		set = rp_setpriority(from, PRIO_PGRP, (id_t)ppid, nice);
+		sent = tt_clock_tick();
+		sret = rp_killpg(from, ppid, sig);
+		tt_log_group_send(w, tt_handle_of(w, from), ppid, sig, sent, sret);
+		tt_end_held(&x.c);
+	} else {
+		tt_join_offline(x.c.thread);
+	}
+	cpid = take_forked(w, &x, ppid);
+	if (held && cpid > 0)
+		check_forked(w, x.child, cpid, nice, set == 0, sender, sig, sret == 0 ? sent : 0);
+	if (cpid > 0)
+		end_process(w, x.child);
+	end_process(w, p);
 }

@@ -20,7 +20,7 @@ enum op_kind {
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
 	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC, OP_HOT, OP_MT,
-	OP_NS,
+	OP_NS, OP_FORK_GROUP,
 	OP_NR
 };
 
@@ -55,12 +55,16 @@ enum ev_kind {
 	EV_NS,		/* a: a process's number in the root namespace, b: enum
 			   ns_fault, c: what was seen, sig: its level: a
 			   namespace scene's check failed (ops_ns.c) */
+	EV_FORK_PRIO,	/* a: child tgid, b: the nice value its parent's group
+			   was given while the fork was held, c: the child's:
+			   they differ (fork_group) */
 	EV_NR
 };
 
 /* Why EV_MUST_RECV's receiver must have the signal. */
 enum must_recv {
-	MUST_RECV_FORKED,	/* forked before kill(-1) reached its parent (exec_kill_all) */
+	MUST_RECV_FORKED,	/* forked before a group send reached its parent
+				   (exec_kill_all, fork_group) */
 	MUST_RECV_MEMBER,	/* in the killpg's group for the whole call (killpg_move) */
 };
 
@@ -196,6 +200,7 @@ void tt_end_held(struct held_call *c);
 void tt_op_claim(struct worker *w, struct handle *h);
 void tt_op_exec_kill_all(struct worker *w, struct handle *h);
 void tt_op_killpg_move(struct worker *w, struct handle *h);
+void tt_op_fork_group(struct worker *w, struct handle *h);
 
 bool tt_hold_install(void);
 void tt_hold_remove(void);

@@ -31,6 +31,9 @@
  *	    its group or session.
  *	I6  the threads of a group share one handler table, also in the
  *	    middle of an exec that waits for a traced zombie (trace_exec).
+ *	--  a group kept tied by a setpgid held between its steps does not
+ *	    read orphaned (setpgid_tie; a table-consistency violation, as the
+ *	    walk's recount of every group's ties).
  *	I3  after an exec by a thread of init, sys->child_reaper is init's
  *	    live leader, and an orphan goes to it (init_exec).
  *	ns  a namespace scene's failed checks (ops_ns.c, EV_NS), each under
@@ -47,7 +50,7 @@
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
 	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper", "trace",
-	"ns", "fork_prio",
+	"ns", "fork_prio", "orphaned",
 };
 
 /* What each failed check of a namespace scene says, and its invariant. */
@@ -689,6 +692,12 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 					 "that call returned", (unsigned long)m->seed,
 					 (unsigned long)e->start, e->a, e->b, e->c);
 			add_history(r, 2, m, e->a, 0);
+		} else if (e->kind == EV_ORPHANED) {
+			tt_report_violation(r, 0, "seed %lu: at %lu, process group %d read "
+					 "orphaned (asked as its member %d) while a setpgid "
+					 "that keeps it tied was held between its steps",
+					 (unsigned long)m->seed, (unsigned long)e->start, e->b, e->a);
+			add_history(r, 0, m, e->a, 0);
 		} else if (e->kind == EV_REAPER) {
 			check_reaper(m, e, r);
 		} else if (e->kind == EV_NS) {

@@ -19,7 +19,7 @@ const char *const tt_op_names[OP_NR] = {
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
 	"trace_exec", "claim", "exec_kill_all", "init_exec", "hot", "mt",
-	"ns", "fork_group",
+	"ns", "fork_group", "setpgid_tie",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -760,6 +760,7 @@ void tt_worker_run_op(struct worker *w)
 	case OP_MT: tt_op_mt(w, h); break;
 	case OP_NS: tt_op_ns(w, h); break;
 	case OP_FORK_GROUP: tt_op_fork_group(w, h); break;
+	case OP_SETPGID_TIE: tt_op_setpgid_tie(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

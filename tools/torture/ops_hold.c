@@ -13,6 +13,7 @@
 #include <urcu/uatomic.h>
 #include "../../src/debug/fault.h"
 #include "../../src/debug/racepoint.h"
+#include "signal/signal.h"	/* rp_current_pgrp_orphaned */
 #include "torture.h"
 
 /* A wait4(WNOHANG) for c->pid as c->t, held where c->hold says. */
@@ -436,4 +437,90 @@ void tt_op_fork_group(struct worker *w, struct handle *h)
 	if (cpid > 0)
 		end_process(w, x.child);
 	end_process(w, p);
+}
+
+/* setpgid(c->pid, pgid) as c->t, held where c->hold says. */
+struct held_move {
+	struct held_call c;
+	pid_t pgid;
+};
+
+static void *setpgid_thread(void *arg)
+{
+	struct held_move *x = arg;
+
+	rp_thread_register();
+	tt_hold_arm(&x->c.hold);
+	x->c.start = tt_clock_tick();
+	x->c.ret = rp_setpgid(x->c.t, x->c.pid, x->pgid);
+	tt_hold_disarm();
+	uatomic_set(&x->c.done, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* A child of @parent's process (a handle of ours), or NULL. */
+static struct rp_task *fork_of(struct worker *w, struct rp_task *parent)
+{
+	struct handle *ph = tt_handle_of(w, parent);
+
+	return ph && tt_fork_process(w, ph, 0) > 0 ? newest(w) : NULL;
+}
+
+/*
+ * The move of p2 by its parent q from the session leader's group into
+ * group g = {m2}, m2 being p2's child, held between its two steps (rcu
+ * mode: the update lock is held there, so only a reader can act).  The
+ * move makes the tie (p2, q) and breaks (m2, p2): g, tied all along, must
+ * not read orphaned (RP_BREAK_JOBC_TAKE_FIRST counts the broken tie
+ * before the new one).  Logged as EV_ORPHANED if it does.
+ */
+static void move_keeps_tie(struct worker *w, struct rp_task *q, struct rp_task *p2,
+			   struct rp_task *m2)
+{
+	struct held_move x = { .c = { .t = q, .pid = rp_getpid(p2),
+		.hold = { .where = RP_RACE_JOBC_MOVED, .t = p2, .stay = true } },
+		.pgid = rp_getpid(m2) };
+	struct event *e;
+	bool orphaned;
+
+	if (x.c.pid <= 0 || x.pgid <= 0 || rp_setpgid(p2, x.pgid, 0))
+		return;
+	if (!tt_start_held(&x.c, setpgid_thread)) {
+		tt_join_offline(x.c.thread);
+		return;
+	}
+	orphaned = rp_current_pgrp_orphaned(m2);
+	tt_end_held(&x.c);
+	if (!orphaned)
+		return;
+	e = tt_log_event(w, EV_ORPHANED);
+	e->start = x.c.start;
+	e->end = tt_clock_tick();
+	e->a = x.pgid;
+	e->b = x.pgid;
+}
+
+/*
+ * setpgid_tie: a new session s of ours, with q its child, p2 q's child and
+ * m2 p2's child: the ties of a group counted by setpgid in two steps
+ * (docs/jobctl.md), raced by a reader of the group's count.  All four end
+ * afterwards.
+ */
+void tt_op_setpgid_tie(struct worker *w, struct handle *h)
+{
+	struct rp_task *s, *q = NULL, *p2 = NULL, *m2 = NULL;
+
+	if (w->cfg->mode != RP_SYNC_RCU || !tt_hold_available() || !(s = fork_of(w, h->t)))
+		return;
+	if (rp_setsid(s) > 0 && (q = fork_of(w, s)) && (p2 = fork_of(w, q)) &&
+	    (m2 = fork_of(w, p2)))
+		move_keeps_tie(w, q, p2, m2);
+	if (m2)
+		end_process(w, m2);
+	if (p2)
+		end_process(w, p2);
+	if (q)
+		end_process(w, q);
+	end_process(w, s);
 }

@@ -20,7 +20,7 @@ enum op_kind {
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
 	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC, OP_HOT, OP_MT,
-	OP_NS, OP_FORK_GROUP,
+	OP_NS, OP_FORK_GROUP, OP_SETPGID_TIE,
 	OP_NR
 };
 
@@ -58,6 +58,9 @@ enum ev_kind {
 	EV_FORK_PRIO,	/* a: child tgid, b: the nice value its parent's group
 			   was given while the fork was held, c: the child's:
 			   they differ (fork_group) */
+	EV_ORPHANED,	/* a: a member of group b, which read orphaned while
+			   a move held between its steps kept it tied
+			   (setpgid_tie) */
 	EV_NR
 };
 
@@ -201,6 +204,7 @@ void tt_op_claim(struct worker *w, struct handle *h);
 void tt_op_exec_kill_all(struct worker *w, struct handle *h);
 void tt_op_killpg_move(struct worker *w, struct handle *h);
 void tt_op_fork_group(struct worker *w, struct handle *h);
+void tt_op_setpgid_tie(struct worker *w, struct handle *h);
 
 bool tt_hold_install(void);
 void tt_hold_remove(void);

@@ -12,6 +12,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/progress.h"
+#include <rcuproc/pgrp.h>
 #include "torture.h"
 
 static const char *const inv_names[8] = {
@@ -342,6 +343,13 @@ static int start_workers(struct run *run, struct rp_task *init)
 		w->resume = &run->resume;
 		w->init = &run->init;
 		w->rng = rng_seed(run->cfg.seed, i);
+		/*
+		 * Disjoint: a session and group of its own, or its killpg,
+		 * setpriority(PRIO_PGRP) and session kill reach every
+		 * worker's processes in init's group and session.
+		 */
+		if (tt_disjoint(&run->cfg) && rp_setsid(root) < 0)
+			return -1;
 	}
 	if (tt_hot_start(&run->hot, init, run->ws, run->cfg.threads))
 		return -1;

@@ -20,9 +20,20 @@
  *	    of a group stop: the notice a process got from a thread it traced
  *	    before is not checked.
  *	I2  a child forked while a group send was held before its parent
- *	    (exec_kill_all) received it by the end of its next drain.
+ *	    (exec_kill_all), or while its fork was held before its link and
+ *	    its parent's group was signalled (fork_group), received it by
+ *	    the end of its next drain; such a child has the nice value its
+ *	    parent's group was given meanwhile (fork_group).
+ *	I1  a member of a group for the whole of a killpg held while another
+ *	    member moved to the hot group (killpg_move) received it by the
+ *	    end of its next drain; the hot process, which never moves, takes
+ *	    no more group signals from a sender than the sends that reach
+ *	    its group or session.
  *	I6  the threads of a group share one handler table, also in the
  *	    middle of an exec that waits for a traced zombie (trace_exec).
+ *	--  a group kept tied by a setpgid held between its steps does not
+ *	    read orphaned (setpgid_tie; a table-consistency violation, as the
+ *	    walk's recount of every group's ties).
  *	I3  after an exec by a thread of init, sys->child_reaper is init's
  *	    live leader, and an orphan goes to it (init_exec).
  *	ns  a namespace scene's failed checks (ops_ns.c, EV_NS), each under
@@ -39,7 +50,7 @@
 static const char *const ev_names[EV_NR] = {
 	"send", "tgkill", "group", "recv", "drain", "fork", "exec", "reap",
 	"echild", "stop_exit", "stopped", "sighands", "must_recv", "reaper", "trace",
-	"ns",
+	"ns", "fork_prio", "orphaned",
 };
 
 /* What each failed check of a namespace scene says, and its invariant. */
@@ -561,11 +572,61 @@ static void check_must_recv(const struct merged *m, size_t at, struct violation_
 		    x->sig == e->sig && x->result == SI_USER && !x->id)
 			return;
 	}
-	tt_report_violation(r, 2, "seed %lu: process %d, forked before kill(-1) from %d (at %lu) "
-			 "reached its parent, never received signal %d by the end of its "
-			 "drain at %lu", (unsigned long)m->seed, e->a, e->c,
+	if (e->b == MUST_RECV_MEMBER) {
+		tt_report_violation(r, 1, "seed %lu: process %d, in the group of a killpg from %d "
+				 "(at %lu) for the whole call, never received signal %d by the "
+				 "end of its drain at %lu", (unsigned long)m->seed, e->a, e->c,
+				 (unsigned long)e->start, e->sig, (unsigned long)e->end);
+		add_history(r, 1, m, e->a, 0);
+		return;
+	}
+	tt_report_violation(r, 2, "seed %lu: process %d, forked before a group send from %d "
+			 "(at %lu) reached its parent, never received signal %d by the end "
+			 "of its drain at %lu", (unsigned long)m->seed, e->a, e->c,
 			 (unsigned long)e->start, e->sig, (unsigned long)e->end);
 	add_history(r, 2, m, e->a, 0);
+}
+
+/*
+ * The hot process leads the hot group in init's session and never moves:
+ * the group sends that can reach it are killpg of the hot group, kill(-1)
+ * and the session kill of init's session (both logged as -1).  Per sender
+ * and signal, its receipts never outnumber those (I1): a walk of another
+ * group that strays onto the hot group's list delivers more.
+ */
+static void check_hot_receipts(const struct merged *m, pid_t hot, struct violation_report *r)
+{
+	uint64_t *sent = calloc(m->n + 1, sizeof(*sent)), *got = calloc(m->n + 1, sizeof(*got));
+	size_t ns = 0, ng = 0;
+
+	if (!sent || !got)
+		abort();
+	for (size_t k = 0; hot > 0 && k < m->n; k++) {
+		const struct event *e = &m->ev[k];
+
+		if (e->kind == EV_GROUP && e->result == 0 && (e->b == -hot || e->b == -1))
+			sent[ns++] = tgkill_key(e->a, 0, e->sig);
+		else if (e->kind == EV_RECV && e->a == hot && !e->id && e->c && e->sig != SIG_NS &&
+			 e->result == SI_USER)
+			got[ng++] = tgkill_key(e->c, 0, e->sig);
+	}
+	qsort(sent, ns, sizeof(*sent), cmp_u64);
+	qsort(got, ng, sizeof(*got), cmp_u64);
+	for (size_t g = 0; g < ng;) {
+		size_t n = count_equal(got + g, ng - g, got[g]);
+
+		if (n > count_equal(sent, ns, got[g])) {
+			tt_report_violation(r, 1, "seed %lu: the hot process %d received signal %d "
+					 "from %d %zu times, more than the group sends that reach "
+					 "it (killpg of its group, kill(-1), its session's kill)",
+					 (unsigned long)m->seed, hot, (int)(got[g] & 0xff),
+					 (pid_t)(got[g] >> 40), n);
+			add_history(r, 1, m, (pid_t)(got[g] >> 40), 0);
+		}
+		g += n;
+	}
+	free(sent);
+	free(got);
 }
 
 /* @e, an EV_REAPER: init's reaper was wrong after its exec (I3). */
@@ -625,6 +686,18 @@ static void check_groups(const struct merged *m, struct violation_report *r)
 					 "with a traced zombie thread not yet reaped",
 					 (unsigned long)m->seed, e->b, e->a, (unsigned long)e->start);
 			add_history(r, 6, m, e->a, 0);
+		} else if (e->kind == EV_FORK_PRIO) {
+			tt_report_violation(r, 2, "seed %lu: at %lu, process %d, forked while its "
+					 "parent's group was given nice %d, has nice %d after "
+					 "that call returned", (unsigned long)m->seed,
+					 (unsigned long)e->start, e->a, e->b, e->c);
+			add_history(r, 2, m, e->a, 0);
+		} else if (e->kind == EV_ORPHANED) {
+			tt_report_violation(r, 0, "seed %lu: at %lu, process group %d read "
+					 "orphaned (asked as its member %d) while a setpgid "
+					 "that keeps it tied was held between its steps",
+					 (unsigned long)m->seed, (unsigned long)e->start, e->b, e->a);
+			add_history(r, 0, m, e->a, 0);
 		} else if (e->kind == EV_REAPER) {
 			check_reaper(m, e, r);
 		} else if (e->kind == EV_NS) {
@@ -640,6 +713,7 @@ void tt_check_logs(struct worker *ws, unsigned int n, uint64_t seed, struct viol
 	struct merged m = { .seed = seed };
 
 	merge(&m, ws, n);
+	check_hot_receipts(&m, ws[0].hot.tgid, r);
 	for (size_t i = 0; i < m.n; i++)
 		if (m.ev[i].kind == EV_RECV && m.ev[i].id)
 			check_receipt(&m, &m.ev[i], r);

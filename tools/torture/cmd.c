@@ -12,6 +12,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/progress.h"
+#include <rcuproc/pgrp.h>
 #include "torture.h"
 
 static const char *const inv_names[8] = {
@@ -64,6 +65,8 @@ static int check_config(struct torture_config *cfg, char *weights)
 
 	if (weights && parse_weights(weights, cfg))
 		return 2;
+	if (cfg->overlap_given && !cfg->overlap)
+		tt_disjoint_weights(cfg);
 	for (k = 0; k < OP_NR && !cfg->weights[k]; k++)
 		;
 	if (k == OP_NR)
@@ -97,6 +100,10 @@ static int parse_args(int argc, char **argv, struct torture_config *cfg)
 		CLI_MODE(&mode),
 		{ "weights", 'w', CLI_STRING, "K=W,..", "weight of each operation kind, 0..1000;\n"
 		  "claim waits for a grace period", "1 each, 3 drain, 0 claim", .to = &weights },
+		{ "overlap", 0, CLI_UINT, "P", "percent of operations on the shared part of the\n"
+		  "tree (several workers on one parent, group and\n"
+		  "process); 0: each worker's processes alone", "weights", .min = 0, .max = 100,
+		  .to = &cfg->overlap, .given = &cfg->overlap_given },
 		{ "fail-rate", 'f', CLI_REAL, "R", "fail table allocations at random with rate R",
 		  .limit = 1, .to = &cfg->fail_rate },
 		{ "no-poison", 0, CLI_FLAG, NULL, "do not poison freed objects (they are in debug\n"
@@ -246,12 +253,13 @@ static uint64_t ns_scenes(struct run *run)
 
 /*
  * A timed run that may draw ns owes one scene checked to the end (ops_ns.c
- * runs none with --fail-rate); a run by --ops stops at its count.
+ * runs none with --fail-rate, and --overlap 100 draws nothing but the
+ * shared operations); a run by --ops stops at its count.
  */
 static bool ns_owed(struct run *run)
 {
 	return !run->cfg.ops && run->cfg.weights[OP_NS] && run->cfg.fail_rate <= 0 &&
-	       !ns_scenes(run);
+	       !(run->cfg.overlap_given && run->cfg.overlap == 100) && !ns_scenes(run);
 }
 
 /* Workers that have not run one operation yet. */
@@ -335,6 +343,13 @@ static int start_workers(struct run *run, struct rp_task *init)
 		w->resume = &run->resume;
 		w->init = &run->init;
 		w->rng = rng_seed(run->cfg.seed, i);
+		/*
+		 * Disjoint: a session and group of its own, or its killpg,
+		 * setpriority(PRIO_PGRP) and session kill reach every
+		 * worker's processes in init's group and session.
+		 */
+		if (tt_disjoint(&run->cfg) && rp_setsid(root) < 0)
+			return -1;
 	}
 	if (tt_hot_start(&run->hot, init, run->ws, run->cfg.threads))
 		return -1;

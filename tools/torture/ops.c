@@ -19,7 +19,7 @@ const char *const tt_op_names[OP_NR] = {
 	"killpg", "kill_all", "kill_session", "setpgid", "setsid",
 	"setpriority", "ioprio", "timer", "stop", "trace_reap",
 	"trace_exec", "claim", "exec_kill_all", "init_exec", "hot", "mt",
-	"ns",
+	"ns", "fork_group", "setpgid_tie",
 };
 
 static uint64_t clock_now;		/* atomic: the log's clock */
@@ -136,7 +136,7 @@ pid_t tt_pick_target(struct worker *w)
 
 	if (r == 0)
 		return 1 << 21;		/* most likely no such process: ESRCH */
-	if (r < 8 || n == 0)
+	if (r < 8 || n == 0 || tt_disjoint(w->cfg))
 		return tt_pick_live(w)->tgid;
 	return uatomic_read(&recent[rng_below(w, n < RECENT ? (unsigned int)n : RECENT)]);
 }
@@ -733,9 +733,15 @@ bool tt_worker_full(const struct worker *w)
 	return w->nh >= w->cfg->procs / w->cfg->threads + 2;
 }
 
+/* --overlap P: P percent of the operations run on the shared part of the tree. */
+static bool shared_turn(struct worker *w)
+{
+	return w->cfg->overlap_given && w->cfg->overlap && rng_below(w, 100) < w->cfg->overlap;
+}
+
 void tt_worker_run_op(struct worker *w)
 {
-	enum op_kind k = pick_op(w);
+	enum op_kind k = shared_turn(w) ? OP_HOT : pick_op(w);
 	struct handle *h = tt_pick_live(w);
 
 	if (tt_worker_full(w) && (k == OP_FORK || k == OP_CLONE))
@@ -753,6 +759,8 @@ void tt_worker_run_op(struct worker *w)
 	case OP_HOT: tt_op_hot(w, h); break;
 	case OP_MT: tt_op_mt(w, h); break;
 	case OP_NS: tt_op_ns(w, h); break;
+	case OP_FORK_GROUP: tt_op_fork_group(w, h); break;
+	case OP_SETPGID_TIE: tt_op_setpgid_tie(w, h); break;
 	case OP_WAIT4: op_wait(w, h, false); break;
 	case OP_WAITID: op_wait(w, h, true); break;
 	case OP_KILL: op_kill(w, h); break;

@@ -20,7 +20,7 @@ enum op_kind {
 	OP_KILLPG, OP_KILL_ALL, OP_KILL_SESSION, OP_SETPGID, OP_SETSID,
 	OP_SETPRIORITY, OP_IOPRIO, OP_TIMER, OP_STOP, OP_TRACE_REAP,
 	OP_TRACE_EXEC, OP_CLAIM, OP_EXEC_KILL_ALL, OP_INIT_EXEC, OP_HOT, OP_MT,
-	OP_NS,
+	OP_NS, OP_FORK_GROUP, OP_SETPGID_TIE,
 	OP_NR
 };
 
@@ -44,10 +44,10 @@ enum ev_kind {
 	EV_STOPPED,	/* a: parent tgid, b: child pid, sig: a wait's stop report */
 	EV_SIGHANDS,	/* a: tgid, b: how many of its threads use another
 			   signal-handler table than its leader */
-	EV_MUST_RECV,	/* a: receiver tgid, c: sender tgid, sig: a group send
-			   over [start..] that reached the receiver's parent
-			   only after the receiver was forked; end: the end of
-			   the receiver's drain (nothing blocked) after it */
+	EV_MUST_RECV,	/* a: receiver tgid, c: sender tgid, sig, b: enum
+			   must_recv: a group send over [start..] that the
+			   receiver must have taken by end, the end of its
+			   drain (nothing blocked) after it */
 	EV_REAPER,	/* a: 1, b: an orphan's pid (0: none), c: enum rp_verify_reaper:
 			   sys->child_reaper after an exec by a thread of init */
 	EV_TRACE,	/* a: tracer tgid, b: tracee tid: from its PTRACE_SEIZE to
@@ -55,7 +55,20 @@ enum ev_kind {
 	EV_NS,		/* a: a process's number in the root namespace, b: enum
 			   ns_fault, c: what was seen, sig: its level: a
 			   namespace scene's check failed (ops_ns.c) */
+	EV_FORK_PRIO,	/* a: child tgid, b: the nice value its parent's group
+			   was given while the fork was held, c: the child's:
+			   they differ (fork_group) */
+	EV_ORPHANED,	/* a: a member of group b, which read orphaned while
+			   a move held between its steps kept it tied
+			   (setpgid_tie) */
 	EV_NR
+};
+
+/* Why EV_MUST_RECV's receiver must have the signal. */
+enum must_recv {
+	MUST_RECV_FORKED,	/* forked before a group send reached its parent
+				   (exec_kill_all, fork_group) */
+	MUST_RECV_MEMBER,	/* in the killpg's group for the whole call (killpg_move) */
 };
 
 struct event {
@@ -81,6 +94,13 @@ struct torture_config {
 	unsigned int weights[OP_NR];
 	double fail_rate;		/* random allocation failures; 0: none */
 	double until_caught;		/* > 0: repeat rounds until caught or this long */
+	/*
+	 * --overlap: the percentage of operations run on the shared part of
+	 * the tree (tt_op_hot); 0: the workers stay disjoint.  Not given: the
+	 * weights alone decide (hot's, the cross-worker targets).
+	 */
+	unsigned int overlap;
+	bool overlap_given;
 	bool json;
 };
 
@@ -182,6 +202,9 @@ void tt_end_held(struct held_call *c);
 /* ops_hold.c: a wait's claim raced by its group, kill(-1) held across an exec and a fork. */
 void tt_op_claim(struct worker *w, struct handle *h);
 void tt_op_exec_kill_all(struct worker *w, struct handle *h);
+void tt_op_killpg_move(struct worker *w, struct handle *h);
+void tt_op_fork_group(struct worker *w, struct handle *h);
+void tt_op_setpgid_tie(struct worker *w, struct handle *h);
 
 bool tt_hold_install(void);
 void tt_hold_remove(void);
@@ -221,6 +244,8 @@ struct hot_proc {
 	pid_t tgid;			/* and the hot group's pgid */
 };
 int tt_hot_start(struct hot_proc *hp, struct rp_task *init, struct worker *ws, unsigned int n);
+void tt_disjoint_weights(struct torture_config *cfg);
+bool tt_disjoint(const struct torture_config *cfg);
 void tt_hot_leave(struct worker *w);
 void tt_hot_end(struct hot_proc *hp, struct worker *log);
 void tt_op_hot(struct worker *w, struct handle *h);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A pid namespace made by clone(CLONE_NEWPID): its init reads its own
+ * numbers (getpid 1, getppid 0), forks children that read theirs, one of
+ * which kill(-1)s the others inside; init waits for each by its number
+ * there, then exits while a child still runs, which ends the namespace
+ * and kills that child.  Pipes order the steps, so the recording is the
+ * same every run.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static int gate[2], last[2];
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* Pid 2 there: takes the kill(-1) of its sibling. */
+static void receiver(void)
+{
+	struct sigaction sa;
+	sigset_t usr1, none;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	getpid();
+	getppid();
+	if (write(gate[1], "r", 1) != 1)
+		_exit(9);
+	sigemptyset(&none);
+	sigsuspend(&none);
+	_exit(5);
+}
+
+/* The namespace's init. */
+static int init_main(void)
+{
+	pid_t a, b;
+	char c;
+	int st;
+
+	getpid();
+	getppid();
+	a = fork();
+	if (a == 0)
+		receiver();
+	if (read(gate[0], &c, 1) != 1)
+		return 9;
+	b = fork();
+	if (b == 0) {
+		getpid();
+		kill(-1, SIGUSR1);
+		_exit(6);
+	}
+	waitpid(a, &st, 0);
+	waitpid(b, &st, 0);
+	/* A child still running when init exits is killed with the namespace. */
+	if (fork() == 0) {
+		close(last[1]);
+		if (read(last[0], &c, 1) < 0)
+			_exit(9);
+		_exit(7);
+	}
+	kill(2, 0);		/* reaped: ESRCH */
+	return 3;
+}
+
+int main(void)
+{
+	pid_t init;
+	int st;
+
+	if (pipe(gate) || pipe(last))
+		return 1;
+	init = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (init == 0)
+		_exit(init_main());
+	close(last[0]);
+	waitpid(init, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}

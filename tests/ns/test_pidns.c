@@ -1271,3 +1271,27 @@ Test(pidns, fork_event_pid)
 		finish_all_reaped();
 	}
 }
+
+/*
+ * "Every object goes, reaped or not" (rp_system_destroy), also when a
+ * namespace's init has exited and its exit still waits for a process of
+ * its namespace that its end killed but that never ran again to die
+ * (rcuproc replay tears a system down so when a recording ends there).
+ */
+Test(pidns, destroy_while_init_exit_waits)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *child;
+		pid_t tnr, inr, cnr;
+
+		start(m);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		child = clone_of(nsinit, SIGCHLD, &cnr);
+		cr_assert_eq(rp_exit_group(nsinit, 3), 0);
+		cr_assert_eq(rp_wait4(t, inr, NULL, WNOHANG, NULL), 0);
+		rp_task_put(child);
+		rp_task_put(nsinit);
+		rp_task_put(t);
+		stop_system();
+	}
+}

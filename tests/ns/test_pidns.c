@@ -1295,3 +1295,26 @@ Test(pidns, destroy_while_init_exit_waits)
 		stop_system();
 	}
 }
+
+/*
+ * setsid answers the new session's id in the caller's namespace: a
+ * namespace's init that makes a session of its own reads 1 (Linux 6.18,
+ * tests/replay/corpus/pidns_clone.strace), and so do getsid and getpgrp.
+ */
+Test(pidns, setsid_in_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit;
+		pid_t inr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &inr);
+		cr_assert_eq(rp_getpgrp(nsinit), 0);
+		cr_assert_eq(rp_setsid(nsinit), 1);
+		cr_assert_eq(rp_getsid(nsinit, 0), 1);
+		cr_assert_eq(rp_getpgrp(nsinit), 1);
+		cr_assert_eq(rp_getsid(init, inr), inr);
+		reap(init, nsinit, inr, 0);
+		finish_all_reaped();
+	}
+}

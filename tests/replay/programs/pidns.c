@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A pid namespace made by clone(CLONE_NEWPID): its init reads its own
- * numbers (getpid 1, getppid 0), forks children that read theirs, one of
- * which kill(-1)s the others inside; init waits for each by its number
- * there, then exits while a child still runs, which ends the namespace
- * and kills that child.  Pipes order the steps, so the recording is the
- * same every run.
+ * numbers (getpid 1, getppid 0, its group's leader outside: getpgrp 0),
+ * takes a signal from its parent outside (si_pid 0), makes a session of
+ * its own (setsid 1), forks children that read theirs, one of which
+ * kill(-1)s the others inside; init waits for each by its number there,
+ * then exits while a child still runs, which ends the namespace and kills
+ * that child.  Pipes order the steps, so the recording is the same every
+ * run.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -15,7 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-static int gate[2], last[2];
+static int gate[2], last[2], up[2];
 
 static void on_usr1(int sig)
 {
@@ -46,12 +48,27 @@ static void receiver(void)
 /* The namespace's init. */
 static int init_main(void)
 {
+	struct sigaction sa;
+	sigset_t usr1, none;
 	pid_t a, b;
 	char c;
 	int st;
 
 	getpid();
 	getppid();
+	getpgrp();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	if (write(up[1], "i", 1) != 1)
+		return 9;
+	sigemptyset(&none);
+	sigsuspend(&none);		/* the parent's SIGUSR1, from outside */
+	setsid();
+	getpgrp();
 	a = fork();
 	if (a == 0)
 		receiver();
@@ -81,12 +98,17 @@ int main(void)
 	pid_t init;
 	int st;
 
-	if (pipe(gate) || pipe(last))
+	char c;
+
+	if (pipe(gate) || pipe(last) || pipe(up))
 		return 1;
 	init = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (init == 0)
 		_exit(init_main());
 	close(last[0]);
+	if (read(up[0], &c, 1) != 1)
+		return 1;
+	kill(init, SIGUSR1);
 	waitpid(init, &st, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }

@@ -24,8 +24,9 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-/* Pid 2 there: takes the kill(-1) of its sibling. */
-static void receiver(void)
+/* Take one SIGUSR1 in a handler, blocked until the task waits for it,
+ * once @fd has said so. */
+static void take_usr1(int fd)
 {
 	struct sigaction sa;
 	sigset_t usr1, none;
@@ -36,20 +37,24 @@ static void receiver(void)
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &usr1, NULL);
-	getpid();
-	getppid();
-	if (write(gate[1], "r", 1) != 1)
+	if (write(fd, "r", 1) != 1)
 		_exit(9);
 	sigemptyset(&none);
 	sigsuspend(&none);
+}
+
+/* Pid 2 there: takes the kill(-1) of its sibling. */
+static void receiver(void)
+{
+	getpid();
+	getppid();
+	take_usr1(gate[1]);
 	_exit(5);
 }
 
 /* The namespace's init. */
 static int init_main(void)
 {
-	struct sigaction sa;
-	sigset_t usr1, none;
 	pid_t a, b;
 	char c;
 	int st;
@@ -57,16 +62,7 @@ static int init_main(void)
 	getpid();
 	getppid();
 	getpgrp();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &usr1, NULL);
-	if (write(up[1], "i", 1) != 1)
-		return 9;
-	sigemptyset(&none);
-	sigsuspend(&none);		/* the parent's SIGUSR1, from outside */
+	take_usr1(up[1]);		/* the parent's SIGUSR1, from outside */
 	setsid();
 	getpgrp();
 	a = fork();

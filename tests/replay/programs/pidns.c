@@ -5,11 +5,12 @@
  * takes a signal from its parent outside (si_pid 0), makes a session of
  * its own (setsid 1), forks children that read theirs, one of which
  * kill(-1)s the others inside; init waits for each by its number there,
- * then exits while a child still runs, which ends the namespace and kills
- * that child.  Pipes order the steps, so the recording is the same every
+ * then exits while a child and its thread still run, which ends the
+ * namespace and kills both.  Pipes order the steps, so the recording is the same every
  * run.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -52,6 +53,20 @@ static void receiver(void)
 	_exit(5);
 }
 
+/* The thread of the last child: reads its own number there, then waits. */
+static void *last_thread(void *arg)
+{
+	char c;
+
+	(void)arg;
+	syscall(SYS_gettid);
+	if (write(gate[1], "t", 1) != 1)
+		_exit(9);
+	if (read(last[0], &c, 1) < 0)
+		_exit(9);
+	return NULL;
+}
+
 /* The namespace's init. */
 static int init_main(void)
 {
@@ -78,13 +93,20 @@ static int init_main(void)
 	}
 	waitpid(a, &st, 0);
 	waitpid(b, &st, 0);
-	/* A child still running when init exits is killed with the namespace. */
+	/* A child still running when init exits is killed with the namespace,
+	 * each of its threads. */
 	if (fork() == 0) {
+		pthread_t th;
+
 		close(last[1]);
+		if (pthread_create(&th, NULL, last_thread, NULL))
+			_exit(9);
 		if (read(last[0], &c, 1) < 0)
 			_exit(9);
 		_exit(7);
 	}
+	if (read(gate[0], &c, 1) != 1)
+		return 9;
 	kill(2, 0);		/* reaped: ESRCH */
 	return 3;
 }

@@ -25,6 +25,9 @@ expect() {
 expect 3 "stuck_exec.strace:5: stuck for 1 s replaying pid 101 (rcuproc 3) execve(\"/bin/true\"" \
 	--watchdog 1 "$dir/bad/stuck_exec.strace"
 
+tmpns=$(mktemp -d)
+trap 'rm -rf "$tmpns"' EXIT
+
 # What replay cannot follow is refused at that call, before anything after
 # it is compared: exit 4, and so it counts in the total and in --json.  A
 # recording made without --pidns-translation has no number in strace's
@@ -56,6 +59,27 @@ for what in "8: pid 102 getpid(): result: recorded 2, rcuproc 1" \
 	expect 1 "$what" "$wrong"
 done
 
+# Namespace files: setns through a handle the recording opened, and the
+# namespace calls replay skips, each with its reason.
+files=$dir/handmade/pidns_files.strace
+for reason in "6: pid 101 openat: a namespace of a type rcuproc does not model" \
+	"7: pid 101 setns: a namespace of a type rcuproc does not model" \
+	"8: pid 101 setns: a failed setns on a file the recording did not open" \
+	"9: pid 101 openat: a file outside the process table" \
+	"2 tasks, 12 calls replayed, 4 skipped, 0 mismatches"; do
+	expect 0 "$reason" --verbose "$files"
+done
+# A setns on a descriptor never opened, and an open under /proc by a pid
+# from inside a namespace, cannot be followed.
+printf '%s\n101 setns(5, 0x20000000) = 0\n' '# recorder-pid: 100' > "$tmpns/setns.strace"
+expect 4 "setns.strace:2: pid 101 setns(5, 0x20000000): enters the pid namespace of a file the recording did not show opened" \
+	"$tmpns/setns.strace"
+printf '%s\n' '# recorder-pid: 100' '101 unshare(0x20000000) = 0' \
+	'101 clone(child_stack=NULL, flags=0x1200000|17) = 102' \
+	'102 openat(-100, "/proc/1/ns/pid", 0) = 3' > "$tmpns/inside.strace"
+expect 4 "inside.strace:4: pid 102 openat(-100, \"/proc/1/ns/pid\", 0): opens a task's namespace under /proc from inside a pid namespace" \
+	"$tmpns/inside.strace"
+
 # --verbose gives every skipped call its own reason.
 skips=$dir/handmade/skips.strace
 for reason in "4: pid 101 execve: a failed exec: the file system answered" \
@@ -82,7 +106,7 @@ expect 0 "0 mismatches (not exact: it sets a limit counted over the machine; 1 a
 
 # Recordings people bring: each bad input says what is wrong, exit 2.
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$tmpns"' EXIT
 good=$dir/corpus/nice_sh.strace
 header='# recorder-pid: 400'
 

@@ -221,6 +221,8 @@ static long call_openat(struct replay_run *run, struct replay_task *t,
 	if (pid < 0)
 		return replay_skip(run, ev, "a failed open under /proc from inside a pid namespace");
 	err = rp_pidns_open(t->task, (pid_t)pid, !strcmp(which, "pid_for_children"), &h);
+	if (err == -ESRCH)
+		return -ENOENT;		/* no /proc/PID directory */
 	if (err)
 		return err;
 	if (ev->ret < 0) {

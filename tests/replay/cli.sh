@@ -25,6 +25,16 @@ expect() {
 expect 3 "stuck_exec.strace:5: stuck for 1 s replaying pid 101 (rcuproc 3) execve(\"/bin/true\"" \
 	--watchdog 1 "$dir/bad/stuck_exec.strace"
 
+# expect_lines STATUS FILE TEXT...: `rcuproc replay --verbose FILE` exits
+# STATUS and says each TEXT.
+expect_lines() {
+	local status=$1 file=$2 text
+	shift 2
+	for text; do
+		expect "$status" "$text" --verbose "$file"
+	done
+}
+
 tmpns=$(mktemp -d)
 trap 'rm -rf "$tmpns"' EXIT
 
@@ -50,25 +60,21 @@ fi
 
 # A pid of a namespace below strace's is compared as the caller there sees
 # it: each number Linux would not have given is a mismatch at its line.
-wrong=$dir/handmade/pidns_wrong_pid.strace
-for what in "8: pid 102 getpid(): result: recorded 2, rcuproc 1" \
+expect_lines 1 "$dir/handmade/pidns_wrong_pid.strace" \
+	"8: pid 102 getpid(): result: recorded 2, rcuproc 1" \
 	"11: pid 103 getppid(): result: recorded 3, rcuproc 1" \
 	"12: pid 103 kill(3 /* 102 in strace's PID NS */, 0): the number of pid 102 in the caller's namespace: recorded 3, rcuproc 1" \
 	"15: pid 102 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL): result: recorded 5, rcuproc -1 ECHILD" \
-	"3 tasks, 12 calls replayed, 0 skipped, 4 mismatches"; do
-	expect 1 "$what" "$wrong"
-done
+	"3 tasks, 12 calls replayed, 0 skipped, 4 mismatches"
 
 # Namespace files: setns through a handle the recording opened, and the
 # namespace calls replay skips, each with its reason.
-files=$dir/handmade/pidns_files.strace
-for reason in "6: pid 101 openat: a namespace of a type rcuproc does not model" \
+expect_lines 0 "$dir/handmade/pidns_files.strace" \
+	"6: pid 101 openat: a namespace of a type rcuproc does not model" \
 	"7: pid 101 setns: a namespace of a type rcuproc does not model" \
 	"8: pid 101 setns: a failed setns on a file the recording did not open" \
 	"9: pid 101 openat: a file outside the process table" \
-	"2 tasks, 12 calls replayed, 4 skipped, 0 mismatches"; do
-	expect 0 "$reason" --verbose "$files"
-done
+	"2 tasks, 12 calls replayed, 4 skipped, 0 mismatches"
 # A setns on a descriptor never opened, and an open under /proc by a pid
 # from inside a namespace, cannot be followed.
 printf '%s\n101 setns(5, 0x20000000) = 0\n' '# recorder-pid: 100' > "$tmpns/setns.strace"

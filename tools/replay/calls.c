@@ -135,32 +135,37 @@ static long exec_in_group(struct replay_run *run, struct replay_task *t,
 	return w.ret;
 }
 
-/* The task that held the leader's tid before a thread's exec took it. */
+/* The task that held the leader's tid (@nr in @t's namespace) before a
+ * thread's exec took it. */
 static struct replay_task *task_now_numbered(struct replay_run *run, struct replay_task *t,
 					     pid_t nr)
 {
 	for (int i = 0; i < run->ntasks; i++)
-		if (run->tasks[i] != t && run->tasks[i]->nr == nr)
+		if (run->tasks[i] != t && replay_nr_in(run->tasks[i], t->ns) == nr)
 			return run->tasks[i];
 	return NULL;
 }
 
 /*
- * A thread that execs takes over its leader's pid; the recording goes on
- * calling it by that pid (after "+++ superseded by execve in pid N +++"),
- * and the old leader, released, by none.
+ * A thread that execs takes over its leader's pid, at every level; the
+ * recording goes on calling it by that pid (after "+++ superseded by
+ * execve in pid N +++"), and the old leader, released, by none.
  */
 static void take_leaders_place(struct replay_run *run, struct replay_task *t)
 {
-	pid_t nr = rp_gettid(t->task);
-	struct replay_task *leader = task_now_numbered(run, t, nr);
+	struct replay_task *leader = task_now_numbered(run, t, rp_gettid(t->task));
+	pid_t nr, *nrs;
 
-	if (nr == t->nr || !leader)
-		return;
+	if (!leader)
+		return;		/* the leader's own exec */
+	nr = leader->nr;
+	nrs = leader->nrs;
 	leader->nr = t->nr;
+	leader->nrs = t->nrs;
 	leader->dead = true;
 	leader->superseded = true;
 	t->nr = nr;
+	t->nrs = nrs;
 	t->exec_tid = t->rec;
 	leader->exec_tid = leader->rec;
 	t->rec = leader->rec;

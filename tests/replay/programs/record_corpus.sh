@@ -86,3 +86,5 @@ record unshare_sh --note "unshare --pid --fork --mount-proc: the shell is pid 1 
 	-- env PATH=/usr/bin:/bin unshare --pid --fork --mount-proc sh -c 'echo $$; sleep 0 & wait $!; kill -0 $$; (exit 3); echo $?'
 record unshare_nested --note "a namespace inside a namespace: each shell is pid 1 of its own, kill(-1) from the inner one" \
 	-- env PATH=/usr/bin:/bin unshare --pid --fork sh -c 'unshare --pid --fork sh -c "kill -0 1; sleep 0 & kill -USR1 -1; wait; exit 4"; echo $?'
+record pidns_thread_exec --note "a thread execs in a namespace's init: it takes the leader's pid there (1) and outside" \
+	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/thread_exec" thread

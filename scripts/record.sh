@@ -15,15 +15,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 calls=clone,clone3,fork,vfork,execve,exit,exit_group,wait4,waitid
 calls+=,kill,tkill,tgkill,rt_sigqueueinfo,rt_sigaction,rt_sigprocmask,rt_sigsuspend,rt_sigreturn,pselect6,ppoll
-calls+=,setpgid,getpgid,getpgrp,setsid,getsid,getppid
+calls+=,setpgid,getpgid,getpgrp,setsid,getsid,getppid,getpid,gettid
 calls+=,setpriority,getpriority,ioprio_set,ioprio_get,prctl,ptrace
 calls+=,timer_create,timer_settime,timer_gettime,timer_getoverrun,timer_delete,ioctl
 calls+=,setuid,setresuid,setgroups,capset,setrlimit,prlimit64
-# Not replayed: they show where a recording enters another pid namespace.
-calls+=,unshare,setns
+# Pid namespaces; openat only for the namespace files setns takes (the
+# others are dropped below).
+calls+=,unshare,setns,openat
 # -q: no attach/detach notes, but keep "+++ exited with N +++";
-# -X raw: numbers instead of flag and constant names (one parser, no tables).
-options=(-f -q -X raw -e "trace=$calls" -e signal=all)
+# -X raw: numbers instead of flag and constant names (one parser, no tables);
+# --pidns-translation: a pid of another pid namespace is followed by its
+# number in strace's, the one replay knows the task by.
+options=(-f -q -X raw --pidns-translation -e "trace=$calls" -e signal=all)
 
 [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
 name=$1
@@ -61,6 +64,23 @@ setsid --wait bash -c 'echo $$ > "$1"; shift; exec env --default-signal strace "
 	echo "# produced by: scripts/record.sh ($(strace -V | head -1))"
 	echo "# options: ${options[*]}"
 	echo "# recorder-pid: $(cat "$tmp/pid")"
-	cat "$tmp/trace"
+	# An openat of anything but /proc/.../ns/pid* goes, with its "resumed" line.
+	awk '
+		$2 ~ /^openat\(/ {
+			ns = $0 ~ /"\/proc\/[^"]*\/ns\/pid/
+			if ($0 ~ /<unfinished \.\.\.>$/)
+				open_ns[$1] = ns
+			if (ns)
+				print
+			next
+		}
+		$2 == "<..." && $3 == "openat" {
+			if (open_ns[$1])
+				print
+			delete open_ns[$1]
+			next
+		}
+		{ print }
+	' "$tmp/trace"
 } > "$out"
 echo "recorded $out ($(wc -l < "$out") lines)"

@@ -154,7 +154,7 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 		return -EPERM;
 	move_ids(self->group_leader, own, own, px);
 	rp_signal_set_tty(sig, NULL);	/* the old session's terminal stays there */
-	return own->nr;
+	return 0;
 }
 
 pid_t rp_setsid(struct rp_task *self)
@@ -174,6 +174,9 @@ pid_t rp_setsid(struct rp_task *self)
 	}
 	rp_proxy_free_unlinked(px[0]);
 	rp_proxy_free_unlinked(px[1]);
+	/* The new session's id is our tgid, as our namespace numbers it (pid_vnr). */
+	if (ret == 0)
+		ret = rp_own_vnr(self, rp_signal_leader_pid(self->signal));
 	rp_sync_quiescent();
 	return ret;
 }

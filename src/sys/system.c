@@ -183,6 +183,24 @@ static void force_release(struct rp_task *t)
 	}
 }
 
+/*
+ * @t, not released, is the last thread of a namespace's init whose exit
+ * waits for the namespace's other pids: it completes no more, or its
+ * completion would be queued as the pids go below, and run when this
+ * section ends, on a namespace freed by then (in the lock modes a free
+ * is at once).
+ */
+static void cancel_init_wait(struct rp_task *t)
+{
+	struct rp_pidns *ns = rp_task_pidns(t);
+
+	rp_assert_update_held(&t->sys->sync);
+	if (ns && ns->waiter == t) {
+		ns->waiter = NULL;
+		ns->settle_at = 0;
+	}
+}
+
 void rp_system_destroy(struct rp_system *sys)
 {
 	struct rp_task *t, *tmp;
@@ -192,6 +210,10 @@ void rp_system_destroy(struct rp_system *sys)
 	rp_deferred_barrier();
 	/* No operation runs: the update lock is taken for the assertions only. */
 	rp_update_lock(&sys->sync);
+	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++)
+		cds_list_for_each_entry(t, &sys->registry[k].tasks, registry)
+			if (t->sighand)
+				cancel_init_wait(t);
 	for (unsigned int k = 0; k < RP_REGISTRY_SHARDS; k++)
 		cds_list_for_each_entry(t, &sys->registry[k].tasks, registry)
 			if (t->sighand)

@@ -1271,3 +1271,50 @@ Test(pidns, fork_event_pid)
 		finish_all_reaped();
 	}
 }
+
+/*
+ * "Every object goes, reaped or not" (rp_system_destroy), also when a
+ * namespace's init has exited and its exit still waits for a process of
+ * its namespace that its end killed but that never ran again to die
+ * (rcuproc replay tears a system down so when a recording ends there).
+ */
+Test(pidns, destroy_while_init_exit_waits)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *child;
+		pid_t tnr, inr, cnr;
+
+		start(m);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		child = clone_of(nsinit, SIGCHLD, &cnr);
+		cr_assert_eq(rp_exit_group(nsinit, 3), 0);
+		cr_assert_eq(rp_wait4(t, inr, NULL, WNOHANG, NULL), 0);
+		rp_task_put(child);
+		rp_task_put(nsinit);
+		rp_task_put(t);
+		stop_system();
+	}
+}
+
+/*
+ * setsid answers the new session's id in the caller's namespace: a
+ * namespace's init that makes a session of its own reads 1 (Linux 6.18,
+ * tests/replay/corpus/pidns_clone.strace), and so do getsid and getpgrp.
+ */
+Test(pidns, setsid_in_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *nsinit;
+		pid_t inr;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &inr);
+		cr_assert_eq(rp_getpgrp(nsinit), 0);
+		cr_assert_eq(rp_setsid(nsinit), 1);
+		cr_assert_eq(rp_getsid(nsinit, 0), 1);
+		cr_assert_eq(rp_getpgrp(nsinit), 1);
+		cr_assert_eq(rp_getsid(init, inr), inr);
+		reap(init, nsinit, inr, 0);
+		finish_all_reaped();
+	}
+}

@@ -28,11 +28,12 @@
 
 /*
  * clone(CLONE_NEWPID): the child is 1 in its namespace and reads its
- * parent, outside, as 0; its child is 2 there, with parent 1.  The parent
+ * parent, outside, as 0, and its own session's id as 1; its child is 2
+ * there, with parent 1.  The parent
  * outside sees both by its own numbers, in kill and in wait.
  */
 static const struct or_step ids_inside_and_outside[] = {
-	CLONE(P0, P1, NEWPID), GETPID(P1), GETPPID(P1), NSPID(P1),
+	CLONE(P0, P1, NEWPID), GETPID(P1), GETPPID(P1), NSPID(P1), SETSID(P1),
 	FORK(P1, P2), GETPID(P2), GETPPID(P2), NSPID(P2),
 	KILL(P1, S(P2), 0), KILL(P0, S(P2), 0), KILL(P2, S(P1), 0),
 	EXIT(P2, 2), WAIT4(P1, -1, 0),

@@ -25,12 +25,28 @@ expect() {
 expect 3 "stuck_exec.strace:5: stuck for 1 s replaying pid 101 (rcuproc 3) execve(\"/bin/true\"" \
 	--watchdog 1 "$dir/bad/stuck_exec.strace"
 
-# A recording that enters another pid namespace is refused at that call,
-# before anything of the new namespace is compared: exit 4, and so it
-# counts in the total and in --json.
+# expect_lines STATUS FILE TEXT...: `rcuproc replay --verbose FILE` exits
+# STATUS and says each TEXT.
+expect_lines() {
+	local status=$1 file=$2 text
+	shift 2
+	for text; do
+		expect "$status" "$text" --verbose "$file"
+	done
+}
+
+tmpns=$(mktemp -d)
+trap 'rm -rf "$tmpns"' EXIT
+
+# What replay cannot follow is refused at that call, before anything after
+# it is compared: exit 4, and so it counts in the total and in --json.  A
+# recording made without --pidns-translation has no number in strace's
+# namespace for a child forked inside another; a user namespace maps ids.
 pidns=$dir/bad/pidns_unshare.strace
-expect 4 "pidns_unshare.strace:12: pid 11248 unshare(0x20000000) enters another pid namespace" \
+expect 4 "pidns_unshare.strace:28: pid 11249 clone(child_stack=NULL, flags=0x1200000|17, child_tidptr=0x7f272985ea10): a child numbered in its parent's pid namespace with no note of its number in strace's: record with strace --pidns-translation" \
 	"$pidns"
+expect 4 "userns_unshare.strace:12: pid 5731 unshare(0x30000000): enters a user namespace, whose uid and gid mapping rcuproc does not model: the recording is refused" \
+	"$dir/bad/userns_unshare.strace"
 expect 4 "total: 2 recordings (1 matched, 0 unreadable, 1 refused)" "$dir/corpus/nice_sh.strace" "$pidns"
 json=$("$rcuproc" replay --json "$pidns" 2> /dev/null)
 if ! python3 -c '
@@ -41,6 +57,34 @@ assert rows[0]["outcome"] == "refused" and rows[1]["refused"] == 1, rows
 	echo "FAIL: replay --json of a refused recording"
 	failed=1
 fi
+
+# A pid of a namespace below strace's is compared as the caller there sees
+# it: each number Linux would not have given is a mismatch at its line.
+expect_lines 1 "$dir/handmade/pidns_wrong_pid.strace" \
+	"8: pid 102 getpid(): result: recorded 2, rcuproc 1" \
+	"11: pid 103 getppid(): result: recorded 3, rcuproc 1" \
+	"12: pid 103 kill(3 /* 102 in strace's PID NS */, 0): the number of pid 102 in the caller's namespace: recorded 3, rcuproc 1" \
+	"15: pid 102 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL): result: recorded 5, rcuproc -1 ECHILD" \
+	"3 tasks, 12 calls replayed, 0 skipped, 4 mismatches"
+
+# Namespace files: setns through a handle the recording opened, and the
+# namespace calls replay skips, each with its reason.
+expect_lines 0 "$dir/handmade/pidns_files.strace" \
+	"6: pid 101 openat: a namespace of a type rcuproc does not model" \
+	"7: pid 101 setns: a namespace of a type rcuproc does not model" \
+	"8: pid 101 setns: a failed setns on a file the recording did not open" \
+	"9: pid 101 openat: a file outside the process table" \
+	"2 tasks, 12 calls replayed, 4 skipped, 0 mismatches"
+# A setns on a descriptor never opened, and an open under /proc by a pid
+# from inside a namespace, cannot be followed.
+printf '%s\n101 setns(5, 0x20000000) = 0\n' '# recorder-pid: 100' > "$tmpns/setns.strace"
+expect 4 "setns.strace:2: pid 101 setns(5, 0x20000000): enters the pid namespace of a file the recording did not show opened" \
+	"$tmpns/setns.strace"
+printf '%s\n' '# recorder-pid: 100' '101 unshare(0x20000000) = 0' \
+	'101 clone(child_stack=NULL, flags=0x1200000|17) = 102' \
+	'102 openat(-100, "/proc/1/ns/pid", 0) = 3' > "$tmpns/inside.strace"
+expect 4 "inside.strace:4: pid 102 openat(-100, \"/proc/1/ns/pid\", 0): opens a task's namespace under /proc from inside a pid namespace" \
+	"$tmpns/inside.strace"
 
 # --verbose gives every skipped call its own reason.
 skips=$dir/handmade/skips.strace
@@ -68,7 +112,7 @@ expect 0 "0 mismatches (not exact: it sets a limit counted over the machine; 1 a
 
 # Recordings people bring: each bad input says what is wrong, exit 2.
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$tmpns"' EXIT
 good=$dir/corpus/nice_sh.strace
 header='# recorder-pid: 400'
 

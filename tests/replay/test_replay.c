@@ -146,3 +146,17 @@ Test(altered, traced_child)
 			"si_code=-6");
 	expect_reported("trace_child.strace", "wait4(", "0x40000001", "|0x80<<16]", "]");
 }
+
+/*
+ * In a pid namespace below strace's, pids are compared as the caller
+ * there sees them: a getpid, a getppid, a wait's result, a signal's
+ * sender, and a noted argument, each with a number Linux did not give.
+ */
+Test(altered, namespace_pids)
+{
+	expect_reported("pidns_clone.strace", "getpid()", "= 2 /*", "= 2 /*", "= 4 /*");
+	expect_reported("pidns_clone.strace", "getppid()", "= 0", "= 0", "= 1");
+	expect_reported("pidns_clone.strace", "wait4(3 /*", "NULL) = 3", "NULL) = 3", "NULL) = 5");
+	expect_reported("pidns_clone.strace", "--- SIGUSR1", "si_pid=3 /*", "si_pid=3", "si_pid=2");
+	expect_reported("unshare_sh.strace", "kill(1 /*", ", 0)", "kill(1 /*", "kill(2 /*");
+}

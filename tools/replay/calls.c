@@ -18,7 +18,8 @@
 
 /* The clone flags rcuproc models; the others (files, fs, tls, tid
  * pointers, vfork's wait) change nothing in the process table. */
-#define MODELLED_CLONE_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | CSIGNAL)
+#define MODELLED_CLONE_FLAGS	(CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_PARENT | \
+				 CLONE_NEWPID | CSIGNAL)
 
 static void sigset_from_bits(sigset_t *set, uint64_t bits)
 {
@@ -38,12 +39,15 @@ static long clone_with_flags(struct replay_run *run, struct replay_task *t,
 			       const struct replay_event *ev, unsigned long flags)
 {
 	struct rp_task *child;
-	long ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
+	long ret;
 
+	if (replay_clone_refused(run, t, ev, flags))
+		return REPLAY_SKIPPED;
+	ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
 	if (ret > 0 && ev->ret > 0 && (flags & CLONE_UNTRACED))
-		replay_add_unrecorded(run, ev, replay_add_task(run, (pid_t)ev->ret, child));
+		replay_add_unrecorded(run, ev, replay_add_task(run, replay_child_rec(ev), child));
 	else if (ret > 0 && ev->ret > 0)
-		replay_add_task(run, (pid_t)ev->ret, child);
+		replay_add_task(run, replay_child_rec(ev), child);
 	else if (ret > 0)
 		rp_task_put(child);
 	return ret;
@@ -131,32 +135,37 @@ static long exec_in_group(struct replay_run *run, struct replay_task *t,
 	return w.ret;
 }
 
-/* The task that held the leader's tid before a thread's exec took it. */
+/* The task that held the leader's tid (@nr in @t's namespace) before a
+ * thread's exec took it. */
 static struct replay_task *task_now_numbered(struct replay_run *run, struct replay_task *t,
 					     pid_t nr)
 {
 	for (int i = 0; i < run->ntasks; i++)
-		if (run->tasks[i] != t && run->tasks[i]->nr == nr)
+		if (run->tasks[i] != t && replay_nr_in(run->tasks[i], t->ns) == nr)
 			return run->tasks[i];
 	return NULL;
 }
 
 /*
- * A thread that execs takes over its leader's pid; the recording goes on
- * calling it by that pid (after "+++ superseded by execve in pid N +++"),
- * and the old leader, released, by none.
+ * A thread that execs takes over its leader's pid, at every level; the
+ * recording goes on calling it by that pid (after "+++ superseded by
+ * execve in pid N +++"), and the old leader, released, by none.
  */
 static void take_leaders_place(struct replay_run *run, struct replay_task *t)
 {
-	pid_t nr = rp_gettid(t->task);
-	struct replay_task *leader = task_now_numbered(run, t, nr);
+	struct replay_task *leader = task_now_numbered(run, t, rp_gettid(t->task));
+	pid_t nr, *nrs;
 
-	if (nr == t->nr || !leader)
-		return;
+	if (!leader)
+		return;		/* the leader's own exec */
+	nr = leader->nr;
+	nrs = leader->nrs;
 	leader->nr = t->nr;
+	leader->nrs = t->nrs;
 	leader->dead = true;
 	leader->superseded = true;
 	t->nr = nr;
+	t->nrs = nrs;
 	t->exec_tid = t->rec;
 	leader->exec_tid = leader->rec;
 	t->rec = leader->rec;
@@ -228,13 +237,13 @@ static int wait_options(const struct replay_event *ev, int i)
  * (docs/replay.md, "Order", rule 4).
  */
 static pid_t wait_target(struct replay_run *run, struct replay_task *t, pid_t sel,
-			 long rec_child)
+			 long rec_child, long root)
 {
 	pid_t child;
 
 	if (rec_child <= 0 || sel > 0)
 		return sel;
-	child = (pid_t)replay_pid_to_sim(run, rec_child);
+	child = (pid_t)replay_pid_to_sim(run, t, rec_child, root);
 	if (sel == -1)
 		return child;
 	if (rp_getpgid(t->task, child) == (sel ? -sel : rp_getpgrp(t->task)))
@@ -246,7 +255,7 @@ static long call_wait4(struct replay_run *run, struct replay_task *t, const stru
 {
 	char rec[48], got[48];
 	int status = 0, rec_status;
-	pid_t target = wait_target(run, t, replay_pid_arg(run, ev, 0), ev->ret);
+	pid_t target = wait_target(run, t, replay_pid_arg(run, t, ev, 0), ev->ret, ev->ret_root);
 	long ret = rp_wait4(t->task, target, &status, wait_options(ev, 2), NULL);
 
 	if (ret > 0 && ev->ret > 0 && ev->argc > 1 && replay_parse_wstatus(ev->argv[1], &rec_status)) {
@@ -269,13 +278,13 @@ static void format_waitid(long pid, long code, long status, char *buf, size_t le
 static void waitid_target(struct replay_run *run, struct replay_task *t,
 			  const struct replay_event *ev, idtype_t *idtype, id_t *id)
 {
-	long rec_child = 0;
+	long rec_child = 0, root = 0;
 	pid_t sel, target;
 
-	if (ev->ret == 0 && ev->argc > 2)
-		replay_field(ev->argv[2], "si_pid", &rec_child);
+	if (ev->ret == 0 && ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &rec_child))
+		root = replay_field_note(ev->argv[2], "si_pid");
 	sel = *idtype == P_ALL ? -1 : *idtype == P_PGID ? -(pid_t)*id : (pid_t)*id;
-	target = wait_target(run, t, sel, rec_child);
+	target = wait_target(run, t, sel, rec_child, root);
 	if (target != sel) {
 		*idtype = P_PID;
 		*id = (id_t)target;
@@ -294,7 +303,7 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
 		return replay_skip(run, ev, "P_PIDFD: file descriptors are not modelled");
 	if (idtype != P_ALL)
-		id = (id_t)replay_pid_to_sim(run, (long)id);
+		id = (id_t)replay_pid_arg(run, t, ev, 1);
 	waitid_target(run, t, ev, &which, &id);
 	memset(&si, 0, sizeof(si));
 	ret = rp_waitid(t->task, which, id, &si, wait_options(ev, 3));
@@ -302,7 +311,7 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 		replay_field(ev->argv[2], "si_code", &rcode);
 		replay_field(ev->argv[2], "si_status", &rstatus);
 		format_waitid(rpid, rcode, rstatus, rec, sizeof(rec));
-		format_waitid(si.si_pid ? replay_pid_to_rec(run, si.si_pid) : 0, si.si_code,
+		format_waitid(si.si_pid ? replay_pid_to_rec(run, t, si.si_pid) : 0, si.si_code,
 			      si.si_status, got, sizeof(got));
 		replay_expect(run, ev, "siginfo", rec, got);
 	}
@@ -311,17 +320,17 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 
 static long call_kill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_kill(t->task, replay_pid_arg(run, ev, 0), (int)replay_arg(ev, 1));
+	return rp_kill(t->task, replay_pid_arg(run, t, ev, 0), (int)replay_arg(ev, 1));
 }
 
 static long call_tkill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_tkill(t->task, replay_pid_arg(run, ev, 0), (int)replay_arg(ev, 1));
+	return rp_tkill(t->task, replay_pid_arg(run, t, ev, 0), (int)replay_arg(ev, 1));
 }
 
 static long call_tgkill(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_tgkill(t->task, replay_pid_arg(run, ev, 0), replay_pid_arg(run, ev, 1),
+	return rp_tgkill(t->task, replay_pid_arg(run, t, ev, 0), replay_pid_arg(run, t, ev, 1),
 			 (int)replay_arg(ev, 2));
 }
 
@@ -336,10 +345,11 @@ static long call_rt_sigqueueinfo(struct replay_run *run, struct replay_task *t,
 	if (ev->argc > 2 && replay_field(ev->argv[2], "si_code", &v))
 		info.si_code = (int)v;
 	if (ev->argc > 2 && replay_field(ev->argv[2], "si_pid", &v))
-		info.si_pid = (pid_t)replay_pid_to_sim(run, v);
+		info.si_pid = (pid_t)replay_pid_to_sim(run, t, v,
+						       replay_field_note(ev->argv[2], "si_pid"));
 	if (ev->argc > 2 && replay_field(ev->argv[2], "si_int", &v))
 		info.si_int = (int)v;
-	return rp_rt_sigqueueinfo(t->task, replay_pid_arg(run, ev, 0), info.si_signo, &info);
+	return rp_rt_sigqueueinfo(t->task, replay_pid_arg(run, t, ev, 0), info.si_signo, &info);
 }
 
 /* "{sa_handler=0x1, sa_mask=[2], sa_flags=0x4000000, ...}": false for NULL. */

@@ -19,7 +19,9 @@ static const char about[] =
 	"total).\n"
 	"Exits 1 if anything differs, 2 on a usage or format error, 3 when a\n"
 	"replay stopped making progress (the watchdog names the line), 4 when a\n"
-	"recording enters another pid namespace, which is refused.";
+	"recording does what replay cannot follow (a user namespace, a child of\n"
+	"another pid namespace recorded without strace --pidns-translation), which\n"
+	"is refused.";
 
 struct replay_args {
 	int mode;			/* enum rp_sync_mode */

@@ -50,7 +50,7 @@ static long call_capset(struct replay_run *run, struct replay_task *t, const str
 
 	if (ev->argc > 0)
 		replay_field(ev->argv[0], "pid", &pid);
-	if (pid && replay_pid_to_sim(run, pid) != rp_gettid(t->task))
+	if (pid && replay_pid_to_sim(run, t, pid, 0) != rp_gettid(t->task))
 		return replay_skip(run, ev, "capset of another task");
 	if (ev->argc < 2 || !replay_field(ev->argv[1], "effective", &effective))
 		return replay_skip(run, ev, "no capability sets given");
@@ -151,7 +151,7 @@ static long call_prlimit64(struct replay_run *run, struct replay_task *t,
 {
 	long pid = replay_arg(ev, 0);
 
-	if (pid && replay_pid_to_sim(run, pid) != rp_getpid(t->task))
+	if (pid && replay_pid_to_sim(run, t, pid, 0) != rp_getpid(t->task))
 		return replay_skip(run, ev, "the limits of another process are not modelled");
 	return set_and_get_rlimit(run, t, ev, 1);
 }

@@ -38,8 +38,8 @@ static void format_info(int sig, long code, long pid, long uid,
 }
 
 /* What rp_get_signal answered, in the words of the recording. */
-static void format_got(struct replay_run *run, int got, const siginfo_t *info,
-		       char *buf, size_t len)
+static void format_got(struct replay_run *run, const struct replay_task *t, int got,
+		       const siginfo_t *info, char *buf, size_t len)
 {
 	if (got == 0)
 		snprintf(buf, len, "nothing delivered");
@@ -48,7 +48,7 @@ static void format_got(struct replay_run *run, int got, const siginfo_t *info,
 	else if (got < 0)
 		snprintf(buf, len, "-1 %s", replay_errno_name(-got));
 	else
-		format_info(got, info->si_code, replay_pid_to_rec(run, info->si_pid), info->si_uid,
+		format_info(got, info->si_code, replay_pid_to_rec(run, t, info->si_pid), info->si_uid,
 			    got == SIGCHLD ? info->si_status : 0, buf, len);
 }
 
@@ -145,7 +145,7 @@ void replay_delivery(struct replay_run *run, struct replay_task *t, const struct
 		enter_handler(t, got);
 	format_info(ev->sig, ev->info_code, ev->info_pid, ev->info_uid,
 		    ev->sig == SIGCHLD ? ev->info_status : 0, rec, sizeof(rec));
-	format_got(run, got, &info, got_text, sizeof(got_text));
+	format_got(run, t, got, &info, got_text, sizeof(got_text));
 	replay_expect(run, ev, "signal", rec, got_text);
 	if (cpu_timer && got == ev->sig)
 		replay_expect_timer_info(run, t, ev, &info);

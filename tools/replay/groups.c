@@ -14,12 +14,12 @@
 
 static long call_setpgid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_setpgid(t->task, replay_pid_arg(run, ev, 0), replay_pid_arg(run, ev, 1));
+	return rp_setpgid(t->task, replay_pid_arg(run, t, ev, 0), replay_pid_arg(run, t, ev, 1));
 }
 
 static long call_getpgid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_getpgid(t->task, replay_pid_arg(run, ev, 0));
+	return rp_getpgid(t->task, replay_pid_arg(run, t, ev, 0));
 }
 
 static long call_getpgrp(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
@@ -38,39 +38,41 @@ static long call_setsid(struct replay_run *run, struct replay_task *t, const str
 
 static long call_getsid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return rp_getsid(t->task, replay_pid_arg(run, ev, 0));
+	return rp_getsid(t->task, replay_pid_arg(run, t, ev, 0));
 }
 
 /* PRIO_PROCESS and PRIO_PGRP name a pid or group; PRIO_USER a uid. */
-static id_t prio_who(struct replay_run *run, const struct replay_event *ev, int user_which)
+static id_t prio_who(struct replay_run *run, struct replay_task *t, const struct replay_event *ev,
+		     int user_which)
 {
-	return replay_arg(ev, 0) == user_which ? (id_t)replay_arg(ev, 1) : (id_t)replay_pid_arg(run, ev, 1);
+	return replay_arg(ev, 0) == user_which ? (id_t)replay_arg(ev, 1) :
+		(id_t)replay_pid_arg(run, t, ev, 1);
 }
 
 static long call_setpriority(struct replay_run *run, struct replay_task *t,
 			     const struct replay_event *ev)
 {
-	return rp_setpriority(t->task, (int)replay_arg(ev, 0), prio_who(run, ev, PRIO_USER),
+	return rp_setpriority(t->task, (int)replay_arg(ev, 0), prio_who(run, t, ev, PRIO_USER),
 			      (int)replay_arg(ev, 2));
 }
 
 static long call_getpriority(struct replay_run *run, struct replay_task *t,
 			     const struct replay_event *ev)
 {
-	return rp_getpriority(t->task, (int)replay_arg(ev, 0), prio_who(run, ev, PRIO_USER));
+	return rp_getpriority(t->task, (int)replay_arg(ev, 0), prio_who(run, t, ev, PRIO_USER));
 }
 
 static long call_ioprio_set(struct replay_run *run, struct replay_task *t,
 			    const struct replay_event *ev)
 {
-	return rp_ioprio_set(t->task, (int)replay_arg(ev, 0), (int)prio_who(run, ev, RP_IOPRIO_WHO_USER),
+	return rp_ioprio_set(t->task, (int)replay_arg(ev, 0), (int)prio_who(run, t, ev, RP_IOPRIO_WHO_USER),
 			     (int)replay_arg(ev, 2));
 }
 
 static long call_ioprio_get(struct replay_run *run, struct replay_task *t,
 			    const struct replay_event *ev)
 {
-	return rp_ioprio_get(t->task, (int)replay_arg(ev, 0), (int)prio_who(run, ev, RP_IOPRIO_WHO_USER));
+	return rp_ioprio_get(t->task, (int)replay_arg(ev, 0), (int)prio_who(run, t, ev, RP_IOPRIO_WHO_USER));
 }
 
 /* "[N]": the int a terminal ioctl reads or writes. */
@@ -88,11 +90,11 @@ static long tty_pgrp_ioctl(struct replay_run *run, struct replay_task *t,
 	long ret;
 
 	if (request == TIOCSPGRP && bracketed(ev, 2, &rec_pgrp))
-		pgrp = (pid_t)replay_pid_to_sim(run, rec_pgrp);
+		pgrp = (pid_t)replay_pid_to_sim(run, t, rec_pgrp, 0);
 	ret = rp_tty_ioctl(t->task, run->tty, request, &pgrp);
 	if (request == TIOCGPGRP && ret == 0 && bracketed(ev, 2, &rec_pgrp)) {
 		snprintf(rec, sizeof(rec), "%ld", rec_pgrp);
-		snprintf(got, sizeof(got), "%ld", replay_pid_to_rec(run, pgrp));
+		snprintf(got, sizeof(got), "%ld", replay_pid_to_rec(run, t, pgrp));
 		replay_expect(run, ev, "foreground group", rec, got);
 	}
 	return ret;

@@ -189,7 +189,8 @@ bool replay_parse_long(const char *s, long *v)
 	return true;
 }
 
-bool replay_field(const char *s, const char *key, long *v)
+/* The text after "key=" inside a {...} argument, or NULL. */
+static const char *field_value(const char *s, const char *key)
 {
 	size_t klen = strlen(key);
 
@@ -197,9 +198,35 @@ bool replay_field(const char *s, const char *key, long *v)
 		bool starts = p == s || strchr("{ ,", p[-1]);
 
 		if (starts && p[klen] == '=')
-			return replay_parse_long(p + klen + 1, v);
+			return p + klen + 1;
 	}
-	return false;
+	return NULL;
+}
+
+bool replay_field(const char *s, const char *key, long *v)
+{
+	return replay_parse_long(field_value(s, key), v);
+}
+
+long replay_ns_note(const char *s)
+{
+	static const char tail[] = " in strace's PID NS */";
+	char *end;
+	long root;
+
+	if (!s)
+		return 0;
+	s += strspn(s, "-");
+	s += strspn(s, "0123456789");
+	if (strncmp(s, " /* ", 4))
+		return 0;
+	root = strtol(s + 4, &end, 10);
+	return end != s + 4 && !strncmp(end, tail, strlen(tail)) ? root : 0;
+}
+
+long replay_field_note(const char *s, const char *key)
+{
+	return replay_ns_note(field_value(s, key));
 }
 
 unsigned long replay_clone_flags_of(const char *args)

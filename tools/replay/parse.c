@@ -126,6 +126,7 @@ static const char *parse_result(struct replay_event *ev, const char *res)
 	if (!isdigit((unsigned char)res[0]) && res[0] != '-')
 		return "expected a number, '-1 ERRNO (text)' or '?' after '= '";
 	ev->ret = strtol(res, NULL, 0);
+	ev->ret_root = replay_ns_note(res);
 	return NULL;
 }
 
@@ -216,7 +217,7 @@ static void note_thread(struct replay_reader *r, const struct replay_event *ev)
 	    !(replay_clone_flags_of(ev->args) & CLONE_THREAD))
 		return;
 	grow(&r->tgids, &r->tgids_cap, r->ntgids + 1, sizeof(*r->tgids));
-	r->tgids[r->ntgids].pid = (pid_t)ev->ret;
+	r->tgids[r->ntgids].pid = replay_child_rec(ev);
 	r->tgids[r->ntgids++].tgid = tgid_of(r, ev->pid);
 }
 
@@ -289,6 +290,22 @@ static void finish_call(struct replay_reader *r, struct replay_event *ev)
 	ready(r, ev);
 }
 
+bool replay_take_exit_early(struct replay_reader *r, pid_t tgid, int *status)
+{
+	for (int i = 0; i < r->nheld; i++) {
+		struct replay_event *ev = r->held[i];
+		const char *args = ev->pending ? strchr(ev->args, '(') + 1 : ev->args;
+
+		if (strcmp(ev->name, "exit_group") || ev->early ||
+		    (ev->pending ? tgid_of(r, ev->pid) : ev->tgid) != tgid)
+			continue;
+		ev->early = true;
+		*status = atoi(args ? args : "0");
+		return true;
+	}
+	return false;
+}
+
 /* An unfinished call @ev never returns: its task ended at line @end. */
 static void never_returns(struct replay_reader *r, struct replay_event *ev, int end)
 {
@@ -353,6 +370,7 @@ static const char *parse_signal(struct replay_reader *r, pid_t pid, const char *
 	if (replay_field(rest, "si_code", &ev->info_code))
 		ev->info_code = (int)ev->info_code;	/* -X raw prints it unsigned */
 	replay_field(rest, "si_pid", &ev->info_pid);
+	ev->info_pid_root = replay_field_note(rest, "si_pid");
 	replay_field(rest, "si_uid", &ev->info_uid);
 	replay_field(rest, "si_status", &ev->info_status);
 	replay_field(rest, "si_timerid", &ev->info_timerid);

@@ -48,11 +48,14 @@ struct replay_event {
 	int argc;
 	char *result;		/* text after "= " (owned) */
 	long ret;		/* the result, or -errno */
+	long ret_root;		/* a pid result's number in strace's pid namespace, if noted */
 	bool ret_unknown;	/* "= ?": no result (exit, or the task died) */
 	bool interrupted;	/* "= ? ERESTART...": restarted, had no effect */
+	bool early;		/* an init's exit_group replayed before its turn (run.c) */
 	int sig;		/* SIGNAL, STOPPED, KILLED */
 	int status;		/* EXITED: exit code; SUPERSEDED: the exec's tid */
 	long info_code, info_pid, info_uid, info_status;	/* SIGNAL */
+	long info_pid_root;	/* si_pid's number in strace's pid namespace, if noted */
 	long info_timerid, info_overrun, info_int;		/* SIGNAL, SI_TIMER */
 };
 
@@ -82,11 +85,24 @@ void replay_reader_init(struct replay_reader *r, FILE *in, const char *file);
 int replay_next(struct replay_reader *r, struct replay_event **ev);
 void replay_event_free(struct replay_event *ev);
 void replay_reader_free(struct replay_reader *r);
+/*
+ * The exit_group of recorded thread group @tgid, read but still waiting
+ * for its "+++" line (unfinished or not): marked early, its status in
+ * *@status, true; when its turn comes it is replayed as nothing.
+ */
+bool replay_take_exit_early(struct replay_reader *r, pid_t tgid, int *status);
 /* Split @s (an argument list) at its top-level commas, in place. */
 int replay_split_args(char *s, char **argv, int max);
 /* Write @len bytes of @s taken from a recording, non-printing bytes as
  * \xNN, at most @max of them and "..." if there are more. */
 void replay_fputs_quoted(FILE *out, const char *s, size_t len, size_t max);
+
+/* A clone's child as the recording calls it: by its number in strace's
+ * pid namespace when the caller is in another. */
+static inline pid_t replay_child_rec(const struct replay_event *ev)
+{
+	return (pid_t)(ev->ret_root ? ev->ret_root : ev->ret);
+}
 
 /* names.c: strace's spellings of signals, errnos, wait statuses, sets. */
 int replay_signal_number(const char *name);	/* "SIGINT", "SIGRT_2": 0 if unknown */
@@ -105,6 +121,14 @@ bool replay_parse_long(const char *s, long *v);
 unsigned long replay_clone_flags_of(const char *args);
 /* The value of "key=" inside a {...} argument: false if absent. */
 bool replay_field(const char *s, const char *key, long *v);
+/*
+ * strace --pidns-translation: a pid of another pid namespace is followed
+ * by a comment with its number in strace's ("31795 in strace's PID NS").
+ * That number for the pid @s starts with (an argument, a result), or for
+ * the field @key, or 0 if none is given.
+ */
+long replay_ns_note(const char *s);
+long replay_field_note(const char *s, const char *key);
 
 /* unrecorded.c: the user space of a child strace could not follow. */
 struct replay_user {
@@ -116,11 +140,20 @@ struct replay_user {
 	bool quit;			/* end the thread */
 };
 
+/* ns.c: a pid namespace a replayed task is in (docs/replay.md). */
+struct replay_ns {
+	struct rp_pidns *handle;	/* held until the replay ends */
+	int level;			/* 0: rcuproc's root, which is strace's namespace */
+	struct replay_ns *parent;
+};
+
 /* One simulated task per recorded tid. */
 struct replay_task {
-	pid_t rec;			/* recorded tid */
+	pid_t rec;			/* recorded tid: its number in strace's namespace */
 	struct rp_task *task;		/* a handle: put at the end */
-	pid_t nr;			/* its rcuproc tid */
+	pid_t nr;			/* its rcuproc tid in the root namespace */
+	struct replay_ns *ns;		/* the namespace it is in */
+	pid_t *nrs;			/* its rcuproc tid at each level, the root's first */
 	bool dead;			/* exited or killed in rcuproc */
 	bool ended;			/* its "+++" line was seen */
 	bool superseded;		/* a leader whose thread's exec took its pid */
@@ -148,10 +181,11 @@ struct replay_task {
 
 struct replay_run {
 	const char *file;
+	struct replay_reader *reader;
 	pid_t recorder_rec;		/* the recorder's recorded pid */
 	FILE *out;
 	bool verbose;
-	bool refused;			/* it enters another pid namespace */
+	bool refused;			/* it does what replay cannot follow (ns.c) */
 	struct rp_system *sys;
 	struct rp_task *init, *recorder;
 	struct rp_tty *tty;		/* groups.c: the one terminal */
@@ -160,6 +194,12 @@ struct replay_run {
 	/* timers.c: the CPU timers the recording created, by process and id. */
 	struct replay_timer { pid_t tgid; long rec_id; int id; } *timers;
 	int ntimers, timers_cap;
+	/* ns.c: every namespace a task is in, the root's first; the pid
+	 * namespace files the recording opened. */
+	struct replay_ns **nss, *root_ns;
+	int nnss;
+	struct replay_nsfd { pid_t tgid; long fd; struct rp_pidns *handle; } *nsfds;
+	int nnsfds;
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
@@ -189,6 +229,8 @@ extern const struct replay_call_def replay_core_calls[];
 extern const struct replay_call_def replay_group_calls[];
 /* creds.c */
 extern const struct replay_call_def replay_cred_calls[];
+/* ns.c: unshare, setns, the namespace files' openat, getpid and gettid. */
+extern const struct replay_call_def replay_ns_calls[];
 /* timers.c: timer_* on a CPU clock through rcuproc's timers. */
 extern const struct replay_call_def replay_timer_calls[];
 /* A SI_TIMER signal of a CPU timer: charge @t the CPU time the timer had
@@ -203,12 +245,25 @@ void replay_expect_timer_info(struct replay_run *run, struct replay_task *t,
 void replay_setup_recorder(struct replay_run *run);
 void replay_teardown_recorder(struct replay_run *run);
 
-/* run.c: what the call tables use. */
-long replay_pid_to_sim(struct replay_run *run, long rec);
-long replay_pid_to_rec(struct replay_run *run, long nr);
-/* Argument @i of @ev as a number (0 if absent), and as a pid rcuproc knows. */
+/*
+ * run.c: what the call tables use.  A recorded pid @rec named by @caller
+ * (NULL: the root namespace's view) as rcuproc numbers it in @caller's
+ * namespace: mapped in the root, as it is below (@root: its number in
+ * strace's namespace, if the recording noted it, maps it there too);
+ * and an rcuproc pid back as the recording would show it to @caller.
+ */
+long replay_pid_to_sim(struct replay_run *run, const struct replay_task *caller, long rec,
+		       long root);
+long replay_pid_to_rec(struct replay_run *run, const struct replay_task *caller, long nr);
+/* Argument @i of @ev as a number (0 if absent), and as a pid rcuproc knows
+ * (a noted pid whose number differs in rcuproc is a mismatch). */
 long replay_arg(const struct replay_event *ev, int i);
-pid_t replay_pid_arg(struct replay_run *run, const struct replay_event *ev, int i);
+pid_t replay_pid_arg(struct replay_run *run, const struct replay_task *caller,
+		     const struct replay_event *ev, int i);
+/* Check that rcuproc numbers the task noted as strace's @root @nr in
+ * @caller's namespace, as Linux did: @rec. */
+void replay_expect_noted(struct replay_run *run, const struct replay_task *caller,
+			 const struct replay_event *ev, long rec, long root);
 struct replay_task *replay_task_of(struct replay_run *run, pid_t rec);
 /* A new task for recorded pid @rec, driven through @task (taken over). */
 struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp_task *task);
@@ -217,6 +272,23 @@ void replay_expect(struct replay_run *run, const struct replay_event *ev, const 
 		   const char *rec, const char *got);
 /* "name(args)" of call @ev, as replay_fputs_quoted writes it. */
 void replay_fputs_call(FILE *out, const struct replay_event *ev);
+/* ns.c: the root namespace and the tasks' places in the namespaces. */
+void replay_ns_setup(struct replay_run *run);
+void replay_ns_teardown(struct replay_run *run);
+/* Where @t, just cloned, is: its root number, namespace and numbers. */
+void replay_place_task(struct replay_run *run, struct replay_task *t);
+/* @t's rcuproc number in @ns, 0 if @ns does not see it. */
+pid_t replay_nr_in(const struct replay_task *t, const struct replay_ns *ns);
+/* Is @t (may be NULL) in a namespace below the root? */
+bool replay_nested(const struct replay_task *t);
+/* @t's thread group id in the root namespace. */
+pid_t replay_root_tgid(struct replay_run *run, const struct replay_task *t);
+/* Stop the replay at @ev, which does what it cannot follow, saying @why. */
+void replay_refuse(struct replay_run *run, const struct replay_event *ev, const char *why);
+/* A clone the replay cannot follow (into a user namespace, or a child
+ * with no number in strace's namespace): refused, true. */
+bool replay_clone_refused(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, unsigned long flags);
 /* The call was not replayed, for reason @why: counted, not compared. */
 long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)
@@ -291,8 +363,8 @@ struct replay_counts {
 
 /* Replay what @r reads, adding its counts to @counts (may be NULL); the
  * number of mismatches, -1 if the recording cannot be read (said on
- * stderr) or holds nothing to replay, or REPLAY_REFUSED if it crosses into
- * another pid namespace (said on stderr). */
+ * stderr) or holds nothing to replay, or REPLAY_REFUSED if it does what
+ * replay cannot follow, a user namespace for one (said on stderr). */
 #define REPLAY_REFUSED	(-2)
 int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
 		     struct replay_counts *counts);

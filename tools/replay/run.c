@@ -45,13 +45,23 @@ static pid_t unknown_to_sim(struct replay_run *run, pid_t rec)
 }
 
 /* A recorded pid (negative: a group) as rcuproc numbers it; 0 and -1 stay. */
-long replay_pid_to_sim(struct replay_run *run, long rec)
+long replay_pid_to_sim(struct replay_run *run, const struct replay_task *caller, long rec,
+		       long root)
 {
 	long a = labs(rec), sign = rec < 0 ? -1 : 1;
 	struct replay_task *t;
+	pid_t nr;
 
 	if (a <= 1)
 		return rec;
+	if (replay_nested(caller)) {
+		/* The caller's namespace's own numbers, compared as they are. */
+		if (!root)
+			return rec;
+		t = replay_task_of(run, (pid_t)root);
+		nr = t && t->task ? replay_nr_in(t, caller->ns) : 0;
+		return sign * (nr ? nr : unknown_to_sim(run, (pid_t)root));
+	}
 	if (a == run->recorder_rec)
 		return sign * rp_getpid(run->recorder);
 	t = replay_task_of(run, (pid_t)a);
@@ -69,18 +79,22 @@ long replay_arg(const struct replay_event *ev, int i)
 	return v;
 }
 
-pid_t replay_pid_arg(struct replay_run *run, const struct replay_event *ev, int i)
+pid_t replay_pid_arg(struct replay_run *run, const struct replay_task *caller,
+		     const struct replay_event *ev, int i)
 {
-	return (pid_t)replay_pid_to_sim(run, replay_arg(ev, i));
+	long rec = replay_arg(ev, i), root = i < ev->argc ? replay_ns_note(ev->argv[i]) : 0;
+
+	replay_expect_noted(run, caller, ev, rec, root);
+	return (pid_t)replay_pid_to_sim(run, caller, rec, root);
 }
 
 /* An rcuproc pid as the recording numbers it. */
-long replay_pid_to_rec(struct replay_run *run, long nr)
+long replay_pid_to_rec(struct replay_run *run, const struct replay_task *caller, long nr)
 {
 	long a = labs(nr), sign = nr < 0 ? -1 : 1;
 	struct replay_task *t;
 
-	if (a <= 1)
+	if (a <= 1 || replay_nested(caller))
 		return nr;
 	if (a == rp_getpid(run->recorder))
 		return sign * run->recorder_rec;
@@ -131,6 +145,20 @@ void replay_expect(struct replay_run *run, const struct replay_event *ev, const 
 		report(run, ev, "%s: recorded %s, rcuproc %s", what, rec, got);
 }
 
+void replay_expect_noted(struct replay_run *run, const struct replay_task *caller,
+			 const struct replay_event *ev, long rec, long root)
+{
+	struct replay_task *t = root ? replay_task_of(run, (pid_t)root) : NULL;
+	char what[80], want[24], got[24];
+
+	if (!t || !t->task || !replay_nested(caller))
+		return;
+	snprintf(what, sizeof(what), "the number of pid %ld in the caller's namespace", root);
+	snprintf(want, sizeof(want), "%ld", labs(rec));
+	snprintf(got, sizeof(got), "%d", replay_nr_in(t, caller->ns));
+	replay_expect(run, ev, what, want, got);
+}
+
 long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why)
 {
 	run->skipped++;
@@ -151,7 +179,7 @@ struct replay_task *replay_add_task(struct replay_run *run, pid_t rec, struct rp
 	run->tasks[run->ntasks++] = t;
 	t->rec = rec;
 	t->task = task;
-	t->nr = rp_gettid(task);
+	replay_place_task(run, t);
 	return t;
 }
 
@@ -167,6 +195,7 @@ static const struct replay_call_def *find_call(const char *name)
 {
 	const struct replay_call_def *tables[] = {
 		replay_core_calls, replay_group_calls, replay_cred_calls, replay_timer_calls,
+		replay_ns_calls,
 	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -224,7 +253,9 @@ static void replay_call(struct replay_run *run, struct replay_task *t,
 	if (ev->ret_unknown)
 		return;
 	if (def->returns_pid && ret > 0)
-		ret = replay_pid_to_rec(run, ret);
+		ret = replay_pid_to_rec(run, t, ret);
+	if (def->returns_pid && ret > 0 && ev->ret == ret)
+		replay_expect_noted(run, t, ev, ev->ret, ev->ret_root);
 	format_result(ev->ret, rec, sizeof(rec));
 	format_result(ret, got, sizeof(got));
 	if (ret != ev->ret && hit_machine_wide_limit(run, ev)) {
@@ -277,10 +308,43 @@ static void check_superseded(struct replay_run *run, struct replay_task *t,
 	replay_expect(run, ev, "leader", rec, got);
 }
 
+/* The init of @ns (its leader, numbered 1 there), or NULL. */
+static struct replay_task *init_of(struct replay_run *run, const struct replay_ns *ns)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i]->ns == ns && run->tasks[i]->nrs[ns->level] == 1)
+			return run->tasks[i];
+	return NULL;
+}
+
+/*
+ * @t was killed by SIGKILL: if by the end of its namespace (or one above
+ * it), its init's exit_group, whose line came before, runs now.  Linux's
+ * init kills the namespace in its exit and reaps before it is a zombie,
+ * so the victims' "+++" lines come before init's own, where rule 3 of
+ * docs/replay.md would run the exit.
+ */
+static void end_namespaces_first(struct replay_run *run, struct replay_task *t)
+{
+	for (struct replay_ns *ns = t->ns; ns && ns->level; ns = ns->parent) {
+		struct replay_task *init = init_of(run, ns);
+		int status;
+
+		if (!init || init->dead || !replay_take_exit_early(run->reader, init->rec, &status))
+			continue;
+		rp_exit_group(init->task, status);
+		init->dead = true;
+		init->calls++;
+		run->replayed++;
+	}
+}
+
 static void replay_event(struct replay_run *run, const struct replay_event *ev)
 {
 	struct replay_task *t = replay_task_of(run, ev->pid);
 
+	if (ev->early)
+		return;		/* replayed at a death it caused */
 	if (!t)
 		t = top_task(run, ev);
 	if (!t) {
@@ -297,8 +361,11 @@ static void replay_event(struct replay_run *run, const struct replay_event *ev)
 	case REPLAY_STOPPED:
 		replay_check_stopped(run, t, ev);
 		break;
-	case REPLAY_EXITED:
 	case REPLAY_KILLED:
+		if (ev->sig == SIGKILL && !t->dead)
+			end_namespaces_first(run, t);
+		/* fall through */
+	case REPLAY_EXITED:
 		replay_end(run, t, ev);
 		break;
 	case REPLAY_SUPERSEDED:
@@ -378,6 +445,7 @@ static int setup(struct replay_run *run, enum rp_sync_mode mode)
 	if (rp_system_create(&opts, &run->sys))
 		return -1;
 	run->init = rp_system_init(run->sys);
+	replay_ns_setup(run);
 	if (rp_fork(run->init, &run->recorder) <= 0)
 		return -1;
 	replay_setup_recorder(run);
@@ -390,8 +458,10 @@ static void teardown(struct replay_run *run)
 		rp_task_put(run->tasks[i]->task);
 		free(run->tasks[i]->user);
 		free(run->tasks[i]->frames);
+		free(run->tasks[i]->nrs);
 		free(run->tasks[i]);
 	}
+	replay_ns_teardown(run);
 	if (run->recorder) {
 		replay_teardown_recorder(run);
 		rp_task_put(run->recorder);
@@ -416,25 +486,6 @@ static int next_event(struct replay_run *run, struct replay_reader *r, struct re
 	return got;
 }
 
-/*
- * Does @ev take its task, or its next child, into another pid namespace?
- * From there on the recorded pids are that namespace's, which rcuproc does
- * not model: unshare or clone with CLONE_NEWPID, setns to a pid namespace
- * (or to a namespace of a type it does not name).
- */
-static bool enters_pid_namespace(const struct replay_event *ev)
-{
-	if (ev->kind != REPLAY_CALL || ev->ret < 0)
-		return false;
-	if (!strcmp(ev->name, "unshare"))
-		return replay_arg(ev, 0) & CLONE_NEWPID;
-	if (!strcmp(ev->name, "setns"))
-		return !replay_arg(ev, 1) || (replay_arg(ev, 1) & CLONE_NEWPID);
-	if (!strncmp(ev->name, "clone", 5))
-		return replay_clone_flags_of(ev->args) & CLONE_NEWPID;
-	return false;
-}
-
 /* Replay events from @first on; false if the recording could not be read
  * or was refused (run->refused). */
 static bool replay_events(struct replay_run *run, struct replay_reader *r,
@@ -444,33 +495,27 @@ static bool replay_events(struct replay_run *run, struct replay_reader *r,
 	int got = 1;
 
 	while (got > 0) {
-		if (enters_pid_namespace(ev)) {
-			fprintf(stderr, "rcuproc replay: %s:%d: pid %d %s(%s) enters another pid "
-				"namespace, whose pids rcuproc does not model: the recording is "
-				"refused\n", run->file, ev->line, ev->pid, ev->name, ev->args);
-			run->refused = true;
-			break;
-		}
 		replay_watchdog_tick(run, ev);
 		/* The watchdog may name the previous event until the tick above. */
 		replay_event_free(prev);
 		replay_event(run, ev);
+		prev = ev;
+		if (run->refused)
+			break;		/* before anything after it is compared */
 		replay_settle_stoppers(run);
 		replay_settle_unrecorded(run, ev);
-		prev = ev;
 		got = next_event(run, r, &ev);
 	}
 	replay_watchdog_tick(run, NULL);
 	replay_event_free(prev);
-	if (run->refused)
-		replay_event_free(ev);
 	return got == 0 && !run->refused;
 }
 
 int replay_run_trace(struct replay_reader *r, const struct replay_opts *opts, FILE *out,
 		     struct replay_counts *counts)
 {
-	struct replay_run run = { .file = r->file, .out = out, .verbose = opts->verbose };
+	struct replay_run run = { .file = r->file, .reader = r, .out = out,
+				  .verbose = opts->verbose };
 	struct replay_watchdog dog;
 	struct replay_event *first;
 	int mismatches = -1, got;

@@ -50,7 +50,7 @@ static bool stopper_returned(struct replay_task *t)
 
 static bool is_leader(const struct replay_task *t)
 {
-	return rp_getpid(t->task) == t->nr;
+	return rp_getpid(t->task) == rp_gettid(t->task);
 }
 
 /*
@@ -60,7 +60,7 @@ static bool is_leader(const struct replay_task *t)
  */
 static bool shows_stopped(struct replay_run *run, struct replay_task *t)
 {
-	char state = replay_ps_state(run, rp_getpid(t->task));
+	char state = replay_ps_state(run, replay_root_tgid(run, t));
 
 	if (is_leader(t) || state != 'Z')
 		return state == 'T';

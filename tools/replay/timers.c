@@ -53,7 +53,8 @@ static void remember_timer(struct replay_run *run, struct replay_task *t, long r
 }
 
 /* "{sigev_value={sival_int=7, ...}, sigev_signo=10, sigev_notify=0}"; NULL: none. */
-static struct sigevent *parse_sigevent(struct replay_run *run, const char *s, struct sigevent *sev)
+static struct sigevent *parse_sigevent(struct replay_run *run, const struct replay_task *t,
+				       const char *s, struct sigevent *sev)
 {
 	long v = 0;
 
@@ -67,7 +68,7 @@ static struct sigevent *parse_sigevent(struct replay_run *run, const char *s, st
 	if (replay_field(s, "sigev_notify", &v))
 		sev->sigev_notify = (int)v;
 	if (replay_field(s, "sigev_notify_thread_id", &v))
-		sev->_sigev_un._tid = (pid_t)replay_pid_to_sim(run, v);
+		sev->_sigev_un._tid = (pid_t)replay_pid_to_sim(run, t, v, 0);
 	return sev;
 }
 
@@ -132,7 +133,7 @@ static long call_timer_create(struct replay_run *run, struct replay_task *t,
 	if (!is_cpu_clock(clock))
 		return skip_wall_clock(run, ev);
 	if (ev->argc > 1)
-		sevp = parse_sigevent(run, ev->argv[1], &sev);
+		sevp = parse_sigevent(run, t, ev->argv[1], &sev);
 	ret = rp_timer_create(t->task, clock, sevp, &id);
 	if (ret == 0 && ev->ret == 0 && ev->argc > 2 && ev->argv[2][0] == '[' &&
 	    replay_parse_long(ev->argv[2] + 1, &rec_id))

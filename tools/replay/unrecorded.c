@@ -134,7 +134,8 @@ static bool pending(struct rp_task *task, int sig)
 void replay_await_unrecorded_signal(struct replay_run *run, struct replay_task *t,
 				    const struct replay_event *ev)
 {
-	struct replay_task *from = replay_task_of(run, (pid_t)ev->info_pid);
+	struct replay_task *from = replay_task_of(run, (pid_t)(ev->info_pid_root ?
+								ev->info_pid_root : ev->info_pid));
 
 	if (!from || !from->user)
 		return;
@@ -148,7 +149,8 @@ static void format_siginfo(long signo, long code, long pid, long uid, char *buf,
 	snprintf(buf, len, "signo %ld code %ld pid %ld uid %ld", signo, code, pid, uid);
 }
 
-static void expect_siginfo(struct replay_run *run, const struct replay_event *ev,
+static void expect_siginfo(struct replay_run *run, const struct replay_task *t,
+			   const struct replay_event *ev,
 			   const siginfo_t *si)
 {
 	long signo = 0, code = 0, pid = 0, uid = 0;
@@ -160,7 +162,7 @@ static void expect_siginfo(struct replay_run *run, const struct replay_event *ev
 	replay_field(arg, "si_pid", &pid);
 	replay_field(arg, "si_uid", &uid);
 	format_siginfo(signo, code, pid, uid, rec, sizeof(rec));
-	format_siginfo(si->si_signo, si->si_code, replay_pid_to_rec(run, si->si_pid),
+	format_siginfo(si->si_signo, si->si_code, replay_pid_to_rec(run, t, si->si_pid),
 		       si->si_uid, got, sizeof(got));
 	replay_expect(run, ev, "siginfo", rec, got);
 }
@@ -187,6 +189,7 @@ long replay_ptrace_unrecorded(struct replay_run *run, struct replay_task *t,
 {
 	long request = replay_arg(ev, 0), ret;
 	void *data = (void *)replay_arg(ev, 3);
+	pid_t nr = replay_nr_in(target, t->ns);	/* in the tracer's namespace */
 	unsigned long msg;
 	siginfo_t si;
 
@@ -200,15 +203,15 @@ long replay_ptrace_unrecorded(struct replay_run *run, struct replay_task *t,
 	case PTRACE_DETACH:
 	case PTRACE_SETOPTIONS:
 		/* The data: options, or the signal to deliver. */
-		return rp_ptrace(t->task, request, target->nr, NULL, data);
+		return rp_ptrace(t->task, request, nr, NULL, data);
 	case PTRACE_GETSIGINFO:
 		memset(&si, 0, sizeof(si));
-		ret = rp_ptrace(t->task, request, target->nr, NULL, &si);
+		ret = rp_ptrace(t->task, request, nr, NULL, &si);
 		if (!ret)
-			expect_siginfo(run, ev, &si);
+			expect_siginfo(run, t, ev, &si);
 		return ret;
 	case PTRACE_GETEVENTMSG:
-		ret = rp_ptrace(t->task, request, target->nr, NULL, &msg);
+		ret = rp_ptrace(t->task, request, nr, NULL, &msg);
 		if (!ret)
 			expect_message(run, ev, msg);
 		return ret;

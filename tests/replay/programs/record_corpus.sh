@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer trace_child; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer trace_child pidns pidns_setns; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -78,3 +78,13 @@ record cpu_timer --note "a one-shot SIGEV_SIGNAL timer on the process CPU clock 
 	-- "$bin/cpu_timer"
 record trace_child --note "the parent seizes its own child, cloned with CLONE_UNTRACED so that strace -f does not follow it: the child's lines are not recorded, replay drives it" \
 	-- "$bin/trace_child"
+record pidns_clone --note "clone(CLONE_NEWPID): init reads 1 and 0, its children their numbers there, kill(-1) inside, waits by the numbers there, and its end kills the child left" \
+	-- "$bin/pidns"
+record pidns_setns --note "setns into a namespace through /proc/PID/ns/pid, a fork there (getppid 0), back through /proc/self/ns/pid; the init killed from outside" \
+	-- "$bin/pidns_setns"
+record unshare_sh --note "unshare --pid --fork --mount-proc: the shell is pid 1 of its namespace, its children 2 and 3" \
+	-- env PATH=/usr/bin:/bin unshare --pid --fork --mount-proc sh -c 'echo $$; sleep 0 & wait $!; kill -0 $$; (exit 3); echo $?'
+record unshare_nested --note "a namespace inside a namespace: each shell is pid 1 of its own, kill(-1) from the inner one" \
+	-- env PATH=/usr/bin:/bin unshare --pid --fork sh -c 'unshare --pid --fork sh -c "kill -0 1; sleep 0 & kill -USR1 -1; wait; exit 4"; echo $?'
+record pidns_thread_exec --note "a thread execs in a namespace's init: it takes the leader's pid there (1) and outside" \
+	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/thread_exec" thread

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pid namespaces, replayed (docs/replay.md, "Pid namespaces").  strace's
+ * own namespace is rcuproc's root: every recorded task is known by its
+ * number there (the pid before each line), and has rcuproc's numbers at
+ * every level down to its own.  A caller below the root names pids by
+ * its namespace's numbers, which are compared as they are; strace's
+ * --pidns-translation notes tell which task such a number was on Linux.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rcuproc/snapshot.h>
+#include "replay.h"
+
+/* Linux's MAX_PID_NS_LEVEL, plus the root. */
+#define REPLAY_NS_LEVELS	33
+
+/* The namespace of handle @h (taken over), known or recorded now. */
+static struct replay_ns *ns_of_handle(struct replay_run *run, struct rp_pidns *h, int level)
+{
+	struct replay_ns *ns;
+	struct rp_pidns *parent;
+
+	for (int i = 0; i < run->nnss; i++) {
+		if (run->nss[i]->handle == h) {
+			rp_pidns_put(h);	/* two handles held at once: one namespace */
+			return run->nss[i];
+		}
+	}
+	ns = calloc(1, sizeof(*ns));
+	run->nss = realloc(run->nss, (run->nnss + 1) * sizeof(*run->nss));
+	if (!ns || !run->nss)
+		abort();
+	run->nss[run->nnss++] = ns;
+	ns->handle = h;
+	ns->level = level;
+	if (level > 0 && rp_pidns_parent(run->init, h, &parent) == 0)
+		ns->parent = ns_of_handle(run, parent, level - 1);
+	return ns;
+}
+
+void replay_ns_setup(struct replay_run *run)
+{
+	struct rp_pidns *root;
+
+	if (rp_pidns_open(run->init, rp_getpid(run->init), 0, &root))
+		abort();
+	run->root_ns = ns_of_handle(run, root, 0);
+}
+
+/*
+ * Where @t, just cloned (the replay's only fork since), is: its number in
+ * the root is the root namespace's last number handed out, checked
+ * against its own number at the end of its NSpid.
+ */
+void replay_place_task(struct replay_run *run, struct replay_task *t)
+{
+	pid_t nrs[REPLAY_NS_LEVELS], own = rp_gettid(t->task);
+	pid_t root = (pid_t)rp_pidns_last_pid(run->root_ns->handle);
+	struct rp_pidns *h;
+	int n = rp_proc_nspid(run->init, root, nrs, REPLAY_NS_LEVELS);
+
+	if (n < 1 || nrs[n - 1] != own) {
+		/* Not the last one made: a task of the root, numbered as it is. */
+		root = own;
+		n = rp_proc_nspid(run->init, root, nrs, REPLAY_NS_LEVELS);
+	}
+	if (n < 1 || rp_pidns_open(run->init, root, 0, &h)) {
+		fprintf(stderr, "rcuproc replay: cannot place rcuproc task %d\n", own);
+		abort();
+	}
+	t->nrs = malloc((size_t)n * sizeof(*t->nrs));
+	if (!t->nrs)
+		abort();
+	memcpy(t->nrs, nrs, (size_t)n * sizeof(*t->nrs));
+	t->nr = root;
+	t->ns = ns_of_handle(run, h, n - 1);
+}
+
+pid_t replay_nr_in(const struct replay_task *t, const struct replay_ns *ns)
+{
+	const struct replay_ns *at = t->ns;
+
+	if (!at || at->level < ns->level)
+		return 0;
+	while (at && at->level > ns->level)
+		at = at->parent;
+	return at == ns ? t->nrs[ns->level] : 0;
+}
+
+bool replay_nested(const struct replay_task *t)
+{
+	return t && t->ns && t->ns->level > 0;
+}
+
+pid_t replay_root_tgid(struct replay_run *run, const struct replay_task *t)
+{
+	pid_t tgid = rp_getpid(t->task);
+
+	if (!replay_nested(t))
+		return tgid;
+	for (int i = 0; i < run->ntasks; i++)
+		if (replay_nr_in(run->tasks[i], t->ns) == tgid)
+			return run->tasks[i]->nr;
+	return tgid;
+}
+
+void replay_refuse(struct replay_run *run, const struct replay_event *ev, const char *why)
+{
+	fprintf(stderr, "rcuproc replay: %s:%d: pid %d ", run->file, ev->line, ev->pid);
+	replay_fputs_call(stderr, ev);
+	fprintf(stderr, ": %s: the recording is refused\n", why);
+	run->refused = true;
+}
+
+/* A user namespace maps uids and gids, which rcuproc does not model. */
+static bool enters_user_namespace(struct replay_run *run, const struct replay_event *ev,
+				  unsigned long flags)
+{
+	if (ev->ret < 0 || !(flags & CLONE_NEWUSER))
+		return false;
+	replay_refuse(run, ev, "enters a user namespace, whose uid and gid mapping rcuproc "
+		      "does not model");
+	return true;
+}
+
+bool replay_clone_refused(struct replay_run *run, struct replay_task *t,
+			  const struct replay_event *ev, unsigned long flags)
+{
+	if (enters_user_namespace(run, ev, flags))
+		return true;
+	if (ev->ret <= 0 || ev->ret_root || !replay_nested(t))
+		return false;
+	replay_refuse(run, ev, "a child numbered in its parent's pid namespace with no note of "
+		      "its number in strace's: record with strace --pidns-translation "
+		      "(scripts/record.sh does)");
+	return true;
+}
+
+static long call_unshare(struct replay_run *run, struct replay_task *t,
+			 const struct replay_event *ev)
+{
+	unsigned long flags = (unsigned long)replay_arg(ev, 0);
+
+	if (enters_user_namespace(run, ev, flags))
+		return REPLAY_SKIPPED;
+	/* Other namespace types change nothing in the process table. */
+	return rp_unshare(t->task, flags & CLONE_NEWPID);
+}
+
+/*
+ * A namespace file the recording opened, by the opener's group and the
+ * descriptor, held until the replay ends.  Descriptors are not modelled:
+ * close is not recorded, so the last open of a descriptor names it.
+ */
+static void note_fd(struct replay_run *run, struct replay_task *t, long fd, struct rp_pidns *h)
+{
+	struct replay_nsfd *f;
+
+	run->nsfds = realloc(run->nsfds, (run->nnsfds + 1) * sizeof(*run->nsfds));
+	if (!run->nsfds)
+		abort();
+	f = &run->nsfds[run->nnsfds++];
+	f->tgid = replay_root_tgid(run, t);
+	f->fd = fd;
+	f->handle = h;
+}
+
+/* The namespace descriptor @fd of @t's process, or else of the last
+ * process that opened it (a child inherits its parent's). */
+static struct rp_pidns *fd_handle(struct replay_run *run, struct replay_task *t, long fd)
+{
+	pid_t tgid = replay_root_tgid(run, t);
+	struct rp_pidns *any = NULL;
+
+	for (int i = run->nnsfds - 1; i >= 0; i--) {
+		if (run->nsfds[i].fd != fd)
+			continue;
+		if (run->nsfds[i].tgid == tgid)
+			return run->nsfds[i].handle;
+		if (!any)
+			any = run->nsfds[i].handle;
+	}
+	return any;
+}
+
+/*
+ * openat of /proc/PID/ns/pid or pid_for_children (or /proc/self/...):
+ * rcuproc's rp_pidns_open, compared by its success or errno.  The
+ * recorder traces openat for these alone (scripts/record.sh).
+ */
+static long call_openat(struct replay_run *run, struct replay_task *t,
+			const struct replay_event *ev)
+{
+	char path[64], which[24];
+	struct rp_pidns *h;
+	long pid;
+	int used = 0, err;
+
+	if (ev->argc < 2 || strlen(ev->argv[1]) >= sizeof(path))
+		return replay_skip(run, ev, "a file outside the process table");
+	if (sscanf(ev->argv[1], "\"/proc/self/ns/%23[a-z_]\"%n", which, &used) == 1 && used)
+		pid = rp_getpid(t->task);
+	else if (sscanf(ev->argv[1], "\"/proc/thread-self/ns/%23[a-z_]\"%n", which, &used) == 1 &&
+		 used)
+		pid = rp_gettid(t->task);
+	else if (sscanf(ev->argv[1], "\"/proc/%ld/ns/%23[a-z_]\"%n", &pid, which, &used) == 2 && used)
+		pid = replay_nested(t) ? -1 : replay_pid_to_sim(run, t, pid, 0);
+	else
+		return replay_skip(run, ev, "a file outside the process table");
+	if (strcmp(which, "pid") && strcmp(which, "pid_for_children"))
+		return replay_skip(run, ev, "a namespace of a type rcuproc does not model");
+	if (pid < 0 && ev->ret >= 0) {
+		replay_refuse(run, ev, "opens a task's namespace under /proc from inside a pid "
+			      "namespace: which namespace that /proc numbers is not recorded");
+		return REPLAY_SKIPPED;
+	}
+	if (pid < 0)
+		return replay_skip(run, ev, "a failed open under /proc from inside a pid namespace");
+	err = rp_pidns_open(t->task, (pid_t)pid, !strcmp(which, "pid_for_children"), &h);
+	if (err == -ESRCH)
+		return -ENOENT;		/* no /proc/PID directory */
+	if (err)
+		return err;
+	if (ev->ret < 0) {
+		rp_pidns_put(h);
+		return 0;		/* rcuproc opened it: a mismatch */
+	}
+	note_fd(run, t, ev->ret, h);
+	return ev->ret;		/* the descriptor: the file system's number */
+}
+
+static long call_setns(struct replay_run *run, struct replay_task *t,
+		       const struct replay_event *ev)
+{
+	long nstype = replay_arg(ev, 1);
+	struct rp_pidns *h = fd_handle(run, t, replay_arg(ev, 0));
+
+	if (enters_user_namespace(run, ev, (unsigned long)nstype))
+		return REPLAY_SKIPPED;
+	if (nstype && !(nstype & CLONE_NEWPID))
+		return replay_skip(run, ev, "a namespace of a type rcuproc does not model");
+	if (h)
+		return rp_setns(t->task, h, (int)nstype);
+	if (ev->ret < 0)
+		return replay_skip(run, ev, "a failed setns on a file the recording did not open");
+	replay_refuse(run, ev, "enters the pid namespace of a file the recording did not show "
+		      "opened (an openat of /proc/PID/ns/pid or pid_for_children)");
+	return REPLAY_SKIPPED;
+}
+
+static long call_getpid(struct replay_run *run, struct replay_task *t,
+			const struct replay_event *ev)
+{
+	(void)run;
+	(void)ev;
+	return rp_getpid(t->task);
+}
+
+static long call_gettid(struct replay_run *run, struct replay_task *t,
+			const struct replay_event *ev)
+{
+	(void)run;
+	(void)ev;
+	return rp_gettid(t->task);
+}
+
+const struct replay_call_def replay_ns_calls[] = {
+	{ "unshare", call_unshare, false, false },
+	{ "setns", call_setns, false, false },
+	{ "openat", call_openat, false, false },
+	{ "getpid", call_getpid, true, false },
+	{ "gettid", call_gettid, true, false },
+	{ 0 },
+};
+
+void replay_ns_teardown(struct replay_run *run)
+{
+	for (int i = 0; i < run->nnsfds; i++)
+		rp_pidns_put(run->nsfds[i].handle);
+	for (int i = 0; i < run->nnss; i++) {
+		rp_pidns_put(run->nss[i]->handle);
+		free(run->nss[i]);
+	}
+	free(run->nsfds);
+	free(run->nss);
+}

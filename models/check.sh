@@ -88,6 +88,9 @@ runs=(
 	"exec_dethread       correct                          verify safety"
 	"exec_dethread       BROKEN_FORK_NO_CHECK             fail   safety"
 	"exec_dethread       BROKEN_NO_KILL_CHECK             fail   safety"
+	"update_gate         correct                          verify safety"
+	"update_gate         BROKEN_NO_BARRIER                fail   safety"
+	"update_gate         BROKEN_CHECK_FIRST               fail   safety"
 )
 
 now() { date +%s.%N; }

@@ -126,6 +126,14 @@ enum rp_race_point {
 	   its way to sleep or woken (jobctl.c's sleep_stopped; no lock held,
 	   no read section). */
 	RP_RACE_STOP_LOOKS,
+	/* A shared taker of rcu mode's update gate published its row and has
+	   not read the gate's flag yet (RP_BREAK_GATE_CHECK_FIRST: read the
+	   flag and not yet published; sync.c; no lock held); @t NULL. */
+	RP_RACE_GATE_SHARED,
+	/* A shared taker found the gate closed and took its row back, and is
+	   about to wait for the exclusive holder (sync.c; no lock held); @t
+	   NULL. */
+	RP_RACE_GATE_BACKS_OUT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -13,6 +13,7 @@ static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 #define SLOT_WORDS	(RP_THREAD_SLOTS / (sizeof(unsigned long) * CHAR_BIT))
 static unsigned long slots_taken[SLOT_WORDS];	/* slots_lock: a bit per slot held */
 static unsigned int nr_taken;			/* slots_lock; shared loads */
+static unsigned int slots_high;			/* slots_lock; shared loads */
 
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
@@ -53,9 +54,13 @@ static unsigned int lowest_free(void)
 		if (~slots_taken[w]) {
 			unsigned int b = (unsigned int)__builtin_ctzl(~slots_taken[w]);
 
+			unsigned int k = w * (sizeof(unsigned long) * CHAR_BIT) + b;
+
 			slots_taken[w] |= SLOT_MARKED_TAKEN << b;
 			CMM_STORE_SHARED(nr_taken, nr_taken + 1);
-			return w * (sizeof(unsigned long) * CHAR_BIT) + b;
+			if (k >= slots_high)
+				CMM_STORE_SHARED(slots_high, k + 1);
+			return k;
 		}
 	}
 	return RP_SLOT_SHARED;
@@ -79,6 +84,11 @@ unsigned int rp_thread_slot_take(void)
 void rp_slot_add_shared(unsigned long *counter, long delta)
 {
 	rp_shared_rmw(RP_SHARED_COUNT_ROW, uatomic_add(counter, delta));
+}
+
+unsigned int rp_thread_slots_high(void)
+{
+	return CMM_LOAD_SHARED(slots_high);
 }
 
 unsigned int rp_debug_slots_taken(void)

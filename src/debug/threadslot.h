@@ -87,6 +87,13 @@ static inline void rp_slot_add(unsigned long *counter, unsigned int slot, long d
 	CMM_STORE_SHARED(*counter, v + delta);
 }
 
+/*
+ * One past the highest slot ever taken: a scan of every row that may have
+ * been written stops there.  Stored under the lock that hands the slot out,
+ * before its thread's first write to any row.
+ */
+unsigned int rp_thread_slots_high(void);
+
 /* Threads that hold a slot now (tests). */
 unsigned int rp_debug_slots_taken(void);
 

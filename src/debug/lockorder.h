@@ -39,12 +39,14 @@ enum rp_lock_class {
 	/*
 	 * rcu mode's per-object locks, taken inside the update gate held
 	 * shared by the operations converted to them (docs/process.md,
-	 * "Without the update lock"); the lock modes and rcu-global take
-	 * none.  G: a thread group's lock, at most one.  T: a task's tree
+	 * "Without the update lock"); in the other modes the same code takes
+	 * them inside the update lock, which leaves them uncontended.  G: a
+	 * thread group's lock, at most one.  T: a task's tree
 	 * lock, and M: a process-group or session pid's member lock, any
 	 * number of each, in increasing address order (an inversion aborts).
-	 * rcu_read_lock nests inside them (rcu mode is the only one that
-	 * takes them), so a read section may be entered holding them.
+	 * A read section may be entered holding them: in rcu mode
+	 * rcu_read_lock nests anywhere, and in the lock modes they sit inside
+	 * the update lock, inside which a read section takes nothing.
 	 */
 	RP_LOCK_GROUP,
 	RP_LOCK_TREE,

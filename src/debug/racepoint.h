@@ -134,6 +134,14 @@ enum rp_race_point {
 	   about to wait for the exclusive holder (sync.c; no lock held); @t
 	   NULL. */
 	RP_RACE_GATE_BACKS_OUT,
+	/* An exclusive taker of rcu mode's update gate closed it and found
+	   shared holders inside; it is about to wait for them (sync.c; the
+	   update mutex held); @t NULL. */
+	RP_RACE_GATE_EXCL_WAITS,
+	/* prctl(PR_SET_CHILD_SUBREAPER)'s walk marked process @t as having
+	   a subreaper above it and has not marked @t's children yet
+	   (sys/ids.c; the update gate held shared, read section). */
+	RP_RACE_SUBREAPER_WALK,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

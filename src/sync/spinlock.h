@@ -45,4 +45,28 @@ static inline void rp_spin_unlock(struct rp_spinlock *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * The same lock in one byte, for an object with no room for a word (rcu
+ * mode's group lock G, in a thread group's spare byte).
+ */
+struct rp_bytelock {
+	uint8_t locked;		/* 0 free, 1 held */
+};
+
+static inline void rp_byte_lock(struct rp_bytelock *l)
+{
+	unsigned int spins = 0;
+
+	/* Pairs with the release store in rp_byte_unlock. */
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			rp_spin_wait(&spins);
+}
+
+static inline void rp_byte_unlock(struct rp_bytelock *l)
+{
+	/* Pairs with the acquire exchange in rp_byte_lock. */
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
 #endif /* RP_SYNC_SPINLOCK_H */

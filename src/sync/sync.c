@@ -545,6 +545,7 @@ void rp_gate_close(struct rp_sync *s)
 	/* Pairs with the full barrier between a shared taker's publish and its check. */
 	cmm_smp_mb();
 	if (gate_busy(s)) {
+		RP_RACE_POINT(RP_RACE_GATE_EXCL_WAITS, NULL);
 		rp_sync_block_begin();
 		while (gate_busy(s))
 			rp_spin_wait(&spins);

@@ -40,6 +40,18 @@ static long subreaper_job(struct job *j)
 	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
 }
 
+/*
+ * @walker's PR_SET_CHILD_SUBREAPER in job @j, held once its walk marked
+ * @at: armed before the walk starts, so that it cannot pass first.
+ */
+static void hold_walk(struct job *j, struct rp_task *walker, struct rp_task *at)
+{
+	hold.walk_at = at;
+	rp_debug_race_hook(hook);
+	job_start(j, subreaper_job, walker);
+	await_flag(&hold.at_walk);
+}
+
 static int exit_done;	/* uatomic */
 
 static long exit_job(struct job *j)
@@ -73,11 +85,7 @@ Test(subreaper, walk_done_before_exclusive)
 	y = fork_of(x);
 	w = fork_of(y);
 	ypid = rp_getpid(y);
-	/* Armed before A's walk starts. */
-	hold.walk_at = x;
-	rp_debug_race_hook(hook);
-	job_start(&ja, subreaper_job, a);
-	await_flag(&hold.at_walk);
+	hold_walk(&ja, a, x);
 	cr_assert_eq(rp_prctl(b, PR_SET_CHILD_SUBREAPER, 1), 0, "B's walk waited for A's");
 	cr_assert(CMM_LOAD_SHARED(a->signal->has_child_subreaper));
 	job_start(&je, exit_job, y);
@@ -110,10 +118,7 @@ Test(subreaper, two_walks_side_by_side)
 	t = thread_of(a);
 	c = fork_of(t);
 	g = fork_of(c);
-	hold.walk_at = c;
-	rp_debug_race_hook(hook);
-	job_start(&ja, subreaper_job, a);
-	await_flag(&hold.at_walk);
+	hold_walk(&ja, a, c);
 	/* Inside the gate beside the held walk: G of the group, then a walk that skips c. */
 	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 0), 0);
 	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);

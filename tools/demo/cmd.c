@@ -55,7 +55,8 @@ static int parse_args(int argc, char **argv, struct demo_args *a)
 		{ "procs", 'p', CLI_U64, "N", "sleeping processes in the table besides the\n"
 		  "roles': what the monitor scans", "5000", .min = 0, .max = 1000000,
 		  .to = &a->idle },
-		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "all", .names = cli_mode_names(false),
+		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "rcu,rwlock,qrwlock",
+		  .names = cli_mode_names(false),
 		  .all = true, .list = RP_SYNC_NR_NAMED, .count = &a->nr_modes, .to = a->modes },
 		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out",
 		  .to = &a->out },

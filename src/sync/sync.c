@@ -466,10 +466,12 @@ static void gate_publish(struct rp_sync *s, unsigned int slot)
    barrier after an exclusive taker's scan. */
 static void gate_withdraw(struct rp_sync *s, unsigned int slot)
 {
-	if (slot == RP_SLOT_SHARED)
+	if (slot == RP_SLOT_SHARED) {
+		cmm_smp_mb__before_uatomic_dec();
 		rp_shared_rmw(RP_SHARED_COUNT_ROW, uatomic_dec(&s->gate_overflow));
-	else
+	} else {
 		__atomic_store_n(&gate_rows[slot].sync, NULL, __ATOMIC_RELEASE);
+	}
 }
 
 /*

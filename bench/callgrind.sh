@@ -17,7 +17,7 @@ build=${1:-${BUILDS:-/tmp/rcuproc-bench}/memb}
 rcuproc=$build/tools/rcuproc
 N=${N:-2000}
 SIZE=${SIZE:-1000}
-MODES=${MODES:-"none rcu rwlock qrwlock"}
+MODES=${MODES:-"none rcu rcu-global rwlock qrwlock"}
 # workload[:size]: killpg to a group of 10, wait4 over SIZE children,
 # fork+exit+wait, and kill0_ps (a mix of 3 threads: one of its operations is
 # a ps of 100 processes, a paced fork+exit+wait and a paced kill(pid, 0)).

@@ -94,6 +94,9 @@ runs=(
 	"cred_fold           correct                          verify safety"
 	"cred_fold           BROKEN_NO_GRACE                  fail   safety"
 	"cred_fold           BROKEN_NO_BIAS                   fail   safety"
+	"update_gate         correct                          verify safety"
+	"update_gate         BROKEN_NO_BARRIER                fail   safety"
+	"update_gate         BROKEN_CHECK_FIRST               fail   safety"
 )
 
 now() { date +%s.%N; }

@@ -2,8 +2,13 @@
 /*
  * rcuproc/sync.h: the three synchronization modes, chosen at run time.
  *
- *	rcu	readers run under liburcu's rcu_read_lock; updaters take one
- *		update mutex; unlinked objects are freed after a grace period.
+ *	rcu	readers run under liburcu's rcu_read_lock; unlinked objects
+ *		are freed after a grace period.  Updaters go through an update
+ *		gate: an operation converted to per-object locks takes it
+ *		shared, every other one exclusive (one at a time, excluding
+ *		the shared ones too).
+ *	rcu-global  the same readers and frees, every updater under one
+ *		update mutex: rcu mode before the gate, for comparison.
  *	rwlock	one global pthread rwlock (reader-preferring, as glibc's
  *		default and Linux's rwlock_t before qrwlock) taken by every
  *		reader and updater, as tasklist_lock was before RCU signal
@@ -27,14 +32,23 @@ enum rp_sync_mode {
 	RP_SYNC_QRWLOCK,
 	RP_SYNC_NR_MODES,
 	/*
+	 * rcu with every writer under one update mutex, as rcu mode was
+	 * before its update gate: the baseline the gate is measured against.
+	 * Parsed and named, but not among the modes that loops up to
+	 * RP_SYNC_NR_MODES visit (the test suite's per-mode loops): its
+	 * readers and frees are rcu mode's.
+	 */
+	RP_SYNC_RCU_GLOBAL = RP_SYNC_NR_MODES,
+	RP_SYNC_NR_NAMED,		/* the modes a name selects */
+	/*
 	 * No synchronization: read and update sections take nothing and frees
 	 * run at once.  One thread only: the benchmark's physical limit.  Not
 	 * among the modes that loops up to RP_SYNC_NR_MODES visit, nor parsed.
 	 */
-	RP_SYNC_NONE = RP_SYNC_NR_MODES
+	RP_SYNC_NONE = RP_SYNC_NR_NAMED
 };
 
-/* "rcu", "rwlock", "qrwlock", "none"; NULL for a value out of range. */
+/* "rcu", "rwlock", "qrwlock", "rcu-global", "none"; NULL for a value out of range. */
 RP_API const char *rp_sync_mode_name(enum rp_sync_mode mode);
 
 /* Parse a mode name: 0, or -EINVAL for an unknown name. */

@@ -2,7 +2,8 @@
 /*
  * THE LOCK ORDER.  This enum is the one place it is written down: a thread
  * may take a lock only if its class is greater than the class of every lock
- * it already holds.  Debug builds (-Ddebug_checks=true, the project default;
+ * it already holds, but for rcu mode's object locks: a T after T or an M
+ * after M in increasing address, an L after one L (list order).  Debug builds (-Ddebug_checks=true, the project default;
  * benchmarks build with false) assert it on every acquisition, together with two RCU rules:
  * no rp_sync_synchronize() inside a read-side section (liburcu would
  * deadlock silently) and no update-side lock taken inside a read-side section
@@ -32,8 +33,24 @@ enum rp_lock_class {
 	RP_LOCK_NONE = 0,
 	/* A task's CPU tick lock (src/timers: rp_account_cpu, the exit point). */
 	RP_LOCK_CPU_TICK,
-	/* rp_sync update side: the write side of the global table lock. */
+	/* rp_sync update side: the write side of the global table lock; in
+	   rcu mode the update gate, exclusive or shared (src/sync/sync.h). */
 	RP_LOCK_UPDATE,
+	/*
+	 * rcu mode's per-object locks, taken inside the update gate held
+	 * shared by the operations converted to them (docs/process.md,
+	 * "Without the update lock"); in the other modes the same code takes
+	 * them inside the update lock, which leaves them uncontended.  G: a
+	 * thread group's lock, at most one.  T: a task's tree
+	 * lock, and M: a process-group or session pid's member lock, any
+	 * number of each, in increasing address order (an inversion aborts).
+	 * A read section may be entered holding them: in rcu mode
+	 * rcu_read_lock nests anywhere, and in the lock modes they sit inside
+	 * the update lock, inside which a read section takes nothing.
+	 */
+	RP_LOCK_GROUP,
+	RP_LOCK_TREE,
+	RP_LOCK_MEMBER,
 	/* A terminal's lock (src/tty): never held while taking another lock. */
 	RP_LOCK_TTY,
 	/* A POSIX CPU timer's own lock (src/timers), inside a read section. */
@@ -48,6 +65,11 @@ enum rp_lock_class {
 	 * taken under anything and never two at once.
 	 */
 	RP_LOCK_BUCKET,
+	/* L: the link lock of a process's node on sys->tasks (rcu mode's
+	   object locks, as G): two at most, a node's predecessor's and then
+	   its own (list order: the lazy list's), and nothing else taken
+	   while one is held but a wait queue or the uid table. */
+	RP_LOCK_LINK,
 	/* A wait queue's mutex (src/task: rp_waitq_*). */
 	RP_LOCK_WAITQ,
 	/* The per-uid accounting table (src/task: rp_user). */
@@ -59,8 +81,22 @@ enum rp_lock_class {
  * A lock is tracked by its class and, where a precondition names one
  * object's lock (a task's siglock), by its address: the _obj forms.
  * Preconditions ask rp_lockdep_holds() through the assertion macros
- * (rp_assert_siglock_held in src/task/task.h, docs/sync.md).
+ * (rp_assert_siglock_held in src/task/task.h, docs/sync.md).  A class that
+ * may be held many times at once (rp_lock_class_by_address) must be
+ * taken with its address, in increasing order.
  */
+static inline bool rp_lock_class_by_address(enum rp_lock_class c)
+{
+	return c == RP_LOCK_TREE || c == RP_LOCK_MEMBER;
+}
+
+/* Is @c one of rcu mode's object locks, inside which read sections nest? */
+static inline bool rp_lock_class_rcu_only(enum rp_lock_class c)
+{
+	return c == RP_LOCK_GROUP || c == RP_LOCK_TREE || c == RP_LOCK_MEMBER ||
+	       c == RP_LOCK_LINK;
+}
+
 #ifdef RP_DEBUG
 void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);

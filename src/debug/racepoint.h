@@ -145,6 +145,22 @@ enum rp_race_point {
 	   has not added to its slot's row yet (task/cred.c; in a read
 	   section, whatever the caller holds); @t NULL. */
 	RP_RACE_CRED_PER_SLOT,
+	/* A shared taker of rcu mode's update gate published its row and has
+	   not read the gate's flag yet (RP_BREAK_GATE_CHECK_FIRST: read the
+	   flag and not yet published; sync.c; no lock held); @t NULL. */
+	RP_RACE_GATE_SHARED,
+	/* A shared taker found the gate closed and took its row back, and is
+	   about to wait for the exclusive holder (sync.c; no lock held); @t
+	   NULL. */
+	RP_RACE_GATE_BACKS_OUT,
+	/* An exclusive taker of rcu mode's update gate closed it and found
+	   shared holders inside; it is about to wait for them (sync.c; the
+	   update mutex held); @t NULL. */
+	RP_RACE_GATE_EXCL_WAITS,
+	/* prctl(PR_SET_CHILD_SUBREAPER)'s walk marked process @t as having
+	   a subreaper above it and has not marked @t's children yet
+	   (sys/ids.c; the update gate held shared, read section). */
+	RP_RACE_SUBREAPER_WALK,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

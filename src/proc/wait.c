@@ -281,7 +281,7 @@ static bool mid_exit(struct rp_task *t)
  */
 static void check_moved_away(struct wait_opts *wo, struct rp_task *t)
 {
-	if (t->sys->sync.mode != RP_SYNC_RCU || !rp_hlist_tail_empty(&t->children))
+	if (!rp_sync_mode_rcu(t->sys->sync.mode) || !rp_hlist_tail_empty(&t->children))
 		return;
 	/* Empty list, then flags: pairs with the cmm_smp_wmb before the splice in exit.c. */
 	cmm_smp_rmb();

@@ -28,21 +28,50 @@ struct rp_spinlock {
 
 #define RP_SPINLOCK_INIT { 0 }
 
+/*
+ * Take the lock word at @word, of any width: test-and-test-and-set.  A
+ * macro, so that one body serves the word and the byte.  The acquire
+ * exchange pairs with the release store of rp_tas_release.
+ */
+#define rp_tas_acquire(word)							\
+	do {									\
+		unsigned int spins_ = 0;					\
+										\
+		while (__atomic_exchange_n((word), 1, __ATOMIC_ACQUIRE))	\
+			/* Wait reading, not writing: the holder's line stays put. */ \
+			while (__atomic_load_n((word), __ATOMIC_RELAXED))	\
+				rp_spin_wait(&spins_);				\
+	} while (0)
+
+/* Release the lock word at @word: pairs with rp_tas_acquire's exchange. */
+#define rp_tas_release(word) __atomic_store_n((word), 0, __ATOMIC_RELEASE)
+
 static inline void rp_spin_lock(struct rp_spinlock *l)
 {
-	unsigned int spins = 0;
-
-	/* Pairs with the release store in rp_spin_unlock. */
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		/* Wait reading, not writing: the holder's line stays put. */
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			rp_spin_wait(&spins);
+	rp_tas_acquire(&l->locked);
 }
 
 static inline void rp_spin_unlock(struct rp_spinlock *l)
 {
-	/* Pairs with the acquire exchange in rp_spin_lock. */
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	rp_tas_release(&l->locked);
+}
+
+/*
+ * The same lock in one byte, for an object with no room for a word (rcu
+ * mode's group lock G, in a thread group's spare byte).
+ */
+struct rp_bytelock {
+	uint8_t locked;		/* 0 free, 1 held */
+};
+
+static inline void rp_byte_lock(struct rp_bytelock *l)
+{
+	rp_tas_acquire(&l->locked);
+}
+
+static inline void rp_byte_unlock(struct rp_bytelock *l)
+{
+	rp_tas_release(&l->locked);
 }
 
 #endif /* RP_SYNC_SPINLOCK_H */

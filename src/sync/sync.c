@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sync.h"
+#include "spin.h"
 #include "../debug/racepoint.h"
 #include "../debug/threadslot.h"
 
@@ -25,6 +26,7 @@ static const char *const mode_names[RP_SYNC_NONE + 1] = {
 	[RP_SYNC_RCU] = "rcu",
 	[RP_SYNC_RWLOCK] = "rwlock",
 	[RP_SYNC_QRWLOCK] = "qrwlock",
+	[RP_SYNC_RCU_GLOBAL] = "rcu-global",
 	[RP_SYNC_NONE] = "none",
 };
 
@@ -118,7 +120,7 @@ const char *rp_sync_mode_name(enum rp_sync_mode mode)
 
 int rp_sync_mode_parse(const char *name, enum rp_sync_mode *mode)
 {
-	for (int m = 0; m < RP_SYNC_NR_MODES; m++) {
+	for (int m = 0; m < RP_SYNC_NR_NAMED; m++) {
 		if (strcmp(name, mode_names[m]) == 0) {
 			*mode = m;
 			return 0;
@@ -411,12 +413,148 @@ void rp_deferred_barrier(void)
 void rp_sync_init(struct rp_sync *s, enum rp_sync_mode mode)
 {
 	s->mode = mode;
+	s->gate_closed = 0;
+	s->gate_overflow = 0;
 	s->update_owner = NULL;
 	s->work = NULL;
 	pthread_mutex_init(&s->update, NULL);
 	/* glibc's default kind prefers readers: Linux's rwlock_t before qrwlock. */
 	pthread_rwlock_init(&s->rw, NULL);
 	rp_qrw_init(&s->qrw);
+}
+
+/*
+ * rcu mode's update gate (sync.h): rcuproc's own, after the big-reader
+ * locks (a reader's lock its own, a writer's all of them); liburcu has no
+ * lock of this kind.  The shared side publishes, in the calling thread's
+ * own row of gate_rows (its thread slot, src/debug/threadslot.h), the
+ * rp_sync it enters, then a full barrier, then reads the gate's flag; if
+ * an exclusive holder closed the gate, it takes its row back and waits on
+ * the update mutex, which that holder keeps until it opens the gate again,
+ * and tries anew.  The exclusive side takes the update mutex, sets the
+ * flag, a full barrier, then waits until no row names its rp_sync.  Each
+ * side stores, then loads what the other stores, with a full barrier
+ * between (store buffering): of a shared taker and an exclusive one
+ * racing, at least one sees the other (models/update_gate.pml), so both
+ * are never inside.  A thread past the slots counts in the rp_sync's
+ * gate_overflow with atomics instead: exact, but a shared write.
+ */
+struct gate_row {
+	const struct rp_sync *sync;	/* W: the slot's thread; R: exclusive takers */
+} __attribute__((aligned(RP_CACHE_LINE)));
+
+static struct gate_row gate_rows[RP_THREAD_SLOTS];
+
+/* The gate this thread holds shared, and how deeply it nests. */
+static __thread const struct rp_sync *gate_held;
+static __thread unsigned int gate_depth;
+
+bool rp_gate_shared_here(const struct rp_sync *s)
+{
+	return gate_depth && gate_held == s;
+}
+
+static void gate_publish(struct rp_sync *s, unsigned int slot)
+{
+	if (slot == RP_SLOT_SHARED)
+		rp_shared_rmw(RP_SHARED_COUNT_ROW, uatomic_inc(&s->gate_overflow));
+	else
+		CMM_STORE_SHARED(gate_rows[slot].sync, s);
+}
+
+/* The section's accesses before the row is free: pairs with the full
+   barrier after an exclusive taker's scan. */
+static void gate_withdraw(struct rp_sync *s, unsigned int slot)
+{
+	if (slot == RP_SLOT_SHARED) {
+		cmm_smp_mb__before_uatomic_dec();
+		rp_shared_rmw(RP_SHARED_COUNT_ROW, uatomic_dec(&s->gate_overflow));
+	} else {
+		__atomic_store_n(&gate_rows[slot].sync, NULL, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * RP_BREAK_GATE_CHECK_FIRST: the shared side reads the flag before it
+ * publishes its row, so an exclusive taker that closes the gate between
+ * the two scans no row and goes in beside it.
+ */
+void rp_gate_enter_shared(struct rp_sync *s)
+{
+	unsigned int slot;
+	bool closed;
+
+	if (gate_depth) {
+		/* One gate at a time: a thread holding another's would wait for nothing. */
+		RP_DEBUG_BUG_ON(gate_held != s);
+		gate_depth++;
+		return;
+	}
+	slot = rp_thread_slot();
+	for (;;) {
+#ifdef RP_BREAK_GATE_CHECK_FIRST
+		closed = __atomic_load_n(&s->gate_closed, __ATOMIC_ACQUIRE);
+		RP_RACE_POINT(RP_RACE_GATE_SHARED, NULL);
+		gate_publish(s, slot);
+#else
+		gate_publish(s, slot);
+		RP_RACE_POINT(RP_RACE_GATE_SHARED, NULL);
+		/* Pairs with the full barrier after rp_gate_close's flag. */
+		cmm_smp_mb();
+		/* Acquire: pairs with the release that opens the gate (sync.h). */
+		closed = __atomic_load_n(&s->gate_closed, __ATOMIC_ACQUIRE);
+#endif
+		if (!closed)
+			break;
+		gate_withdraw(s, slot);
+		RP_RACE_POINT(RP_RACE_GATE_BACKS_OUT, NULL);
+		/* The exclusive holder keeps the mutex until the gate is open. */
+		rp_sync_block_begin();
+		pthread_mutex_lock(&s->update);
+		pthread_mutex_unlock(&s->update);
+		rp_sync_block_end();
+	}
+	gate_held = s;
+	gate_depth = 1;
+}
+
+void rp_gate_leave_shared(struct rp_sync *s)
+{
+	RP_DEBUG_BUG_ON(!rp_gate_shared_here(s));
+	if (--gate_depth)
+		return;
+	gate_withdraw(s, rp_thread_slot());
+	gate_held = NULL;
+}
+
+/* Does a thread hold @s's gate shared, or is about to look at its flag? */
+static bool gate_busy(const struct rp_sync *s)
+{
+	unsigned int high = rp_thread_slots_used();
+
+	for (unsigned int k = 0; k < high; k++)
+		if (CMM_LOAD_SHARED(gate_rows[k].sync) == s)
+			return true;
+	return uatomic_read(&s->gate_overflow) != 0;
+}
+
+/* The exclusive side, the update mutex held: close, then wait for the shared holders. */
+void rp_gate_close(struct rp_sync *s)
+{
+	unsigned int spins = 0;
+
+	CMM_STORE_SHARED(s->gate_closed, 1);
+	/* Pairs with the full barrier between a shared taker's publish and its check. */
+	cmm_smp_mb();
+	if (gate_busy(s)) {
+		RP_RACE_POINT(RP_RACE_GATE_EXCL_WAITS, NULL);
+		rp_sync_block_begin();
+		while (gate_busy(s))
+			rp_spin_wait(&spins);
+		rp_sync_block_end();
+	}
+	/* Pairs with the release store of each shared holder's withdrawal. */
+	cmm_smp_mb();
 }
 
 void rp_update_work_add(struct rp_sync *s, struct rp_update_work *w,
@@ -1374,7 +1512,7 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 		      void (*release)(struct rp_deferred *))
 {
 	d->release = release;
-	if (s->mode != RP_SYNC_RCU || !RCU_MODE_DEFERS) {
+	if (!rp_sync_mode_rcu(s->mode) || !RCU_MODE_DEFERS) {
 		release(d);
 		return;
 	}
@@ -1385,10 +1523,10 @@ void rp_defer_release(struct rp_sync *s, struct rp_deferred *d,
 	 * this thread runs releases (queued at liburcu: a release must not
 	 * wait for grace periods).
 	 */
-	if (!rp_update_held_here(s) && releasing) {
+	if (!rp_update_section_here(s) && releasing) {
 		rp_shared_rmw(RP_SHARED_DEFERRED_COUNT, uatomic_inc(&deferred_pending));
 		batch_queue(d, d, 1);
-	} else if (!rp_update_held_here(s) && backlog_reserve(1)) {
+	} else if (!rp_update_section_here(s) && backlog_reserve(1)) {
 		if (reclaim_add(d, d, 1))
 			rp_defer_batch.reclaim = true;
 	} else {
@@ -1400,7 +1538,7 @@ void rp_sync_synchronize(struct rp_sync *s)
 {
 	rp_lockdep_assert_may_synchronize();
 	rp_assert_update_held(s);
-	if (s->mode == RP_SYNC_RCU)
+	if (rp_sync_mode_rcu(s->mode))
 		synchronize_rcu();
 }
 

@@ -22,7 +22,11 @@ struct rp_update_work;
 
 struct rp_sync {
 	enum rp_sync_mode mode;		/* R: anyone; W: rp_sync_init only */
-	pthread_mutex_t update;		/* rcu mode: serializes updaters */
+	pthread_mutex_t update;		/* rcu modes: the exclusive updaters' mutex */
+	unsigned int gate_closed;	/* rcu mode: the update gate's exclusive flag
+					   (below); W: the mutex holder; R: anyone */
+	unsigned long gate_overflow;	/* rcu mode: shared holders past the thread
+					   slots (uatomic) */
 	pthread_rwlock_t rw;		/* rwlock mode: readers and updaters */
 	struct rp_qrwlock qrw;		/* qrwlock mode: readers and updaters */
 	void *update_owner;		/* R: anyone, compared with its own token;
@@ -74,6 +78,43 @@ static inline bool rp_update_held_here(const struct rp_sync *s)
  */
 #define rp_assert_update_held(s) RP_DEBUG_BUG_ON(!rp_update_held_here(s))
 
+/* Are @mode's readers RCU readers (rcu and rcu-global)? */
+static inline bool rp_sync_mode_rcu(enum rp_sync_mode mode)
+{
+	return mode == RP_SYNC_RCU || mode == RP_SYNC_RCU_GLOBAL;
+}
+
+/*
+ * rcu mode's update gate (sync.c): after the big-reader locks, a shared
+ * side that writes only the calling thread's own row and an exclusive side
+ * that is the update mutex plus a flag and a scan of the rows.  An
+ * operation converted to per-object locks (docs/process.md, "Without the
+ * update lock") takes it shared, rp_update_lock_shared; every other one
+ * takes it exclusive, rp_update_lock, and so excludes everything as the
+ * one update mutex did.  In every other mode the shared side is the
+ * exclusive one.
+ */
+void rp_gate_close(struct rp_sync *s);
+void rp_gate_enter_shared(struct rp_sync *s);
+void rp_gate_leave_shared(struct rp_sync *s);
+/* Does this thread hold @s's gate shared (rcu mode)? */
+bool rp_gate_shared_here(const struct rp_sync *s);
+
+/* Does this thread hold @s's update side, shared (rcu mode) or exclusive? */
+static inline bool rp_update_section_here(const struct rp_sync *s)
+{
+	return rp_update_held_here(s) || rp_gate_shared_here(s);
+}
+
+/*
+ * A precondition of a write that a converted operation makes under the
+ * object lock at @lock: the exclusive update side, or that lock (debug
+ * builds; only rcu mode takes object locks).  A macro, so that the report
+ * names its caller.
+ */
+#define rp_assert_update_or_held(s, lock) \
+	RP_DEBUG_BUG_ON(!rp_update_held_here(s) && !rp_lockdep_holds(lock))
+
 /*
  * Per thread, in the lock modes: the rp_sync whose global lock this thread
  * read-holds, and how deeply its read sections nest.  Nested sections take
@@ -102,6 +143,7 @@ static inline bool rp_read_section_here(const struct rp_sync *s)
 	case RP_SYNC_NONE:
 		return true;
 	case RP_SYNC_RCU:
+	case RP_SYNC_RCU_GLOBAL:
 #ifdef RP_RCU_QSBR
 		return rp_lockdep_in_read_section();
 #else
@@ -255,6 +297,7 @@ static inline void rp_read_lock(struct rp_sync *s)
 	case RP_SYNC_NONE:
 		break;
 	case RP_SYNC_RCU:
+	case RP_SYNC_RCU_GLOBAL:
 		rcu_read_lock();
 		break;
 	case RP_SYNC_RWLOCK:
@@ -280,6 +323,7 @@ static inline void rp_read_unlock(struct rp_sync *s)
 	case RP_SYNC_NONE:
 		break;
 	case RP_SYNC_RCU:
+	case RP_SYNC_RCU_GLOBAL:
 		rcu_read_unlock();
 		break;
 	case RP_SYNC_RWLOCK:
@@ -386,11 +430,14 @@ static inline void rp_update_lock(struct rp_sync *s)
 	case RP_SYNC_NONE:
 		break;
 	case RP_SYNC_RCU:
+	case RP_SYNC_RCU_GLOBAL:
 		if (pthread_mutex_trylock(&s->update) != 0) {
 			rp_sync_block_begin();
 			pthread_mutex_lock(&s->update);
 			rp_sync_block_end();
 		}
+		if (s->mode == RP_SYNC_RCU)
+			rp_gate_close(s);
 		break;
 	case RP_SYNC_RWLOCK:
 		pthread_rwlock_wrlock(&s->rw);
@@ -411,6 +458,12 @@ static inline void rp_update_unlock(struct rp_sync *s)
 	case RP_SYNC_NONE:
 		break;
 	case RP_SYNC_RCU:
+		/* The section's writes before the flag: pairs with the acquire
+		   load of a shared taker's check (sync.c). */
+		__atomic_store_n(&s->gate_closed, 0, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&s->update);
+		break;
+	case RP_SYNC_RCU_GLOBAL:
 		pthread_mutex_unlock(&s->update);
 		break;
 	case RP_SYNC_RWLOCK:
@@ -420,6 +473,43 @@ static inline void rp_update_unlock(struct rp_sync *s)
 		rp_qrw_write_unlock(&s->qrw);
 		break;
 	}
+	rp_lockdep_release(RP_LOCK_UPDATE);
+	if (rp_defer_batch.n)
+		rp_deferred_hand_over();
+}
+
+/*
+ * The update side of an operation converted to per-object locks: rcu
+ * mode's gate shared, which excludes only the exclusive holders (the
+ * object locks the operation takes next exclude the rest); every other
+ * mode's update lock.  Inside the exclusive side (an unconverted caller)
+ * it takes nothing; it nests inside itself.  Its writes hold their object
+ * locks and assert so (rp_assert_update_or_held).
+ */
+static inline void rp_update_lock_shared(struct rp_sync *s)
+{
+	if (s->mode != RP_SYNC_RCU) {
+		rp_update_lock(s);
+		return;
+	}
+	if (rp_update_held_here(s))
+		return;
+	if (!rp_gate_shared_here(s))
+		rp_lockdep_acquire(RP_LOCK_UPDATE);
+	rp_gate_enter_shared(s);
+}
+
+static inline void rp_update_unlock_shared(struct rp_sync *s)
+{
+	if (s->mode != RP_SYNC_RCU) {
+		rp_update_unlock(s);
+		return;
+	}
+	if (rp_update_held_here(s))
+		return;
+	rp_gate_leave_shared(s);
+	if (rp_gate_shared_here(s))
+		return;
 	rp_lockdep_release(RP_LOCK_UPDATE);
 	if (rp_defer_batch.n)
 		rp_deferred_hand_over();

@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include "../task/task.h"
 #include "../task/objects.h"
+#include "../debug/racepoint.h"
 
 /*
  * A review found (docs/verification.md, "Bugs found by review") that
@@ -250,31 +251,57 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
 
 /*
  * Mark every descendant process of @p's group as having a subreaper above it
- * (update lock).  Children hang off the thread that forked them: walk them all.
+ * (the update side, shared or exclusive, and a read section).  Children
+ * hang off the thread that forked them: walk them all.  The flag is only
+ * ever set, so two walks at once store the same value; a walk that finds
+ * a child marked skips its subtree, which another walk may still be
+ * marking: that walk holds the update gate shared, so no reader of the
+ * flag that holds the update lock (fork's copy, exit's reaper choice) runs
+ * before it is done.
  */
 static void propagate_has_subreaper(struct rp_task *p)
 {
 	struct rp_task *thread, *child;
 
-	cds_list_for_each_entry(thread, &p->signal->thread_head, thread_node) {
-		cds_hlist_for_each_entry_2(child, &thread->children.head, sibling) {
-			if (child->signal->has_child_subreaper)
-				continue;	/* its subtree already knows */
-			child->signal->has_child_subreaper = true;
+	cds_list_for_each_entry_rcu(thread, &p->signal->thread_head, thread_node) {
+		cds_hlist_for_each_entry_rcu_2(child, &thread->children.head, sibling) {
+			if (CMM_LOAD_SHARED(child->signal->has_child_subreaper))
+				continue;	/* its subtree is known, or being marked */
+			CMM_STORE_SHARED(child->signal->has_child_subreaper, true);
+			RP_RACE_POINT(RP_RACE_SUBREAPER_WALK, child);
 			propagate_has_subreaper(child);
 		}
 	}
 }
 
+/*
+ * The first operation converted to rcu mode's object locks (docs/process.md,
+ * "Without the update lock"): the update gate shared, then G of the
+ * caller's group for its own flag; the walk in a read section inside the
+ * gate.  RP_BREAK_SUBREAPER_WALK_UNGATED walks after leaving the gate: an
+ * exclusive holder that comes meanwhile (a fork copying the flag) may find
+ * a subtree another walk skipped still unmarked.
+ */
 static int set_child_subreaper(struct rp_task *self, bool on)
 {
 	struct rp_sync *sync = &self->sys->sync;
 
-	rp_update_lock(sync);
+	rp_update_lock_shared(sync);
+	rp_group_lock(self->signal);
+	rp_assert_group_write(self->sys, self->signal);
 	self->signal->is_child_subreaper = on;
-	if (on)
+	rp_group_unlock(self->signal);
+#ifdef RP_BREAK_SUBREAPER_WALK_UNGATED
+	rp_update_unlock_shared(sync);
+#endif
+	if (on) {
+		rp_read_lock(sync);
 		propagate_has_subreaper(self);
-	rp_update_unlock(sync);
+		rp_read_unlock(sync);
+	}
+#ifndef RP_BREAK_SUBREAPER_WALK_UNGATED
+	rp_update_unlock_shared(sync);
+#endif
 	return 0;
 }
 

@@ -12,7 +12,13 @@
  *	(r)  readable under rp_read_lock (RCU in rcu mode; the global lock's
  *	     read side in the lock modes), with CMM_LOAD_SHARED/rcu_dereference
  *	(u)  written under the update lock (rp_update_lock: the write side of
- *	     the kernel's tasklist_lock)
+ *	     the kernel's tasklist_lock; in rcu mode the update gate held
+ *	     exclusive, src/sync/sync.h)
+ *	(G)  written under the update lock, or, by an operation converted to
+ *	     rcu mode's object locks (the update gate held shared), under the
+ *	     group's G lock (rp_group_lock); readers of a (u) field that hold
+ *	     the update lock see it stable either way, since the exclusive
+ *	     side waits for every shared holder
  *	(s)  read and written under the thread group's sighand->siglock
  *	(a)  atomic (uatomic_*)
  *	(t)  touched only by the thread driving the task
@@ -22,8 +28,10 @@
  *	     rcu mode, under the global write lock in the lock modes
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
- * The lock order is in src/debug/lockorder.h: update lock, then a siglock,
- * then a wait-queue mutex or the users lock.
+ * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
+ * object locks (G, T, M), then a siglock, then L, then a wait-queue mutex
+ * or the users lock.  Which operations take the update gate shared, and
+ * the fields they write: docs/process.md, "Without the update lock".
  */
 #ifndef RP_TASK_TASK_H
 #define RP_TASK_TASK_H
@@ -372,9 +380,11 @@ struct rp_signal {
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
-	bool is_child_subreaper;	/* (u) PR_SET_CHILD_SUBREAPER */
-	bool has_child_subreaper;	/* (u) an ancestor is a subreaper */
+	bool is_child_subreaper;	/* (G) PR_SET_CHILD_SUBREAPER */
+	bool has_child_subreaper;	/* (u, or a store of true by prctl's walk under
+					   the gate shared): an ancestor is a subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
+	struct rp_bytelock group_lock;	/* G, rcu mode only: rp_group_lock */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
 	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;
@@ -834,6 +844,27 @@ static inline struct rp_ptrace_part *rp_task_ptrace_part(const struct rp_task *t
  * RP_BREAK_SIGHAND_NO_RECHECK skips the recheck.
  */
 struct rp_sighand *rp_lock_task_sighand(struct rp_task *t);
+
+/*
+ * G, the group lock of @sig (rcu mode's object locks, docs/process.md):
+ * taken by an operation that holds the update gate shared, for the
+ * group's (G) fields.  The lock-order checker knows it by its address.
+ */
+static inline void rp_group_lock(struct rp_signal *sig)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_byte_lock(&sig->group_lock);
+}
+
+static inline void rp_group_unlock(struct rp_signal *sig)
+{
+	rp_byte_unlock(&sig->group_lock);
+	rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+}
+
+/* A (G) field's write: the update lock, or @sig's G (debug builds). */
+#define rp_assert_group_write(sys, sig) \
+	rp_assert_update_or_held(&(sys)->sync, &(sig)->group_lock)
 /* The same, for a caller already inside rp_read_lock. */
 struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t);
 /*

@@ -325,7 +325,7 @@ int rp_check_run(enum rp_check_kind kind, const struct rp_check_opts *opts,
 	int err;
 
 	if ((unsigned int)kind >= RP_CHECK_NR || !opts || !res ||
-	    (unsigned int)opts->mode >= RP_SYNC_NR_MODES || opts->readers == 0 ||
+	    (unsigned int)opts->mode >= RP_SYNC_NR_NAMED || opts->readers == 0 ||
 	    !(opts->seconds > 0) || !(opts->grace >= 0))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));

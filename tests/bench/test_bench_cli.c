@@ -495,7 +495,7 @@ Test(bench, format_markdown)
 	cr_expect_geq(rows, 6 + 4);
 	free(out);
 	out = run_ok(FORMAT_RUN "--format markdown");
-	cr_expect(strstr(out, "| workload | kind | threads | size | rcu | rwlock | qrwlock | none |")
+	cr_expect(strstr(out, "| workload | kind | threads | size | rcu | rwlock | qrwlock | rcu-global | none |")
 		  != NULL, "%s", out);
 	cr_expect(strstr(out, "QUICK run") != NULL, "%s", out);
 	free(out);
@@ -659,9 +659,9 @@ Test(cli, number_not_decimal)
 Test(cli, names_and_options)
 {
 	expect_usage_error("replay --mode fast x",
-			   "replay: --mode: 'fast' is not one of rcu, rwlock or qrwlock");
+			   "replay: --mode: 'fast' is not one of rcu, rwlock, qrwlock or rcu-global");
 	expect_usage_error("demo --mode rcu,none",
-			   "demo: --mode: 'none' is not one of rcu, rwlock, qrwlock or all");
+			   "demo: --mode: 'none' is not one of rcu, rwlock, qrwlock, rcu-global or all");
 	expect_usage_error("torture --nosuch", "torture: unknown option '--nosuch'");
 	expect_usage_error("ps --procs", "ps: --procs: needs a value");
 	expect_usage_error("selfcheck extra", "selfcheck: unexpected argument 'extra'");

@@ -419,6 +419,28 @@ static void blocking_body(void)
 
 Test(lifecycle, blocking_wait_wakes) { EACH_MODE(blocking_body()) }
 
+/*
+ * rcu-global (every writer under one mutex, rcu mode's readers) is outside
+ * the modes the suite loops over (docs/sync.md, "Modes"): a handful of the
+ * bodies above in it, among them those that take the update side shared
+ * (prctl's subreaper) and exclusive (fork, exit, wait, reparenting).
+ */
+#define IN_RCU_GLOBAL(body)				\
+	do {						\
+		start(RP_SYNC_RCU_GLOBAL);		\
+		body;					\
+		finish_all_reaped();			\
+	} while (0)
+
+Test(lifecycle, rcu_global)
+{
+	IN_RCU_GLOBAL(exit_codes_body());
+	IN_RCU_GLOBAL(wclone_body());
+	IN_RCU_GLOBAL(threads_body());
+	IN_RCU_GLOBAL(reparent_to_subreaper_body());
+	IN_RCU_GLOBAL(blocking_body());
+}
+
 /* ==== I3 under concurrency: suite reparent ==== */
 
 #define STORM_PID_MAX	(1 << 20)

@@ -120,6 +120,7 @@ int main(void)
 		FIELD(struct rp_signal, group_stop_count),
 		FIELD(struct rp_signal, is_child_subreaper),
 		FIELD(struct rp_signal, has_child_subreaper), FIELD(struct rp_signal, dumpable),
+		FIELD(struct rp_signal, group_lock),
 		FIELD(struct rp_signal, pgrp),
 		FIELD(struct rp_signal, session), FIELD(struct rp_signal, tty),
 		FIELD(struct rp_signal, proxy), FIELD(struct rp_signal, member),

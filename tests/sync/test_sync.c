@@ -19,6 +19,9 @@ Test(modes, names_round_trip)
 		cr_assert_eq(rp_sync_mode_parse(rp_sync_mode_name(m), &parsed), 0);
 		cr_assert_eq(parsed, (enum rp_sync_mode)m);
 	}
+	/* rcu-global is named and parsed, outside the loop's modes. */
+	cr_assert_eq(rp_sync_mode_parse("rcu-global", &(enum rp_sync_mode){ 0 }), 0);
+	cr_assert_str_eq(rp_sync_mode_name(RP_SYNC_RCU_GLOBAL), "rcu-global");
 	/* The single-threaded baseline has a name but is not parsed. */
 	cr_assert_str_eq(rp_sync_mode_name(RP_SYNC_NONE), "none");
 	cr_assert_eq(rp_sync_mode_parse("none", &(enum rp_sync_mode){ 0 }), -EINVAL);
@@ -380,6 +383,102 @@ Test(lockorder, update_twice_aborts, .init = order_setup, .signal = SIGABRT)
 Test(lockorder, unlock_without_lock_aborts, .init = order_setup, .signal = SIGABRT)
 {
 	rp_update_unlock(&order_sync);
+}
+
+/* rcu mode's object locks: within T and within M, by increasing address. */
+static char objs[4];
+
+Test(lockorder, tree_inversion_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[1]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[0]);
+}
+
+Test(lockorder, member_inversion_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[3]);
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, &objs[2]);
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, &objs[1]);
+}
+
+Test(lockorder, tree_twice_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[0]);
+}
+
+Test(lockorder, tree_after_member_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[1]);
+}
+
+Test(lockorder, group_twice_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &objs[1]);
+}
+
+Test(lockorder, tree_inside_link_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[1]);
+}
+
+Test(lockorder, third_link_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[1]);
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[2]);
+}
+
+/* The right order is accepted, and read sections nest inside the object locks. */
+Test(lockorder, object_locks_in_order_are_fine, .init = order_setup)
+{
+	rp_update_lock_shared(&order_sync);
+	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &objs[3]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[2]);
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, &objs[1]);
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, &objs[3]);
+	rp_read_lock(&order_sync);
+	rp_read_unlock(&order_sync);
+	rp_lockdep_acquire_obj(RP_LOCK_SIGHAND, &objs[2]);
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[0]);
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, &objs[1]);
+	cr_assert(rp_lockdep_holds(&objs[1]));
+	rp_assert_update_or_held(&order_sync, &objs[1]);
+	rp_lockdep_release_obj(RP_LOCK_LINK, &objs[1]);
+	rp_lockdep_release_obj(RP_LOCK_LINK, &objs[0]);
+	rp_lockdep_release_obj(RP_LOCK_SIGHAND, &objs[2]);
+	rp_lockdep_release_obj(RP_LOCK_MEMBER, &objs[3]);
+	rp_lockdep_release_obj(RP_LOCK_MEMBER, &objs[1]);
+	rp_lockdep_release_obj(RP_LOCK_TREE, &objs[2]);
+	rp_lockdep_release_obj(RP_LOCK_TREE, &objs[0]);
+	rp_lockdep_release_obj(RP_LOCK_GROUP, &objs[3]);
+	rp_update_unlock_shared(&order_sync);
+}
+
+/* A write's precondition: the exclusive side, or the object's lock. */
+Test(lockorder, write_without_its_lock_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_update_lock_shared(&order_sync);
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &objs[0]);
+	rp_assert_update_or_held(&order_sync, &objs[1]);
+}
+
+Test(lockorder, write_under_exclusive_is_fine, .init = order_setup)
+{
+	rp_update_lock(&order_sync);
+	rp_assert_update_or_held(&order_sync, &objs[1]);
+	rp_update_unlock(&order_sync);
+}
+
+/* A thread holding the gate shared may not take it exclusive: it would wait for itself. */
+Test(lockorder, exclusive_inside_shared_aborts, .init = order_setup, .signal = SIGABRT)
+{
+	rp_update_lock_shared(&order_sync);
+	rp_update_lock(&order_sync);
 }
 
 Test(lockorder, synchronize_outside_read_is_fine, .init = order_setup)

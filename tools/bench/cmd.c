@@ -320,8 +320,9 @@ int cmd_bench(int argc, char **argv)
 	struct bench_args a = {
 		.threads = { 1, 2 }, .nr_threads = 2,
 		.sizes = { 1000, 100000 }, .nr_sizes = 2,
-		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK, RP_SYNC_NONE },
-		.nr_modes = 4, .seconds = 0.3, .repeat = 3,
+		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK, RP_SYNC_RCU_GLOBAL,
+			   RP_SYNC_NONE },
+		.nr_modes = 5, .seconds = 0.3, .repeat = 3,
 	};
 	struct bench_progress overall = { 0 };
 	int ret = parse_args(argc, argv, &a), failed;

@@ -29,7 +29,7 @@ const char *const *cli_mode_names(bool none)
 {
 	static const char *names[2][RP_SYNC_NONE + 2];	/* the rest stays NULL */
 
-	for (int m = 0; m < RP_SYNC_NR_MODES + none; m++)
+	for (int m = 0; m < RP_SYNC_NR_NAMED + none; m++)
 		names[none][m] = rp_sync_mode_name(m);
 	return names[none];
 }

@@ -79,8 +79,9 @@ int cli_usage_error(const char *sub, const char *fmt, ...)
 int cli_number(const char *sub, const char *what, const char *text, uint64_t min,
 	       uint64_t max, uint64_t *out);
 
-/* The names of the synchronization modes, in enum rp_sync_mode order; with
- * @none, "none" (RP_SYNC_NONE) last.  NULL-terminated, for CLI_ENUM. */
+/* The names of the synchronization modes, in enum rp_sync_mode order
+ * (rcu-global after the three the tests loop over); with @none, "none"
+ * (RP_SYNC_NONE) last.  NULL-terminated, for CLI_ENUM. */
 const char *const *cli_mode_names(bool none);
 
 int cmd_selfcheck(int argc, char **argv);

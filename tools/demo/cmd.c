@@ -39,7 +39,7 @@ static const char about[] =
 	"Exits 1 if an invariant broke (or was never checked).";
 
 struct demo_args {
-	int modes[RP_SYNC_NR_MODES];	/* enum rp_sync_mode */
+	int modes[RP_SYNC_NR_NAMED];	/* enum rp_sync_mode */
 	unsigned int nr_modes;
 	double seconds;
 	uint64_t idle;			/* sleeping processes the monitor scans */
@@ -55,8 +55,9 @@ static int parse_args(int argc, char **argv, struct demo_args *a)
 		{ "procs", 'p', CLI_U64, "N", "sleeping processes in the table besides the\n"
 		  "roles': what the monitor scans", "5000", .min = 0, .max = 1000000,
 		  .to = &a->idle },
-		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "all", .names = cli_mode_names(false),
-		  .all = true, .list = RP_SYNC_NR_MODES, .count = &a->nr_modes, .to = a->modes },
+		{ "mode", 'm', CLI_ENUM, "LIST", "modes", "rcu,rwlock,qrwlock",
+		  .names = cli_mode_names(false),
+		  .all = true, .list = RP_SYNC_NR_NAMED, .count = &a->nr_modes, .to = a->modes },
 		{ "out", 'o', CLI_STRING, "DIR", "where the plot goes", "./demo-out",
 		  .to = &a->out },
 		{ "no-plot", 0, CLI_FLAG, NULL, "no plot", .to = &a->no_plot },
@@ -413,7 +414,7 @@ int cmd_demo(int argc, char **argv)
 		.modes = { RP_SYNC_RCU, RP_SYNC_RWLOCK, RP_SYNC_QRWLOCK },
 		.nr_modes = RP_SYNC_NR_MODES, .seconds = 3, .idle = 5000, .out = "demo-out",
 	};
-	static struct demo_stats st[RP_SYNC_NR_MODES];	/* large: off the stack */
+	static struct demo_stats st[RP_SYNC_NR_NAMED];	/* large: off the stack */
 	int ret = parse_args(argc, argv, &a);
 	bool plot_failed = false;
 

@@ -377,7 +377,7 @@ static bool start_held_poll(struct worker *w, struct handle *h, struct handle *p
 	struct handle *leader = leader_of(w, h->tgid);
 
 	/* The lock modes: a scan held in the read lock would keep the exec out. */
-	if (!pt || !leader || leader == h || w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
+	if (!pt || !leader || leader == h || !tt_rcu_readers(w->cfg->mode) || !tt_hold_available())
 		return false;
 	*run = (struct held_call){ .t = pt->t, .pid = h->tgid,
 		.hold = { .where = RP_RACE_WAIT_VISIT, .t = leader->t, .stay = true } };
@@ -402,7 +402,7 @@ static bool start_held_send(struct worker *w, struct handle *h, struct handle *p
 	struct handle *leader = leader_of(w, h->tgid), *from = tt_pick_live(w);
 
 	if (!leader || from->tgid == h->tgid || (pt && from->tgid == pt->tgid) ||
-	    w->cfg->mode != RP_SYNC_RCU || !tt_hold_available())
+	    !tt_rcu_readers(w->cfg->mode) || !tt_hold_available())
 		return false;
 	*run = (struct held_call){ .t = from->t, .pid = h->tgid,
 		.sig = SIG_FIRST + (int)rng_below(w, SIG_COUNT),

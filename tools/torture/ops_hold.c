@@ -192,7 +192,7 @@ void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 	rp_exit(leader, 0);	/* a zombie leader: the exec takes its place */
 	tt_drop_handle(w, (unsigned int)(tt_handle_of(w, leader) - w->h));
 	k.hold.t = leader;
-	started = w->cfg->mode == RP_SYNC_RCU && tt_hold_available();
+	started = tt_rcu_readers(w->cfg->mode) && tt_hold_available();
 	if (started)
 		held = tt_start_held(&k, kill_all_thread);
 	nh = tt_handle_of(w, n);

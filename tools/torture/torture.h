@@ -209,6 +209,12 @@ void tt_op_setpgid_tie(struct worker *w, struct handle *h);
 bool tt_hold_install(void);
 void tt_hold_remove(void);
 bool tt_hold_available(void);
+
+/* Do @mode's readers run beside writers (rcu, rcu-global), so a held read section keeps no writer out? */
+static inline bool tt_rcu_readers(enum rp_sync_mode mode)
+{
+	return mode == RP_SYNC_RCU || mode == RP_SYNC_RCU_GLOBAL;
+}
 void tt_hold_arm(struct hold *h);
 void tt_hold_disarm(void);
 bool tt_hold_await(struct hold *h, const int *done);

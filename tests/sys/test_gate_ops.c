@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The operations converted to rcu mode's object locks, which take the
+ * update gate shared (docs/process.md, "Without the update lock"), against
+ * each other and against an unconverted operation, which takes it
+ * exclusive: prctl(PR_SET_CHILD_SUBREAPER).
+ */
+#include <sys/prctl.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "task/task.h"
+#include "debug/racepoint.h"
+
+static struct {
+	struct rp_task *walk_at;	/* hold the subreaper walk that marked this task */
+	int at_walk, go_walk;		/* uatomic */
+	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
+} hold;
+
+static void await_flag(const int *flag)
+{
+	while (!uatomic_read(flag))
+		usleep(1000);
+}
+
+static void hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&hold.excl_waits, 1);
+	} else if (where == RP_RACE_SUBREAPER_WALK && t == CMM_LOAD_SHARED(hold.walk_at) &&
+		   uatomic_cmpxchg(&hold.walk_at, t, NULL) == t) {
+		/* In a read section: stays online. */
+		uatomic_set(&hold.at_walk, 1);
+		await_flag(&hold.go_walk);
+	}
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/*
+ * @walker's PR_SET_CHILD_SUBREAPER in job @j, held once its walk marked
+ * @at: armed before the walk starts, so that it cannot pass first.
+ */
+static void hold_walk(struct job *j, struct rp_task *walker, struct rp_task *at)
+{
+	hold.walk_at = at;
+	rp_debug_race_hook(hook);
+	job_start(j, subreaper_job, walker);
+	await_flag(&hold.at_walk);
+}
+
+static int exit_done;	/* uatomic */
+
+static long exit_job(struct job *j)
+{
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&exit_done, 1);
+	return ret;
+}
+
+/*
+ * B -> A -> X -> Y -> W.  A's subreaper walk marked X and is held before Y;
+ * B's walk (shared beside it) finds X marked and skips X's subtree, and
+ * returns.  Y's exit, an exclusive taker, then waits for A's walk, and
+ * gives W to its nearest subreaper, A, as on Linux (where the walk holds
+ * tasklist_lock's read side and the exit its write side).
+ * RP_BREAK_SUBREAPER_WALK_UNGATED walks outside the gate: the exit goes
+ * in at once, finds Y unmarked and gives W to init.
+ */
+Test(subreaper, walk_done_before_exclusive)
+{
+	struct rp_task *b, *a, *x, *y, *w;
+	struct job ja, je;
+	int status = -1;
+	pid_t ypid;
+
+	start(RP_SYNC_RCU);
+	b = fork_of(init);
+	a = fork_of(b);
+	x = fork_of(a);
+	y = fork_of(x);
+	w = fork_of(y);
+	ypid = rp_getpid(y);
+	hold_walk(&ja, a, x);
+	cr_assert_eq(rp_prctl(b, PR_SET_CHILD_SUBREAPER, 1), 0, "B's walk waited for A's");
+	cr_assert(CMM_LOAD_SHARED(a->signal->has_child_subreaper));
+	job_start(&je, exit_job, y);
+	/* The exit either waits for A's walk, or (broken) is done. */
+	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&exit_done))
+		usleep(1000);
+	uatomic_set(&hold.go_walk, 1);
+	cr_assert_eq(job_join(&ja), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getppid(w), rp_getpid(a),
+		     "an exit chose a reaper while a subreaper walk was marking its process");
+	cr_assert_eq(rp_wait4(x, ypid, &status, 0, NULL), ypid);
+	rp_task_put(y);
+	end_child(rp_getppid(w) == rp_getpid(a) ? a : init, w);
+	end_child(a, x);
+	end_child(b, a);
+	end_child(init, b);
+	finish_all_reaped();
+}
+
+/* Two walks of one process's threads at once: both see their subtree marked. */
+Test(subreaper, two_walks_side_by_side)
+{
+	struct rp_task *a, *t, *c, *g;
+	struct job ja;
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	t = thread_of(a);
+	c = fork_of(t);
+	g = fork_of(c);
+	hold_walk(&ja, a, c);
+	/* Inside the gate beside the held walk: G of the group, then a walk that skips c. */
+	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 0), 0);
+	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);
+	uatomic_set(&hold.go_walk, 1);
+	cr_assert_eq(job_join(&ja), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert(a->signal->is_child_subreaper);
+	cr_assert(g->signal->has_child_subreaper);
+	end_child(c, g);
+	end_child(t, c);
+	end_task(t);
+	end_child(init, a);
+	finish_all_reaped();
+}

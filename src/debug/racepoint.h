@@ -141,6 +141,10 @@ enum rp_race_point {
 	   RP_BREAK_NPROC_CHECK_FIRST compared first (task/cred.c; no lock
 	   held, no read section). */
 	RP_RACE_NPROC_COUNTED,
+	/* A commit of credentials by @t published them and has not yet
+	   taken @t from its old user's RLIMIT_NPROC count (task/cred.c; no
+	   lock held). */
+	RP_RACE_CREDS_PUBLISHED,
 	/* A get or put of credentials found them counted per thread slot and
 	   has not added to its slot's row yet (task/cred.c; in a read
 	   section, whatever the caller holds); @t NULL. */

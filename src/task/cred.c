@@ -475,16 +475,35 @@ void rp_cred_put(struct rp_cred *c, const struct rp_task *holder)
 }
 
 /*
+ * RP_BREAK_NPROC_COUNT_LATE: the task is counted in its new user only
+ * after the credentials are published, so that a fork of that user in
+ * between reads the count one low and passes a limit that Linux enforces.
+ */
+#ifdef RP_BREAK_NPROC_COUNT_LATE
+#define COUNT_BEFORE_PUBLISH false
+#else
+#define COUNT_BEFORE_PUBLISH true
+#endif
+
+/*
  * Under the update lock, so that in the lock modes (which free at once) no
  * reader still holds the old credentials, and under the siglock, which the
  * signal code holds while it charges a queued signal to the target's user.
+ * RLIMIT_NPROC counts by real uid, as Linux's commit_creds: the task is
+ * added to its new user's count before anyone can see it as that user's
+ * (the add is a full barrier before the publication), and taken from the
+ * old one's after, so that neither count reads low ("the count never
+ * reads low": rp_nproc_charge and rp_nproc_over rely on it).
  */
 void rp_commit_creds(struct rp_task *self, struct rp_cred *new)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_cred *old = self->cred;
+	bool moves = new->user != old->user;
 	struct rp_sighand *sh;
 
+	if (moves && COUNT_BEFORE_PUBLISH)
+		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&new->user->processes));
 	rp_update_lock(sync);
 	sh = rp_lock_task_sighand(self);
 	/* Publish complete credentials: pairs with rcu_dereference in rp_task_cred_rcu. */
@@ -492,8 +511,10 @@ void rp_commit_creds(struct rp_task *self, struct rp_cred *new)
 	if (sh)
 		rp_unlock_sighand(sh);
 	rp_update_unlock(sync);
-	if (new->user != old->user) {	/* RLIMIT_NPROC counts by real uid, as Linux */
-		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&new->user->processes));
+	RP_RACE_POINT(RP_RACE_CREDS_PUBLISHED, self);
+	if (moves) {
+		if (!COUNT_BEFORE_PUBLISH)
+			rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&new->user->processes));
 		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_dec(&old->user->processes));
 	}
 	rp_cred_put(old, self);

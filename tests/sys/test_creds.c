@@ -187,3 +187,48 @@ Test(cred_fold, get_while_owner_lets_go, .init = start_rcu, .fini = finish_unles
 	end_child(o, x);
 	end_child(init, o);
 }
+
+static long setresuid_job(struct job *j)
+{
+	return rp_setresuid(j->t, 1000, 1000, 1000);
+}
+
+/*
+ * A task that becomes uid 1000 counts in uid 1000's RLIMIT_NPROC count
+ * once anyone can see it as uid 1000: s is held after publishing its new
+ * credentials, and p's fork (p and s at a limit of 2) must fail, as on
+ * Linux, whose commit_creds counts before it publishes.
+ * RP_BREAK_NPROC_COUNT_LATE counts after: the fork passes.
+ */
+static void commit_counts_body(void)
+{
+	struct rp_task *p = user_process(), *s, *b = NULL;
+	struct job a = { .arg = 0 };
+	long got;
+
+	set_nproc(p, 2);
+	s = fork_of(init);		/* root, about to become uid 1000 */
+	arm(RP_RACE_CREDS_PUBLISHED, s, true, true);
+	race_count_jobs();
+	job_start(&a, setresuid_job, s);
+	cr_assert(await_reached(1), "the setresuid passed the point unheld");
+	cr_assert_eq(CMM_LOAD_SHARED(s->cred)->uid, 1000, "s is not seen as uid 1000 yet");
+	got = rp_fork(p, &b);
+	release();
+	cr_assert_eq(job_join(&a), 0);
+	if (got > 0)
+		end_child(p, b);
+	cr_expect_eq(got, -EAGAIN, "p and s of uid 1000 at a limit of 2, yet p's fork passed (%ld)",
+		     got);
+	end_child(init, s);
+	end_child(init, p);
+}
+
+Test(nproc, commit_counts_before_publishing)
+{
+	FOR_EACH_MODE(m) {
+		start(m);
+		commit_counts_body();
+		finish_all_reaped();
+	}
+}

@@ -61,8 +61,9 @@ enum rp_lock_class {
 	RP_LOCK_SIGHAND_NEW,
 	/*
 	 * A hash chain's bucket lock, B (src/task/bucket.h): a leaf, nothing
-	 * is taken while one is held (lockorder.c asserts it), so one is
-	 * taken under anything and never two at once.
+	 * is taken while one is held (lockorder.c asserts it), so never two
+	 * at once; by its place here it is taken under any class above it,
+	 * not under L, a wait queue or the per-uid table.
 	 */
 	RP_LOCK_BUCKET,
 	/* L: the link lock of a process's node on sys->tasks (rcu mode's

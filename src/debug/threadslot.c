@@ -54,7 +54,6 @@ static unsigned int lowest_free(void)
 	for (unsigned int w = 0; w < SLOT_WORDS; w++) {
 		if (~slots_taken[w]) {
 			unsigned int b = (unsigned int)__builtin_ctzl(~slots_taken[w]);
-
 			unsigned int k = w * (sizeof(unsigned long) * CHAR_BIT) + b;
 
 			slots_taken[w] |= SLOT_MARKED_TAKEN << b;

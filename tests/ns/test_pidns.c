@@ -718,7 +718,7 @@ Test(pidns, init_signal_rules)
 {
 	FOR_EACH_MODE(m) {
 		struct rp_task *nsinit, *thread, *child;
-		struct job stopped[2];
+		struct puppet stopped[2];
 		siginfo_t si;
 		pid_t outer, inner, tid;
 		int status;
@@ -755,14 +755,20 @@ Test(pidns, init_signal_rules)
 		/* From the parent namespace: SIGTERM dropped, SIGSTOP and SIGKILL taken. */
 		cr_assert_eq(rp_kill(init, outer, SIGTERM), 0);
 		cr_assert_eq(rp_get_signal(nsinit, NULL), 0);
+		/*
+		 * Both threads run until the stop takes them (puppets): a
+		 * single rp_get_signal per thread would let one return empty
+		 * before the other, which dequeued SIGSTOP, marks it for the
+		 * group stop, and the stop would never complete.
+		 */
 		cr_assert_eq(rp_kill(init, outer, SIGSTOP), 0);
-		job_start(&stopped[0], get_signal_job, nsinit);
-		job_start(&stopped[1], get_signal_job, thread);
+		puppet_start(&stopped[0], nsinit);
+		puppet_start(&stopped[1], thread);
 		cr_assert_eq(rp_wait4(init, outer, &status, WUNTRACED, NULL), outer);
 		cr_assert_eq(status, STOPPED_BY(SIGSTOP));
 		cr_assert_eq(rp_kill(init, outer, SIGCONT), 0);
-		cr_assert_eq(job_join(&stopped[0]), 0);
-		cr_assert_eq(job_join(&stopped[1]), 0);
+		cr_assert_eq(puppet_quit(&stopped[0]), 0);
+		cr_assert_eq(puppet_quit(&stopped[1]), 0);
 		cr_assert_eq(rp_kill(init, outer, SIGKILL), 0);
 		cr_assert_eq(rp_get_signal(thread, NULL), -ESRCH);
 		cr_assert_eq(rp_get_signal(nsinit, NULL), -ESRCH);

@@ -8,7 +8,7 @@
  * 3 walks.  No process table: what any walk of such a list costs at best.
  * docs/performance.md, "killpg per member: where the time goes".
  *
- *   cc -O2 bench/memory/chase.c -o chase && ./chase SIZE
+ *   BUILD/bench/memory/chase SIZE   (built with the library)
  */
 #include <stdio.h>
 #include <stdlib.h>

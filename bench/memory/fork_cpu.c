@@ -10,9 +10,7 @@
  * steady state), then CYCLES timed ones; the ratios are of the same round.
  * docs/performance.md, "fork+exit+wait with the update gate".
  *
- *   cc -O2 -Iinclude -IBUILD/include bench/memory/fork_cpu.c \
- *      BUILD/librcuproc-memb.a -lurcu-memb -lurcu-common -lpthread -o fork_cpu
- *   ./fork_cpu CYCLES ROUNDS
+ *   BUILD/bench/memory/fork_cpu CYCLES ROUNDS   (built with the library)
  */
 #include <stdio.h>
 #include <stdlib.h>

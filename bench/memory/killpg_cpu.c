@@ -9,9 +9,7 @@
  * check and each member's siglock), and the best call of each clock.
  * docs/performance.md, "killpg per member: where the time goes".
  *
- *   cc -O2 -Iinclude -IBUILD/include bench/memory/killpg_cpu.c \
- *      BUILD/librcuproc-memb.a -lurcu-memb -lurcu-common -lpthread -o killpg_cpu
- *   ./killpg_cpu CALLS SIZE...
+ *   BUILD/bench/memory/killpg_cpu CALLS SIZE...   (built with the library)
  */
 #include <errno.h>
 #include <signal.h>

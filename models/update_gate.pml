@@ -14,6 +14,9 @@
  *              the mutex.
  * Each side stores, then loads what the other stores: the store-buffering
  * pattern, which only the two full barriers make sequentially consistent.
+ * The code makes each store and the barrier after it one locked exchange
+ * (uatomic_xchg); on TSO that is the buffer drained and the store written
+ * to memory at once, which the store-then-barrier here models.
  *
  * Unlike the other models, this one is about the barriers themselves, so
  * it does not assume them: each process has a FIFO store buffer (TSO, as

@@ -121,7 +121,7 @@ for reason in "4: pid 101 execve: a failed exec: the file system answered" \
 	"8: pid 101 ptrace: strace traces every task it follows already" \
 	"9: pid 101 timer_create: a wall-clock timer" \
 	"10: pid 101 rt_sigreturn: no handler frame to return from" \
-	"11: pid 101 waitid: P_PIDFD: file descriptors are not modelled" \
+	"11: pid 101 waitid: P_PIDFD on a descriptor the recording did not show opened by pidfd_open" \
 	"12: pid 101 wait4: interrupted: no effect, the call is issued again" \
 	"13: pid 101 ppoll: not interrupted: its mask left no trace" \
 	"14: pid 101 getuid: not a call rcuproc models" \

@@ -175,12 +175,15 @@ Test(altered, set_tid)
 
 /*
  * setns through a pidfd puts the next child in the pidfd's process's pid
- * namespace: its number there is compared, and so is the ESRCH of a
- * setns through the pidfd of a process that is gone.
+ * namespace: its number there is compared, and so are the ESRCH of a
+ * setns through the pidfd of a process that is gone and the siginfo of
+ * a waitid(P_PIDFD).
  */
 Test(altered, pidfd)
 {
 	expect_reported("pidfd_setns.strace", "getpid()", "= 2 /*", "= 2 /*", "= 1 /*");
 	expect_reported("pidfd_setns.strace", "setns(", "ESRCH", "= -1 ESRCH (No such process)",
 			"= 0");
+	expect_reported("pidfd_setns.strace", "waitid(0x3,", "si_code=0x2", "si_code=0x2",
+			"si_code=0x1");
 }

@@ -329,10 +329,20 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 	siginfo_t si;
 	long ret;
 
-	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
-		return replay_skip(run, ev, "P_PIDFD: file descriptors are not modelled");
-	if (idtype != P_ALL)
+	if (idtype == P_PIDFD) {
+		/* The process the pidfd names, by its number in the caller's namespace. */
+		struct replay_task *target = replay_pidfd_target(run, t, (long)id);
+
+		id = target ? (id_t)replay_nr_in(target, t->ns) : 0;
+		if (!id)
+			return replay_skip(run, ev, "P_PIDFD on a descriptor the recording did not "
+					   "show opened by pidfd_open");
+		which = P_PID;
+	} else if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID) {
+		return replay_skip(run, ev, "an idtype outside the process table");
+	} else if (idtype != P_ALL) {
 		id = (id_t)replay_pid_arg(run, t, ev, 1);
+	}
 	waitid_target(run, t, ev, &which, &id);
 	memset(&si, 0, sizeof(si));
 	ret = rp_waitid(t->task, which, id, &si, wait_options(ev, 3));

@@ -412,19 +412,26 @@ static long call_pidfd_open(struct replay_run *run, struct replay_task *t,
 	return ev->ret;		/* the descriptor: the file system's number */
 }
 
+struct replay_task *replay_pidfd_target(struct replay_run *run, struct replay_task *t, long fd)
+{
+	struct replay_nsfd *f = fd_of(run, t, fd);
+
+	return f ? f->target : NULL;
+}
+
 /* pidfd_send_signal with no siginfo and no flags: kill(2) of the process. */
 static long call_pidfd_send_signal(struct replay_run *run, struct replay_task *t,
 				   const struct replay_event *ev)
 {
-	struct replay_nsfd *f = fd_of(run, t, replay_arg(ev, 0));
+	struct replay_task *target = replay_pidfd_target(run, t, replay_arg(ev, 0));
 	pid_t nr;
 
-	if (!f || !f->target)
+	if (!target)
 		return replay_skip(run, ev, "a descriptor the recording did not show opened by "
 				   "pidfd_open");
 	if (ev->argc < 4 || strcmp(ev->argv[2], "NULL") || replay_arg(ev, 3))
 		return replay_skip(run, ev, "a siginfo or flags of pidfd_send_signal, not modelled");
-	nr = replay_nr_in(f->target, t->ns);
+	nr = replay_nr_in(target, t->ns);
 	if (!nr)
 		return -EINVAL;		/* a process outside the caller's namespace */
 	return rp_kill(t->task, nr, (int)replay_arg(ev, 1));

@@ -311,6 +311,9 @@ bool replay_clone_refused(struct replay_run *run, struct replay_task *t,
 #define REPLAY_MAX_SET_TID	33
 int replay_set_tid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev,
 		   unsigned long flags, pid_t *tids);
+/* The process the pidfd @fd of @t's process names (ns.c), or NULL if the
+ * recording did not show it opened by pidfd_open. */
+struct replay_task *replay_pidfd_target(struct replay_run *run, struct replay_task *t, long fd);
 /* The call was not replayed, for reason @why: counted, not compared. */
 long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)

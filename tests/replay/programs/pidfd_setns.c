@@ -5,8 +5,9 @@
  * namespace with setns(pidfd, CLONE_NEWPID); its next child is made
  * there (getpid 2, getppid 0).  setns on a pidfd with nstype 0 is refused
  * (EINVAL), and so is pidfd_open of a pid nobody has (ESRCH).  The init
- * is killed through the pidfd (pidfd_send_signal); once it is reaped, a
- * setns through that pidfd finds no process (ESRCH).  Pipes and waits
+ * is killed through the pidfd (pidfd_send_signal) and reaped through it
+ * (waitid P_PIDFD); then a setns through that pidfd finds no process
+ * (ESRCH).  Pipes and waits
  * order the steps, so the recording is the same every run.
  */
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 int main(void)
 {
 	int gate[2], st, fd;
+	siginfo_t si;
 	pid_t init, child;
 	char c;
 
@@ -46,7 +48,8 @@ int main(void)
 	}
 	waitpid(child, &st, 0);
 	syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-	waitpid(init, &st, 0);
+	if (waitid(P_PIDFD, (id_t)fd, &si, WEXITED))
+		return 4;
 	setns(fd, CLONE_NEWPID);		/* ESRCH: reaped */
 	return 0;
 }

@@ -90,5 +90,5 @@ record pidns_thread_exec --note "a thread execs in a namespace's init: it takes 
 	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/thread_exec" thread
 record clone3_set_tid --note "clone3 with set_tid as a namespace's init: 700 asked and given, then refused (EEXIST, EEXIST, EINVAL, EINVAL), a nested init asked 1 there and 705 here whose child asks 710 and 711, and EPERM without CAP_SYS_ADMIN" \
 	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/clone3_set_tid"
-record pidfd_setns --note "setns through a pidfd into a namespace's init's pid namespace, a fork there (getpid 2, getppid 0), EINVAL and ESRCH, the init killed through the pidfd" \
+record pidfd_setns --note "setns through a pidfd into a namespace's init's pid namespace, a fork there (getpid 2, getppid 0), EINVAL and ESRCH, the init killed and reaped through the pidfd" \
 	-- "$bin/pidfd_setns"

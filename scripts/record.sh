@@ -22,6 +22,8 @@ calls+=,setuid,setresuid,setgroups,capset,setrlimit,prlimit64
 # Pid namespaces; openat only for the namespace files setns takes (the
 # others are dropped below).
 calls+=,unshare,setns,openat
+# pidfds: the descriptor setns and pidfd_send_signal take.
+calls+=,pidfd_open,pidfd_send_signal
 # -q: no attach/detach notes, but keep "+++ exited with N +++";
 # -X raw: numbers instead of flag and constant names (one parser, no tables);
 # --pidns-translation: a pid of another pid namespace is followed by its

@@ -86,6 +86,33 @@ printf '%s\n' '# recorder-pid: 100' '101 unshare(0x20000000) = 0' \
 expect 4 "inside.strace:4: pid 102 openat(-100, \"/proc/1/ns/pid\", 0): opens a task's namespace under /proc from inside a pid namespace" \
 	"$tmpns/inside.strace"
 
+# clone3's set_tid in strace's own namespace, the machine's numbers: one
+# asked of a task of the recording is compared, one a process outside it
+# may hold is skipped.
+expect_lines 0 "$dir/handmade/set_tid_root.strace" \
+	"11: pid 101 clone3: set_tid asks for a number of strace's pid namespace that a process outside the recording may hold: the machine's answer" \
+	"3 tasks, 15 calls replayed, 1 skipped, 0 mismatches"
+# A number of strace's namespace that rcuproc gave another task cannot be
+# asked for.
+printf '%s\n' '# recorder-pid: 100' \
+	'101 clone3({flags=0, exit_signal=17, set_tid=[3], set_tid_size=1}, 88) = 3' > "$tmpns/taken.strace"
+expect 4 "taken.strace:2: pid 101 clone3({flags=0, exit_signal=17, set_tid=[3], set_tid_size=1}, 88): set_tid asks for a number of strace's pid namespace that rcuproc gave a task of the replay already" \
+	"$tmpns/taken.strace"
+
+# Pidfds: what is replayed, what is skipped, and a wrong answer reported.
+pidfd=$dir/handmade/pidfd.strace
+expect_lines 0 "$pidfd" \
+	"14: pid 101 setns: a namespace of a type rcuproc does not model" \
+	"16: pid 101 pidfd_send_signal: a descriptor the recording did not show opened by pidfd_open" \
+	"17: pid 101 pidfd_send_signal: a siginfo or flags of pidfd_send_signal, not modelled" \
+	"3 tasks, 14 calls replayed, 3 skipped, 0 mismatches"
+sed '24s/= -1 ESRCH (No such process)/= 0/' "$pidfd" > "$tmpns/pidfd_reaped.strace"
+expect 1 "pidfd_reaped.strace:24: pid 101 pidfd_send_signal(3, 0, NULL, 0): result: recorded 0, rcuproc -1 ESRCH" \
+	"$tmpns/pidfd_reaped.strace"
+sed '21s/= -1 ESRCH (No such process)/= 0/' "$pidfd" > "$tmpns/pidfd_exited.strace"
+expect 1 "pidfd_exited.strace:21: pid 101 setns(3, 0x20000000): result: recorded 0, rcuproc -1 ESRCH" \
+	"$tmpns/pidfd_exited.strace"
+
 # --verbose gives every skipped call its own reason.
 skips=$dir/handmade/skips.strace
 for reason in "4: pid 101 execve: a failed exec: the file system answered" \
@@ -94,7 +121,7 @@ for reason in "4: pid 101 execve: a failed exec: the file system answered" \
 	"8: pid 101 ptrace: strace traces every task it follows already" \
 	"9: pid 101 timer_create: a wall-clock timer" \
 	"10: pid 101 rt_sigreturn: no handler frame to return from" \
-	"11: pid 101 waitid: P_PIDFD: file descriptors are not modelled" \
+	"11: pid 101 waitid: P_PIDFD on a descriptor the recording did not show opened by pidfd_open" \
 	"12: pid 101 wait4: interrupted: no effect, the call is issued again" \
 	"13: pid 101 ppoll: not interrupted: its mask left no trace" \
 	"14: pid 101 getuid: not a call rcuproc models" \

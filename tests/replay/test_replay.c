@@ -160,3 +160,30 @@ Test(altered, namespace_pids)
 	expect_reported("pidns_clone.strace", "--- SIGUSR1", "si_pid=3 /*", "si_pid=3", "si_pid=2");
 	expect_reported("unshare_sh.strace", "kill(1 /*", ", 0)", "kill(1 /*", "kill(2 /*");
 }
+
+/*
+ * clone3's set_tid: the numbers a program asks for are rcuproc's too, so
+ * a number other than the one asked (as Linux never gives) is reported,
+ * and so is an EEXIST for 0, which is no number (EINVAL).
+ */
+Test(altered, set_tid)
+{
+	expect_reported("clone3_set_tid.strace", "set_tid=[700]", "= 700 /*", "= 700 /*",
+			"= 701 /*");
+	expect_reported("clone3_set_tid.strace", "set_tid=[0]", "EINVAL", "EINVAL", "EEXIST");
+}
+
+/*
+ * setns through a pidfd puts the next child in the pidfd's process's pid
+ * namespace: its number there is compared, and so are the ESRCH of a
+ * setns through the pidfd of a process that is gone and the siginfo of
+ * a waitid(P_PIDFD).
+ */
+Test(altered, pidfd)
+{
+	expect_reported("pidfd_setns.strace", "getpid()", "= 2 /*", "= 2 /*", "= 1 /*");
+	expect_reported("pidfd_setns.strace", "setns(", "ESRCH", "= -1 ESRCH (No such process)",
+			"= 0");
+	expect_reported("pidfd_setns.strace", "waitid(0x3,", "si_code=0x2", "si_code=0x2",
+			"si_code=0x1");
+}

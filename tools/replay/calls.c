@@ -35,32 +35,61 @@ static uint64_t sigset_bits(const sigset_t *set)
 	return bits;
 }
 
+/* clone, or clone3 with @ntids numbers of set_tid in @tids. */
 static long clone_with_flags(struct replay_run *run, struct replay_task *t,
-			       const struct replay_event *ev, unsigned long flags)
+			       const struct replay_event *ev, unsigned long flags,
+			       const pid_t *tids, int ntids)
 {
+	struct rp_clone_args args = {
+		.flags = flags & MODELLED_CLONE_FLAGS & ~(unsigned long)CSIGNAL,
+		.exit_signal = flags & CSIGNAL, .set_tid = tids, .set_tid_size = (size_t)ntids,
+	};
 	struct rp_task *child;
 	long ret;
 
 	if (replay_clone_refused(run, t, ev, flags))
 		return REPLAY_SKIPPED;
-	ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
+	if (ntids)
+		ret = rp_clone3(t->task, &args, sizeof(args), &child);
+	else
+		ret = rp_clone(t->task, flags & MODELLED_CLONE_FLAGS, &child);
+	/* The child's root number: the caller's, when it is the root's;
+	 * else set_tid's, if it asked for one there (replay_set_tid). */
+	if (!replay_nested(t))
+		run->place_root_nr = (pid_t)ret;
+	else if (!ntids)
+		run->place_root_nr = 0;
 	if (ret > 0 && ev->ret > 0 && (flags & CLONE_UNTRACED))
 		replay_add_unrecorded(run, ev, replay_add_task(run, replay_child_rec(ev), child));
 	else if (ret > 0 && ev->ret > 0)
 		replay_add_task(run, replay_child_rec(ev), child);
 	else if (ret > 0)
 		rp_task_put(child);
+	run->place_root_nr = 0;
 	return ret;
 }
 
 static long call_clone(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return clone_with_flags(run, t, ev, replay_clone_flags_of(ev->args));
+	return clone_with_flags(run, t, ev, replay_clone_flags_of(ev->args), NULL, 0);
+}
+
+/* clone3 asks for the child's numbers with set_tid: they are asked of rcuproc. */
+static long call_clone3(struct replay_run *run, struct replay_task *t,
+			const struct replay_event *ev)
+{
+	unsigned long flags = replay_clone_flags_of(ev->args);
+	pid_t tids[REPLAY_MAX_SET_TID];
+	int n = replay_set_tid(run, t, ev, flags, tids);
+
+	if (n == REPLAY_SKIPPED)
+		return REPLAY_SKIPPED;
+	return clone_with_flags(run, t, ev, flags, n ? tids : NULL, n);
 }
 
 static long call_fork(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	return clone_with_flags(run, t, ev, SIGCHLD);
+	return clone_with_flags(run, t, ev, SIGCHLD, NULL, 0);
 }
 
 /* An execve running on a thread of its own while its group is emptied. */
@@ -300,10 +329,20 @@ static long call_waitid(struct replay_run *run, struct replay_task *t, const str
 	siginfo_t si;
 	long ret;
 
-	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
-		return replay_skip(run, ev, "P_PIDFD: file descriptors are not modelled");
-	if (idtype != P_ALL)
+	if (idtype == P_PIDFD) {
+		/* The process the pidfd names, by its number in the caller's namespace. */
+		struct replay_task *target = replay_pidfd_target(run, t, (long)id);
+
+		id = target ? (id_t)replay_nr_in(target, t->ns) : 0;
+		if (!id)
+			return replay_skip(run, ev, "P_PIDFD on a descriptor the recording did not "
+					   "show opened by pidfd_open");
+		which = P_PID;
+	} else if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID) {
+		return replay_skip(run, ev, "an idtype outside the process table");
+	} else if (idtype != P_ALL) {
 		id = (id_t)replay_pid_arg(run, t, ev, 1);
+	}
 	waitid_target(run, t, ev, &which, &id);
 	memset(&si, 0, sizeof(si));
 	ret = rp_waitid(t->task, which, id, &si, wait_options(ev, 3));
@@ -541,7 +580,7 @@ static long call_ptrace(struct replay_run *run, struct replay_task *t, const str
 
 const struct replay_call_def replay_core_calls[] = {
 	{ "clone", call_clone, true, false },
-	{ "clone3", call_clone, true, false },
+	{ "clone3", call_clone3, true, false },
 	{ "fork", call_fork, true, false },
 	{ "vfork", call_fork, true, false },
 	{ "execve", call_execve, false, false },

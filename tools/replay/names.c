@@ -245,3 +245,29 @@ unsigned long replay_clone_flags_of(const char *args)
 		flags |= (unsigned long)sig;
 	return flags;
 }
+
+int replay_field_pids(const char *s, const char *key, pid_t *out, int max)
+{
+	const char *p = s ? field_value(s, key) : NULL;
+	char *end;
+	int n = 0;
+
+	if (!p || *p != '[')
+		return -1;
+	for (p++; *p && *p != ']'; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			return -1;
+		if (n < max)
+			out[n] = (pid_t)v;
+		n++;
+		/* A noted number, should strace ever note one here. */
+		if (!strncmp(end, " /* ", 4) && (end = strstr(end, "*/")))
+			end += 2;
+		if (!end)
+			return -1;
+		end += strspn(end, ", ");
+	}
+	return *p == ']' ? n : -1;
+}

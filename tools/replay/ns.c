@@ -8,6 +8,7 @@
  * --pidns-translation notes tell which task such a number was on Linux.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,16 +54,18 @@ void replay_ns_setup(struct replay_run *run)
 
 /*
  * Where @t, just cloned (the replay's only fork since), is: its number in
- * the root is the root namespace's last number handed out, checked
- * against its own number at the end of its NSpid.
+ * the root is the one the clone gave (run->place_root_nr), else the root
+ * namespace's last number handed out, checked against its own number at
+ * the end of its NSpid.
  */
 void replay_place_task(struct replay_run *run, struct replay_task *t)
 {
 	pid_t nrs[REPLAY_NS_LEVELS], own = rp_gettid(t->task);
-	pid_t root = (pid_t)rp_pidns_last_pid(run->root_ns->handle);
+	pid_t root = run->place_root_nr ?: (pid_t)rp_pidns_last_pid(run->root_ns->handle);
 	struct rp_pidns *h;
 	int n = rp_proc_nspid(run->init, root, nrs, REPLAY_NS_LEVELS);
 
+	run->place_root_nr = 0;
 	if (n < 1 || nrs[n - 1] != own) {
 		/* Not the last one made: a task of the root, numbered as it is. */
 		root = own;
@@ -140,6 +143,89 @@ bool replay_clone_refused(struct replay_run *run, struct replay_task *t,
 	return true;
 }
 
+/* The level of the namespace @h (a handle held), counted up to the root. */
+static int level_of(struct replay_run *run, struct rp_pidns *h)
+{
+	struct rp_pidns *at = h, *up;
+	int level = 0;
+
+	while (at != run->root_ns->handle && rp_pidns_parent(run->init, at, &up) == 0) {
+		if (at != h)
+			rp_pidns_put(at);
+		at = up;
+		level++;
+	}
+	if (at != h)
+		rp_pidns_put(at);
+	return level;
+}
+
+/* The level @t's next child goes into (its pid_for_children), or -1. */
+static int children_level(struct replay_run *run, struct replay_task *t)
+{
+	struct rp_pidns *h;
+	int level;
+
+	if (rp_pidns_open(t->task, rp_gettid(t->task), 1, &h))
+		return -1;
+	level = level_of(run, h);
+	rp_pidns_put(h);
+	return level;
+}
+
+/* Does rcuproc's root number @nr belong to no task the replay made? */
+static bool root_nr_unused(struct replay_run *run, pid_t nr)
+{
+	if (nr == rp_getpid(run->init) || nr == rp_getpid(run->recorder))
+		return false;
+	for (int i = 0; i < run->ntasks; i++)
+		if (run->tasks[i]->nr == nr)
+			return false;
+	return true;
+}
+
+int replay_set_tid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev,
+		   unsigned long flags, pid_t *tids)
+{
+	long size;
+	int n = replay_field_pids(ev->args, "set_tid", tids, REPLAY_MAX_SET_TID), root;
+	struct replay_task *named;
+
+	run->place_root_nr = 0;
+	if (!replay_field(ev->args, "set_tid_size", &size) || size <= 0)
+		return 0;
+	if (size >= REPLAY_MAX_SET_TID)
+		return (int)size;	/* more than Linux's levels: rcuproc's EINVAL */
+	if (size != n)
+		return (int)replay_skip(run, ev, "set_tid's numbers are not all in the recording");
+	/* set_tid[i] is the child's number i levels above its own. */
+	root = children_level(run, t) + !!(flags & CLONE_NEWPID);
+	if (root < 0 || root >= n)
+		return n;	/* no number in strace's namespace: all compared as they are */
+	/*
+	 * strace's namespace is the machine's: a number of a task of the
+	 * recording is that task's in rcuproc; any other is asked as it is,
+	 * if no rcuproc task has it.  A number taken by a process outside the
+	 * recording is the machine's answer, not the program's.
+	 */
+	named = replay_task_of(run, tids[root]);
+	if (tids[root] == run->recorder_rec)
+		tids[root] = rp_getpid(run->recorder);
+	else if (named && named->task)
+		tids[root] = named->nr;
+	else if (ev->ret == -EEXIST)
+		return (int)replay_skip(run, ev, "set_tid asks for a number of strace's pid "
+					"namespace that a process outside the recording may "
+					"hold: the machine's answer");
+	else if (!root_nr_unused(run, tids[root])) {
+		replay_refuse(run, ev, "set_tid asks for a number of strace's pid namespace that "
+			      "rcuproc gave a task of the replay already");
+		return (int)REPLAY_SKIPPED;
+	}
+	run->place_root_nr = tids[root];
+	return n;
+}
+
 static long call_unshare(struct replay_run *run, struct replay_task *t,
 			 const struct replay_event *ev)
 {
@@ -156,7 +242,8 @@ static long call_unshare(struct replay_run *run, struct replay_task *t,
  * descriptor, held until the replay ends.  Descriptors are not modelled:
  * close is not recorded, so the last open of a descriptor names it.
  */
-static void note_fd(struct replay_run *run, struct replay_task *t, long fd, struct rp_pidns *h)
+static void note_fd(struct replay_run *run, struct replay_task *t, long fd, struct rp_pidns *h,
+		    struct replay_task *target)
 {
 	struct replay_nsfd *f;
 
@@ -167,22 +254,23 @@ static void note_fd(struct replay_run *run, struct replay_task *t, long fd, stru
 	f->tgid = replay_root_tgid(run, t);
 	f->fd = fd;
 	f->handle = h;
+	f->target = target;
 }
 
-/* The namespace descriptor @fd of @t's process, or else of the last
- * process that opened it (a child inherits its parent's). */
-static struct rp_pidns *fd_handle(struct replay_run *run, struct replay_task *t, long fd)
+/* The namespace descriptor or pidfd @fd of @t's process, or else of the
+ * last process that opened it (a child inherits its parent's). */
+static struct replay_nsfd *fd_of(struct replay_run *run, struct replay_task *t, long fd)
 {
 	pid_t tgid = replay_root_tgid(run, t);
-	struct rp_pidns *any = NULL;
+	struct replay_nsfd *any = NULL;
 
 	for (int i = run->nnsfds - 1; i >= 0; i--) {
 		if (run->nsfds[i].fd != fd)
 			continue;
 		if (run->nsfds[i].tgid == tgid)
-			return run->nsfds[i].handle;
+			return &run->nsfds[i];
 		if (!any)
-			any = run->nsfds[i].handle;
+			any = &run->nsfds[i];
 	}
 	return any;
 }
@@ -229,27 +317,124 @@ static long call_openat(struct replay_run *run, struct replay_task *t,
 		rp_pidns_put(h);
 		return 0;		/* rcuproc opened it: a mismatch */
 	}
-	note_fd(run, t, ev->ret, h);
+	note_fd(run, t, ev->ret, h, NULL);
 	return ev->ret;		/* the descriptor: the file system's number */
+}
+
+/* The namespace types setns knows (Linux's CLONE_NEW* bits). */
+#define NAMESPACE_TYPES	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
+			 CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
+
+/*
+ * setns on a pidfd enters the namespaces of the process it names, those
+ * @nstype picks (none: EINVAL); the pid namespace is the process's own,
+ * as of the pidfd_open call (a task's never changes), and a process that
+ * has exited has none left (ESRCH).
+ */
+static long setns_pidfd(struct replay_task *t, const struct replay_nsfd *f, long nstype)
+{
+	if (!nstype || (nstype & ~(long)NAMESPACE_TYPES))
+		return -EINVAL;
+	if (f->target->dead)
+		return -ESRCH;
+	return rp_setns(t->task, f->handle, CLONE_NEWPID);
 }
 
 static long call_setns(struct replay_run *run, struct replay_task *t,
 		       const struct replay_event *ev)
 {
 	long nstype = replay_arg(ev, 1);
-	struct rp_pidns *h = fd_handle(run, t, replay_arg(ev, 0));
+	struct replay_nsfd *f = fd_of(run, t, replay_arg(ev, 0));
 
 	if (enters_user_namespace(run, ev, (unsigned long)nstype))
 		return REPLAY_SKIPPED;
+	if (f && f->target && (!nstype || (nstype & CLONE_NEWPID)))
+		return setns_pidfd(t, f, nstype);
 	if (nstype && !(nstype & CLONE_NEWPID))
 		return replay_skip(run, ev, "a namespace of a type rcuproc does not model");
-	if (h)
-		return rp_setns(t->task, h, (int)nstype);
+	if (f)
+		return rp_setns(t->task, f->handle, (int)nstype);
 	if (ev->ret < 0)
 		return replay_skip(run, ev, "a failed setns on a file the recording did not open");
 	replay_refuse(run, ev, "enters the pid namespace of a file the recording did not show "
-		      "opened (an openat of /proc/PID/ns/pid or pid_for_children)");
+		      "opened (an openat of /proc/PID/ns/pid or pid_for_children, or a pidfd_open)");
 	return REPLAY_SKIPPED;
+}
+
+/* Linux's pidfd_open flags: PIDFD_NONBLOCK (O_NONBLOCK), PIDFD_THREAD (O_EXCL). */
+#define PIDFD_FLAGS	(O_NONBLOCK | O_EXCL)
+
+/* The task @t names @nr, noted as strace's @root: the newest such. */
+static struct replay_task *task_named(struct replay_run *run, struct replay_task *t, pid_t nr,
+				      long root)
+{
+	if (root)
+		return replay_task_of(run, (pid_t)root);
+	for (int i = run->ntasks - 1; i >= 0; i--)
+		if (run->tasks[i]->task && !run->tasks[i]->superseded &&
+		    replay_nr_in(run->tasks[i], t->ns) == nr)
+			return run->tasks[i];
+	return NULL;
+}
+
+/*
+ * pidfd_open: a descriptor naming a process.  rcuproc has no such
+ * handle: replay keeps the process and, for setns, a handle of its pid
+ * namespace taken now (rp_pidns_open; docs/replay.md, "Pidfds").
+ */
+static long call_pidfd_open(struct replay_run *run, struct replay_task *t,
+			    const struct replay_event *ev)
+{
+	long flags = replay_arg(ev, 1);
+	pid_t nr = replay_pid_arg(run, t, ev, 0);
+	struct replay_task *target;
+	struct rp_pidns *h;
+	int err;
+
+	if (replay_arg(ev, 0) <= 0 || (flags & ~(long)PIDFD_FLAGS))
+		return -EINVAL;
+	err = rp_pidns_open(t->task, nr, 0, &h);
+	if (err == -EACCES)
+		return replay_skip(run, ev, "rcuproc's handle asks for ptrace access, which "
+				   "pidfd_open does not");
+	if (err)
+		return err;
+	target = task_named(run, t, nr, ev->argc ? replay_ns_note(ev->argv[0]) : 0);
+	if (!target || (!(flags & O_EXCL) && replay_root_tgid(run, target) != target->nr)) {
+		rp_pidns_put(h);
+		return target ? -EINVAL : replay_skip(run, ev, "a process outside the recording");
+	}
+	if (ev->ret < 0) {
+		rp_pidns_put(h);
+		return 0;		/* rcuproc found it: a mismatch */
+	}
+	note_fd(run, t, ev->ret, h, target);
+	return ev->ret;		/* the descriptor: the file system's number */
+}
+
+struct replay_task *replay_pidfd_target(struct replay_run *run, struct replay_task *t, long fd)
+{
+	struct replay_nsfd *f = fd_of(run, t, fd);
+
+	return f ? f->target : NULL;
+}
+
+/* pidfd_send_signal with no siginfo and no flags: kill(2) of the process. */
+static long call_pidfd_send_signal(struct replay_run *run, struct replay_task *t,
+				   const struct replay_event *ev)
+{
+	struct replay_task *target = replay_pidfd_target(run, t, replay_arg(ev, 0));
+	pid_t nr;
+
+	if (!target)
+		return replay_skip(run, ev, "a descriptor the recording did not show opened by "
+				   "pidfd_open");
+	if (ev->argc < 4 || strcmp(ev->argv[2], "NULL") || replay_arg(ev, 3))
+		return replay_skip(run, ev, "a siginfo or flags of pidfd_send_signal, not modelled");
+	nr = replay_nr_in(target, t->ns);
+	if (!nr)
+		return -EINVAL;		/* a process outside the caller's namespace */
+	return rp_kill(t->task, nr, (int)replay_arg(ev, 1));
 }
 
 static long call_getpid(struct replay_run *run, struct replay_task *t,
@@ -272,6 +457,8 @@ const struct replay_call_def replay_ns_calls[] = {
 	{ "unshare", call_unshare, false, false },
 	{ "setns", call_setns, false, false },
 	{ "openat", call_openat, false, false },
+	{ "pidfd_open", call_pidfd_open, false, false },
+	{ "pidfd_send_signal", call_pidfd_send_signal, false, false },
 	{ "getpid", call_getpid, true, false },
 	{ "gettid", call_gettid, true, false },
 	{ 0 },

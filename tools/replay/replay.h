@@ -121,6 +121,9 @@ bool replay_parse_long(const char *s, long *v);
 unsigned long replay_clone_flags_of(const char *args);
 /* The value of "key=" inside a {...} argument: false if absent. */
 bool replay_field(const char *s, const char *key, long *v);
+/* The numbers of "key=[N, N, ...]" (clone3's set_tid): how many there
+ * are (the first @max in @out), or -1 if absent or not a list. */
+int replay_field_pids(const char *s, const char *key, pid_t *out, int max);
 /*
  * strace --pidns-translation: a pid of another pid namespace is followed
  * by a comment with its number in strace's ("31795 in strace's PID NS").
@@ -198,8 +201,17 @@ struct replay_run {
 	 * namespace files the recording opened. */
 	struct replay_ns **nss, *root_ns;
 	int nnss;
-	struct replay_nsfd { pid_t tgid; long fd; struct rp_pidns *handle; } *nsfds;
+	struct replay_nsfd {
+		pid_t tgid;			/* the opener's process (root tgid) */
+		long fd;
+		struct rp_pidns *handle;
+		struct replay_task *target;	/* a pidfd's process; NULL: a file */
+	} *nsfds;
 	int nnsfds;
+	/* The root number of the next task placed, when the clone knows it
+	 * (0: the root's last number handed out; clone3's set_tid does not
+	 * move it). */
+	pid_t place_root_nr;
 	pid_t unknown_rec[64];		/* pids outside the recording, by number */
 	int nunknown;
 	int replayed, skipped, mismatches;
@@ -229,7 +241,8 @@ extern const struct replay_call_def replay_core_calls[];
 extern const struct replay_call_def replay_group_calls[];
 /* creds.c */
 extern const struct replay_call_def replay_cred_calls[];
-/* ns.c: unshare, setns, the namespace files' openat, getpid and gettid. */
+/* ns.c: unshare, setns, the namespace files' openat, pidfd_open,
+ * pidfd_send_signal, getpid and gettid. */
 extern const struct replay_call_def replay_ns_calls[];
 /* timers.c: timer_* on a CPU clock through rcuproc's timers. */
 extern const struct replay_call_def replay_timer_calls[];
@@ -289,6 +302,18 @@ void replay_refuse(struct replay_run *run, const struct replay_event *ev, const 
  * with no number in strace's namespace): refused, true. */
 bool replay_clone_refused(struct replay_run *run, struct replay_task *t,
 			  const struct replay_event *ev, unsigned long flags);
+/*
+ * clone3's set_tid for rcuproc (ns.c): how many numbers into @tids (at
+ * most REPLAY_MAX_SET_TID; more: returned as is, for rcuproc's EINVAL),
+ * 0 if none, or REPLAY_SKIPPED.  Numbers below strace's namespace are
+ * asked as recorded; one in strace's is mapped (docs/replay.md).
+ */
+#define REPLAY_MAX_SET_TID	33
+int replay_set_tid(struct replay_run *run, struct replay_task *t, const struct replay_event *ev,
+		   unsigned long flags, pid_t *tids);
+/* The process the pidfd @fd of @t's process names (ns.c), or NULL if the
+ * recording did not show it opened by pidfd_open. */
+struct replay_task *replay_pidfd_target(struct replay_run *run, struct replay_task *t, long fd);
 /* The call was not replayed, for reason @why: counted, not compared. */
 long replay_skip(struct replay_run *run, const struct replay_event *ev, const char *why);
 #define REPLAY_SKIPPED	(-100000L)

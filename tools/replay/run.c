@@ -15,9 +15,11 @@
 /* Pids the recording names but never created map above rcuproc's pid_max. */
 #define UNKNOWN_PID_BASE	4000000
 
+/* The newest first: a number given again (clone3's set_tid asks for a
+ * number a reaped task had) names the task made last. */
 struct replay_task *replay_task_of(struct replay_run *run, pid_t rec)
 {
-	for (int i = 0; i < run->ntasks; i++)
+	for (int i = run->ntasks - 1; i >= 0; i--)
 		if (run->tasks[i]->rec == rec)
 			return run->tasks[i];
 	return NULL;
@@ -25,7 +27,7 @@ struct replay_task *replay_task_of(struct replay_run *run, pid_t rec)
 
 static struct replay_task *task_by_nr(struct replay_run *run, pid_t nr)
 {
-	for (int i = 0; i < run->ntasks; i++)
+	for (int i = run->ntasks - 1; i >= 0; i--)
 		if (run->tasks[i]->nr == nr)
 			return run->tasks[i];
 	return NULL;

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer trace_child pidns pidns_setns; do
+for p in proc_errors subreaper sigqueue killstorm thread_exec nested_handlers waitid_many ppoll_restart thread_stop creds cpu_timer trace_child pidns pidns_setns clone3_set_tid pidfd_setns; do
 	cc -O1 -pthread -o "$bin/$p" "tests/replay/programs/$p.c"
 done
 
@@ -88,3 +88,7 @@ record unshare_nested --note "a namespace inside a namespace: each shell is pid 
 	-- env PATH=/usr/bin:/bin unshare --pid --fork sh -c 'unshare --pid --fork sh -c "kill -0 1; sleep 0 & kill -USR1 -1; wait; exit 4"; echo $?'
 record pidns_thread_exec --note "a thread execs in a namespace's init: it takes the leader's pid there (1) and outside" \
 	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/thread_exec" thread
+record clone3_set_tid --note "clone3 with set_tid as a namespace's init: 700 asked and given, then refused (EEXIST, EEXIST, EINVAL, EINVAL), a nested init asked 1 there and 705 here whose child asks 710 and 711, and EPERM without CAP_SYS_ADMIN" \
+	-- env PATH=/usr/bin:/bin unshare --pid --fork "$bin/clone3_set_tid"
+record pidfd_setns --note "setns through a pidfd into a namespace's init's pid namespace, a fork there (getpid 2, getppid 0), EINVAL and ESRCH, the init killed and reaped through the pidfd" \
+	-- "$bin/pidfd_setns"

@@ -133,3 +133,49 @@ Test(subreaper, two_walks_side_by_side)
 	end_child(init, a);
 	finish_all_reaped();
 }
+
+/* A caller's PR_SET_CHILD_SUBREAPER on a thread with a small stack (job_main's body). */
+static void *small_stack_main(void *arg)
+{
+	struct job *j = arg;
+
+	rp_thread_register();
+	j->ret = rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * The walk's depth is the tree's: a chain of processes as deep as
+ * pid_max allows is marked with a stack of fixed size, as Linux's
+ * walk_process_tree does, here on a thread of 64 KB under a chain of
+ * 10,000.  A walk that recurses once per generation needs tens of bytes
+ * a generation and runs off the end of the stack (SIGSEGV).
+ */
+Test(subreaper, walk_depth_needs_no_stack)
+{
+	enum { DEPTH = 10000 };
+	struct rp_task *a, *p, *c;
+	pthread_attr_t attr;
+	struct job j = { .ret = -1 };
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	p = rp_task_get(a);
+	for (int i = 0; i < DEPTH; i++) {
+		c = fork_of(p);
+		rp_task_put(p);
+		p = c;
+	}
+	j.t = a;
+	cr_assert_eq(pthread_attr_init(&attr), 0);
+	cr_assert_eq(pthread_attr_setstacksize(&attr, 64 * 1024), 0);
+	cr_assert_eq(pthread_create(&j.thread, &attr, small_stack_main, &j), 0);
+	pthread_attr_destroy(&attr);
+	cr_assert_eq(job_join(&j), 0);
+	cr_assert(CMM_LOAD_SHARED(p->signal->has_child_subreaper),
+		  "the deepest process was left unmarked");
+	rp_task_put(p);
+	rp_task_put(a);
+	stop_system();
+}

@@ -31,6 +31,7 @@ static const char *const mode_names[RP_SYNC_NONE + 1] = {
 };
 
 __thread char rp_thread_token;
+__thread unsigned int rp_shared_nest;
 __thread struct rp_read_nest rp_read_nest;
 __thread struct rp_defer_batch rp_defer_batch;
 

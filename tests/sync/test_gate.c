@@ -142,6 +142,38 @@ Test(gate, shared_is_exclusive_without_gate)
 	}
 }
 
+/*
+ * The shared side's nesting holds in every mode, not in rcu's alone: a
+ * converted operation may run inside another (shared in shared) or inside
+ * an unconverted one (shared in exclusive), and where the shared side is
+ * the update lock that second take must be no take at all, or the thread
+ * waits for itself (the lock-order checker aborts first).
+ */
+Test(gate, nests_in_every_mode)
+{
+	for (unsigned int m = 0; m < RP_SYNC_NR_NAMED; m++) {
+		struct rp_sync sync;
+		const char *name = rp_sync_mode_name(m);
+
+		rp_thread_register();
+		rp_sync_init(&sync, m);
+		rp_update_lock_shared(&sync);
+		rp_update_lock_shared(&sync);
+		rp_update_unlock_shared(&sync);
+		cr_assert(rp_update_section_here(&sync), "%s: the outer shared section ended", name);
+		rp_update_unlock_shared(&sync);
+		cr_assert_not(rp_update_section_here(&sync), "%s: a shared section left held", name);
+		rp_update_lock(&sync);
+		rp_update_lock_shared(&sync);
+		rp_update_unlock_shared(&sync);
+		cr_assert(rp_update_held_here(&sync), "%s: shared inside exclusive let go", name);
+		rp_update_unlock(&sync);
+		cr_assert_not(rp_update_section_here(&sync), "%s: the update lock left held", name);
+		rp_sync_destroy(&sync);
+		rp_thread_unregister();
+	}
+}
+
 #ifdef RP_DEBUG
 /*
  * The race points of the shared side: the shared taker is held between

@@ -179,3 +179,37 @@ Test(subreaper, walk_depth_needs_no_stack)
 	rp_task_put(a);
 	stop_system();
 }
+
+/*
+ * The walk's order: every thread's children, and their threads' children,
+ * down and back up, each of A's descendants marked and nothing beside A:
+ * A (threads A, T) -> C1 (threads C1, C1T) and C2 (forked by T);
+ * C1T -> G1, C1 -> G2, C2 -> G3; O, A's sibling, stays unmarked.
+ */
+Test(subreaper, walk_marks_every_thread_child)
+{
+	struct rp_task *a, *t, *c1, *c1t, *c2, *o;
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	t = thread_of(a);
+	c1 = fork_of(a);
+	c1t = thread_of(c1);
+	c2 = fork_of(t);
+	o = fork_of(init);
+
+	struct rp_task *below[5] = { c1, c2, fork_of(c1t), fork_of(c1), fork_of(c2) };
+
+	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);
+	for (unsigned int i = 0; i < 5; i++)
+		cr_assert(below[i]->signal->has_child_subreaper, "descendant %u left unmarked", i);
+	cr_assert_not(a->signal->has_child_subreaper, "the subreaper itself marked");
+	cr_assert_not(o->signal->has_child_subreaper, "a process beside the subreaper marked");
+	for (unsigned int i = 0; i < 5; i++)
+		rp_task_put(below[i]);
+	rp_task_put(c1t);
+	rp_task_put(t);
+	rp_task_put(a);
+	rp_task_put(o);
+	stop_system();
+}

@@ -97,6 +97,7 @@ runs=(
 	"update_gate         correct                          verify safety"
 	"update_gate         BROKEN_NO_BARRIER                fail   safety"
 	"update_gate         BROKEN_CHECK_FIRST               fail   safety"
+	"update_gate         BROKEN_USED_FIRST                fail   safety"
 )
 
 now() { date +%s.%N; }

@@ -9,9 +9,14 @@
  *              free, try again; else inside; on leaving, store own row :=
  *              none (a release store).
  *   exclusive: take the mutex (a locked instruction: a full barrier);
- *              store flag := 1; FULL BARRIER; load every row until none
- *              names the gate; inside; store flag := 0 (release); release
- *              the mutex.
+ *              store flag := 1; FULL BARRIER; load the rows up to the
+ *              high-water mark of thread slots (rp_thread_slots_used,
+ *              loaded after the barrier) until none names the gate;
+ *              inside; store flag := 0 (release); release the mutex.
+ *   a thread's first take of the gate takes its thread slot first: the
+ *              lowest free one, which raises the high-water mark when no
+ *              lower slot is free (a store under slots_lock, whose unlock
+ *              is only a release: buffered here, the weaker case).
  * Each side stores, then loads what the other stores: the store-buffering
  * pattern, which only the two full barriers make sequentially consistent.
  * The code makes each store and the barrier after it one locked exchange
@@ -23,7 +28,8 @@
  * x86: a load sees its own buffered store, others see it when a flusher
  * writes it to memory, oldest first), and a full barrier waits until the
  * process's buffer is empty.  Two shared takers and one exclusive taker
- * that goes in twice.
+ * that goes in twice; shared taker 0's slot was taken before (the mark
+ * is 1), shared taker 1 is a new thread whose slot raises it to 2.
  *
  * Property: an exclusive holder is never inside with a shared one (both
  * directions asserted, on entry).
@@ -35,6 +41,10 @@
  *  -DBROKEN_CHECK_FIRST (RP_BREAK_GATE_CHECK_FIRST): the shared side loads
  *      the flag before it publishes its row: the exclusive side closes the
  *      gate and scans between the two.
+ *  -DBROKEN_USED_FIRST (RP_BREAK_GATE_USED_FIRST): the exclusive side
+ *      loads the high-water mark before it closes the gate: a new thread
+ *      takes a slot above it, publishes, finds the gate still open and
+ *      goes in; the scan stops below its row.
  *
  * Run: spin -a update_gate.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -48,7 +58,8 @@
 #define NP	3
 #define V_FLAG	0		/* the gate's flag */
 #define V_ROW	1		/* V_ROW + i: shared taker i's row */
-#define NV	3
+#define V_USED	3		/* 1 + the highest thread slot taken */
+#define NV	4
 #define BUF	2		/* store-buffer entries per process */
 
 byte mem[NV];
@@ -115,6 +126,10 @@ proctype shared(byte me)
 {
 	byte f;
 
+	if
+	:: me == 1 -> store(me, V_USED, 2)	/* its first take: a new slot */
+	:: else
+	fi;
 retry:
 	skip;
 #ifdef BROKEN_CHECK_FIRST
@@ -142,18 +157,28 @@ retry:
 
 proctype exclusive()
 {
-	byte r0, r1, n = 0;
+	byte r0, r1, u, n = 0;
 
 	do
 	:: n < 2 ->
 		skip;
 		atomic { bn[EX] == 0 && mtx == 0 -> mtx = 1 }
+#ifdef BROKEN_USED_FIRST
+		load(EX, V_USED, u);
+#endif
 		store(EX, V_FLAG, 1);
 		mb(EX);
 		do
 		:: skip;
+#ifndef BROKEN_USED_FIRST
+		   load(EX, V_USED, u);
+#endif
 		   load(EX, V_ROW, r0);
-		   load(EX, V_ROW + 1, r1);
+		   r1 = 0;
+		   if
+		   :: u > 1 -> load(EX, V_ROW + 1, r1)
+		   :: else
+		   fi;
 		   if
 		   :: r0 == 0 && r1 == 0 -> break
 		   :: else
@@ -173,6 +198,7 @@ proctype exclusive()
 init
 {
 	atomic {
+		mem[V_USED] = 1;
 		run shared(0);
 		run shared(1);
 		run exclusive()

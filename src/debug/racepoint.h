@@ -165,6 +165,11 @@ enum rp_race_point {
 	   a subreaper above it and has not marked @t's children yet
 	   (sys/ids.c; the update gate held shared, read section). */
 	RP_RACE_SUBREAPER_WALK,
+	/* An exclusive taker of rcu mode's update gate holds the update
+	   mutex and has not closed the gate yet (RP_BREAK_GATE_USED_FIRST:
+	   and has read the high-water mark of thread slots; sync.c); @t
+	   NULL. */
+	RP_RACE_GATE_CLOSES,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

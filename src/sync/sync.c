@@ -31,6 +31,7 @@ static const char *const mode_names[RP_SYNC_NONE + 1] = {
 };
 
 __thread char rp_thread_token;
+__thread unsigned int rp_shared_nest;
 __thread struct rp_read_nest rp_read_nest;
 __thread struct rp_defer_batch rp_defer_batch;
 
@@ -533,34 +534,53 @@ void rp_gate_leave_shared(struct rp_sync *s)
 
 /*
  * Does a thread hold @s's gate shared, or is about to look at its flag?
- * Each load is an acquire: the scan that finds none has read every row
- * that named @s freed by its holder's withdrawal, and so comes after that
- * holder's section (pairs with the release in gate_withdraw).
+ * The rows below @high, the high-water mark of thread slots read after
+ * the gate was closed: a thread whose first take of the gate takes a
+ * slot above an earlier mark publishes its row after the slot, so the
+ * mark read after the barrier that follows the flag covers every row
+ * the flag did not stop (models/update_gate.pml).  Each load is an
+ * acquire: the scan that finds none has read every row that named @s
+ * freed by its holder's withdrawal, and so comes after that holder's
+ * section (pairs with the release in gate_withdraw).
  */
-static bool gate_busy(const struct rp_sync *s)
+static bool gate_busy(const struct rp_sync *s, unsigned int high)
 {
-	unsigned int high = rp_thread_slots_used();
-
 	for (unsigned int k = 0; k < high; k++)
 		if (__atomic_load_n(&gate_rows[k].sync, __ATOMIC_ACQUIRE) == s)
 			return true;
 	return __atomic_load_n(&s->gate_overflow, __ATOMIC_ACQUIRE) != 0;
 }
 
+/*
+ * RP_BREAK_GATE_USED_FIRST: the high-water mark of thread slots is read
+ * once, before the gate closes, so that a new thread whose slot raises it
+ * meanwhile publishes a row the scan stops short of, finds the gate still
+ * open, and is inside beside the exclusive holder.
+ */
+#ifdef RP_BREAK_GATE_USED_FIRST
+#define GATE_EARLY() rp_thread_slots_used()
+#define GATE_HIGH(early) (early)
+#else
+#define GATE_EARLY() 0U
+#define GATE_HIGH(early) rp_thread_slots_used()
+#endif
+
 /* The exclusive side, the update mutex held: close, then wait for the shared holders. */
 void rp_gate_close(struct rp_sync *s)
 {
 	unsigned int spins = 0;
+	unsigned int early __attribute__((unused)) = GATE_EARLY();
 
+	RP_RACE_POINT(RP_RACE_GATE_CLOSES, NULL);
 	/*
 	 * The flag's store and a full barrier in one locked exchange: pairs
 	 * with the one in a shared taker's publish (gate_publish).
 	 */
 	(void)uatomic_xchg(&s->gate_closed, 1);
-	if (gate_busy(s)) {
+	if (gate_busy(s, GATE_HIGH(early))) {
 		RP_RACE_POINT(RP_RACE_GATE_EXCL_WAITS, NULL);
 		rp_sync_block_begin();
-		while (gate_busy(s))
+		while (gate_busy(s, GATE_HIGH(early)))
 			rp_spin_wait(&spins);
 		rp_sync_block_end();
 	}

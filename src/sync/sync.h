@@ -479,17 +479,27 @@ static inline void rp_update_unlock(struct rp_sync *s)
 }
 
 /*
+ * Per thread, in the modes without the gate: how many shared sections
+ * this thread opened inside an update lock it held already (its own
+ * shared one, or an unconverted caller's), which took nothing.
+ */
+extern __thread unsigned int rp_shared_nest;
+
+/*
  * The update side of an operation converted to per-object locks: rcu
  * mode's gate shared, which excludes only the exclusive holders (the
  * object locks the operation takes next exclude the rest); every other
- * mode's update lock.  Inside the exclusive side (an unconverted caller)
- * it takes nothing; it nests inside itself.  Its writes hold their object
- * locks and assert so (rp_assert_update_or_held).
+ * mode's update lock.  In every mode, inside the exclusive side (an
+ * unconverted caller) it takes nothing, and it nests inside itself.  Its
+ * writes hold their object locks and assert so (rp_assert_update_or_held).
  */
 static inline void rp_update_lock_shared(struct rp_sync *s)
 {
 	if (s->mode != RP_SYNC_RCU) {
-		rp_update_lock(s);
+		if (rp_update_held_here(s))
+			rp_shared_nest++;
+		else
+			rp_update_lock(s);
 		return;
 	}
 	if (rp_update_held_here(s))
@@ -502,7 +512,10 @@ static inline void rp_update_lock_shared(struct rp_sync *s)
 static inline void rp_update_unlock_shared(struct rp_sync *s)
 {
 	if (s->mode != RP_SYNC_RCU) {
-		rp_update_unlock(s);
+		if (rp_shared_nest)
+			rp_shared_nest--;
+		else
+			rp_update_unlock(s);
 		return;
 	}
 	if (rp_update_held_here(s))

@@ -249,6 +249,25 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
 	return err;
 }
 
+/* The thread of @sig after the list position @at (the list's head: the first); NULL past the last. */
+static struct rp_task *thread_after(struct rp_signal *sig, struct cds_list_head *at)
+{
+	/* Pairs with cds_list_add_tail_rcu in fork. */
+	struct cds_list_head *n = rcu_dereference(at->next);
+
+	return n == &sig->thread_head ? NULL : cds_list_entry(n, struct rp_task, thread_node);
+}
+
+/* The child after the children-list position @next (a head's first, or a sibling's next). */
+static struct rp_task *child_at(struct cds_hlist_node *next)
+{
+	return next ? caa_container_of(next, struct rp_task, sibling) : NULL;
+}
+
+/* Pairs with the publication of a child on its parent's list (fork, exec's switch). */
+#define first_child(t)	child_at(rcu_dereference((t)->children.head.next))
+#define next_child(c)	child_at(rcu_dereference((c)->sibling.next))
+
 /*
  * Mark every descendant process of @p's group as having a subreaper above it
  * (the update side, shared or exclusive, and a read section).  Children
@@ -258,19 +277,48 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
  * marking: that walk holds the update gate shared, so no reader of the
  * flag that holds the update lock (fork's copy, exit's reaper choice) runs
  * before it is done.
+ *
+ * Depth first without recursion, so that the stack does not grow with the
+ * tree (a chain of processes may be as deep as pid_max): a marked child's
+ * group is walked next, and a group walked to its end gives the walk back
+ * to the list it was found on, after it, through its leader's real_parent.
+ * The tree holds still meanwhile (what moves a child or a leader takes the
+ * update side exclusive), and a group's child on its parent's list is its
+ * leader (fork links the leader; exec's switch puts the new leader in the
+ * old one's place).
  */
 static void propagate_has_subreaper(struct rp_task *p)
 {
-	struct rp_task *thread, *child;
+	struct rp_signal *sig = p->signal;
+	struct rp_task *entered = NULL;	/* the child whose group is walked; NULL: @p's */
+	struct rp_task *thread = thread_after(sig, &sig->thread_head);
+	struct rp_task *child = thread ? first_child(thread) : NULL;
 
-	cds_list_for_each_entry_rcu(thread, &p->signal->thread_head, thread_node) {
-		cds_hlist_for_each_entry_rcu_2(child, &thread->children.head, sibling) {
-			if (CMM_LOAD_SHARED(child->signal->has_child_subreaper))
-				continue;	/* its subtree is known, or being marked */
+	for (;;) {
+		if (child) {
+			if (CMM_LOAD_SHARED(child->signal->has_child_subreaper)) {
+				child = next_child(child);	/* known, or being marked */
+				continue;
+			}
 			CMM_STORE_SHARED(child->signal->has_child_subreaper, true);
 			RP_RACE_POINT(RP_RACE_SUBREAPER_WALK, child);
-			propagate_has_subreaper(child);
+			entered = child;
+			sig = child->signal;
+			thread = thread_after(sig, &sig->thread_head);
+			child = thread ? first_child(thread) : NULL;
+			continue;
 		}
+		if (thread && (thread = thread_after(sig, &thread->thread_node))) {
+			child = first_child(thread);
+			continue;
+		}
+		if (!entered)
+			return;
+		/* @entered's group is done: on with the list it hangs on. */
+		child = next_child(entered);
+		thread = rcu_dereference(entered->real_parent);
+		sig = thread->signal;
+		entered = sig == p->signal ? NULL : thread->group_leader;
 	}
 }
 

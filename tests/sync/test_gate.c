@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include "sync/sync.h"
 #include "debug/racepoint.h"
+#include "debug/threadslot.h"
 #include "../common.h"
 
 /* Spin-wait on a flag of the test, polling (no deadline: a hang is Criterion's timeout). */
@@ -142,6 +143,38 @@ Test(gate, shared_is_exclusive_without_gate)
 	}
 }
 
+/*
+ * The shared side's nesting holds in every mode, not in rcu's alone: a
+ * converted operation may run inside another (shared in shared) or inside
+ * an unconverted one (shared in exclusive), and where the shared side is
+ * the update lock that second take must be no take at all, or the thread
+ * waits for itself (the lock-order checker aborts first).
+ */
+Test(gate, nests_in_every_mode)
+{
+	for (unsigned int m = 0; m < RP_SYNC_NR_NAMED; m++) {
+		struct rp_sync sync;
+		const char *name = rp_sync_mode_name(m);
+
+		rp_thread_register();
+		rp_sync_init(&sync, m);
+		rp_update_lock_shared(&sync);
+		rp_update_lock_shared(&sync);
+		rp_update_unlock_shared(&sync);
+		cr_assert(rp_update_section_here(&sync), "%s: the outer shared section ended", name);
+		rp_update_unlock_shared(&sync);
+		cr_assert_not(rp_update_section_here(&sync), "%s: a shared section left held", name);
+		rp_update_lock(&sync);
+		rp_update_lock_shared(&sync);
+		rp_update_unlock_shared(&sync);
+		cr_assert(rp_update_held_here(&sync), "%s: shared inside exclusive let go", name);
+		rp_update_unlock(&sync);
+		cr_assert_not(rp_update_section_here(&sync), "%s: the update lock left held", name);
+		rp_sync_destroy(&sync);
+		rp_thread_unregister();
+	}
+}
+
 #ifdef RP_DEBUG
 /*
  * The race points of the shared side: the shared taker is held between
@@ -151,6 +184,8 @@ Test(gate, shared_is_exclusive_without_gate)
 static struct {
 	int hold_shared, at_shared, go_shared;		/* uatomic */
 	int hold_backout, at_backout, go_backout;	/* uatomic */
+	int hold_closes, at_closes, go_closes;		/* uatomic */
+	int excl_waits;					/* uatomic */
 } pts;
 
 static void hold_at(int *hold, int *at, const int *go)
@@ -170,6 +205,10 @@ static void gate_hook(enum rp_race_point where, struct rp_task *t)
 		hold_at(&pts.hold_shared, &pts.at_shared, &pts.go_shared);
 	else if (where == RP_RACE_GATE_BACKS_OUT)
 		hold_at(&pts.hold_backout, &pts.at_backout, &pts.go_backout);
+	else if (where == RP_RACE_GATE_CLOSES)
+		hold_at(&pts.hold_closes, &pts.at_closes, &pts.go_closes);
+	else if (where == RP_RACE_GATE_EXCL_WAITS)
+		uatomic_set(&pts.excl_waits, 1);
 }
 
 /*
@@ -218,6 +257,78 @@ Test(gate, exclusive_waits_for_shared)
 	cr_assert_not(both, "an exclusive holder and a shared one were inside at once");
 	cr_assert_not(uatomic_read(&b.saw_other), "the exclusive holder got in beside a shared one");
 	cr_assert_not(uatomic_read(&a.saw_other), "the shared holder got in beside the exclusive one");
+	rp_sync_destroy(&sync);
+	rp_thread_unregister();
+}
+
+/* A thread that holds a thread slot until told (test_gate's slot fillers). */
+struct filler {
+	pthread_t tid;
+	int taken, leave;	/* uatomic */
+};
+
+static void *filler_main(void *p)
+{
+	struct filler *f = p;
+
+	rp_thread_slot();
+	uatomic_set(&f->taken, 1);
+	await_flag(&f->leave);
+	return NULL;
+}
+
+/*
+ * A new thread whose first take of the gate raises the high-water mark
+ * of thread slots while an exclusive taker, holding the update mutex, is
+ * held before it closes the gate (RP_RACE_GATE_CLOSES): the new thread
+ * finds the gate open and goes in; the exclusive taker, let go, closes it
+ * and must find the new row, above the mark as it was when it took the
+ * mutex, and wait.  The slots below are all held first (by parked
+ * threads), so that the new thread's slot is above the mark.
+ * RP_BREAK_GATE_USED_FIRST reads the mark before the hold: its scan stops
+ * below the new row and it goes in beside the shared holder.
+ */
+Test(gate, scan_covers_slot_taken_meanwhile)
+{
+	struct rp_sync sync;
+	struct holder a = { .sync = &sync, .shared = true };
+	struct holder b = { .sync = &sync, .shared = false };
+	struct filler fill[RP_THREAD_SLOTS];
+	unsigned int nfill = 0, mark;
+
+	rp_thread_register();
+	rp_sync_init(&sync, RP_SYNC_RCU);
+	a.other_inside = &b.inside;
+	b.other_inside = &a.inside;
+	uatomic_set(&pts.hold_closes, 1);
+	rp_debug_race_hook(gate_hook);
+	start(&b);
+	await_flag(&pts.at_closes);
+	/* Every slot below the mark held: the next thread's is a new one. */
+	while (rp_debug_slots_taken() < rp_thread_slots_used()) {
+		struct filler *f = &fill[nfill++];
+
+		f->taken = f->leave = 0;
+		cr_assert_eq(pthread_create(&f->tid, NULL, filler_main, f), 0);
+		await_flag(&f->taken);
+	}
+	mark = rp_thread_slots_used();
+	start(&a);
+	await_flag(&a.inside);
+	cr_assert_gt(rp_thread_slots_used(), mark, "the shared taker's slot is not a new one");
+	uatomic_set(&pts.go_closes, 1);
+	/* The exclusive taker either waits for the shared holder or (broken) is in. */
+	while (!uatomic_read(&pts.excl_waits) && !uatomic_read(&b.inside))
+		usleep(1000);
+	finish(&a);
+	finish(&b);
+	rp_debug_race_hook(NULL);
+	for (unsigned int i = 0; i < nfill; i++) {
+		uatomic_set(&fill[i].leave, 1);
+		pthread_join(fill[i].tid, NULL);
+	}
+	cr_assert_not(uatomic_read(&b.saw_other),
+		      "the exclusive holder got in beside a shared one whose slot is new");
 	rp_sync_destroy(&sync);
 	rp_thread_unregister();
 }

@@ -133,3 +133,83 @@ Test(subreaper, two_walks_side_by_side)
 	end_child(init, a);
 	finish_all_reaped();
 }
+
+/* A caller's PR_SET_CHILD_SUBREAPER on a thread with a small stack (job_main's body). */
+static void *small_stack_main(void *arg)
+{
+	struct job *j = arg;
+
+	rp_thread_register();
+	j->ret = rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+	rp_thread_unregister();
+	return NULL;
+}
+
+/*
+ * The walk's depth is the tree's: a chain of processes as deep as
+ * pid_max allows is marked with a stack of fixed size, as Linux's
+ * walk_process_tree does, here on a thread of 64 KB under a chain of
+ * 10,000.  A walk that recurses once per generation needs tens of bytes
+ * a generation and runs off the end of the stack (SIGSEGV).
+ */
+Test(subreaper, walk_depth_needs_no_stack)
+{
+	enum { DEPTH = 10000 };
+	struct rp_task *a, *p, *c;
+	pthread_attr_t attr;
+	struct job j = { .ret = -1 };
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	p = rp_task_get(a);
+	for (int i = 0; i < DEPTH; i++) {
+		c = fork_of(p);
+		rp_task_put(p);
+		p = c;
+	}
+	j.t = a;
+	cr_assert_eq(pthread_attr_init(&attr), 0);
+	cr_assert_eq(pthread_attr_setstacksize(&attr, 64 * 1024), 0);
+	cr_assert_eq(pthread_create(&j.thread, &attr, small_stack_main, &j), 0);
+	pthread_attr_destroy(&attr);
+	cr_assert_eq(job_join(&j), 0);
+	cr_assert(CMM_LOAD_SHARED(p->signal->has_child_subreaper),
+		  "the deepest process was left unmarked");
+	rp_task_put(p);
+	rp_task_put(a);
+	stop_system();
+}
+
+/*
+ * The walk's order: every thread's children, and their threads' children,
+ * down and back up, each of A's descendants marked and nothing beside A:
+ * A (threads A, T) -> C1 (threads C1, C1T) and C2 (forked by T);
+ * C1T -> G1, C1 -> G2, C2 -> G3; O, A's sibling, stays unmarked.
+ */
+Test(subreaper, walk_marks_every_thread_child)
+{
+	struct rp_task *a, *t, *c1, *c1t, *c2, *o;
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	t = thread_of(a);
+	c1 = fork_of(a);
+	c1t = thread_of(c1);
+	c2 = fork_of(t);
+	o = fork_of(init);
+
+	struct rp_task *below[5] = { c1, c2, fork_of(c1t), fork_of(c1), fork_of(c2) };
+
+	cr_assert_eq(rp_prctl(t, PR_SET_CHILD_SUBREAPER, 1), 0);
+	for (unsigned int i = 0; i < 5; i++)
+		cr_assert(below[i]->signal->has_child_subreaper, "descendant %u left unmarked", i);
+	cr_assert_not(a->signal->has_child_subreaper, "the subreaper itself marked");
+	cr_assert_not(o->signal->has_child_subreaper, "a process beside the subreaper marked");
+	for (unsigned int i = 0; i < 5; i++)
+		rp_task_put(below[i]);
+	rp_task_put(c1t);
+	rp_task_put(t);
+	rp_task_put(a);
+	rp_task_put(o);
+	stop_system();
+}

@@ -256,8 +256,10 @@ int rp_setrlimit(struct rp_task *self, int resource, const struct rlimit *rlim)
  * ever set, so two walks at once store the same value; a walk that finds
  * a child marked skips its subtree, which another walk may still be
  * marking: that walk holds the update gate shared, so no reader of the
- * flag that holds the update lock (fork's copy, exit's reaper choice) runs
- * before it is done.
+ * flag that holds the update lock (exit's reaper choice) runs before it
+ * is done.  A plain fork holds the gate shared too: it reads its parent's
+ * flag after linking the child, and the walk a process's children after
+ * marking it, a full barrier in each, so one of them sees the other.
  */
 static void propagate_has_subreaper(struct rp_task *p)
 {
@@ -268,6 +270,8 @@ static void propagate_has_subreaper(struct rp_task *p)
 			if (CMM_LOAD_SHARED(child->signal->has_child_subreaper))
 				continue;	/* its subtree is known, or being marked */
 			CMM_STORE_SHARED(child->signal->has_child_subreaper, true);
+			/* Marked, then its children read: pairs with fork's link-then-read. */
+			cmm_smp_mb();
 			RP_RACE_POINT(RP_RACE_SUBREAPER_WALK, child);
 			propagate_has_subreaper(child);
 		}
@@ -295,6 +299,8 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 	rp_update_unlock_shared(sync);
 #endif
 	if (on) {
+		/* Set, then our children read: pairs with fork's link-then-read. */
+		cmm_smp_mb();
 		rp_read_lock(sync);
 		propagate_has_subreaper(self);
 		rp_read_unlock(sync);

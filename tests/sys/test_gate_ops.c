@@ -133,3 +133,133 @@ Test(subreaper, two_walks_side_by_side)
 	end_child(init, a);
 	finish_all_reaped();
 }
+
+/*
+ * A plain fork under the gate shared, beside a subreaper walk and beside
+ * another fork into the same process group (docs/process.md, "What is
+ * built").  One hook holds the first thread that reaches @fork_where with
+ * task @fork_at, once, until go_fork; member_waits tells that a second
+ * fork waits for the held one's member lock.
+ */
+static struct {
+	enum rp_race_point where;
+	struct rp_task *at;
+	int reached, go, member_waits;	/* uatomic */
+} hold_fork;
+
+static void fork_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_MEMBER_WAITS && t == hold_fork.at) {
+		uatomic_set(&hold_fork.member_waits, 1);
+	} else if (where == hold_fork.where && t == CMM_LOAD_SHARED(hold_fork.at) &&
+		   !uatomic_read(&hold_fork.reached) &&
+		   !uatomic_cmpxchg(&hold_fork.reached, 0, 1)) {
+		await_flag(&hold_fork.go);
+	}
+}
+
+static struct rp_task *forked[2];	/* each fork job's child, by its ->arg */
+static int second_done;			/* uatomic: the job of ->arg 1 returned */
+
+static long fork_job(struct job *j)
+{
+	long ret = rp_fork(j->t, &forked[j->arg]);
+
+	if (j->arg)
+		uatomic_set(&second_done, 1);
+	return ret;
+}
+
+/* Hook armed before @forker's fork starts (it cannot pass first); held at @where. */
+static void hold_fork_at(struct job *j, struct rp_task *forker, enum rp_race_point where,
+			 struct rp_task *at)
+{
+	hold_fork.where = where;
+	hold_fork.at = at;
+	rp_debug_race_hook(fork_hook);
+	j->arg = 0;
+	job_start(j, fork_job, forker);
+	await_flag(&hold_fork.reached);
+}
+
+/*
+ * Q -> P.  P's fork of C is held after it read P's (clear) subreaper
+ * marks and before C is on P's children list; Q's PR_SET_CHILD_SUBREAPER
+ * then marks P and walks P's children, which do not have C yet, and
+ * returns.  The fork reads P's mark after linking C: C is marked, and an
+ * orphan of C's will look for Q.  RP_BREAK_FORK_SUBREAPER_EARLY copies
+ * the mark before the link only: C stays unmarked, every time.
+ */
+Test(fork_shared, subreaper_mark_after_link)
+{
+	struct rp_task *q, *p, *c;
+	struct job jf;
+	long pid;
+
+	start(RP_SYNC_RCU);
+	q = fork_of(init);
+	p = fork_of(q);
+	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
+	cr_assert_eq(rp_prctl(q, PR_SET_CHILD_SUBREAPER, 1), 0, "a walk waited for a fork");
+	cr_assert(CMM_LOAD_SHARED(p->signal->has_child_subreaper));
+	uatomic_set(&hold_fork.go, 1);
+	pid = job_join(&jf);
+	rp_debug_race_hook(NULL);
+	cr_assert_gt(pid, 0);
+	c = forked[0];
+	cr_expect(CMM_LOAD_SHARED(c->signal->has_child_subreaper),
+		  "a fork beside a subreaper walk left its child unmarked");
+	end_child(p, c);
+	end_child(q, p);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/* The attachments of @pid (its users without the terminals' holds). */
+static unsigned int attachments(const struct rp_pid *pid)
+{
+	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
+}
+
+/*
+ * P1 and P2 are in init's process group and session, one pid.  P1's fork
+ * is held inside its attach to that pid (the count read, not stored);
+ * P2's fork then waits for the pid's M, which lets P1 go.  Both children
+ * attach twice (group, session): four more.  RP_BREAK_MEMBER_UNLOCKED
+ * takes no M: P2's fork attaches while P1 holds the old count, which P1
+ * then stores: two attachments lost, every time.
+ */
+Test(fork_shared, member_count_not_lost)
+{
+	struct rp_task *p1, *p2, *owner;
+	struct rp_pid *id;
+	struct job j1, j2;
+	unsigned int before;
+
+	start(RP_SYNC_RCU);
+	p1 = fork_of(init);
+	p2 = fork_of(init);
+	id = p1->signal->pgrp;
+	cr_assert_eq(id, p1->signal->session);
+	cr_assert_eq(id, p2->signal->pgrp);
+	owner = &caa_container_of(id, struct rp_process, pid)->task;
+	before = attachments(id);
+	hold_fork_at(&j1, p1, RP_RACE_MEMBER_ATTACH, owner);
+	j2.arg = 1;
+	job_start(&j2, fork_job, p2);
+	/* P2's fork either waits for M, or (broken) is done. */
+	while (!uatomic_read(&hold_fork.member_waits) && !uatomic_read(&second_done))
+		usleep(1000);
+	uatomic_set(&hold_fork.go, 1);
+	cr_assert_gt(job_join(&j1), 0);
+	cr_assert_gt(job_join(&j2), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(attachments(id), before + 4,
+		     "two forks into one group lost an attachment: %u, not %u",
+		     attachments(id), before + 4);
+	end_child(p1, forked[0]);
+	end_child(p2, forked[1]);
+	end_child(init, p1);
+	end_child(init, p2);
+	finish_all_reaped();
+}

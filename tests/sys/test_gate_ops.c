@@ -3,9 +3,12 @@
  * The operations converted to rcu mode's object locks, which take the
  * update gate shared (docs/process.md, "Without the update lock"), against
  * each other and against an unconverted operation, which takes it
- * exclusive: prctl(PR_SET_CHILD_SUBREAPER).
+ * exclusive: prctl(PR_SET_CHILD_SUBREAPER), and a plain fork beside a
+ * subreaper walk, beside another fork into its group, and under a
+ * setpgid of its parent.
  */
 #include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
 #include "task/task.h"
@@ -151,6 +154,8 @@ static void fork_hook(enum rp_race_point where, struct rp_task *t)
 {
 	if (where == RP_RACE_MEMBER_WAITS && t == hold_fork.at) {
 		uatomic_set(&hold_fork.member_waits, 1);
+	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&hold.excl_waits, 1);
 	} else if (where == hold_fork.where && t == CMM_LOAD_SHARED(hold_fork.at) &&
 		   !uatomic_read(&hold_fork.reached) &&
 		   !uatomic_cmpxchg(&hold_fork.reached, 0, 1)) {
@@ -261,5 +266,46 @@ Test(fork_shared, member_count_not_lost)
 	end_child(p2, forked[1]);
 	end_child(init, p1);
 	end_child(init, p2);
+	finish_all_reaped();
+}
+
+static long setpgid_job(struct job *j)
+{
+	long ret = rp_setpgid(j->t, j->pid, j->pid);
+
+	uatomic_set(&second_done, 1);
+	return ret;
+}
+
+/*
+ * setpgid of a forking parent (protocol (c)): still an exclusive taker of
+ * the gate, it waits for the fork held inside its link, behind P's proxy
+ * on its old group's list; then it moves P alone.  The child stays in the
+ * old group, as on Linux, where the fork's tasklist_lock came first.
+ */
+Test(fork_shared, setpgid_of_parent_waits_for_fork)
+{
+	struct rp_task *p;
+	struct job jf, js;
+	pid_t old, ppid;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	old = rp_getpgid(p, 0);
+	ppid = rp_getpid(p);
+	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
+	js.pid = ppid;
+	job_start(&js, setpgid_job, init);
+	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&second_done))
+		usleep(1000);
+	cr_expect_not(uatomic_read(&second_done), "setpgid of a parent went in beside its fork");
+	uatomic_set(&hold_fork.go, 1);
+	cr_assert_gt(job_join(&jf), 0);
+	cr_assert_eq(job_join(&js), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getpgid(p, 0), ppid);
+	cr_expect_eq(rp_getpgid(forked[0], 0), old, "the child followed its parent's move");
+	end_child(p, forked[0]);
+	end_child(init, p);
 	finish_all_reaped();
 }

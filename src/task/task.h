@@ -26,6 +26,11 @@
  *	(U)  under sys->users_lock
  *	(B)  written under the hash chain's bucket lock (task/bucket.h) in
  *	     rcu mode, under the global write lock in the lock modes
+ *	(T), (M), (L)  as (G), with T of the task named (rp_tree_lock), M of
+ *	     the pid named (rp_member_lock), L of the sys->tasks nodes around
+ *	     the link (rp_link_lock): what a plain fork writes under the
+ *	     update gate shared (proc/fork.c); every other writer holds the
+ *	     update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -382,13 +387,16 @@ struct rp_signal {
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
 	bool is_child_subreaper;	/* (G) PR_SET_CHILD_SUBREAPER */
-	bool has_child_subreaper;	/* (u, or a store of true by prctl's walk under
-					   the gate shared): an ancestor is a subreaper */
+	bool has_child_subreaper;	/* (u, or a store of true under the gate shared
+					   by prctl's walk, or by a plain fork after
+					   its link: proc/fork.c) an ancestor is a
+					   subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
 	struct rp_bytelock group_lock;	/* G, rcu mode only: rp_group_lock */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
-	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;
+	struct rp_tty *tty;		/* (u, M of ->session at fork) the controlling
+					   terminal, copied at fork;
 					   read by its own process (CMM_LOAD_SHARED)
 					   or under the update lock (src/tty) */
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
@@ -507,10 +515,10 @@ struct rp_task {
 	struct rp_bytelock member_lock;	/* M of the block's pid, in a process block's
 					   task only (the pids that name groups and
 					   sessions): rp_member_lock */
-	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
+	struct rp_hlist_tail_head children; /* (r, u, T: this task's) Group 4: in fork order,
 					   spliced on reparent */
-	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
-	struct cds_list_head tasks;	/* (r, u, or L of this node and of its
+	struct cds_hlist_node sibling;	/* (r, u, T of real_parent) in its ->children */
+	struct cds_list_head tasks;	/* (r, u, L of this node and of its
 					   predecessor: a plain fork's link) Group 2:
 					   sys->tasks, leaders */
 	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
@@ -530,7 +538,8 @@ struct rp_task {
 	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
 					   (clone checks); -1: none */
 	/*
-	 * (a, written under the update lock) In the task of a struct
+	 * (a, written under the update lock, or T of the pair's parent:
+	 * a plain fork's) In the task of a struct
 	 * rp_process only, while the block's pid is a process group's id:
 	 * that group's ties, the members whose real parent is in another
 	 * group of their session (jobc.h).  In the 4 bytes the alignment
@@ -567,7 +576,8 @@ struct rp_pid {
 	bool nested : 1;		/* (c) of a namespace below the root: its other
 					   numbers in a struct rp_pid_levels (pidns.h) */
 	/*
-	 * (u) attachments, and in the top byte the terminals' holds
+	 * (u, M for a group's or session's attachments) attachments, and
+	 * in the top byte the terminals' holds (u)
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
 	 * reach 0, the memory when the holds are gone too (pid.c).
 	 */
@@ -575,7 +585,7 @@ struct rp_pid {
 	struct rp_task *task;		/* (r, u) the task whose tid this is */
 	struct cds_hlist_node hash;	/* (r, B) Group 2: in sys->pid_hash, under
 					   its bucket's lock */
-	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
+	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u, M) Group 5: proxies of
 					   the processes whose pgrp / sid this is */
 };
 
@@ -714,8 +724,8 @@ struct rp_system {
 	struct cds_hlist_head *pid_hash; /* (r, B) RP_PID_HASH_SIZE buckets: each
 					   chain's inserts and removals under its
 					   bucket lock (task/bucket.h) */
-	struct cds_list_head tasks;	/* (r, u, or L of the nodes around a link:
-					   rp_link_lock) Group 2: every process leader */
+	struct cds_list_head tasks;	/* (r, u, L of the nodes around a link)
+					   Group 2: every process leader */
 	struct rp_bytelock tasks_lock;	/* L of the list's head (rp_link_lock) */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it

@@ -170,6 +170,19 @@ enum rp_race_point {
 	   and has read the high-water mark of thread slots; sync.c); @t
 	   NULL. */
 	RP_RACE_GATE_CLOSES,
+	/* A fork attaching a new member to process group or session id @t's
+	   pid (@t: the task of that pid's block) read the pid's count of
+	   attachments and has not stored it yet (task/pid.c; the pid's M
+	   held in rcu mode under the gate shared, else the update lock). */
+	RP_RACE_MEMBER_ATTACH,
+	/* A writer of a member lock found @t's (the task of the pid's block)
+	   M held and is about to wait for it (task/task.h; rcu mode). */
+	RP_RACE_MEMBER_WAITS,
+	/* A fork by @t copied its parent's has_child_subreaper into the new
+	   process and has not linked it on the parent's children list yet
+	   (proc/fork.c; the parent's T and siglock held in rcu mode under
+	   the gate shared, else the update lock and the siglock). */
+	RP_RACE_FORK_SUBREAPER_COPY,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

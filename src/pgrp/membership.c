@@ -97,17 +97,46 @@ void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)
 	}
 }
 
+/*
+ * Link @child's node on sys->tasks right behind @self's leader's: under L
+ * of that node and of its successor (whose ->prev the link writes), taken
+ * in list order.  The lazy list's recheck that neither left the list is
+ * not needed yet: every unlink holds the update gate exclusive, which
+ * waits for this fork; and a second link behind the same node is a fork
+ * by another thread of @self's group, which waits for our siglock first.
+ * The locks are for the writers that will not: no more than a byte each.
+ */
+static void tasks_link_behind(struct rp_system *sys, struct cds_list_head *node,
+			      struct cds_list_head *pred)
+{
+	struct rp_bytelock *lp = NULL, *ls = NULL;
+
+	if (rp_gate_shared_here(&sys->sync)) {
+		lp = rp_link_lock_of(sys, pred);
+		rp_link_lock(lp);
+		ls = rp_link_lock_of(sys, pred->next);
+		rp_link_lock(ls);
+	}
+	/* Pairs with rcu_dereference(->next) under our siglock (kill(-1), I1). */
+	cds_list_add_rcu(node, pred);
+	if (lp) {
+		rp_link_unlock(ls);
+		rp_link_unlock(lp);
+	}
+}
+
 void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 {
 	struct rp_signal *psig = self->signal, *sig = child->signal;
 	struct rp_proxy *px = sig->member;
 
 	rp_assert_siglock_held(self);
-	rp_assert_update_held(&self->sys->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
 		int i = type - RP_PIDTYPE_PGID;
 		struct rp_pid *id = *member_id(psig, type);
 
+		/* The update lock, or (a plain fork) M of the id: the list and the count. */
+		rp_assert_member_write(self->sys, id);
 		rp_pid_attach(id);
 		*member_id(sig, type) = id;
 #ifdef RP_BREAK_CHILD_AT_HEAD
@@ -120,10 +149,10 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 #endif
 	}
 #ifdef RP_BREAK_CHILD_AT_HEAD
-	cds_list_add_tail_rcu(&child->tasks, &self->sys->tasks);
+	tasks_link_behind(self->sys, &child->tasks, self->sys->tasks.prev);
 #else
-	/* The same for kill(-1): pairs with rcu_dereference(->next) under our siglock. */
-	cds_list_add_rcu(&child->tasks, &self->group_leader->tasks);
+	/* The same for kill(-1). */
+	tasks_link_behind(self->sys, &child->tasks, &self->group_leader->tasks);
 #endif
 }
 

@@ -3,7 +3,8 @@
  * clone(2), clone3(2) and fork(2), as Linux's kernel_clone and copy_process
  * (v6.18; clone3's set_tid as copy_clone_args_from_user and alloc_pid).
  * The child is built off line (credentials, tables, mask, name), then
- * linked under the update lock and the caller's siglock: every field a
+ * linked under the update gate (shared with object locks for a plain fork
+ * in rcu mode, else exclusive) and the caller's siglock: every field a
  * reader looks at is set before the list insertion that publishes the
  * child (Group 2), and the check for a dying caller is made under the same
  * siglock as the thread-list insertion, so a group exit either sees the
@@ -165,18 +166,46 @@ static bool fork_interrupted(const struct rp_task *self)
 	       (self->signal->shared_pending.signal & RP_SIGBIT(SIGKILL));
 }
 
-/* A new process's own group: its ids, and what it inherits (update lock held). */
+/* Does @psig, or an ancestor of it, take orphans (PR_SET_CHILD_SUBREAPER)? */
+static bool subreaper_above(const struct rp_signal *psig)
+{
+	return CMM_LOAD_SHARED(psig->has_child_subreaper) ||
+	       CMM_LOAD_SHARED(psig->is_child_subreaper);
+}
+
+/* A new process's own group: its ids, and what it inherits (update gate held). */
 static void init_group(struct rp_task *p)
 {
-	struct rp_signal *sig = p->signal, *psig = p->real_parent->signal;
+	struct rp_signal *sig = p->signal;
 
-	rp_assert_update_held(&p->sys->sync);
 	RP_DEBUG_BUG_ON(p->pid != rp_signal_leader_pid(sig));
-	rp_pid_attach(p->pid);
-	/* Set under the same lock as the link, for prctl's propagation walk. */
-	sig->has_child_subreaper = psig->has_child_subreaper || psig->is_child_subreaper;
+	rp_pid_attach_new(p->pid);
+#ifdef RP_BREAK_FORK_SUBREAPER_EARLY
+	/* Copied before the link only: a walk that marks the parent and reads
+	   its children meanwhile (both under the gate shared) misses the child. */
+	sig->has_child_subreaper = subreaper_above(p->real_parent->signal);
+#endif
 	sig->nr_threads = 1;
 	sig->live = 1;
+}
+
+/*
+ * The parent's subreaper mark, read after @p is on its children list.
+ * prctl(PR_SET_CHILD_SUBREAPER)'s walk runs under the gate shared too: it
+ * stores a process's mark, then reads that process's children.  We link,
+ * then read the mark: the full barrier pairs with the walk's between its
+ * store and its read, so the walk sees @p (and marks it) or we see the
+ * mark.  The mark is only ever set, so both storing it is harmless.
+ */
+static void copy_subreaper_mark(struct rp_task *p)
+{
+#ifndef RP_BREAK_FORK_SUBREAPER_EARLY
+	cmm_smp_mb();
+	if (subreaper_above(p->real_parent->signal))
+		CMM_STORE_SHARED(p->signal->has_child_subreaper, true);
+#else
+	(void)p;
+#endif
 }
 
 /*
@@ -184,15 +213,16 @@ static void init_group(struct rp_task *p)
  * _rcu adds) comes after the fields its readers use.  Children join their
  * parent's list at the tail, as Linux's: wait reports, and a reparenting
  * notifies, the oldest first.
- * Update lock and the caller's siglock held.
+ * The update lock, or for a plain fork the gate shared and the object
+ * locks (lock_family); and the caller's siglock.
  */
 static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
 {
-	rp_assert_update_held(&self->sys->sync);
 	rp_assert_siglock_held(self);
 	p->flags |= RP_PF_FORKNOEXEC;
 	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 				     self->real_parent : self;
+	rp_assert_tree_write(self->sys, p->real_parent);
 	p->self_exec_id = self->self_exec_id;
 	p->parent_exec_id = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
 			    self->parent_exec_id : self->self_exec_id;
@@ -208,17 +238,19 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 		p->exit_signal = (flags & CLONE_PARENT) ? self->group_leader->exit_signal :
 							  (int8_t)(flags & CSIGNAL);
 		init_group(p);
-#ifndef RP_BREAK_TTY_COPY_EARLY
-		/* The caller's terminal, with its session, in this hold (copy_process). */
-		rp_signal_set_tty(p->signal, self->signal->tty);
-#endif
 	}
 	cds_list_add_tail_rcu(&p->thread_node, &p->signal->thread_head);
 	if (!(flags & CLONE_THREAD)) {
 		/* Its tie before it is a member: its group and session are ours (jobc.h). */
 		rp_jobc_pair(self->signal, p->real_parent, 1);
 		rp_pgrp_fork_link(self, p);	/* member lists and sys->tasks */
+#ifndef RP_BREAK_TTY_COPY_EARLY
+		/* The caller's terminal, with its session, in this hold (copy_process). */
+		rp_signal_set_tty(p->signal, self->signal->tty);
+#endif
+		RP_RACE_POINT(RP_RACE_FORK_SUBREAPER_COPY, self);
 		rp_hlist_tail_add_pub(&p->sibling, &p->real_parent->children);
+		copy_subreaper_mark(p);
 	}
 	/* Found by number last, complete: pairs with rcu_dereference in rp_find_task_rcu. */
 	rcu_assign_pointer(p->pid->task, p);
@@ -259,10 +291,72 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 }
 
 /*
- * Number @p, then publish and link it under the update lock, or fail with
- * nothing linked.  The number is claimed before the lock, as Linux's
+ * Take the update gate for the link: shared, with the object locks after
+ * it (lock_family), for a plain fork or clone of a process into the root
+ * namespace by an untraced caller in rcu mode (docs/process.md, "What is
+ * built"); true then.  Every other clone takes it exclusive, as every
+ * fork in the other modes: a thread (G and the group stop), CLONE_PARENT
+ * (a second parent's T), a traced caller or CLONE_PTRACE (the ptrace
+ * set-up), a nested namespace (its count of pids and its init's end,
+ * written under the exclusive gate).  ->ptrace is read inside the gate:
+ * an attach holds it exclusive.
+ */
+static bool enter_gate(struct rp_task *self, unsigned long flags, const struct rp_pidns *ns)
+{
+	struct rp_sync *sync = &self->sys->sync;
+
+	if (sync->mode == RP_SYNC_RCU &&
+	    !(flags & (CLONE_THREAD | CLONE_PARENT | CLONE_PTRACE | CLONE_NEWPID)) &&
+	    ns == &self->sys->pidns) {
+		rp_update_lock_shared(sync);
+		if (!self->ptrace)
+			return true;
+		rp_update_unlock_shared(sync);
+	}
+	rp_update_lock(sync);
+	return false;
+}
+
+/*
+ * A plain fork's object locks (protocol (c)'s fork half): T of @self, the
+ * child's parent, and only then its group's and session's ids, frozen by
+ * it (a move of @self holds @self's T; today the gate exclusive too), and
+ * their M in increasing address.  The siglock and L come later, in
+ * link_under_siglock.
+ */
+static void lock_family(struct rp_task *self)
+{
+	struct rp_pid *a, *b;
+
+	rp_tree_lock(self);
+	a = self->signal->pgrp;
+	b = self->signal->session;
+	if (rp_member_lock_of(b) < rp_member_lock_of(a)) {
+		struct rp_pid *t = a;
+
+		a = b;
+		b = t;
+	}
+	rp_member_lock(a);
+	if (b != a)
+		rp_member_lock(b);
+}
+
+static void unlock_family(struct rp_task *self)
+{
+	struct rp_pid *pgrp = self->signal->pgrp, *session = self->signal->session;
+
+	if (session != pgrp)
+		rp_member_unlock(session);
+	rp_member_unlock(pgrp);
+	rp_tree_unlock(self);
+}
+
+/*
+ * Number @p, then publish and link it under the update gate, or fail with
+ * nothing linked.  The number is claimed before the gate, as Linux's
  * alloc_pid comes before tasklist_lock: the allocator needs no lock
- * (task/pidmap.h), and the lock is held for the links alone.
+ * (task/pidmap.h), and the gate is held for the links alone.
  */
 static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
 			struct rp_pidns *ns, const struct rp_set_tid *st,
@@ -270,6 +364,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_pid_levels *lv;
+	bool shared;
 	int err = 0;
 
 	p->pid = rp_pid_alloc_for(p, ns, st, &lv, &err);
@@ -282,31 +377,52 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	bool closed = CMM_LOAD_SHARED(ns->dying);
 #endif
 	RP_RACE_POINT(RP_RACE_FORK_LINKS, self);
-	rp_update_lock(sync);
-	rp_pid_publish(p->pid, lv);
+	shared = enter_gate(self, flags, ns);
+	rp_pid_publish(p->pid, lv);	/* under the pid's bucket lock (B) */
 	/*
 	 * alloc_pid's PIDNS_ADDING check: a namespace whose init is gone
 	 * takes no pid, checked in the hold that links the child, so that
 	 * init's end (which marks the namespace under this lock) either comes
 	 * first and the fork fails, or comes after and finds the child
 	 * (docs/namespaces.md, "Init's end and a fork in flight").
-	 * RP_BREAK_PIDNS_CHECK_EARLY checks before the lock.
+	 * RP_BREAK_PIDNS_CHECK_EARLY checks before the lock.  A fork under
+	 * the gate shared goes into the root namespace, which never dies.
 	 */
 #ifndef RP_BREAK_PIDNS_CHECK_EARLY
 	bool closed = ns->dying;
 #endif
-	err = closed ? -ENOMEM : rp_ptrace_prepare_child(self, p, flags);
+	if (shared) {
+		lock_family(self);
+		/* What the update lock implied: the record's close sends under RCU. */
+		rp_read_lock(sync);
+		err = closed ? -ENOMEM : 0;	/* untraced: no ptrace set-up */
+	} else {
+		err = closed ? -ENOMEM : rp_ptrace_prepare_child(self, p, flags);
+	}
 	if (err)
 		cancel_record(self, rec);
 	else
 		err = link_under_siglock(self, p, flags, rec);
+	if (shared) {
+		rp_read_unlock(sync);
+		unlock_family(self);
+	}
+	if (err && shared) {
+		/* A pid's last detach may end its number's namespace: exclusive. */
+		rp_update_unlock_shared(sync);
+		rp_update_lock(sync);
+		shared = false;
+	}
 	if (err) {
 		rp_pid_detach(p->pid);
 		p->pid = NULL;
-	} else {
+	} else if (!shared) {
 		rp_ptrace_init_task(self, p, flags);	/* takes the siglocks */
 	}
-	rp_update_unlock(sync);
+	if (shared)
+		rp_update_unlock_shared(sync);
+	else
+		rp_update_unlock(sync);
 	return err;
 }
 

@@ -275,17 +275,20 @@ static struct rp_task *child_at(struct cds_hlist_node *next)
  * ever set, so two walks at once store the same value; a walk that finds
  * a child marked skips its subtree, which another walk may still be
  * marking: that walk holds the update gate shared, so no reader of the
- * flag that holds the update lock (fork's copy, exit's reaper choice) runs
- * before it is done.
+ * flag that holds the update lock (exit's reaper choice) runs before it
+ * is done.  A plain fork holds the gate shared too: it reads its parent's
+ * flag after linking the child, and the walk a process's children after
+ * marking it, a full barrier in each, so one of them sees the other.
  *
  * Depth first without recursion, so that the stack does not grow with the
  * tree (a chain of processes may be as deep as pid_max): a marked child's
  * group is walked next, and a group walked to its end gives the walk back
  * to the list it was found on, after it, through its leader's real_parent.
- * The tree holds still meanwhile (what moves a child or a leader takes the
- * update side exclusive), and a group's child on its parent's list is its
- * leader (fork links the leader; exec's switch puts the new leader in the
- * old one's place).
+ * No child leaves a list and no leader changes meanwhile (exit, reaping,
+ * reparenting and exec's switch take the update side exclusive); a plain
+ * fork may add a child to a list being walked, which the barriers above
+ * settle.  A group's child on its parent's list is its leader (fork links
+ * the leader; exec's switch puts the new leader in the old one's place).
  */
 static void propagate_has_subreaper(struct rp_task *p)
 {
@@ -301,6 +304,8 @@ static void propagate_has_subreaper(struct rp_task *p)
 				continue;
 			}
 			CMM_STORE_SHARED(child->signal->has_child_subreaper, true);
+			/* Marked, then its children read: pairs with fork's link-then-read. */
+			cmm_smp_mb();
 			RP_RACE_POINT(RP_RACE_SUBREAPER_WALK, child);
 			entered = child;
 			sig = child->signal;
@@ -343,6 +348,8 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 	rp_update_unlock_shared(sync);
 #endif
 	if (on) {
+		/* Set, then our children read: pairs with fork's link-then-read. */
+		cmm_smp_mb();
 		rp_read_lock(sync);
 		propagate_has_subreaper(self);
 		rp_read_unlock(sync);

@@ -18,7 +18,8 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
 			    const struct rp_pid *session, const struct rp_task *parent,
 			    const struct rp_pid *ppgrp, const struct rp_pid *psession)
 {
-	rp_assert_update_held(&parent->sys->sync);
+	/* Protocol (b): the pair's writers hold T of its parent (a plain fork's). */
+	rp_assert_tree_write(parent->sys, parent);
 	/* Linux's will_become_orphaned_pgrp skips the dead and init's children. */
 	if (rp_jobc_dead(m) || rp_is_global_init(parent))
 		return NULL;
@@ -66,7 +67,8 @@ bool rp_jobc_dead(const struct rp_signal *sig)
 {
 	const struct rp_task *leader = rp_signal_leader_pid(sig)->task;
 
-	rp_assert_update_held(&rp_signal_sys(sig)->sync);
+	/* Its callers' pair is frozen: rp_tie_group asserts how. */
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&rp_signal_sys(sig)->sync));
 	/* No task: its leader, the last thread, is released. */
 	return !leader || (uatomic_read(&leader->exit_state) && sig->nr_threads == 1);
 }

@@ -140,7 +140,9 @@ void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
 
-	rp_assert_update_held(&sys->sync);
+	/* Into the root namespace's hash under the gate shared: B alone. */
+	RP_DEBUG_BUG_ON(!rp_update_held_here(&sys->sync) &&
+			(lv || !rp_update_section_here(&sys->sync)));
 	if (lv) {
 		lv->pid = pid;
 		rp_pid_levels_publish(lv);
@@ -154,9 +156,22 @@ void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv)
 
 void rp_pid_attach(struct rp_pid *pid)
 {
-	rp_assert_update_held(&rp_pid_sys(pid)->sync);
+	unsigned int users = pid->users;
+
+	/* Under the gate shared, a fork attaches its members under the pid's M. */
+	rp_assert_update_or_held(&rp_pid_sys(pid)->sync,
+				 pid->in_process ? rp_member_lock_of(pid) : NULL);
 	/* Below 2^24: one per thread, process and member, at most RP_PID_MAX_LIMIT (2^22) each. */
-	RP_BUG_ON((pid->users & RP_PID_ATTACHMENTS) == RP_PID_ATTACHMENTS);
+	RP_BUG_ON((users & RP_PID_ATTACHMENTS) == RP_PID_ATTACHMENTS);
+	/* Read, not yet stored: a second writer of the count now would be lost. */
+	RP_RACE_POINT(RP_RACE_MEMBER_ATTACH,
+		      pid->in_process ? &caa_container_of(pid, struct rp_process, pid)->task : NULL);
+	pid->users = users + 1;
+}
+
+void rp_pid_attach_new(struct rp_pid *pid)
+{
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&rp_pid_sys(pid)->sync) || pid->task);
 	pid->users++;
 }
 

@@ -26,6 +26,11 @@
  *	(U)  under sys->users_lock
  *	(B)  written under the hash chain's bucket lock (task/bucket.h) in
  *	     rcu mode, under the global write lock in the lock modes
+ *	(T), (M), (L)  as (G), with T of the task named (rp_tree_lock), M of
+ *	     the pid named (rp_member_lock), L of the sys->tasks nodes around
+ *	     the link (rp_link_lock): what a plain fork writes under the
+ *	     update gate shared (proc/fork.c); every other writer holds the
+ *	     update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -39,6 +44,7 @@
 #include "../debug/alloc.h"
 #include "../debug/bug.h"
 #include "../debug/fault.h"
+#include "../debug/racepoint.h"
 #include "../debug/threadslot.h"
 #include "../sync/sync.h"
 #include "cputimers.h"
@@ -381,13 +387,16 @@ struct rp_signal {
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
 	bool is_child_subreaper;	/* (G) PR_SET_CHILD_SUBREAPER */
-	bool has_child_subreaper;	/* (u, or a store of true by prctl's walk under
-					   the gate shared): an ancestor is a subreaper */
+	bool has_child_subreaper;	/* (u, or a store of true under the gate shared
+					   by prctl's walk, or by a plain fork after
+					   its link: proc/fork.c) an ancestor is a
+					   subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
 	struct rp_bytelock group_lock;	/* G, rcu mode only: rp_group_lock */
 	struct rp_pid *pgrp;		/* (r, u) process group id */
 	struct rp_pid *session;		/* (r, u) session id */
-	struct rp_tty *tty;		/* (u) the controlling terminal, copied at fork;
+	struct rp_tty *tty;		/* (u, M of ->session at fork) the controlling
+					   terminal, copied at fork;
 					   read by its own process (CMM_LOAD_SHARED)
 					   or under the update lock (src/tty) */
 	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
@@ -496,13 +505,22 @@ struct rp_task {
 	 * thread from its exit check to its last timer fired, and taken by the
 	 * thread's exit point once RP_PF_EXITING is set: no tick runs on a
 	 * thread past its exit point (the tick of Linux runs on the thread
-	 * itself).  Here rather than in ->cputimers: 8 bytes less.
+	 * itself).  Here rather than in ->cputimers: 8 bytes less.  A byte,
+	 * so that the word also holds rcu mode's object locks of the task
+	 * (docs/process.md, "Without the update lock"), which take no room.
 	 */
-	struct rp_spinlock cputime_tick;
-	struct rp_hlist_tail_head children; /* (r, u) Group 4: in fork order,
+	struct rp_bytelock cputime_tick;
+	struct rp_bytelock tree_lock;	/* T, rcu mode only: rp_tree_lock */
+	struct rp_bytelock link_lock;	/* L of ->tasks, rcu mode only: rp_link_lock */
+	struct rp_bytelock member_lock;	/* M of the block's pid, in a process block's
+					   task only (the pids that name groups and
+					   sessions): rp_member_lock */
+	struct rp_hlist_tail_head children; /* (r, u, T: this task's) Group 4: in fork order,
 					   spliced on reparent */
-	struct cds_hlist_node sibling;	/* (r, u) in real_parent->children */
-	struct cds_list_head tasks;	/* (r, u) Group 2: sys->tasks, leaders */
+	struct cds_hlist_node sibling;	/* (r, u, T of real_parent) in its ->children */
+	struct cds_list_head tasks;	/* (r, u, L of this node and of its
+					   predecessor: a plain fork's link) Group 2:
+					   sys->tasks, leaders */
 	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
 	struct rp_ptrace_part *ptrace_part; /* (r, u) NULL until its first attach, as
 					   tracer or tracee; then kept until the
@@ -520,7 +538,8 @@ struct rp_task {
 	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
 					   (clone checks); -1: none */
 	/*
-	 * (a, written under the update lock) In the task of a struct
+	 * (a, written under the update lock, or T of the pair's parent:
+	 * a plain fork's) In the task of a struct
 	 * rp_process only, while the block's pid is a process group's id:
 	 * that group's ties, the members whose real parent is in another
 	 * group of their session (jobc.h).  In the 4 bytes the alignment
@@ -557,7 +576,8 @@ struct rp_pid {
 	bool nested : 1;		/* (c) of a namespace below the root: its other
 					   numbers in a struct rp_pid_levels (pidns.h) */
 	/*
-	 * (u) attachments, and in the top byte the terminals' holds
+	 * (u, M for a group's or session's attachments) attachments, and
+	 * in the top byte the terminals' holds (u)
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
 	 * reach 0, the memory when the holds are gone too (pid.c).
 	 */
@@ -565,7 +585,7 @@ struct rp_pid {
 	struct rp_task *task;		/* (r, u) the task whose tid this is */
 	struct cds_hlist_node hash;	/* (r, B) Group 2: in sys->pid_hash, under
 					   its bucket's lock */
-	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u) Group 5: proxies of
+	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u, M) Group 5: proxies of
 					   the processes whose pgrp / sid this is */
 };
 
@@ -614,6 +634,16 @@ struct rp_process {
 	struct rp_sighand sighand;	/* unused under CLONE_SIGHAND */
 	struct rp_pid pid;		/* unused until the fork gets its number */
 };
+
+/*
+ * M of @pid, a process group's or a session's id (rp_member_lock): such
+ * a pid is always a process block's, and its lock a byte of its task.
+ */
+static inline struct rp_bytelock *rp_member_lock_of(struct rp_pid *pid)
+{
+	RP_DEBUG_BUG_ON(!pid->in_process);
+	return &caa_container_of(pid, struct rp_process, pid)->task.member_lock;
+}
 
 /* The block @sig is the group of (every group is in one). */
 static inline struct rp_process *rp_process_of(struct rp_signal *sig)
@@ -694,7 +724,9 @@ struct rp_system {
 	struct cds_hlist_head *pid_hash; /* (r, B) RP_PID_HASH_SIZE buckets: each
 					   chain's inserts and removals under its
 					   bucket lock (task/bucket.h) */
-	struct cds_list_head tasks;	/* (r, u) Group 2: every process leader */
+	struct cds_list_head tasks;	/* (r, u, L of the nodes around a link)
+					   Group 2: every process leader */
+	struct rp_bytelock tasks_lock;	/* L of the list's head (rp_link_lock) */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
 					   exits a live thread of init (proc/exit.c) */
@@ -799,7 +831,8 @@ static inline bool rp_is_global_init(const struct rp_task *t)
  */
 static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
 {
-	rp_assert_update_held(&rp_signal_sys(sig)->sync);
+	/* A converted fork sets its child's under M of the child's session. */
+	rp_assert_update_or_held(&rp_signal_sys(sig)->sync, rp_member_lock_of(sig->session));
 	CMM_STORE_SHARED(sig->tty, tty);
 }
 
@@ -865,6 +898,89 @@ static inline void rp_group_unlock(struct rp_signal *sig)
 /* A (G) field's write: the update lock, or @sig's G (debug builds). */
 #define rp_assert_group_write(sys, sig) \
 	rp_assert_update_or_held(&(sys)->sync, &(sig)->group_lock)
+
+/*
+ * T, the tree lock of @t (rcu mode's object locks): taken by a converted
+ * operation, inside the gate held shared, for @t's children list and what
+ * a child's link to it writes.  Several at once in increasing address.
+ */
+static inline void rp_tree_lock(struct rp_task *t)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
+	rp_byte_lock(&t->tree_lock);
+}
+
+static inline void rp_tree_unlock(struct rp_task *t)
+{
+	rp_byte_unlock(&t->tree_lock);
+	rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+}
+
+/* A (T) write to @t's tree fields: the update lock, or @t's T (debug builds). */
+#define rp_assert_tree_write(sys, t) \
+	rp_assert_update_or_held(&(sys)->sync, &(t)->tree_lock)
+
+/*
+ * M, the member lock of @pid, a process group's or a session's id: such a
+ * pid is always its process block's (the tgid of the process it was made
+ * for, kept by the block past that process's death), and its lock is a
+ * byte of the block's task (rp_member_lock_of).  Several at once in
+ * increasing address.
+ */
+static inline void rp_member_lock(struct rp_pid *pid)
+{
+	struct rp_bytelock *l = rp_member_lock_of(pid);
+
+	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, l);
+#ifdef RP_DEBUG
+	/* Another converted writer of this group is in: we are about to wait. */
+	if (CMM_LOAD_SHARED(l->locked))
+		RP_RACE_POINT(RP_RACE_MEMBER_WAITS,
+			      &caa_container_of(pid, struct rp_process, pid)->task);
+#endif
+	/* RP_BREAK_MEMBER_UNLOCKED: the naive twin trusts the gate, takes no
+	   lock, and tells the checker it did (what a test sees is the lost
+	   update, not the assertion). */
+#ifndef RP_BREAK_MEMBER_UNLOCKED
+	rp_byte_lock(l);
+#endif
+}
+
+static inline void rp_member_unlock(struct rp_pid *pid)
+{
+#ifndef RP_BREAK_MEMBER_UNLOCKED
+	rp_byte_unlock(rp_member_lock_of(pid));
+#endif
+	rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(pid));
+}
+
+/* A (M) write to @pid's member lists or attachments: the update lock or its M. */
+#define rp_assert_member_write(sys, pid) \
+	rp_assert_update_or_held(&(sys)->sync, rp_member_lock_of(pid))
+
+/*
+ * L of a node of sys->tasks: a leader's ->tasks, or the list's head.  A
+ * link takes its predecessor's and then its successor's (list order).
+ */
+static inline struct rp_bytelock *rp_link_lock_of(struct rp_system *sys,
+						  struct cds_list_head *node)
+{
+	if (node == &sys->tasks)
+		return &sys->tasks_lock;
+	return &caa_container_of(node, struct rp_task, tasks)->link_lock;
+}
+
+static inline void rp_link_lock(struct rp_bytelock *l)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_LINK, l);
+	rp_byte_lock(l);
+}
+
+static inline void rp_link_unlock(struct rp_bytelock *l)
+{
+	rp_byte_unlock(l);
+	rp_lockdep_release_obj(RP_LOCK_LINK, l);
+}
 /* The same, for a caller already inside rp_read_lock. */
 struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t);
 /*
@@ -1065,8 +1181,10 @@ void rp_pid_publish(struct rp_pid *pid, struct rp_pid_levels *lv);
 struct rp_pid *rp_pid_alloc(struct rp_system *sys, int *err);
 /* The table @pid belongs to (its block's or its tid's). */
 struct rp_system *rp_pid_sys(struct rp_pid *pid);
-/* A new user of @pid (update lock). */
+/* A new user of @pid (update lock, or its M if it is a group's or session's id). */
 void rp_pid_attach(struct rp_pid *pid);
+/* A fork's own new pid, whose task is not linked yet: the update gate, shared or not. */
+void rp_pid_attach_new(struct rp_pid *pid);
 /*
  * One user less (update lock); the last frees the number, and the struct
  * after RCU unless a terminal holds it.

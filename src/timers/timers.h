@@ -76,12 +76,12 @@ struct rp_sighand *rp_cpu_timer_lock_target_rcu(struct rp_cpu_timer *tm);
 static inline void rp_cpu_tick_lock(struct rp_task *t)
 {
 	rp_lockdep_acquire(RP_LOCK_CPU_TICK);
-	rp_spin_lock(&t->cputime_tick);
+	rp_byte_lock(&t->cputime_tick);
 }
 
 static inline void rp_cpu_tick_unlock(struct rp_task *t)
 {
-	rp_spin_unlock(&t->cputime_tick);
+	rp_byte_unlock(&t->cputime_tick);
 	rp_lockdep_release(RP_LOCK_CPU_TICK);
 }
 

@@ -110,6 +110,9 @@ int main(void)
 		FIELD(struct rp_task, stop_signr),
 		FIELD(struct rp_task, comm), FIELD(struct rp_task, cputimers),
 		FIELD(struct rp_task, cputime_tick),
+		FIELD(struct rp_task, tree_lock),
+		FIELD(struct rp_task, link_lock),
+		FIELD(struct rp_task, member_lock),
 		FIELD(struct rp_task, registry), FIELD(struct rp_task, rcu));
 	signal = OBJECT(rp_signal,
 		FIELD(struct rp_signal, sigcnt), FIELD(struct rp_signal, live),

@@ -3,9 +3,12 @@
  * The operations converted to rcu mode's object locks, which take the
  * update gate shared (docs/process.md, "Without the update lock"), against
  * each other and against an unconverted operation, which takes it
- * exclusive: prctl(PR_SET_CHILD_SUBREAPER).
+ * exclusive: prctl(PR_SET_CHILD_SUBREAPER), and a plain fork beside a
+ * subreaper walk, beside another fork into its group, and under a
+ * setpgid of its parent.
  */
 #include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
 #include "task/task.h"
@@ -212,4 +215,177 @@ Test(subreaper, walk_marks_every_thread_child)
 	rp_task_put(a);
 	rp_task_put(o);
 	stop_system();
+}
+
+/*
+ * A plain fork under the gate shared, beside a subreaper walk and beside
+ * another fork into the same process group (docs/process.md, "What is
+ * built").  One hook holds the first thread that reaches @fork_where with
+ * task @fork_at, once, until go_fork; member_waits tells that a second
+ * fork waits for the held one's member lock.
+ */
+static struct {
+	enum rp_race_point where;
+	struct rp_task *at;
+	int reached, go, member_waits;	/* uatomic */
+} hold_fork;
+
+static void fork_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_MEMBER_WAITS && t == hold_fork.at) {
+		uatomic_set(&hold_fork.member_waits, 1);
+	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&hold.excl_waits, 1);
+	} else if (where == hold_fork.where && t == CMM_LOAD_SHARED(hold_fork.at) &&
+		   !uatomic_read(&hold_fork.reached) &&
+		   !uatomic_cmpxchg(&hold_fork.reached, 0, 1)) {
+		await_flag(&hold_fork.go);
+	}
+}
+
+static struct rp_task *forked[2];	/* each fork job's child, by its ->arg */
+static int second_done;			/* uatomic: the job of ->arg 1 returned */
+
+static long fork_job(struct job *j)
+{
+	long ret = rp_fork(j->t, &forked[j->arg]);
+
+	if (j->arg)
+		uatomic_set(&second_done, 1);
+	return ret;
+}
+
+/* Hook armed before @forker's fork starts (it cannot pass first); held at @where. */
+static void hold_fork_at(struct job *j, struct rp_task *forker, enum rp_race_point where,
+			 struct rp_task *at)
+{
+	hold_fork.where = where;
+	hold_fork.at = at;
+	rp_debug_race_hook(fork_hook);
+	j->arg = 0;
+	job_start(j, fork_job, forker);
+	await_flag(&hold_fork.reached);
+}
+
+/*
+ * Q -> P.  P's fork of C is held after it read P's (clear) subreaper
+ * marks and before C is on P's children list; Q's PR_SET_CHILD_SUBREAPER
+ * then marks P and walks P's children, which do not have C yet, and
+ * returns.  The fork reads P's mark after linking C: C is marked, and an
+ * orphan of C's will look for Q.  RP_BREAK_FORK_SUBREAPER_EARLY copies
+ * the mark before the link only: C stays unmarked, every time.
+ */
+Test(fork_shared, subreaper_mark_after_link)
+{
+	struct rp_task *q, *p, *c;
+	struct job jf;
+	long pid;
+
+	start(RP_SYNC_RCU);
+	q = fork_of(init);
+	p = fork_of(q);
+	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
+	cr_assert_eq(rp_prctl(q, PR_SET_CHILD_SUBREAPER, 1), 0, "a walk waited for a fork");
+	cr_assert(CMM_LOAD_SHARED(p->signal->has_child_subreaper));
+	uatomic_set(&hold_fork.go, 1);
+	pid = job_join(&jf);
+	rp_debug_race_hook(NULL);
+	cr_assert_gt(pid, 0);
+	c = forked[0];
+	cr_expect(CMM_LOAD_SHARED(c->signal->has_child_subreaper),
+		  "a fork beside a subreaper walk left its child unmarked");
+	end_child(p, c);
+	end_child(q, p);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/* The attachments of @pid (its users without the terminals' holds). */
+static unsigned int attachments(const struct rp_pid *pid)
+{
+	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
+}
+
+/*
+ * P1 and P2 are in init's process group and session, one pid.  P1's fork
+ * is held inside its attach to that pid (the count read, not stored);
+ * P2's fork then waits for the pid's M, which lets P1 go.  Both children
+ * attach twice (group, session): four more.  RP_BREAK_MEMBER_UNLOCKED
+ * takes no M: P2's fork attaches while P1 holds the old count, which P1
+ * then stores: two attachments lost, every time.
+ */
+Test(fork_shared, member_count_not_lost)
+{
+	struct rp_task *p1, *p2, *owner;
+	struct rp_pid *id;
+	struct job j1, j2;
+	unsigned int before;
+
+	start(RP_SYNC_RCU);
+	p1 = fork_of(init);
+	p2 = fork_of(init);
+	id = p1->signal->pgrp;
+	cr_assert_eq(id, p1->signal->session);
+	cr_assert_eq(id, p2->signal->pgrp);
+	owner = &caa_container_of(id, struct rp_process, pid)->task;
+	before = attachments(id);
+	hold_fork_at(&j1, p1, RP_RACE_MEMBER_ATTACH, owner);
+	j2.arg = 1;
+	job_start(&j2, fork_job, p2);
+	/* P2's fork either waits for M, or (broken) is done. */
+	while (!uatomic_read(&hold_fork.member_waits) && !uatomic_read(&second_done))
+		usleep(1000);
+	uatomic_set(&hold_fork.go, 1);
+	cr_assert_gt(job_join(&j1), 0);
+	cr_assert_gt(job_join(&j2), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(attachments(id), before + 4,
+		     "two forks into one group lost an attachment: %u, not %u",
+		     attachments(id), before + 4);
+	end_child(p1, forked[0]);
+	end_child(p2, forked[1]);
+	end_child(init, p1);
+	end_child(init, p2);
+	finish_all_reaped();
+}
+
+static long setpgid_job(struct job *j)
+{
+	long ret = rp_setpgid(j->t, j->pid, j->pid);
+
+	uatomic_set(&second_done, 1);
+	return ret;
+}
+
+/*
+ * setpgid of a forking parent (protocol (c)): still an exclusive taker of
+ * the gate, it waits for the fork held inside its link, behind P's proxy
+ * on its old group's list; then it moves P alone.  The child stays in the
+ * old group, as on Linux, where the fork's tasklist_lock came first.
+ */
+Test(fork_shared, setpgid_of_parent_waits_for_fork)
+{
+	struct rp_task *p;
+	struct job jf, js;
+	pid_t old, ppid;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	old = rp_getpgid(p, 0);
+	ppid = rp_getpid(p);
+	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
+	js.pid = ppid;
+	job_start(&js, setpgid_job, init);
+	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&second_done))
+		usleep(1000);
+	cr_expect_not(uatomic_read(&second_done), "setpgid of a parent went in beside its fork");
+	uatomic_set(&hold_fork.go, 1);
+	cr_assert_gt(job_join(&jf), 0);
+	cr_assert_eq(job_join(&js), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getpgid(p, 0), ppid);
+	cr_expect_eq(rp_getpgid(forked[0], 0), old, "the child followed its parent's move");
+	end_child(p, forked[0]);
+	end_child(init, p);
+	finish_all_reaped();
 }

@@ -20,6 +20,9 @@
 #                   pattern GLOB (repeatable; default: all)
 #   --out DIR       the logs of failed runs and the table (default
 #                   stress-tests-out)
+#   --cpus LIST     run each test pinned to these CPUs (taskset -c LIST):
+#                   one CPU makes its threads take turns by preemption,
+#                   other interleavings than two CPUs give
 #   --keep-going    do not stop a test case's runs at its first failure
 #
 # Each run is `BINARY --filter SUITE/NAME --jobs 1` in a process group of
@@ -36,6 +39,7 @@ load=0
 timeout=150
 out=stress-tests-out
 keep_going=0
+cpus=
 filters=()
 bins=()
 
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:-}; shift 2 || die "--timeout wants a number" ;;
 	--filter) filters+=("${2:-}"); shift 2 || die "--filter wants a pattern" ;;
 	--out) out=${2:-}; shift 2 || die "--out wants a directory" ;;
+	--cpus) cpus=${2:-}; shift 2 || die "--cpus wants a CPU list" ;;
 	--keep-going) keep_going=1; shift ;;
 	--help|-h) usage; exit 0 ;;
 	-*) die "unknown option '$1' (see --help)" ;;
@@ -66,6 +71,11 @@ done
 [[ "$load" =~ ^[0-9]+$ ]] || die "--load wants a number >= 0"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a number of seconds >= 1"
 [ ${#bins[@]} -gt 0 ] || die "no test binary (see --help)"
+pin=()
+if [ -n "$cpus" ]; then
+	taskset -c "$cpus" true 2>/dev/null || die "--cpus: taskset -c '$cpus' failed"
+	pin=(taskset -c "$cpus")
+fi
 command -v gdb >/dev/null || echo "$0: no gdb: a hang's stacks will not be printed" >&2
 
 mkdir -p "$out" || die "cannot make '$out'"
@@ -129,7 +139,7 @@ run_once() {
 	local bin=$1 case=$2 log=$3 pid sleeper first rc t0
 	t0=$EPOCHREALTIME
 	: >"$log"	# appended to: the stacks go after the run's own output
-	setsid "$bin" --filter "$case" --jobs 1 --short-filename >>"$log" 2>&1 &
+	setsid "${pin[@]}" "$bin" --filter "$case" --jobs 1 --short-filename >>"$log" 2>&1 &
 	pid=$!
 	current=$pid
 	sleep "$timeout" &
@@ -202,7 +212,8 @@ stop_load
 
 {
 	echo "stress-tests: $runs runs of each test case, $load busy loops," \
-		"timeout $timeout s; $(( $(date +%s) - start )) s; load average at the end $load_avg"
+		"${cpus:+on CPUs $cpus, }timeout $timeout s; $(( $(date +%s) - start )) s;" \
+		"load average at the end $load_avg"
 	printf '%-24s %-52s %6s %6s %6s %8s\n' binary 'suite/name' runs failed hung slowest
 	sort -t$'\t' -k4,4nr -k5,5nr "$out/runs.tsv" |
 		awk -F'\t' '{ printf "%-24s %-52s %6d %6d %6d %8.1f%s\n", $1, $2, $3, $4, $5, $6,

@@ -34,6 +34,13 @@
 # failure, so that the time goes to the others.
 set -uo pipefail
 
+# All of it in one block, read whole before it runs: a run of an hour
+# survives an edit (or a pull) of this file meanwhile, which bash, reading
+# a script as it goes, would otherwise pick up half way.
+{
+(( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )) ||
+	{ echo "$0: needs bash 5.1 or later (wait -n -p)" >&2; exit 2; }
+
 runs=20
 load=0
 timeout=150
@@ -222,3 +229,4 @@ stop_load
 echo
 cat "$table"
 exit "$any_failed"
+}

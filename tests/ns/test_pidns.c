@@ -1230,7 +1230,8 @@ Test(pidns, stop_notice_sender_pid)
 		cr_assert_eq(rp_kill(nsinit, inner, SIGSTOP), 0);
 		job_start(&cj, get_signal_job, child);
 		await_task(task_stopped, child);
-		cr_assert_eq(rp_get_signal(nsinit, &si), SIGCHLD);
+		/* The stop shows before its notice is sent: wait for the notice. */
+		cr_assert_eq(await_signal(nsinit, &si), SIGCHLD);
 		cr_assert_eq(si.si_code, CLD_STOPPED);
 		cr_assert_eq(si.si_pid, inner, "CLD_STOPPED from %d", si.si_pid);
 		cr_assert_eq(rp_kill(nsinit, inner, SIGCONT), 0);

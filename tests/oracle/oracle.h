@@ -33,6 +33,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <rcuproc/proc.h>
+#include "../common.h"
 
 #define OR_MAX_PROCS	8	/* P0..P7 */
 #define OR_MAX_STEPS	48
@@ -40,6 +41,14 @@
 #define OR_RESULT_LEN	160
 #define OR_NSIG		65	/* signals 1..64 */
 #define OR_MAX_LEVELS	4	/* pid namespaces a process is in, the driver's counted */
+
+/*
+ * How long a driver waits for a puppet, real or rcuproc, to answer, stop or
+ * finish dying before it calls that a hang: the suite's hang bound
+ * (TEST_HANG_SECONDS), never a verdict on speed.  Nothing a scenario does
+ * blocks, so only a hang waits this long.
+ */
+#define OR_HANG_MS	(TEST_HANG_SECONDS * 1000)
 
 enum { P0, P1, P2, P3, P4, P5, P6, P7, EXT = 100 };
 

@@ -32,8 +32,6 @@
 #include <rcuproc/tty.h>
 #include "oracle.h"
 
-#define RCU_HANG_MS	5000	/* a worker neither done nor stopped: a hang */
-
 struct rcu_worker {
 	pthread_t thread;
 	bool started;
@@ -244,7 +242,7 @@ static bool rcu_worker_wait(struct rcu_run *run, int i, bool *hung)
 	struct timespec until;
 	bool idle;
 
-	for (int ms = 0; ms < RCU_HANG_MS; ms++) {
+	for (int ms = 0; ms < OR_HANG_MS; ms++) {
 		pthread_mutex_lock(&w->lock);
 		idle = w->asked == w->answered;
 		if (!idle) {

@@ -41,8 +41,6 @@
 #include <linux/nsfs.h>
 #include "oracle.h"
 
-#define REAL_TIMEOUT_MS	5000
-
 struct real_cmd {
 	int op;
 	long a, b, c;
@@ -670,7 +668,7 @@ static void tasklist_barrier(void)
 static bool await_settled_death(struct real_run *run, int i)
 {
 	pid_t pid = run->map.pid[i];
-	long end = now_ms() + REAL_TIMEOUT_MS;
+	long end = now_ms() + OR_HANG_MS;
 
 	run->dead[i] = true;
 	while (now_ms() < end) {
@@ -705,7 +703,7 @@ static bool await_settled_death(struct real_run *run, int i)
 static int await_reply(struct real_run *run, int i, struct or_reply *r)
 {
 	struct pollfd pfd = { .fd = run->rep[i][0], .events = POLLIN };
-	long end = now_ms() + REAL_TIMEOUT_MS;
+	long end = now_ms() + OR_HANG_MS;
 	int st = 'R';
 
 	while (now_ms() < end) {
@@ -983,7 +981,7 @@ static void remove_dir(struct real_run *run)
 /* Kill every puppet and reap them all, with their orphans. */
 static void real_teardown(struct real_run *run)
 {
-	long end = now_ms() + REAL_TIMEOUT_MS;
+	long end = now_ms() + OR_HANG_MS;
 
 	for (int i = 0; i < OR_MAX_PROCS; i++) {
 		if (run->map.pid[i] && !run->gone[i])

@@ -645,15 +645,11 @@ TEST_EACH_MODE(setpgid_race, setpgid_race)
  */
 static void expect_sigchld(struct rp_task *parent, int code, int status)
 {
-	double end = now_seconds() + TEST_HANG_SECONDS;
 	siginfo_t si;
 	int sig;
 
 	mask_signal(parent, SIG_UNBLOCK, SIGCHLD);
-	while ((sig = rp_get_signal(parent, &si)) == 0) {
-		cr_assert_lt(now_seconds(), end, "no SIGCHLD");
-		sched_yield();
-	}
+	sig = await_signal(parent, &si);
 	mask_signal(parent, SIG_BLOCK, SIGCHLD);
 	cr_assert_eq(sig, SIGCHLD);
 	cr_assert_eq(si.si_code, code);

@@ -342,7 +342,7 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 	rp_update_lock_shared(sync);
 	rp_group_lock(self->signal);
 	rp_assert_group_write(self->sys, self->signal);
-	self->signal->is_child_subreaper = on;
+	CMM_STORE_SHARED(self->signal->is_child_subreaper, on);
 	rp_group_unlock(self->signal);
 #ifdef RP_BREAK_SUBREAPER_WALK_UNGATED
 	rp_update_unlock_shared(sync);
@@ -383,7 +383,8 @@ int rp_prctl(struct rp_task *self, int option, unsigned long arg2)
 	case PR_SET_CHILD_SUBREAPER:
 		return set_child_subreaper(self, arg2 != 0);
 	case PR_GET_CHILD_SUBREAPER:
-		*(int *)arg2 = self->signal->is_child_subreaper;
+		/* Unlocked: one load, against another thread's store under G. */
+		*(int *)arg2 = CMM_LOAD_SHARED(self->signal->is_child_subreaper);
 		return 0;
 	case PR_SET_PDEATHSIG:
 		if (arg2 >= RP_NSIG)

@@ -386,7 +386,8 @@ struct rp_signal {
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
 	int group_stop_count;		/* (s) */
-	bool is_child_subreaper;	/* (G) PR_SET_CHILD_SUBREAPER */
+	bool is_child_subreaper;	/* (G, and u for reading; PR_GET reads it
+					   with one load) PR_SET_CHILD_SUBREAPER */
 	bool has_child_subreaper;	/* (u, or a store of true under the gate shared
 					   by prctl's walk, or by a plain fork after
 					   its link: proc/fork.c) an ancestor is a

@@ -880,20 +880,34 @@ static inline struct rp_ptrace_part *rp_task_ptrace_part(const struct rp_task *t
 struct rp_sighand *rp_lock_task_sighand(struct rp_task *t);
 
 /*
+ * One of rcu mode's object locks (G, T, L below), a byte lock of @class
+ * that the lock-order checker knows by its address (debug builds).
+ */
+static inline void rp_object_lock(enum rp_lock_class class, struct rp_bytelock *l)
+{
+	rp_lockdep_acquire_obj(class, l);
+	rp_byte_lock(l);
+}
+
+static inline void rp_object_unlock(enum rp_lock_class class, struct rp_bytelock *l)
+{
+	rp_byte_unlock(l);
+	rp_lockdep_release_obj(class, l);
+}
+
+/*
  * G, the group lock of @sig (rcu mode's object locks, docs/process.md):
  * taken by an operation that holds the update gate shared, for the
  * group's (G) fields.  The lock-order checker knows it by its address.
  */
 static inline void rp_group_lock(struct rp_signal *sig)
 {
-	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
-	rp_byte_lock(&sig->group_lock);
+	rp_object_lock(RP_LOCK_GROUP, &sig->group_lock);
 }
 
 static inline void rp_group_unlock(struct rp_signal *sig)
 {
-	rp_byte_unlock(&sig->group_lock);
-	rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_object_unlock(RP_LOCK_GROUP, &sig->group_lock);
 }
 
 /* A (G) field's write: the update lock, or @sig's G (debug builds). */
@@ -907,14 +921,12 @@ static inline void rp_group_unlock(struct rp_signal *sig)
  */
 static inline void rp_tree_lock(struct rp_task *t)
 {
-	rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
-	rp_byte_lock(&t->tree_lock);
+	rp_object_lock(RP_LOCK_TREE, &t->tree_lock);
 }
 
 static inline void rp_tree_unlock(struct rp_task *t)
 {
-	rp_byte_unlock(&t->tree_lock);
-	rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	rp_object_unlock(RP_LOCK_TREE, &t->tree_lock);
 }
 
 /* A (T) write to @t's tree fields: the update lock, or @t's T (debug builds). */
@@ -973,14 +985,12 @@ static inline struct rp_bytelock *rp_link_lock_of(struct rp_system *sys,
 
 static inline void rp_link_lock(struct rp_bytelock *l)
 {
-	rp_lockdep_acquire_obj(RP_LOCK_LINK, l);
-	rp_byte_lock(l);
+	rp_object_lock(RP_LOCK_LINK, l);
 }
 
 static inline void rp_link_unlock(struct rp_bytelock *l)
 {
-	rp_byte_unlock(l);
-	rp_lockdep_release_obj(RP_LOCK_LINK, l);
+	rp_object_unlock(RP_LOCK_LINK, l);
 }
 /* The same, for a caller already inside rp_read_lock. */
 struct rp_sighand *rp_lock_task_sighand_rcu(struct rp_task *t);

@@ -26,6 +26,13 @@ static void await_flag(const int *flag)
 		usleep(1000);
 }
 
+/* Until one of two things happened: a thread waits, or (broken) it is done. */
+static void await_either(const int *waits, const int *done)
+{
+	while (!uatomic_read(waits) && !uatomic_read(done))
+		usleep(1000);
+}
+
 static void hook(enum rp_race_point where, struct rp_task *t)
 {
 	if (where == RP_RACE_GATE_EXCL_WAITS) {
@@ -93,8 +100,7 @@ Test(subreaper, walk_done_before_exclusive)
 	cr_assert(CMM_LOAD_SHARED(a->signal->has_child_subreaper));
 	job_start(&je, exit_job, y);
 	/* The exit either waits for A's walk, or (broken) is done. */
-	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&exit_done))
-		usleep(1000);
+	await_either(&hold.excl_waits, &exit_done);
 	uatomic_set(&hold.go_walk, 1);
 	cr_assert_eq(job_join(&ja), 0);
 	cr_assert_eq(job_join(&je), 0);
@@ -333,8 +339,7 @@ Test(fork_shared, member_count_not_lost)
 	j2.arg = 1;
 	job_start(&j2, fork_job, p2);
 	/* P2's fork either waits for M, or (broken) is done. */
-	while (!uatomic_read(&hold_fork.member_waits) && !uatomic_read(&second_done))
-		usleep(1000);
+	await_either(&hold_fork.member_waits, &second_done);
 	uatomic_set(&hold_fork.go, 1);
 	cr_assert_gt(job_join(&j1), 0);
 	cr_assert_gt(job_join(&j2), 0);
@@ -376,8 +381,7 @@ Test(fork_shared, setpgid_of_parent_waits_for_fork)
 	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
 	js.pid = ppid;
 	job_start(&js, setpgid_job, init);
-	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&second_done))
-		usleep(1000);
+	await_either(&hold.excl_waits, &second_done);
 	cr_expect_not(uatomic_read(&second_done), "setpgid of a parent went in beside its fork");
 	uatomic_set(&hold_fork.go, 1);
 	cr_assert_gt(job_join(&jf), 0);

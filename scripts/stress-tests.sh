@@ -186,14 +186,15 @@ table=$out/table.txt
 any_failed=0
 start=$(date +%s)
 for bin in "${bins[@]}"; do
-	base=$(basename "$bin")
+	# The build's directory too: the same binary of two builds (BUILD/tests/test_x).
+	base=$(basename "$(dirname "$(dirname "$bin")")")/$(basename "$bin")
 	mapfile -t cases < <(list_cases "$bin")
 	[ ${#cases[@]} -gt 0 ] || { echo "$0: $bin lists no test case" >&2; any_failed=1; continue; }
 	for case in "${cases[@]}"; do
 		wanted "$case" || continue
 		fails=0 hangs=0 done=0 slowest=0
 		for k in $(seq "$runs"); do
-			log=$out/$base.${case//\//.}.$k.log
+			log=$out/${base//\//.}.${case//\//.}.$k.log
 			run_once "$bin" "$case" "$log"
 			done=$((done + 1))
 			slowest=$(awk -v a="$secs" -v b="$slowest" 'BEGIN { print (a > b) ? a : b }')
@@ -210,7 +211,7 @@ for bin in "${bins[@]}"; do
 		done
 		printf '%s\t%s\t%s\t%s\t%s\t%.1f\n' "$base" "$case" "$done" "$fails" "$hangs" "$slowest" \
 			>>"$out/runs.tsv"
-		printf '%-24s %-52s %3d runs, %d failed, %d hung, slowest %.1f s\n' \
+		printf '%-32s %-52s %3d runs, %d failed, %d hung, slowest %.1f s\n' \
 			"$base" "$case" "$done" "$fails" "$hangs" "$slowest"
 	done
 done
@@ -221,9 +222,9 @@ stop_load
 	echo "stress-tests: $runs runs of each test case, $load busy loops," \
 		"${cpus:+on CPUs $cpus, }timeout $timeout s; $(( $(date +%s) - start )) s;" \
 		"load average at the end $load_avg"
-	printf '%-24s %-52s %6s %6s %6s %8s\n' binary 'suite/name' runs failed hung slowest
+	printf '%-32s %-52s %6s %6s %6s %8s\n' binary 'suite/name' runs failed hung slowest
 	sort -t$'\t' -k4,4nr -k5,5nr "$out/runs.tsv" |
-		awk -F'\t' '{ printf "%-24s %-52s %6d %6d %6d %8.1f%s\n", $1, $2, $3, $4, $5, $6,
+		awk -F'\t' '{ printf "%-32s %-52s %6d %6d %6d %8.1f%s\n", $1, $2, $3, $4, $5, $6,
 				   ($4 + $5 > 0) ? "  FLAKY" : "" }'
 } >"$table"
 echo

@@ -57,8 +57,9 @@ static inline void rp_spin_unlock(struct rp_spinlock *l)
 }
 
 /*
- * The same lock in one byte, for an object with no room for a word (rcu
- * mode's group lock G, in a thread group's spare byte).
+ * The same lock in one byte, for an object with no room for a word: rcu
+ * mode's object locks (G in a thread group's spare byte; T, L and M, and
+ * the CPU tick lock, in one word of the task).
  */
 struct rp_bytelock {
 	uint8_t locked;		/* 0 free, 1 held */

@@ -332,7 +332,7 @@ static void propagate_has_subreaper(struct rp_task *p)
  * "Without the update lock"): the update gate shared, then G of the
  * caller's group for its own flag; the walk in a read section inside the
  * gate.  RP_BREAK_SUBREAPER_WALK_UNGATED walks after leaving the gate: an
- * exclusive holder that comes meanwhile (a fork copying the flag) may find
+ * exclusive holder that comes meanwhile (an exit choosing a reaper) may find
  * a subtree another walk skipped still unmarked.
  */
 static int set_child_subreaper(struct rp_task *self, bool on)

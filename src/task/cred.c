@@ -491,7 +491,7 @@ void rp_cred_put(struct rp_cred *c, const struct rp_task *holder)
  * signal code holds while it charges a queued signal to the target's user.
  * RLIMIT_NPROC counts by real uid, as Linux's commit_creds: the task is
  * added to its new user's count before anyone can see it as that user's
- * (the add is a full barrier before the publication), and taken from the
+ * (the publication's release store orders the add before it), and taken from the
  * old one's after, so that neither count reads low ("the count never
  * reads low": rp_nproc_charge and rp_nproc_over rely on it).
  */

@@ -183,6 +183,20 @@ enum rp_race_point {
 	   (proc/fork.c; the parent's T and siglock held in rcu mode under
 	   the gate shared, else the update lock and the siglock). */
 	RP_RACE_FORK_SUBREAPER_COPY,
+	/* wait's claim under the gate shared found zombie @t still a zombie,
+	   in its read section, and is about to take G of @t's group and T of
+	   its real parent (proc/wait.c; the gate held shared). */
+	RP_RACE_CLAIM_ZOMBIE,
+	/* wait's claim under the gate shared holds G of zombie @t's group and
+	   T of its real parent, has rechecked that the link leads to a thread
+	   of the caller's group, and has not yet claimed @t by its
+	   compare-and-swap (proc/wait.c; read section). */
+	RP_RACE_CLAIM_LINKED,
+	/* The release of leader @t under the gate shared read the
+	   predecessor of its node on sys->tasks and has not locked it yet
+	   (pgrp/membership.c; G of @t's group and T of its real parent held,
+	   read section). */
+	RP_RACE_TASKS_UNLINK,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

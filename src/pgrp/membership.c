@@ -14,6 +14,7 @@
  */
 #include "pgrp.h"
 #include "../debug/cache.h"
+#include "../debug/racepoint.h"
 
 /* A proxy a move links: allocated for it, freed after a grace period. */
 struct moved_proxy {
@@ -98,24 +99,53 @@ void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)
 }
 
 /*
+ * sys->tasks without one lock (docs/process.md, "The per-object locks"):
+ * L of a node guards its ->next and its successor's ->prev, so a link
+ * behind a node and an unlink of a node each lock the node before the
+ * change and the node after it, in list order, and then check under the
+ * locks that what they read before still holds (the lazy list's
+ * validation): neither node has left the list, and the first still leads
+ * to the second.  A node that left the list has a NULL ->prev, stored
+ * under both locks of its unlink (readers never follow ->prev); its
+ * ->next stays for the walkers standing on it.
+ * RP_BREAK_TASKS_NO_RECHECK unlinks behind the predecessor it read before
+ * the locks: a fork that linked a child behind that predecessor meanwhile
+ * loses it from the list.
+ */
+#ifdef RP_BREAK_TASKS_NO_RECHECK
+#define TASKS_RECHECK false
+#else
+#define TASKS_RECHECK true
+#endif
+
+/* Has @node left sys->tasks?  (L of @node, or of its predecessor, held) */
+static bool tasks_unlinked(struct cds_list_head *node)
+{
+	return CMM_LOAD_SHARED(node->prev) == NULL;
+}
+
+/*
  * Link @child's node on sys->tasks right behind @self's leader's: under L
- * of that node and of its successor (whose ->prev the link writes), taken
- * in list order.  The lazy list's recheck that neither left the list is
- * not needed yet: every unlink holds the update gate exclusive, which
- * waits for this fork; and a second link behind the same node is a fork
- * by another thread of @self's group, which waits for our siglock first.
- * The locks are for the writers that will not: no more than a byte each.
+ * of that node and of its successor, taken in list order.  Under the gate
+ * shared, releases unlink beside us: the predecessor, the forking
+ * process's leader, cannot have left the list (a leader is released after
+ * every other thread of its group, and the caller is one that lives), and
+ * its successor, read under the predecessor's L, cannot leave it while we
+ * hold that lock (its unlink takes it first); the check says so.
  */
 static void tasks_link_behind(struct rp_system *sys, struct cds_list_head *node,
 			      struct cds_list_head *pred)
 {
 	struct rp_bytelock *lp = NULL, *ls = NULL;
+	struct cds_list_head *succ;
 
 	if (rp_gate_shared_here(&sys->sync)) {
 		lp = rp_link_lock_of(sys, pred);
 		rp_link_lock(lp);
-		ls = rp_link_lock_of(sys, pred->next);
+		succ = pred->next;
+		ls = rp_link_lock_of(sys, succ);
 		rp_link_lock(ls);
+		RP_BUG_ON(tasks_unlinked(pred) || tasks_unlinked(succ) || pred->next != succ);
 	}
 	/* Pairs with rcu_dereference(->next) under our siglock (kill(-1), I1). */
 	cds_list_add_rcu(node, pred);
@@ -123,6 +153,47 @@ static void tasks_link_behind(struct rp_system *sys, struct cds_list_head *node,
 		rp_link_unlock(ls);
 		rp_link_unlock(lp);
 	}
+}
+
+void rp_tasks_unlink(struct rp_system *sys, struct cds_list_head *node)
+{
+	struct rp_bytelock *lp, *ln;
+	struct cds_list_head *pred;
+
+	if (!rp_gate_shared_here(&sys->sync)) {
+		rp_assert_update_held(&sys->sync);
+		cds_list_del_rcu(node);
+		CMM_STORE_SHARED(node->prev, NULL);
+		return;
+	}
+	/* The predecessor read before its lock: a read section keeps it. */
+	rp_read_lock(&sys->sync);
+	for (;;) {
+		pred = CMM_LOAD_SHARED(node->prev);
+		RP_RACE_POINT(RP_RACE_TASKS_UNLINK, caa_container_of(node, struct rp_task, tasks));
+		lp = rp_link_lock_of(sys, pred);
+		rp_link_lock(lp);
+		ln = rp_link_lock_of(sys, node);
+		rp_link_lock(ln);
+		/* The node is ours to unlink: only its release does. */
+		RP_BUG_ON(tasks_unlinked(node));
+		if (!TASKS_RECHECK || (!tasks_unlinked(pred) && pred->next == node))
+			break;
+		/* A link behind @pred, or @pred's own unlink, came first: again. */
+		rp_link_unlock(ln);
+		rp_link_unlock(lp);
+	}
+	if (TASKS_RECHECK) {
+		cds_list_del_rcu(node);
+	} else {
+		/* The naive twin: behind the predecessor read before the locks. */
+		node->next->prev = pred;
+		CMM_STORE_SHARED(pred->next, node->next);
+	}
+	CMM_STORE_SHARED(node->prev, NULL);
+	rp_link_unlock(ln);
+	rp_link_unlock(lp);
+	rp_read_unlock(&sys->sync);
 }
 
 void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
@@ -183,8 +254,9 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 
 void rp_pgrp_exit(struct rp_signal *sig)
 {
-	rp_assert_update_held(&rp_signal_sys(sig)->sync);
 	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
+		/* The update lock, or (a plain reap) M of the id: the list and the count. */
+		rp_assert_member_write(rp_signal_sys(sig), *member_id(sig, type));
 		proxy_retire(sig, type, sig->proxy[type - RP_PIDTYPE_PGID]);
 		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;
 		rp_pid_detach(*member_id(sig, type));

@@ -43,8 +43,20 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child);
 /*
  * The last thread of @sig's process is released: leave both lists, drop the
  * ids.  Before the tgid is dropped: a walker reaches the leader through it.
+ * The update lock, or (a plain reap under the gate shared) M of the
+ * process's group's and session's pids.
  */
 void rp_pgrp_exit(struct rp_signal *sig);
+
+/*
+ * Take leader node @node off sys->tasks: under the update lock, or, under
+ * the gate shared (a plain reap), under L of its predecessor and of
+ * itself, taken in list order and validated, retried if a link or an
+ * unlink beside it came first (membership.c).  Either way the node is
+ * marked as off the list, for the validations of the links and unlinks
+ * beside it.
+ */
+void rp_tasks_unlink(struct rp_system *sys, struct cds_list_head *node);
 
 /* ---- priorities (src/pgrp/prio.c) ---- */
 

@@ -10,6 +10,7 @@
  * waiters are woken, since they look under RCU, not under our lock.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "exit.h"
@@ -85,22 +86,103 @@ static bool drop_sighand(struct rp_task *t)
 }
 
 /*
+ * The pids whose attachments a plain reap of @sig's process drops, each
+ * once, in increasing address of their M: its own (the tgid, which is
+ * also its leader's tid), its process group's and its session's.  The
+ * count of them.
+ */
+static unsigned int reap_member_pids(struct rp_signal *sig, struct rp_pid *pids[3])
+{
+	struct rp_pid *all[3] = { rp_signal_leader_pid(sig), sig->pgrp, sig->session };
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		unsigned int j = n;
+
+		for (unsigned int k = 0; k < n; k++)
+			if (pids[k] == all[i])
+				j = UINT_MAX;
+		if (j == UINT_MAX)
+			continue;
+		/* Insertion by the address of the pid's M. */
+		while (j && rp_member_lock_of(pids[j - 1]) > rp_member_lock_of(all[i])) {
+			pids[j] = pids[j - 1];
+			j--;
+		}
+		pids[j] = all[i];
+		n++;
+	}
+	return n;
+}
+
+/*
+ * M of the pids a plain reap of @sig's process detaches (under the gate
+ * shared; nothing under the update lock, which excludes every other
+ * writer): forks into its group and session attach under them, setpgid
+ * moves under them, and the release of another member detaches under
+ * them.  RP_BREAK_RELEASE_MEMBER_UNLOCKED takes none: a fork's attach to
+ * the group beside the reap loses one of the two writes.
+ */
+static unsigned int lock_reap_members(struct rp_signal *sig, struct rp_pid *pids[3])
+{
+	unsigned int n;
+
+	if (!rp_gate_shared_here(&rp_signal_sys(sig)->sync))
+		return 0;
+	n = reap_member_pids(sig, pids);
+	for (unsigned int i = 0; i < n; i++) {
+#ifndef RP_BREAK_RELEASE_MEMBER_UNLOCKED
+		rp_member_lock(pids[i]);
+#else
+		/* The naive twin tells the checker it took M (the test sees the
+		   lost update, not an assertion). */
+		rp_lockdep_acquire_obj(RP_LOCK_MEMBER, rp_member_lock_of(pids[i]));
+#endif
+	}
+	return n;
+}
+
+static void unlock_reap_members(struct rp_pid *pids[3], unsigned int n)
+{
+	while (n--) {
+#ifndef RP_BREAK_RELEASE_MEMBER_UNLOCKED
+		rp_member_unlock(pids[n]);
+#else
+		rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(pids[n]));
+#endif
+	}
+}
+
+/*
  * Unlink @t from every list and drop its ids (Linux's __exit_signal,
  * __unhash_process).  True if an exec of the group waits for @t to go.
+ * Under the update lock; or a plain reap's (wait.c: a leader alone in its
+ * group, untraced, of the root namespace) under the gate shared, with G
+ * of @t's group and T of its real parent held, which takes L around its
+ * node on sys->tasks and then M of the pids it detaches itself, in that
+ * order: a fork beside it that links behind the neighbouring node, or
+ * attaches to the same group, meets each lock on its own.
  */
 static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
 	struct rp_pid *tied = rp_jobc_own_tie(sig);	/* before the count of threads */
+	struct rp_pid *members[3];
+	unsigned int locked;
 	bool exec_waits;
 
-	rp_ptrace_unlink(t);
+	if (t->ptrace)		/* never a plain reap's */
+		rp_ptrace_unlink(t);
+	rp_assert_tree_write(t->sys, t->real_parent);
 	rp_hlist_tail_del_init_pub(&t->sibling, &t->real_parent->children);
 	if (rp_thread_group_leader(t))
-		cds_list_del_rcu(&t->tasks);
+		rp_tasks_unlink(t->sys, &t->tasks);
+	rp_assert_group_write(t->sys, sig);
 	/* Lookups by number find nothing from now on: pairs with rp_find_task_rcu. */
 	rcu_assign_pointer(t->pid->task, NULL);
-	rp_task_drop_ns_children(t);
+	if (t->flags & RP_PF_NS_CHILDREN)	/* never a plain reap's */
+		rp_task_drop_ns_children(t);
+	locked = lock_reap_members(sig, members);
 	rp_pid_detach(t->pid);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
@@ -108,6 +190,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
+	unlock_reap_members(members, locked);
 	rp_nproc_uncharge(t->sys, t->cred->user);
 	return exec_waits;
 }
@@ -116,14 +199,18 @@ static bool unhash_task(struct rp_task *t)
  * Linux's release_task.  Releasing the last thread but a zombie leader makes
  * that leader reportable (delay_group_leader): tell its parent now, and
  * release it too if the parent does not want it.  An exec of the group
- * waits for each other thread's release (de_thread): wake it.
+ * waits for each other thread's release (de_thread): wake it.  Under the
+ * update lock, or for a plain reap (a leader alone: neither of those) the
+ * gate shared with the locks unhash_task names.
  */
 void rp_release_task(struct rp_task *t)
 {
 	struct rp_task *leader = t->group_leader;
 
-	rp_assert_update_held(&t->sys->sync);
 	check_not_released(t);
+	RP_DEBUG_BUG_ON(!rp_update_held_here(&t->sys->sync) &&
+			(!rp_gate_shared_here(&t->sys->sync) || leader != t || t->ptrace ||
+			 t->signal->nr_threads != 1));
 	if (unhash_task(t))
 		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
 	if (leader != t && alone_in_group(leader) &&

@@ -458,6 +458,159 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 	return true;
 }
 
+/*
+ * May @c be claimed under the gate shared (docs/process.md, protocol (d),
+ * "What is built")?  A hint, read under no lock, which the claim checks
+ * again under its locks: in rcu mode, a zombie found on a children list
+ * and not reported as a tracee, to be reaped (not WNOWAIT) by a caller of
+ * the root namespace (its report numbers no nested pid).
+ */
+static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
+		       const struct candidate *c)
+{
+	return self->sys->sync.mode == RP_SYNC_RCU && c->what == REPORT_ZOMBIE &&
+	       !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT) && !wo->ns->level;
+}
+
+/*
+ * Is zombie @p, found through its real parent's children list (that T
+ * held, the gate shared), one whose claim and release the gate shared
+ * covers?  A process: its leader, alone in its group (the scan saw it
+ * reportable, !delay_group_leader, and a zombie leader alone stays so:
+ * no thread is left to clone), untraced (an attach takes the gate
+ * exclusive), of the root namespace and not init, with no pid namespace
+ * for its children (unshare, setns), in a group and a session of the
+ * root namespace: every pid its release detaches is one whose last
+ * detach ends no namespace.  Read from fields that its release leaves as
+ * they are, and memory that our read section keeps (the ids were @p's
+ * when we found it a zombie): whether another claim came first is the
+ * compare-and-swap's answer, not this one's.
+ */
+static bool plain_zombie(struct rp_task *p)
+{
+	struct rp_signal *sig = p->signal;
+
+	return rp_thread_group_leader(p) && !p->ptrace && p->parent == p->real_parent &&
+	       !rp_signal_leader_pid(sig)->nested && !rp_is_global_init(p) &&
+	       !(p->flags & RP_PF_NS_CHILDREN) && !sig->pgrp->nested && !sig->session->nested;
+}
+
+enum shared_claim { SHARED_LOST, SHARED_REPORTED, SHARED_EXCLUSIVE };
+
+/*
+ * Is @p still a zombie, not yet claimed?  RP_BREAK_WAIT_NO_RECHECK trusts
+ * the scan, as in the exclusive claim.
+ */
+static bool zombie_yet(struct rp_task *p)
+{
+	return !WAIT_RECHECK || uatomic_read(&p->exit_state) == RP_EXIT_ZOMBIE;
+}
+
+/*
+ * Protocol (d) under the gate shared (the gate already held): in a read
+ * section, dead first (released, @p's parent may be freed, as
+ * still_reportable), then G of @p's group (its thread list, for the
+ * release; before T in the lock order) and T of the task at the end of
+ * the link, @p's real parent; the link must still lead to a thread of
+ * our group (reparenting moves it under that T), and @p must be plain,
+ * else the claim takes the gate exclusive (SHARED_EXCLUSIVE, nothing
+ * written).  Then the compare-and-swap from ZOMBIE to DEAD: only its
+ * winner reports.  exit makes @p a zombie, and an autoreap DEAD, under T
+ * of @p's parent, the T we hold: the two are ordered, and a claim that
+ * found a zombie being autoreaped loses its compare-and-swap.
+ * RP_BREAK_CLAIM_PLAIN_STORE stores DEAD without comparing: a second
+ * claimer of one zombie, which found it a zombie before the first's
+ * claim, reports and releases it again.  The exclusive claim's twins
+ * break the same steps here: RP_BREAK_WAIT_NO_RECHECK claims what the
+ * scan saw (no dead check, no link recheck, the compare-and-swap's
+ * answer ignored), RP_BREAK_CLAIM_PARENT_FIRST reads the parent before
+ * it checks that @p is not dead.
+ */
+static enum shared_claim claim_locked_shared(struct rp_task *self, struct wait_opts *wo,
+					     struct rp_task *p, struct rp_task **parent)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	enum shared_claim ret = SHARED_LOST;
+	struct rp_task *rp;
+	int status, code, cld_status;
+
+	rp_read_lock(sync);
+	if (!CLAIM_PARENT_FIRST && !zombie_yet(p))
+		goto out;
+	RP_RACE_POINT(RP_RACE_CLAIM_ZOMBIE, p);
+	rp_group_lock(p->signal);
+	/* Pairs with the real_parent stores of reparenting (exit.c). */
+	rp = rcu_dereference(p->real_parent);
+	if ((WAIT_RECHECK && !ours(self, wo->flags, rp)) || (CLAIM_PARENT_FIRST && !zombie_yet(p)))
+		goto out_group;
+	rp_tree_lock(rp);
+	if (WAIT_RECHECK && CMM_LOAD_SHARED(p->real_parent) != rp) {
+		ret = SHARED_LOST;	/* moved meanwhile: scan again */
+	} else if (!plain_zombie(p)) {
+		ret = SHARED_EXCLUSIVE;
+	} else {
+		RP_RACE_POINT(RP_RACE_CLAIM_LINKED, p);
+		/* exit's ZOMBIE and DEAD are written under T of @p's parent. */
+		rp_assert_tree_write(self->sys, p->parent);
+#ifdef RP_BREAK_CLAIM_PLAIN_STORE
+		uatomic_set(&p->exit_state, RP_EXIT_DEAD);
+#else
+		if (uatomic_cmpxchg(&p->exit_state, RP_EXIT_ZOMBIE, RP_EXIT_DEAD) == RP_EXIT_ZOMBIE ||
+		    !WAIT_RECHECK)
+#endif
+			ret = SHARED_REPORTED;
+	}
+	if (ret == SHARED_REPORTED) {
+		status = rp_zombie_status(p);
+		rp_status_to_cld(status, &code, &cld_status);
+		fill(wo, p, status, code, cld_status);
+		*parent = rp;
+		rp_read_unlock(sync);
+		return ret;	/* G and T held */
+	}
+	rp_tree_unlock(rp);
+out_group:
+	rp_group_unlock(p->signal);
+out:
+	rp_read_unlock(sync);
+	return ret;
+}
+
+/*
+ * Claim and reap @c under the gate shared, if it is plain: its times,
+ * then its release under the locks the claim took (rp_release_task takes
+ * the rest).  SHARED_EXCLUSIVE: not plain, nothing done, @c's reference
+ * kept for the exclusive claim.  Else @c's reference is dropped.
+ */
+static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo,
+				      struct candidate *c)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *p = c->p, *rp = NULL;
+	struct rp_signal *sig = p->signal;	/* kept by our reference to @p */
+	enum shared_claim ret;
+
+	rp_update_lock_shared(sync);
+	ret = claim_locked_shared(self, wo, p, &rp);
+	if (ret == SHARED_REPORTED) {
+		rp_cputimers_wait_rusage(p, wo->rusage);
+		rp_cputimers_reap(p);
+		rp_release_task(p);
+		rp_tree_unlock(rp);
+		rp_group_unlock(sig);
+	}
+	if (ret != SHARED_EXCLUSIVE) {
+		/* In the section: the last puts join its batch, as claim's. */
+		rp_task_put(p);
+		if (ret == SHARED_REPORTED && wo->sel_task) {
+			rp_task_put(wo->sel_task);
+			wo->sel_task = NULL;
+		}
+	}
+	rp_update_unlock_shared(sync);
+	return ret;
+}
+
 /* Claim @c's report; false if it went meanwhile (scan again).  Drops @c's reference. */
 static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *c)
 {
@@ -465,6 +618,16 @@ static bool claim(struct rp_task *self, struct wait_opts *wo, struct candidate *
 	bool done = false;
 
 	RP_RACE_POINT(RP_RACE_WAIT_CLAIM, c->p);
+	if (plain_hint(self, wo, c)) {
+		switch (claim_shared(self, wo, c)) {
+		case SHARED_REPORTED:
+			return true;
+		case SHARED_LOST:
+			return false;
+		default:
+			break;	/* not plain: under the gate exclusive, from the start */
+		}
+	}
 	rp_update_lock(sync);
 	if (still_reportable(self, wo, c)) {
 		rp_cputimers_wait_rusage(c->p, wo->rusage);

@@ -207,7 +207,14 @@ void rp_pid_detach(struct rp_pid *pid)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
 
-	rp_assert_update_held(&sys->sync);
+	/*
+	 * The update lock; or, for a plain reap under the gate shared, M of
+	 * a process's pid of the root namespace (a nested pid's last detach
+	 * counts down its namespace's pids, under the update lock only).
+	 */
+	RP_DEBUG_BUG_ON(!rp_update_held_here(&sys->sync) &&
+			(pid->nested || !pid->in_process ||
+			 !rp_lockdep_holds(rp_member_lock_of(pid))));
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;

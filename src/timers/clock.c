@@ -318,13 +318,16 @@ int rp_getrusage(struct rp_task *self, int who, struct rusage *usage)
 	return 0;
 }
 
-/* @p's group's times with its reaped children's (Linux's RUSAGE_BOTH); update lock held. */
+/*
+ * @p's group's times with its reaped children's (Linux's RUSAGE_BOTH);
+ * the update gate held, exclusive or (a plain reap's) shared.
+ */
 static struct rp_cputime group_and_children(struct rp_task *p)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
 	struct rp_cputime ct = { 0, 0 };
 
-	rp_assert_update_held(&p->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&p->sys->sync));
 	if (sh) {
 		ct = rp_group_cputime(p->signal);
 		ct.utime += p->signal->cputimers.children.utime;
@@ -338,7 +341,7 @@ void rp_cputimers_wait_rusage(struct rp_task *p, struct rusage *ru)
 {
 	struct rp_cputime ct;
 
-	rp_assert_update_held(&p->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&p->sys->sync));
 	if (!ru)
 		return;
 	ct = group_and_children(p);

@@ -460,7 +460,8 @@ void rp_cputimers_release(struct rp_task *t)
 
 	struct rp_group_timers *g = rp_group_timers_of(t->signal);
 
-	rp_assert_update_held(&t->sys->sync);
+	/* nr_threads: the update lock, or G of the group (a plain reap's). */
+	rp_assert_group_write(t->sys, t->signal);
 	rp_assert_siglock_held(t);
 	if (t->cputimers.state) {
 		cds_list_for_each_entry_safe(tm, next, &t->cputimers.state->armed, node)

@@ -88,6 +88,8 @@ runs=(
 	"claim_zombie        BROKEN_NO_RECHECK                fail   safety"
 	"claim_zombie        BROKEN_DETACH_ONE_LOCK           fail   safety"
 	"claim_zombie        BROKEN_TRACED_REAP               fail   safety"
+	"tasks_lazy_list     correct                          verify safety"
+	"tasks_lazy_list     BROKEN_NO_RECHECK                fail   safety"
 	"exec_dethread       correct                          verify safety"
 	"exec_dethread       BROKEN_FORK_NO_CHECK             fail   safety"
 	"exec_dethread       BROKEN_NO_KILL_CHECK             fail   safety"

@@ -10,7 +10,10 @@
  * ptraced list) is in the caller's group.  What the scan finds is only a
  * candidate: it is claimed under the update lock after a recheck (still
  * reportable, still ours), and a zombie is claimed by moving it to
- * RP_EXIT_DEAD, so that each is reaped exactly once (I3).
+ * RP_EXIT_DEAD, so that each is reaped exactly once (I3).  In rcu mode a
+ * plain zombie (a process alone in its group, untraced, of the root
+ * namespace) is claimed and released under the update gate shared and
+ * object locks instead (protocol (d): claim_shared).
  *
  * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck;
  * RP_BREAK_CLAIM_PARENT_FIRST rechecks the parent before the child's death,

@@ -29,8 +29,10 @@
  *	(T), (M), (L)  as (G), with T of the task named (rp_tree_lock), M of
  *	     the pid named (rp_member_lock), L of the sys->tasks nodes around
  *	     the link (rp_link_lock): what a plain fork writes under the
- *	     update gate shared (proc/fork.c); every other writer holds the
- *	     update lock
+ *	     update gate shared (proc/fork.c), and what wait's plain reap
+ *	     writes under it (proc/wait.c, proc/exit.c: G of the zombie's
+ *	     group, T of its real parent, L around its node, M of the pids
+ *	     it detaches); every other writer holds the update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -375,13 +377,13 @@ struct rp_signal_extra {
 struct rp_signal {
 	unsigned int sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
-	unsigned int nr_threads;	/* (u) threads on thread_head */
+	unsigned int nr_threads;	/* (u, G: a plain reap) threads on thread_head */
 	/*
 	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
 	 * the block's word, kept here in the 4 bytes beside the counts.
 	 */
 	unsigned int parts_live;
-	struct cds_list_head thread_head; /* (r, u) Group 2: the threads */
+	struct cds_list_head thread_head; /* (r, u, G: a plain reap) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
@@ -487,7 +489,9 @@ struct rp_ptrace_part {
 struct rp_task {
 	unsigned int usage;		/* (a) references; get under RCU with
 					   rp_task_get_rcu (increment-not-zero) */
-	int exit_state;			/* (a, u) 0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
+	int exit_state;			/* (a, u; a plain reap's claim: compare-and-
+					   swap to DEAD under T of real_parent)
+					   0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	struct rp_system *sys;		/* (c) */
 	/* Read under rp_read_lock. */
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
@@ -520,9 +524,11 @@ struct rp_task {
 					   spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u, T of real_parent) in its ->children */
 	struct cds_list_head tasks;	/* (r, u, L of this node and of its
-					   predecessor: a plain fork's link) Group 2:
-					   sys->tasks, leaders */
-	struct cds_list_head thread_node; /* (r, u) Group 2: signal->thread_head */
+					   predecessor: a plain fork's link, a plain
+					   reap's unlink, validated; ->prev NULL once
+					   off the list) Group 2: sys->tasks, leaders */
+	struct cds_list_head thread_node; /* (r, u, G: a plain reap) Group 2:
+					   signal->thread_head */
 	struct rp_ptrace_part *ptrace_part; /* (r, u) NULL until its first attach, as
 					   tracer or tracee; then kept until the
 					   task is freed (rcu_assign_pointer) */
@@ -577,13 +583,15 @@ struct rp_pid {
 	bool nested : 1;		/* (c) of a namespace below the root: its other
 					   numbers in a struct rp_pid_levels (pidns.h) */
 	/*
-	 * (u, M for a group's or session's attachments) attachments, and
+	 * (u, M of a process's pid for a plain fork's attachments of a
+	 * group or session and a plain reap's detaches) attachments, and
 	 * in the top byte the terminals' holds (u)
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
 	 * reach 0, the memory when the holds are gone too (pid.c).
 	 */
 	unsigned int users;
-	struct rp_task *task;		/* (r, u) the task whose tid this is */
+	struct rp_task *task;		/* (r, u, G: a plain reap clears it) the task
+					   whose tid this is */
 	struct cds_hlist_node hash;	/* (r, B) Group 2: in sys->pid_hash, under
 					   its bucket's lock */
 	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u, M) Group 5: proxies of
@@ -725,7 +733,8 @@ struct rp_system {
 	struct cds_hlist_head *pid_hash; /* (r, B) RP_PID_HASH_SIZE buckets: each
 					   chain's inserts and removals under its
 					   bucket lock (task/bucket.h) */
-	struct cds_list_head tasks;	/* (r, u, L of the nodes around a link)
+	struct cds_list_head tasks;	/* (r, u, L of the nodes around a link or
+					   an unlink)
 					   Group 2: every process leader */
 	struct rp_bytelock tasks_lock;	/* L of the list's head (rp_link_lock) */
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
 #include "../fixture/racehold.h"
+#include "../fixture/pgrp.h"
 #include "task/task.h"
 #include "verify/verify.h"
 
@@ -38,6 +39,16 @@ static unsigned int on_tasks(struct rp_task *t)
 		n += q == t;
 	rp_read_unlock(&sys->sync);
 	return n;
+}
+
+/* A child of @parent that has exited, not yet reaped; its pid in *@pid. */
+static struct rp_task *zombie_of(struct rp_task *parent, pid_t *pid)
+{
+	struct rp_task *z = fork_of(parent);
+
+	*pid = rp_getpid(z);
+	cr_assert_eq(rp_exit_group(z, 0), 0);
+	return z;
 }
 
 /*
@@ -81,9 +92,7 @@ Test(claim_shared, two_claimers_one_report)
 	start(RP_SYNC_RCU);
 	p = fork_of(init);
 	p2 = thread_of(p);
-	z = fork_of(p);
-	zpid = rp_getpid(z);
-	cr_assert_eq(rp_exit_group(z, 0), 0);
+	z = zombie_of(p, &zpid);
 	two.z = z;
 	rp_debug_race_hook(two_hook);	/* before either wait starts */
 	job_start(&ja, wait_job, p);
@@ -123,9 +132,7 @@ Test(release_shared, unlink_beside_fork_link)
 	start(RP_SYNC_RCU);
 	p = fork_of(init);
 	p2 = thread_of(p);
-	z = fork_of(p);
-	zpid = rp_getpid(z);
-	cr_assert_eq(rp_exit_group(z, 0), 0);
+	z = zombie_of(p, &zpid);
 	/* Held in a read section (the predecessor's memory): online. */
 	arm(RP_RACE_TASKS_UNLINK, z, true, false);
 	race_count_jobs();
@@ -184,12 +191,6 @@ static long reap_job(struct job *j)
 	return ret;
 }
 
-/* The attachments of @pid (its users without the terminals' holds). */
-static unsigned int attachments(const struct rp_pid *pid)
-{
-	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
-}
-
 /*
  * P1 and P2 are in init's process group and session (one pid); P1's
  * child Z is a zombie.  P2's fork is held inside its attach to that pid;
@@ -210,14 +211,12 @@ Test(release_shared, detach_beside_fork_attach)
 	start(RP_SYNC_RCU);
 	p1 = fork_of(init);
 	p2 = fork_of(init);
-	z = fork_of(p1);
-	zpid = rp_getpid(z);
+	z = zombie_of(p1, &zpid);
 	id = p1->signal->pgrp;
 	cr_assert_eq(id, p1->signal->session);
 	cr_assert_eq(id, z->signal->pgrp);
-	cr_assert_eq(rp_exit_group(z, 0), 0);
 	mem.owner = &caa_container_of(id, struct rp_process, pid)->task;
-	before = attachments(id);
+	before = pid_attachments(id);
 	rp_debug_race_hook(member_hook);	/* before the fork starts */
 	job_start(&jf, fork_job, p2);
 	await_flag(&mem.attach_held);
@@ -231,9 +230,9 @@ Test(release_shared, detach_beside_fork_attach)
 	cr_assert_gt(job_join(&jf), 0);
 	cr_assert_eq(job_join(&jw), zpid);
 	rp_debug_race_hook(NULL);
-	cr_expect_eq(attachments(id), before,
+	cr_expect_eq(pid_attachments(id), before,
 		     "a reap beside a fork into its group: %u attachments, not %u",
-		     attachments(id), before);
+		     pid_attachments(id), before);
 	expect_table_consistent();
 	rp_task_put(z);
 	end_child(p2, mem_child);

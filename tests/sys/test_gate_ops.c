@@ -11,6 +11,7 @@
 #include <rcuproc/pgrp.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "../fixture/pgrp.h"
 #include "task/task.h"
 #include "debug/racepoint.h"
 
@@ -306,12 +307,6 @@ Test(fork_shared, subreaper_mark_after_link)
 	finish_all_reaped();
 }
 
-/* The attachments of @pid (its users without the terminals' holds). */
-static unsigned int attachments(const struct rp_pid *pid)
-{
-	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
-}
-
 /*
  * P1 and P2 are in init's process group and session, one pid.  P1's fork
  * is held inside its attach to that pid (the count read, not stored);
@@ -334,7 +329,7 @@ Test(fork_shared, member_count_not_lost)
 	cr_assert_eq(id, p1->signal->session);
 	cr_assert_eq(id, p2->signal->pgrp);
 	owner = &caa_container_of(id, struct rp_process, pid)->task;
-	before = attachments(id);
+	before = pid_attachments(id);
 	hold_fork_at(&j1, p1, RP_RACE_MEMBER_ATTACH, owner);
 	j2.arg = 1;
 	job_start(&j2, fork_job, p2);
@@ -344,9 +339,9 @@ Test(fork_shared, member_count_not_lost)
 	cr_assert_gt(job_join(&j1), 0);
 	cr_assert_gt(job_join(&j2), 0);
 	rp_debug_race_hook(NULL);
-	cr_expect_eq(attachments(id), before + 4,
+	cr_expect_eq(pid_attachments(id), before + 4,
 		     "two forks into one group lost an attachment: %u, not %u",
-		     attachments(id), before + 4);
+		     pid_attachments(id), before + 4);
 	end_child(p1, forked[0]);
 	end_child(p2, forked[1]);
 	end_child(init, p1);

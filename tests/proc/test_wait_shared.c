@@ -13,6 +13,7 @@
 #include "../fixture/pgrp.h"
 #include "task/task.h"
 #include "verify/verify.h"
+#include <rcuproc/snapshot.h>
 
 static void await_flag(const int *flag)
 {
@@ -28,17 +29,17 @@ static void expect_table_consistent(void)
 	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
 }
 
-/* How many times @t's node is on sys->tasks (a walk of the list, as kill(-1)'s). */
-static unsigned int on_tasks(struct rp_task *t)
+/* How many rows of init's ps name process @pid (a walk of sys->tasks, as kill(-1)'s). */
+static unsigned int in_ps(pid_t pid)
 {
-	struct rp_task *q;
-	unsigned int n = 0;
+	struct rp_ps_entry rows[16];
+	long n = rp_ps_snapshot(init, rows, 16);
+	unsigned int found = 0;
 
-	rp_read_lock(&sys->sync);
-	cds_list_for_each_entry_rcu(q, &sys->tasks, tasks)
-		n += q == t;
-	rp_read_unlock(&sys->sync);
-	return n;
+	cr_assert(n > 0 && n <= 16, "ps saw %ld processes", n);
+	for (long i = 0; i < n; i++)
+		found += rows[i].pid == pid;
+	return found;
 }
 
 /* A child of @parent that has exited, not yet reaped; its pid in *@pid. */
@@ -145,9 +146,9 @@ Test(release_shared, unlink_beside_fork_link)
 	cr_assert_eq(job_join(&jw), zpid);
 	rp_debug_race_hook(NULL);
 	job_done_hook = NULL;
-	cr_assert_eq(on_tasks(c), 1, "a fork behind a released node's predecessor: "
-		     "its child is on sys->tasks %u times", on_tasks(c));
-	cr_expect_eq(on_tasks(z), 0);
+	cr_assert_eq(in_ps(rp_getpid(c)), 1, "a fork behind a released node's predecessor: "
+		     "ps shows its child %u times", in_ps(rp_getpid(c)));
+	cr_expect_eq(in_ps(zpid), 0);
 	expect_table_consistent();
 	rp_task_put(z);
 	end_child(p2, c);

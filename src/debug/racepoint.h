@@ -183,6 +183,11 @@ enum rp_race_point {
 	   (proc/fork.c; the parent's T and siglock held in rcu mode under
 	   the gate shared, else the update lock and the siglock). */
 	RP_RACE_FORK_SUBREAPER_COPY,
+	/* A plain exit of @t (the update gate shared) set @t DEAD under its
+	   parent's T, nobody being to wait for it, let every lock go, and is
+	   about to take the gate exclusive to release @t (proc/exit.c; no
+	   lock held, no read section). */
+	RP_RACE_EXIT_RELEASES,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

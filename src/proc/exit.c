@@ -434,36 +434,66 @@ static bool exec_waits(struct rp_task *t)
 }
 
 /*
- * Linux's exit_notify (update lock held).  A leader becomes a zombie and is
- * reported once its whole group is gone; another thread is released at once
- * (nobody waits for threads), unless a tracer is to see it.  exit_state is
- * set before any wake-up: the waiter's scan reads it under RCU.
+ * RP_BREAK_AUTOREAP_DEAD_LATE: a plain exit whose parent does not wait
+ * (SIGCHLD ignored) leaves its task a ZOMBIE when it lets the parent's T
+ * go, and sets DEAD only in the exclusive hold of the release: the
+ * parent's wait claims it in between, and the release comes twice.
  */
-static void exit_notify(struct rp_task *t)
+#ifdef RP_BREAK_AUTOREAP_DEAD_LATE
+#define DEAD_WITH_THE_NOTICE false
+#else
+#define DEAD_WITH_THE_NOTICE true
+#endif
+
+/*
+ * The part of Linux's exit_notify that tells @t's parent: under the update
+ * lock, or for a plain exit (@plain: rp_do_exit's exit_plain) the gate held
+ * shared, T of @t->parent (its real parent: @t is untraced) and a read
+ * section.  A leader becomes a zombie and is reported once its whole group
+ * is gone; another thread is to be released at once (nobody waits for
+ * threads), unless a tracer is to see it.  exit_state is set before any
+ * wake-up: the waiter's scan reads it under RCU.  A task nobody will wait
+ * for is set DEAD in the same hold of its parent's T as its ZOMBIE (a
+ * wait's claim takes that T, and skips a DEAD task), and true is returned:
+ * the caller releases it.
+ */
+static bool exit_notify_parent(struct rp_task *t, bool plain)
 {
 	struct rp_pid *tied;
-	bool autoreap;
+	bool alone, autoreap;
 
-	rp_assert_update_held(&t->sys->sync);
+	rp_assert_tree_write(t->sys, t->parent);
+	/* A plain exit's @t is its process's only thread, and the only one to add any. */
+	alone = plain || alone_in_group(t);
 	tied = rp_jobc_own_tie(t->signal);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
 	rp_jobc_untie_dead(t->signal, tied);	/* a leader alone: its process's tie */
 	if (t->ptrace) {
-		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&
+		bool own = rp_thread_group_leader(t) && alone &&
 			   rp_same_thread_group(t->parent, t->real_parent);
 
 		autoreap = rp_do_notify_parent(t, own ? t->exit_signal : SIGCHLD);
 	} else if (rp_thread_group_leader(t)) {
-		autoreap = alone_in_group(t) && rp_do_notify_parent(t, t->exit_signal);
+		autoreap = alone && rp_do_notify_parent(t, t->exit_signal);
 	} else {
 		autoreap = true;
 	}
+	if (autoreap && (DEAD_WITH_THE_NOTICE || !plain))
+		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+	return autoreap;
+}
+
+/* Linux's exit_notify (update lock held): the notice, then a release. */
+static void exit_notify(struct rp_task *t)
+{
+	bool release;
+
+	rp_assert_update_held(&t->sys->sync);
+	release = exit_notify_parent(t, false);
 	if (exec_waits(t))
 		rp_wake_up_parent(t);		/* de_thread sleeps on its own group's queue */
-	if (autoreap) {
-		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+	if (release)
 		rp_release_task(t);
-	}
 }
 
 /* The last pid of its namespace but init's own is freed: init's exit completes (update lock held). */
@@ -498,6 +528,115 @@ static bool init_waits(struct rp_task *t, bool early)
 	return rp_pidns_await_pids(ns, t, init_own_pids(t), init_exit_completes);
 }
 
+/*
+ * May @t's exit take the update gate shared (docs/process.md, "What is
+ * built")?  What can be answered before the gate: rcu mode, the last
+ * thread of its process and its only one (only @t itself could add one),
+ * its leader, in the root namespace (its tgid has no nested numbers), not
+ * init.  exit_plain_locked answers the rest.
+ */
+static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
+{
+	return t->sys->sync.mode == RP_SYNC_RCU && group_dead && rp_thread_group_leader(t) &&
+	       CMM_LOAD_SHARED(t->signal->nr_threads) == 1 &&
+	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t);
+}
+
+/*
+ * The rest of a plain exit's conditions, under the gate shared and T of
+ * @t and of its real parent @parent: untraced (an attach and a detach
+ * hold the gate exclusive), no tracees and no children (under @t's T: an
+ * exclusive reparenting before the gate may have given it some), not a
+ * session leader with a terminal (whose loss is exclusive), and an exit
+ * that cannot orphan a group by a load: its parent in its own group or in
+ * another session.  Everything else keeps the exclusive gate.
+ */
+static bool exit_plain_locked(struct rp_task *t, struct rp_task *parent)
+{
+	struct rp_signal *sig = t->signal, *psig = parent->signal;
+	struct rp_ptrace_part *pt = t->ptrace_part;
+	bool leader;
+
+	rp_assert_tree_write(t->sys, t);
+	if (t->ptrace || t->children.head.next || (pt && !cds_list_empty(&pt->ptraced)))
+		return false;
+	rp_read_lock(&t->sys->sync);
+	leader = rp_session_leader_rcu(sig);
+	rp_read_unlock(&t->sys->sync);
+	if (leader && CMM_LOAD_SHARED(sig->tty))
+		return false;
+	/* Frozen: a move of @t or of @parent holds @parent's T. */
+	return psig->pgrp == sig->pgrp || psig->session != sig->session;
+}
+
+/* T of @t and of its real parent, in increasing address; the parent. */
+static struct rp_task *lock_with_parent(struct rp_task *t)
+{
+	/* Reparenting holds the gate exclusive: stable under the gate shared. */
+	struct rp_task *parent = t->real_parent;
+
+	rp_tree_lock(parent < t ? parent : t);
+	rp_tree_lock(parent < t ? t : parent);
+	RP_DEBUG_BUG_ON(t->real_parent != parent);
+	return parent;
+}
+
+static void unlock_with_parent(struct rp_task *t, struct rp_task *parent)
+{
+	rp_tree_unlock(parent < t ? t : parent);
+	rp_tree_unlock(parent < t ? parent : t);
+}
+
+/*
+ * Release @t, which a plain exit set DEAD under its parent's T, under the
+ * gate exclusive (rp_release_task's).  Every wait, and a reparenting, skip
+ * a DEAD task, so the release may come after those locks are gone, as
+ * Linux's wait sets EXIT_DEAD and releases after.
+ */
+static void release_dead(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+
+	RP_RACE_POINT(RP_RACE_EXIT_RELEASES, t);
+	rp_update_lock(sync);
+#ifdef RP_BREAK_AUTOREAP_DEAD_LATE
+	uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+#endif
+	rp_release_task(t);
+	rp_update_unlock(sync);
+}
+
+/*
+ * A plain exit: under the gate shared, T of @t and of its real parent,
+ * then the notice; true if done, false (nothing written) if @t's exit
+ * must take the gate exclusive.
+ */
+static bool exit_plain(struct rp_task *t, bool group_dead)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_task *parent;
+	bool release;
+
+	if (!exit_may_be_plain(t, group_dead))
+		return false;
+	rp_update_lock_shared(sync);
+	parent = lock_with_parent(t);
+	if (!exit_plain_locked(t, parent)) {
+		unlock_with_parent(t, parent);
+		rp_update_unlock_shared(sync);
+		return false;
+	}
+	/* What the update lock implied: the notice reads under RCU. */
+	rp_read_lock(sync);
+	release = exit_notify_parent(t, true);
+	rp_read_unlock(sync);
+	unlock_with_parent(t, parent);
+	rp_update_unlock_shared(sync);
+	if (release)
+		release_dead(t);
+	return true;
+}
+
 void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
@@ -530,6 +669,8 @@ void rp_do_exit(struct rp_task *t, int code)
 #endif
 		RP_RACE_POINT(RP_RACE_NS_INIT_EXITS, t);
 	}
+	if (!ns_ends && exit_plain(t, group_dead))
+		return;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
 	pass_child_reaper(t);

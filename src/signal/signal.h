@@ -267,7 +267,8 @@ void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
 /* ---- the parent's death notice (notify.c) ---- */
 
 /*
- * Tell @t's parent that @t died (update lock held): queue @sig (if any) and
+ * Tell @t's parent that @t died (update lock held, or the gate shared, T of
+ * @t->parent and a read section: a plain exit): queue @sig (if any) and
  * wake its waiters.  True if the parent ignores SIGCHLD or has SA_NOCLDWAIT,
  * so that @t is to be released at once (autoreap).
  */

@@ -193,9 +193,10 @@ Test(counters, shared_row_past_the_slots)
 #define CYCLES	32
 
 static const unsigned long per_cycle[RP_SHARED_NR] = {
-	/* Exit notifies, wait releases; a plain fork links under the gate
-	   shared (its own row) and object locks: docs/process.md. */
-	[RP_SHARED_UPDATE_LOCK] = 2,
+	/* Wait releases; a plain fork links and a plain exit notifies under
+	   the gate shared (the thread's own row) and object locks:
+	   docs/process.md. */
+	[RP_SHARED_UPDATE_LOCK] = 1,
 	/*
 	 * The task registry's lock is no line: the task goes on and off the
 	 * shard its address hashes to (src/task/task.h, struct

@@ -188,6 +188,16 @@ enum rp_race_point {
 	   about to take the gate exclusive to release @t (proc/exit.c; no
 	   lock held, no read section). */
 	RP_RACE_EXIT_RELEASES,
+	/* A plain exit of @t took its own tie from its process group's count
+	   and has not yet acted on the decrement's answer (orphaned or not;
+	   RP_BREAK_ORPHAN_LOAD_AFTER: has not loaded the count yet)
+	   (proc/exit.c; the gate shared, T of @t's parent, read section). */
+	RP_RACE_EXIT_UNTIED,
+	/* @t's exit orphaned its process group, or a reparenting by @t a
+	   child's, found a member stopped and is about to send the group
+	   SIGHUP and SIGCONT (signal/orphan.c; read section, and the update
+	   lock or the gate shared with T of the parent of the pair). */
+	RP_RACE_ORPHAN_KILLS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

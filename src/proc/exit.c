@@ -446,6 +446,25 @@ static bool exec_waits(struct rp_task *t)
 #endif
 
 /*
+ * Linux's kill_orphaned_pgrp for a plain exit of @t, whose decrement of
+ * its group @tied's count answered @orphaned (protocol (b)): with exits
+ * under the gate shared, two of them may take the last two ties of one
+ * group at once, each under its own parent's T, and a load after the
+ * decrement would show 0 to both; the decrement's answer is 0 for one.
+ * RP_BREAK_ORPHAN_LOAD_AFTER decides by such a load: both exits send the
+ * group SIGHUP and SIGCONT.  Before the notice, as Linux's exit_notify.
+ */
+static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned)
+{
+	RP_RACE_POINT(RP_RACE_EXIT_UNTIED, t);
+#ifdef RP_BREAK_ORPHAN_LOAD_AFTER
+	orphaned = tied && uatomic_read(rp_pgrp_jobc(tied)) == 0;
+#endif
+	if (orphaned)
+		rp_kill_orphaned_group_rcu(t, tied);
+}
+
+/*
  * The part of Linux's exit_notify that tells @t's parent: under the update
  * lock, or for a plain exit (@plain: rp_do_exit's exit_plain) the gate held
  * shared, T of @t->parent (its real parent: @t is untraced) and a read
@@ -460,14 +479,17 @@ static bool exec_waits(struct rp_task *t)
 static bool exit_notify_parent(struct rp_task *t, bool plain)
 {
 	struct rp_pid *tied;
-	bool alone, autoreap;
+	bool alone, autoreap, orphaned;
 
 	rp_assert_tree_write(t->sys, t->parent);
 	/* A plain exit's @t is its process's only thread, and the only one to add any. */
 	alone = plain || alone_in_group(t);
 	tied = rp_jobc_own_tie(t->signal);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
-	rp_jobc_untie_dead(t->signal, tied);	/* a leader alone: its process's tie */
+	/* A leader alone: its process's tie; an exclusive exit decided already. */
+	orphaned = rp_jobc_untie_dead(t->signal, tied);
+	if (plain)
+		kill_if_orphaned(t, tied, orphaned);
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone &&
 			   rp_same_thread_group(t->parent, t->real_parent);
@@ -547,9 +569,12 @@ static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
  * @t and of its real parent @parent: untraced (an attach and a detach
  * hold the gate exclusive), no tracees and no children (under @t's T: an
  * exclusive reparenting before the gate may have given it some), not a
- * session leader with a terminal (whose loss is exclusive), and an exit
- * that cannot orphan a group by a load: its parent in its own group or in
- * another session.  Everything else keeps the exclusive gate.
+ * session leader with a terminal (whose loss is exclusive), and, when its
+ * parent is in another group of its session, a tie (its parent not init):
+ * its decrement decides the orphaned-group kill (kill_if_orphaned).  An
+ * exit whose parent is init there decides by a load as Linux does (the
+ * group may be orphaned already), under the exclusive gate, as does
+ * everything else.
  */
 static bool exit_plain_locked(struct rp_task *t, struct rp_task *parent)
 {
@@ -566,7 +591,8 @@ static bool exit_plain_locked(struct rp_task *t, struct rp_task *parent)
 	if (leader && CMM_LOAD_SHARED(sig->tty))
 		return false;
 	/* Frozen: a move of @t or of @parent holds @parent's T. */
-	return psig->pgrp == sig->pgrp || psig->session != sig->session;
+	return psig->pgrp == sig->pgrp || psig->session != sig->session ||
+	       !rp_is_global_init(parent);
 }
 
 /* T of @t and of its real parent, in increasing address; the parent. */

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plain exit under the update gate shared (docs/process.md, "What is
- * built"): beside another shared holder, and against a wait of a parent
- * that does not wait for it.
+ * built"): beside another shared holder, against a wait of a parent that
+ * does not wait for it, and two exits that take the last two ties of one
+ * process group at once.
  */
 #include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
+#include "task/jobc.h"
 #include "task/task.h"
 
 static struct {
@@ -118,5 +122,131 @@ Test(exit_shared, autoreaped_before_the_locks_go)
 	cr_expect_eq(rp_wait4(p, -1, NULL, WNOHANG, NULL), -ECHILD);
 	rp_task_put(c);
 	end_child(init, p);
+	finish_all_reaped();
+}
+
+static struct {
+	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
+	int at_untied, go_untied;	/* uatomic */
+	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
+	int done[2];			/* uatomic: the exit jobs, by ->arg */
+} orphan;
+
+static void orphan_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_EXIT_UNTIED && t == CMM_LOAD_SHARED(orphan.untied_at) &&
+	    uatomic_cmpxchg(&orphan.untied_at, t, NULL) == t) {
+		/* In a read section: stays online. */
+		uatomic_set(&orphan.at_untied, 1);
+		await_flag(&orphan.go_untied);
+	} else if (where == RP_RACE_ORPHAN_KILLS && uatomic_add_return(&orphan.kills, 1) == 1) {
+		await_flag(&orphan.go_kill);	/* the first only */
+	}
+}
+
+static long exit_job_n(struct job *j)
+{
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&orphan.done[j->arg], 1);
+	return ret;
+}
+
+static bool group_stopped(struct rp_task *t)
+{
+	return CMM_LOAD_SHARED(t->signal->flags) & RP_SIGNAL_STOP_STOPPED;
+}
+
+/* The count of ties of group @pgid. */
+static unsigned int jobc_of(pid_t pgid)
+{
+	struct rp_pid *pid;
+	unsigned int n;
+
+	rp_read_lock(&sys->sync);
+	pid = rp_pid_find_rcu(sys, pgid);
+	cr_assert(pid, "no pid %d", pgid);
+	n = uatomic_read(rp_pgrp_jobc(pid));
+	rp_read_unlock(&sys->sync);
+	return n;
+}
+
+/*
+ * Group G (D's, in init's session) holds D (init's child: no tie), C
+ * (D's child, stopped) and A and B, children of PA and PB in init's
+ * group: two ties.  A's and B's exits are plain (each under its own
+ * parent's T).  A is held after its decrement (2 to 1), B's then takes
+ * the count to 0 and is held before its kill, C still stopped; A goes on.
+ * The decrement answered 1 to A: one SIGHUP and SIGCONT, B's.
+ * RP_BREAK_ORPHAN_LOAD_AFTER decides by a load after the decrement: A
+ * loads 0 too, finds C stopped, and kills the group a second time.
+ */
+Test(exit_shared, two_exits_orphan_once)
+{
+	struct rp_task *d, *c, *pa, *pb, *a, *b;
+	struct job ja, jb;
+	struct puppet pc;
+	pid_t g, cpid, apid, bpid;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	d = fork_of(init);
+	g = rp_getpid(d);
+	cr_assert_eq(rp_setpgid(d, 0, 0), 0);
+	c = fork_of(d);
+	cpid = rp_getpid(c);
+	pa = fork_of(init);
+	pb = fork_of(init);
+	a = fork_of(pa);
+	b = fork_of(pb);
+	apid = rp_getpid(a);
+	bpid = rp_getpid(b);
+	cr_assert_eq(rp_setpgid(a, 0, g), 0);
+	cr_assert_eq(rp_setpgid(b, 0, g), 0);
+	cr_assert_eq(jobc_of(g), 2);
+	puppet_start(&pc, c);
+	cr_assert_eq(rp_kill(d, cpid, SIGSTOP), 0);
+	await_task(group_stopped, c);
+
+	orphan.untied_at = a;
+	rp_debug_race_hook(orphan_hook);	/* before the exits: they cannot pass first */
+	ja.arg = 0;
+	job_start(&ja, exit_job_n, a);
+	while (!uatomic_read(&orphan.at_untied) && !uatomic_read(&orphan.done[0]))
+		usleep(1000);
+	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
+	jb.arg = 1;
+	job_start(&jb, exit_job_n, b);
+	/* B's decrement took the count to 0: it is held before its kill. */
+	while (!uatomic_read(&orphan.kills) && !uatomic_read(&orphan.done[1]))
+		usleep(1000);
+	cr_assert_eq(uatomic_read(&orphan.kills), 1, "the group's last tie went without a kill");
+	uatomic_set(&orphan.go_untied, 1);
+	/* A is done, or (broken) kills too. */
+	while (uatomic_read(&orphan.kills) < 2 && !uatomic_read(&orphan.done[0]))
+		usleep(1000);
+	cr_expect_eq(uatomic_read(&orphan.kills), 1,
+		     "two exits that orphaned one group at once both killed it");
+	uatomic_set(&orphan.go_kill, 1);
+	cr_assert_eq(job_join(&ja), 0);
+	cr_assert_eq(job_join(&jb), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(jobc_of(g), 0);
+
+	puppet_join_dead(&pc);		/* SIGHUP's default action */
+	cr_assert_eq(rp_wait4(d, cpid, &status, 0, NULL), cpid);
+	cr_expect_eq(status, KILLED_BY(SIGHUP));
+	rp_task_put(c);
+	cr_assert_eq(rp_wait4(pa, apid, &status, 0, NULL), apid);
+	cr_assert_eq(rp_wait4(pb, bpid, &status, 0, NULL), bpid);
+	rp_task_put(a);
+	rp_task_put(b);
+	end_child(init, pa);
+	end_child(init, pb);
+	/* D, a member too, dies of the SIGHUP at its next return to user space. */
+	cr_assert_eq(rp_exit_group(d, 0), 0);
+	cr_assert_eq(rp_wait4(init, g, &status, 0, NULL), g);
+	cr_expect_eq(status, KILLED_BY(SIGHUP));
+	rp_task_put(d);
 	finish_all_reaped();
 }

@@ -198,6 +198,10 @@ enum rp_race_point {
 	   SIGHUP and SIGCONT (signal/orphan.c; read section, and the update
 	   lock or the gate shared with T of the parent of the pair). */
 	RP_RACE_ORPHAN_KILLS,
+	/* A plain exit of @t, which has children, found their reaper under
+	   RCU and has not taken its T yet (proc/exit.c; the gate shared,
+	   read section, no tree lock). */
+	RP_RACE_EXIT_REAPER_FOUND,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

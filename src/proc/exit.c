@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "exit.h"
 #include "../signal/signal.h"
 #include "ptrace.h"
@@ -140,7 +141,8 @@ static struct rp_task *find_alive_thread(struct rp_task *p)
 {
 	struct rp_task *t;
 
-	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node)
+	/* Under the update lock, or RCU for a plain exit: pairs with clone's insertion. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
 		if (!(CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING))
 			return t;
 	return NULL;
@@ -218,10 +220,15 @@ static struct rp_task *find_new_reaper(struct rp_task *father)
 	if (t)
 		return t;
 	init = ns->level ? ns_child_reaper(father, ns) : father->sys->child_reaper;
-	if (father->signal->has_child_subreaper) {
-		for (r = father->real_parent; r != init && rp_task_pidns(r) == ns;
-		     r = r->real_parent) {
-			if (r->signal->is_child_subreaper && (t = find_alive_thread(r)))
+	/*
+	 * A plain exit reads under RCU, with reparentings under the gate
+	 * shared beside it: the chain still leads up to init.
+	 */
+	if (CMM_LOAD_SHARED(father->signal->has_child_subreaper)) {
+		for (r = rcu_dereference(father->real_parent); r != init && rp_task_pidns(r) == ns;
+		     r = rcu_dereference(r->real_parent)) {
+			if (CMM_LOAD_SHARED(r->signal->is_child_subreaper) &&
+			    (t = find_alive_thread(r)))
 				return t;
 		}
 	}
@@ -256,7 +263,8 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 	struct rp_task *t;
 	siginfo_t info;
 
-	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node) {
+	/* Pairs with clone's insertion: a plain exit moves under RCU. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {
 		/* Pairs with rcu_dereference in getppid and in wait's parent filter. */
 		rcu_assign_pointer(t->real_parent, reaper);
 		if (!t->ptrace)
@@ -267,6 +275,18 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 			rp_send_signal(t, t->pdeath_signal, &info, true);
 		}
 	}
+}
+
+/*
+ * Child process @p of @father to @reaper: the tie to the reaper first,
+ * then @p's threads pointed at it, then the tie to @father away (jobc.h);
+ * true if that took its group's count to 0 (it orphaned the group).
+ */
+static bool move_child(struct rp_task *father, struct rp_task *p, struct rp_task *reaper)
+{
+	rp_jobc_pair(p->signal, reaper, 1);
+	reparent_threads(father, p, reaper);
+	return rp_jobc_pair(p->signal, father, -1);
 }
 
 /*
@@ -339,10 +359,7 @@ static void forget_original_parent(struct rp_task *father)
 	if (!reaper)
 		return;
 	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
-		/* The tie to the reaper first, then the one to @father away (jobc.h). */
-		rp_jobc_pair(p->signal, reaper, 1);
-		reparent_threads(father, p, reaper);
-		rp_jobc_pair(p->signal, father, -1);
+		move_child(father, p, reaper);	/* the kill is decided below, by a load */
 		n++;
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
@@ -565,52 +582,147 @@ static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
 }
 
 /*
- * The rest of a plain exit's conditions, under the gate shared and T of
- * @t and of its real parent @parent: untraced (an attach and a detach
- * hold the gate exclusive), no tracees and no children (under @t's T: an
- * exclusive reparenting before the gate may have given it some), not a
- * session leader with a terminal (whose loss is exclusive), and, when its
- * parent is in another group of its session, a tie (its parent not init):
- * its decrement decides the orphaned-group kill (kill_if_orphaned).  An
- * exit whose parent is init there decides by a load as Linux does (the
- * group may be orphaned already), under the exclusive gate, as does
- * everything else.
+ * The tree locks of a plain exit of @t: its own, its real parent's, and
+ * its children's reaper's if it has children, each once, in increasing
+ * address (@order).
  */
-static bool exit_plain_locked(struct rp_task *t, struct rp_task *parent)
+struct exit_locks {
+	struct rp_task *t, *parent, *reaper;
+	struct rp_task *order[3];
+	unsigned int n;
+};
+
+static void lock_exit(struct exit_locks *l)
 {
-	struct rp_signal *sig = t->signal, *psig = parent->signal;
+	struct rp_task *all[3] = { l->t, l->parent, l->reaper };
+	unsigned int i, j;
+
+	l->n = 0;
+	for (i = 0; i < 3; i++) {
+		if (!all[i])
+			continue;
+		for (j = 0; j < l->n && l->order[j] < all[i]; j++)
+			;
+		if (j < l->n && l->order[j] == all[i])
+			continue;
+		memmove(&l->order[j + 1], &l->order[j], (l->n - j) * sizeof(l->order[0]));
+		l->order[j] = all[i];
+		l->n++;
+	}
+	for (i = 0; i < l->n; i++)
+		rp_tree_lock(l->order[i]);
+}
+
+static void unlock_exit(struct exit_locks *l)
+{
+	while (l->n)
+		rp_tree_unlock(l->order[--l->n]);
+}
+
+/*
+ * The rest of a plain exit's conditions, under the gate shared and the
+ * tree locks @l: untraced (an attach and a detach hold the gate
+ * exclusive), no tracees, not a session leader with a terminal (whose
+ * loss is exclusive), and every decision on an orphaned group made by a
+ * decrement (kill_if_orphaned): when its parent is in another group of
+ * its session, a tie (its parent not init; an exit whose parent is init
+ * there decides by a load as Linux does, the group perhaps orphaned
+ * already), and every child alive (a zombie's move would decide by a
+ * load, and tell its new parent).  Everything else keeps the exclusive
+ * gate.
+ */
+static bool exit_plain_locked(struct rp_task *t, struct exit_locks *l)
+{
+	struct rp_signal *sig = t->signal, *psig = l->parent->signal;
 	struct rp_ptrace_part *pt = t->ptrace_part;
-	bool leader;
+	struct rp_task *c;
 
 	rp_assert_tree_write(t->sys, t);
-	if (t->ptrace || t->children.head.next || (pt && !cds_list_empty(&pt->ptraced)))
+	if (t->ptrace || (pt && !cds_list_empty(&pt->ptraced)))
 		return false;
-	rp_read_lock(&t->sys->sync);
-	leader = rp_session_leader_rcu(sig);
-	rp_read_unlock(&t->sys->sync);
-	if (leader && CMM_LOAD_SHARED(sig->tty))
+	if (rp_session_leader_rcu(sig) && CMM_LOAD_SHARED(sig->tty))
 		return false;
-	/* Frozen: a move of @t or of @parent holds @parent's T. */
+	/* Their deaths hold @t's T: frozen. */
+	cds_hlist_for_each_entry_2(c, &t->children.head, sibling)
+		if (uatomic_read(&c->exit_state))
+			return false;
+	/* Frozen: a move of @t or of its parent holds the parent's T. */
 	return psig->pgrp == sig->pgrp || psig->session != sig->session ||
-	       !rp_is_global_init(parent);
+	       !rp_is_global_init(l->parent);
 }
 
-/* T of @t and of its real parent, in increasing address; the parent. */
-static struct rp_task *lock_with_parent(struct rp_task *t)
+/*
+ * A plain exit that gives children away: counted in sys->exit_moves
+ * while it does, against the subreaper walks.  Each side adds to its own
+ * count, a full barrier, reads the other's (store-buffering: one sees
+ * the other); a walk follows children up through real_parent, which a
+ * move changes, and an exit reads the marks a walk sets: the one that
+ * sees the other takes the gate exclusive, which waits for the shared
+ * side (sys/ids.c).  False, not counted, if a walk is in progress.
+ */
+static bool begin_moves(struct rp_system *sys)
 {
-	/* Reparenting holds the gate exclusive: stable under the gate shared. */
-	struct rp_task *parent = t->real_parent;
-
-	rp_tree_lock(parent < t ? parent : t);
-	rp_tree_lock(parent < t ? t : parent);
-	RP_DEBUG_BUG_ON(t->real_parent != parent);
-	return parent;
+	uatomic_inc(&sys->exit_moves);
+	cmm_smp_mb();	/* pairs with the walk's between its count and ours */
+	if (!uatomic_read(&sys->subreaper_walks))
+		return true;
+	uatomic_dec(&sys->exit_moves);
+	return false;
 }
 
-static void unlock_with_parent(struct rp_task *t, struct rp_task *parent)
+static void end_moves(struct rp_system *sys)
 {
-	rp_tree_unlock(parent < t ? t : parent);
-	rp_tree_unlock(parent < t ? parent : t);
+	cmm_smp_mb();	/* the moves before the count: a walk that reads 0 sees them */
+	uatomic_dec(&sys->exit_moves);
+}
+
+/*
+ * RP_BREAK_REPARENT_NO_CLOSED_RECHECK trusts the reaper found under RCU:
+ * one that gave its children away meanwhile gets ours on its closed list,
+ * where nobody will reap them.
+ */
+#ifdef RP_BREAK_REPARENT_NO_CLOSED_RECHECK
+#define CLOSED_RECHECK false
+#else
+#define CLOSED_RECHECK true
+#endif
+
+/*
+ * Protocol (a): the reaper @l->reaper found under RCU may be exiting too
+ * and give its children away before we hold its T; then it is closed,
+ * and its RP_PF_EXITING, set before it closed, is seen by the next search.
+ * Are the locks @l the ones to hold (the parent still @t's, the reaper
+ * open, a reaper if @t has children)?
+ */
+static bool exit_locks_hold(struct rp_task *t, struct exit_locks *l)
+{
+	if (t->real_parent != l->parent)
+		return false;		/* reparented meanwhile by its parent's exit */
+	if (!l->reaper)
+		return !t->children.head.next;
+	return !CLOSED_RECHECK || !(CMM_LOAD_SHARED(l->reaper->flags) & RP_PF_CLOSED);
+}
+
+/*
+ * Give @father's children to @reaper (protocol (a), step 4; the gate
+ * shared, T of both, a read section): every child is alive
+ * (exit_plain_locked), so none is told or released here.  Each move that
+ * orphans its child's group decides its kill by the decrement, as an
+ * exit does (kill_if_orphaned); then the block splice, as
+ * forget_original_parent's.
+ */
+static void give_children(struct rp_task *father, struct rp_task *reaper)
+{
+	struct rp_task *p;
+
+	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
+		if (move_child(father, p, reaper))
+			rp_kill_orphaned_group_rcu(father, p->signal->pgrp);
+		p->exit_signal = SIGCHLD;	/* no odd signal to a reaper (Linux) */
+	}
+	/* The parents before the move: pairs with wait's cmm_smp_rmb. */
+	cmm_smp_wmb();
+	rp_hlist_tail_splice_pub(&father->children, &reaper->children);
 }
 
 /*
@@ -633,34 +745,56 @@ static void release_dead(struct rp_task *t)
 }
 
 /*
- * A plain exit: under the gate shared, T of @t and of its real parent,
- * then the notice; true if done, false (nothing written) if @t's exit
- * must take the gate exclusive.
+ * A plain exit: under the gate shared, in a read section (the parent and
+ * the reaper are found, and their T taken, under RCU), T of @t, of its
+ * real parent and of its children's reaper; the children given away,
+ * @t closed, then the notice.  True if done, false (nothing written) if
+ * @t's exit must take the gate exclusive.
  */
 static bool exit_plain(struct rp_task *t, bool group_dead)
 {
 	struct rp_sync *sync = &t->sys->sync;
-	struct rp_task *parent;
-	bool release;
+	struct exit_locks l = { .t = t };
+	bool moves = false, done = false, release = false;
 
 	if (!exit_may_be_plain(t, group_dead))
 		return false;
 	rp_update_lock_shared(sync);
-	parent = lock_with_parent(t);
-	if (!exit_plain_locked(t, parent)) {
-		unlock_with_parent(t, parent);
-		rp_update_unlock_shared(sync);
-		return false;
-	}
-	/* What the update lock implied: the notice reads under RCU. */
 	rp_read_lock(sync);
-	release = exit_notify_parent(t, true);
+	for (;;) {
+		l.reaper = NULL;
+		if (rcu_dereference(t->children.head.next)) {
+			if (!moves && !(moves = begin_moves(t->sys)))
+				goto out;
+			/* Our RP_PF_EXITING, then the reaper's: pairs with the same in its exit. */
+			cmm_smp_mb();
+			l.reaper = find_new_reaper(t);
+			if (!l.reaper)
+				goto out;
+			RP_RACE_POINT(RP_RACE_EXIT_REAPER_FOUND, t);
+		}
+		l.parent = rcu_dereference(t->real_parent);
+		lock_exit(&l);
+		if (exit_locks_hold(t, &l))
+			break;
+		unlock_exit(&l);
+	}
+	if (exit_plain_locked(t, &l)) {
+		if (l.reaper)
+			give_children(t, l.reaper);
+		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
+		release = exit_notify_parent(t, true);
+		done = true;
+	}
+	unlock_exit(&l);
+out:
 	rp_read_unlock(sync);
-	unlock_with_parent(t, parent);
+	if (moves)
+		end_moves(t->sys);
 	rp_update_unlock_shared(sync);
 	if (release)
 		release_dead(t);
-	return true;
+	return done;
 }
 
 void rp_do_exit(struct rp_task *t, int code)

@@ -46,9 +46,9 @@ static bool jobc_add(struct rp_pid *pgrp, int delta)
 	return delta < 0 && n == 0;
 }
 
-void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta)
+bool rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta)
 {
-	jobc_add(rp_tie_group(m, m->pgrp, m->session, parent, NULL, NULL), delta);
+	return jobc_add(rp_tie_group(m, m->pgrp, m->session, parent, NULL, NULL), delta);
 }
 
 void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *session,

@@ -45,8 +45,9 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
  * before it points @m at the reaper and takes (@m, old parent) after.
  * Fork adds a new process's tie before it is linked as (forker, the
  * child's real parent): the child takes the forker's group and session.
+ * True if a decrement took the group's count to 0 (it orphaned the group).
  */
-void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
+bool rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
 
 /*
  * The ties of process @leader's pairs (its own, and its children's, whose

@@ -430,6 +430,12 @@ struct rp_signal {
 #define RP_PF_NS_CHILDREN	0x8	/* (t, and its release) unshare or setns: its
 					   next children go into another pid
 					   namespace (pidns.h, struct rp_ns_children) */
+#define RP_PF_CLOSED		0x10	/* (t, under its T: the exiting task sets its
+					   own, read under that T) a plain exit gave
+					   its children away: no reparenting gives it
+					   any (docs/process.md, protocol (a)).  A bit
+					   of flags, which only the task itself writes
+					   until its release: no room taken */
 
 /* rp_task.jobctl (s) */
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
@@ -728,6 +734,15 @@ struct rp_system {
 	struct cds_list_head tasks;	/* (r, u, L of the nodes around a link)
 					   Group 2: every process leader */
 	struct rp_bytelock tasks_lock;	/* L of the list's head (rp_link_lock) */
+	/*
+	 * (a) prctl(PR_SET_CHILD_SUBREAPER) walks under the gate shared, and
+	 * plain exits moving children under it: each side adds to its own,
+	 * full barrier, reads the other's, and takes the gate exclusive if
+	 * it is not 0 (a walk follows children up through real_parent,
+	 * which a move changes: sys/ids.c, proc/exit.c).
+	 */
+	unsigned int subreaper_walks;
+	unsigned int exit_moves;
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
 					   exits a live thread of init (proc/exit.c) */

@@ -250,3 +250,127 @@ Test(exit_shared, two_exits_orphan_once)
 	rp_task_put(d);
 	finish_all_reaped();
 }
+
+/* One hold at @where for task @at, the first to reach it; the exit jobs' ends. */
+static struct {
+	enum rp_race_point where;
+	struct rp_task *at;
+	int reached, go;		/* uatomic */
+	int excl_waits;			/* uatomic */
+	int done;			/* uatomic: the exit job returned */
+} one;
+
+static void one_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&one.excl_waits, 1);
+	} else if (where == one.where && t == CMM_LOAD_SHARED(one.at) &&
+		   uatomic_cmpxchg(&one.at, t, NULL) == t) {
+		uatomic_set(&one.reached, 1);
+		await_flag(&one.go);
+	}
+}
+
+/* Hook armed before @j's call on @t starts (it cannot pass first); held at @where. */
+static void hold_one(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+		     enum rp_race_point where, struct rp_task *at)
+{
+	one.where = where;
+	one.at = at;
+	rp_debug_race_hook(one_hook);
+	job_start(j, fn, t);
+	await_flag(&one.reached);
+}
+
+static struct rp_task *forked;	/* fork_job's child */
+
+static long fork_job(struct job *j)
+{
+	return rp_fork(j->t, &forked);
+}
+
+static long exit_job_done(struct job *j)
+{
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&one.done, 1);
+	return ret;
+}
+
+/*
+ * Q's fork is held inside its link, the gate shared and Q's T held.  F,
+ * init's child with a child W, exits: a plain exit that gives W to init
+ * under T of F and of init, done beside the fork.
+ */
+Test(exit_shared, children_beside_a_shared_holder)
+{
+	struct rp_task *q, *f, *w;
+	struct job jq, je;
+	int status = -1;
+	pid_t fpid;
+
+	start(RP_SYNC_RCU);
+	q = fork_of(init);
+	f = fork_of(init);
+	w = fork_of(f);
+	fpid = rp_getpid(f);
+	hold_one(&jq, fork_job, q, RP_RACE_FORK_SUBREAPER_COPY, q);
+	job_start(&je, exit_job_done, f);
+	while (!uatomic_read(&one.excl_waits) && !uatomic_read(&one.done))
+		usleep(1000);
+	cr_expect(uatomic_read(&one.done), "an exit with a child waited for a shared holder");
+	uatomic_set(&one.go, 1);
+	cr_assert_gt(job_join(&jq), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getppid(w), 1, "the orphan went to %d, not init", rp_getppid(w));
+	cr_assert_eq(rp_wait4(init, fpid, &status, 0, NULL), fpid);
+	rp_task_put(f);
+	end_child(init, w);
+	end_child(q, forked);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * Protocol (a): F's exit found R, the subreaper above it, as its child
+ * W's reaper and is held before taking R's T.  R exits meanwhile (a plain
+ * exit too: its live child F goes to init) and closes.  F then finds R
+ * closed under R's T, searches again (R is exiting: skipped) and gives W
+ * to init.  RP_BREAK_REPARENT_NO_CLOSED_RECHECK splices W onto R's closed
+ * list: its parent is a zombie that nobody's exit will pass it on from.
+ */
+Test(exit_shared, reaper_closed_meanwhile)
+{
+	struct rp_task *r, *f, *w;
+	struct job jf, jr;
+	int status = -1;
+	pid_t rpid, fpid;
+
+	start(RP_SYNC_RCU);
+	r = fork_of(init);
+	cr_assert_eq(rp_prctl(r, PR_SET_CHILD_SUBREAPER, 1), 0);
+	f = fork_of(r);
+	w = fork_of(f);
+	rpid = rp_getpid(r);
+	fpid = rp_getpid(f);
+	hold_one(&jf, exit_job, f, RP_RACE_EXIT_REAPER_FOUND, f);
+	job_start(&jr, exit_job_done, r);
+	/* R's exit is done beside F's, or (not plain) waits for it. */
+	while (!uatomic_read(&one.excl_waits) && !uatomic_read(&one.done))
+		usleep(1000);
+	cr_assert(uatomic_read(&one.done), "R's exit was not a plain one");
+	uatomic_set(&one.go, 1);
+	cr_assert_eq(job_join(&jf), 0);
+	cr_assert_eq(job_join(&jr), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getppid(w), 1, "an orphan went to a reaper that had closed (%d)",
+		     rp_getppid(w));
+	cr_assert_eq(rp_getppid(w), 1);
+	cr_assert_eq(rp_wait4(init, rpid, &status, 0, NULL), rpid);
+	cr_assert_eq(rp_wait4(init, fpid, &status, 0, NULL), fpid);
+	rp_task_put(r);
+	rp_task_put(f);
+	end_child(init, w);
+	finish_all_reaped();
+}

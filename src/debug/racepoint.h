@@ -202,6 +202,13 @@ enum rp_race_point {
 	   RCU and has not taken its T yet (proc/exit.c; the gate shared,
 	   read section, no tree lock). */
 	RP_RACE_EXIT_REAPER_FOUND,
+	/* A plain exit of @t found every child alive under its T and has not
+	   given them away yet (proc/exit.c; the gate shared, read section,
+	   T of @t, of its parent and of the reaper). */
+	RP_RACE_EXIT_CHILDREN_CHECKED,
+	/* A writer of task @t's tree lock (T) found it held and is about to
+	   wait for it (task/task.h; rcu mode, whatever the caller holds). */
+	RP_RACE_TREE_WAITS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -592,6 +592,18 @@ struct exit_locks {
 	unsigned int n;
 };
 
+/*
+ * RP_BREAK_EXIT_PARENT_UNLOCKED: a plain exit without children trusts the
+ * gate for its parent's T (and tells the checker it took it): a child
+ * becomes a zombie and tells its parent while that parent's own exit,
+ * having found it alive, gives it to a reaper that is never told.
+ */
+#ifdef RP_BREAK_EXIT_PARENT_UNLOCKED
+#define PARENT_LOCKED(l, t) ((t) != (l)->parent || (l)->reaper)
+#else
+#define PARENT_LOCKED(l, t) true
+#endif
+
 static void lock_exit(struct exit_locks *l)
 {
 	struct rp_task *all[3] = { l->t, l->parent, l->reaper };
@@ -609,14 +621,25 @@ static void lock_exit(struct exit_locks *l)
 		l->order[j] = all[i];
 		l->n++;
 	}
-	for (i = 0; i < l->n; i++)
-		rp_tree_lock(l->order[i]);
+	for (i = 0; i < l->n; i++) {
+		if (PARENT_LOCKED(l, l->order[i]))
+			rp_tree_lock(l->order[i]);
+		else
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, &l->order[i]->tree_lock);
+	}
 }
 
 static void unlock_exit(struct exit_locks *l)
 {
-	while (l->n)
-		rp_tree_unlock(l->order[--l->n]);
+	struct rp_task *t;
+
+	while (l->n) {
+		t = l->order[--l->n];
+		if (PARENT_LOCKED(l, t))
+			rp_tree_unlock(t);
+		else
+			rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	}
 }
 
 /*
@@ -780,8 +803,10 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 		unlock_exit(&l);
 	}
 	if (exit_plain_locked(t, &l)) {
-		if (l.reaper)
+		if (l.reaper) {
+			RP_RACE_POINT(RP_RACE_EXIT_CHILDREN_CHECKED, t);
 			give_children(t, l.reaper);
+		}
 		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
 		release = exit_notify_parent(t, true);
 		done = true;

@@ -936,6 +936,11 @@ static inline void rp_group_unlock(struct rp_signal *sig)
  */
 static inline void rp_tree_lock(struct rp_task *t)
 {
+#ifdef RP_DEBUG
+	/* Another converted writer holds it: we are about to wait. */
+	if (CMM_LOAD_SHARED(t->tree_lock.locked))
+		RP_RACE_POINT(RP_RACE_TREE_WAITS, t);
+#endif
 	rp_object_lock(RP_LOCK_TREE, &t->tree_lock);
 }
 

@@ -374,3 +374,62 @@ Test(exit_shared, reaper_closed_meanwhile)
 	end_child(init, w);
 	finish_all_reaped();
 }
+
+static struct {
+	struct rp_task *waits_for;	/* note a wait for this task's T */
+	int tree_waits;			/* uatomic */
+} tree;
+
+static void tree_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(tree.waits_for))
+		uatomic_set(&tree.tree_waits, 1);
+	else
+		one_hook(where, t);
+}
+
+/*
+ * T of a parent between its exit and a child's (the contender T has now):
+ * R, a subreaper, ignores SIGCHLD; F is R's child and C F's.  F's exit is
+ * held once it found C alive under F's T, before it gives C to R.  C's
+ * exit then waits for F's T; once F has given it to R, C finds its parent
+ * changed, takes R's T and tells R, which autoreaps it.
+ * RP_BREAK_EXIT_PARENT_UNLOCKED takes no T of the parent: C becomes a
+ * zombie and tells F, then F moves it to R untold, and C stays a zombie
+ * that R, which does not wait, would never reap.
+ */
+Test(exit_shared, child_exit_waits_for_parent_tree)
+{
+	struct rp_task *r, *f, *c;
+	struct job jf, jc;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	r = fork_of(init);
+	cr_assert_eq(rp_prctl(r, PR_SET_CHILD_SUBREAPER, 1), 0);
+	set_action(r, SIGCHLD, SIG_IGN);
+	f = fork_of(r);
+	set_action(f, SIGCHLD, SIG_DFL);	/* F waits for its children: no autoreap there */
+	c = fork_of(f);
+	cpid = rp_getpid(c);
+	tree.waits_for = f;
+	one.where = RP_RACE_EXIT_CHILDREN_CHECKED;
+	one.at = f;
+	rp_debug_race_hook(tree_hook);	/* before F's exit: it cannot pass first */
+	job_start(&jf, exit_job, f);
+	await_flag(&one.reached);
+	job_start(&jc, exit_job_done, c);
+	/* C's exit waits for F's T, or (broken) is done. */
+	while (!uatomic_read(&tree.tree_waits) && !uatomic_read(&one.done))
+		usleep(1000);
+	uatomic_set(&one.go, 1);
+	cr_assert_eq(job_join(&jf), 0);
+	cr_assert_eq(job_join(&jc), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_wait4(r, cpid, NULL, WNOHANG, NULL), -ECHILD,
+		     "a child's exit beside its parent's left a zombie its new parent was not told of");
+	rp_task_put(c);
+	rp_task_put(f);
+	end_child(init, r);
+	finish_all_reaped();
+}

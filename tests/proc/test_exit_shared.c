@@ -1,55 +1,74 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plain exit under the update gate shared (docs/process.md, "What is
- * built"): beside another shared holder, against a wait of a parent that
- * does not wait for it, and two exits that take the last two ties of one
- * process group at once.
+ * built"): beside other shared holders, against a wait of a parent that
+ * does not wait for it, two exits that take the last two ties of one
+ * process group at once, an exit whose reaper exits meanwhile, and a
+ * child's exit against its parent's.
  */
 #include <sys/prctl.h>
 #include <rcuproc/pgrp.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "../fixture/pgrp.h"
 #include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
-#include "task/jobc.h"
-#include "task/task.h"
 
-static struct {
-	struct rp_task *walk_at;	/* hold the subreaper walk that marked this task */
-	int at_walk, go_walk;		/* uatomic */
-	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
-	int exit_done;			/* uatomic */
-} hold;
-
-static void await_flag(const int *flag)
-{
-	while (!uatomic_read(flag))
-		usleep(1000);
-}
-
-static void walk_hook(enum rp_race_point where, struct rp_task *t)
-{
-	if (where == RP_RACE_GATE_EXCL_WAITS) {
-		uatomic_set(&hold.excl_waits, 1);
-	} else if (where == RP_RACE_SUBREAPER_WALK && t == CMM_LOAD_SHARED(hold.walk_at) &&
-		   uatomic_cmpxchg(&hold.walk_at, t, NULL) == t) {
-		/* In a read section: stays online. */
-		uatomic_set(&hold.at_walk, 1);
-		await_flag(&hold.go_walk);
-	}
-}
-
-static long subreaper_job(struct job *j)
-{
-	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
-}
+static int exited[2];		/* uatomic: exit_job of ->arg returned */
+static int excl_waits;		/* uatomic: an exclusive taker waits for shared holders */
+static struct rp_task *tree_of;	/* note a wait for this task's T in tree_waits */
+static int tree_waits;		/* uatomic */
 
 static long exit_job(struct job *j)
 {
 	long ret = rp_exit_group(j->t, 0);
 
-	uatomic_set(&hold.exit_done, 1);
+	uatomic_set(&exited[j->arg], 1);
 	return ret;
+}
+
+/* Exit job @arg on @t (its ->arg @arg). */
+static void start_exit(struct job *j, struct rp_task *t, long arg)
+{
+	j->arg = arg;
+	job_start(j, exit_job, t);
+}
+
+/* Until @flag is set, or exit job @arg returned. */
+static void await_flag_or_exit(const int *flag, long arg)
+{
+	while (!uatomic_read(flag) && !uatomic_read(&exited[arg]))
+		usleep(1000);
+}
+
+/* racehold.h's hook, noting an exclusive taker's wait and a wait for T of tree_of. */
+static void note_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GATE_EXCL_WAITS)
+		uatomic_set(&excl_waits, 1);
+	else if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(tree_of))
+		uatomic_set(&tree_waits, 1);
+	else
+		race_hook(where, t);
+}
+
+/*
+ * @fn as job @j on @t, held at @where by task @at (in a read section:
+ * online), armed before it starts: it cannot pass first.
+ */
+static void start_held(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+		       enum rp_race_point where, struct rp_task *at)
+{
+	race_count_jobs();
+	arm(where, at, true, false);
+	rp_debug_race_hook(note_hook);
+	job_start(j, fn, t);
+	cr_assert(await_reached(1), "the job returned without reaching its race point");
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
 }
 
 /*
@@ -70,16 +89,11 @@ Test(exit_shared, beside_a_shared_holder)
 	k = fork_of(w);
 	p = fork_of(init);
 	pid = rp_getpid(p);
-	hold.walk_at = k;
-	rp_debug_race_hook(walk_hook);	/* before the walk starts: it cannot pass first */
-	job_start(&jw, subreaper_job, w);
-	await_flag(&hold.at_walk);
-	job_start(&je, exit_job, p);
-	/* The exit is done beside the walk, or waits for it (exclusive). */
-	while (!uatomic_read(&hold.excl_waits) && !uatomic_read(&hold.exit_done))
-		usleep(1000);
-	cr_expect(uatomic_read(&hold.exit_done), "a plain exit waited for a shared holder");
-	uatomic_set(&hold.go_walk, 1);
+	start_held(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k);
+	start_exit(&je, p, 0);
+	await_flag_or_exit(&excl_waits, 0);
+	cr_expect(uatomic_read(&exited[0]), "a plain exit waited for a shared holder");
+	release();
 	cr_assert_eq(job_join(&jw), 0);
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);
@@ -103,7 +117,6 @@ Test(exit_shared, autoreaped_before_the_locks_go)
 	struct rp_task *p, *c;
 	struct job je;
 	pid_t cpid;
-	long ret;
 
 	start(RP_SYNC_RCU);
 	p = fork_of(init);
@@ -111,11 +124,11 @@ Test(exit_shared, autoreaped_before_the_locks_go)
 	c = fork_of(p);
 	cpid = rp_getpid(c);
 	race_count_jobs();
-	arm(RP_RACE_EXIT_RELEASES, c, true, true);	/* before the exit: it cannot pass first */
-	job_start(&je, exit_job, c);
+	arm(RP_RACE_EXIT_RELEASES, c, true, true);	/* no lock held there: offline */
+	start_exit(&je, c, 0);
 	cr_assert(await_reached(1), "the exit was not a plain one that autoreaps");
-	ret = rp_wait4(p, -1, NULL, WNOHANG, NULL);
-	cr_expect_neq(ret, cpid, "a wait claimed a child its exit autoreaps");
+	cr_expect_neq(rp_wait4(p, -1, NULL, WNOHANG, NULL), cpid,
+		      "a wait claimed a child its exit autoreaps");
 	release();
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);
@@ -129,8 +142,13 @@ static struct {
 	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
 	int at_untied, go_untied;	/* uatomic */
 	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
-	int done[2];			/* uatomic: the exit jobs, by ->arg */
 } orphan;
+
+static void await_flag(const int *flag)
+{
+	while (!uatomic_read(flag))
+		usleep(1000);
+}
 
 static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 {
@@ -144,31 +162,9 @@ static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 	}
 }
 
-static long exit_job_n(struct job *j)
-{
-	long ret = rp_exit_group(j->t, 0);
-
-	uatomic_set(&orphan.done[j->arg], 1);
-	return ret;
-}
-
 static bool group_stopped(struct rp_task *t)
 {
 	return CMM_LOAD_SHARED(t->signal->flags) & RP_SIGNAL_STOP_STOPPED;
-}
-
-/* The count of ties of group @pgid. */
-static unsigned int jobc_of(pid_t pgid)
-{
-	struct rp_pid *pid;
-	unsigned int n;
-
-	rp_read_lock(&sys->sync);
-	pid = rp_pid_find_rcu(sys, pgid);
-	cr_assert(pid, "no pid %d", pgid);
-	n = uatomic_read(rp_pgrp_jobc(pid));
-	rp_read_unlock(&sys->sync);
-	return n;
 }
 
 /*
@@ -210,20 +206,16 @@ Test(exit_shared, two_exits_orphan_once)
 
 	orphan.untied_at = a;
 	rp_debug_race_hook(orphan_hook);	/* before the exits: they cannot pass first */
-	ja.arg = 0;
-	job_start(&ja, exit_job_n, a);
-	while (!uatomic_read(&orphan.at_untied) && !uatomic_read(&orphan.done[0]))
-		usleep(1000);
+	start_exit(&ja, a, 0);
+	await_flag_or_exit(&orphan.at_untied, 0);
 	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
-	jb.arg = 1;
-	job_start(&jb, exit_job_n, b);
+	start_exit(&jb, b, 1);
 	/* B's decrement took the count to 0: it is held before its kill. */
-	while (!uatomic_read(&orphan.kills) && !uatomic_read(&orphan.done[1]))
-		usleep(1000);
+	await_flag_or_exit(&orphan.kills, 1);
 	cr_assert_eq(uatomic_read(&orphan.kills), 1, "the group's last tie went without a kill");
 	uatomic_set(&orphan.go_untied, 1);
 	/* A is done, or (broken) kills too. */
-	while (uatomic_read(&orphan.kills) < 2 && !uatomic_read(&orphan.done[0]))
+	while (uatomic_read(&orphan.kills) < 2 && !uatomic_read(&exited[0]))
 		usleep(1000);
 	cr_expect_eq(uatomic_read(&orphan.kills), 1,
 		     "two exits that orphaned one group at once both killed it");
@@ -251,50 +243,11 @@ Test(exit_shared, two_exits_orphan_once)
 	finish_all_reaped();
 }
 
-/* One hold at @where for task @at, the first to reach it; the exit jobs' ends. */
-static struct {
-	enum rp_race_point where;
-	struct rp_task *at;
-	int reached, go;		/* uatomic */
-	int excl_waits;			/* uatomic */
-	int done;			/* uatomic: the exit job returned */
-} one;
-
-static void one_hook(enum rp_race_point where, struct rp_task *t)
-{
-	if (where == RP_RACE_GATE_EXCL_WAITS) {
-		uatomic_set(&one.excl_waits, 1);
-	} else if (where == one.where && t == CMM_LOAD_SHARED(one.at) &&
-		   uatomic_cmpxchg(&one.at, t, NULL) == t) {
-		uatomic_set(&one.reached, 1);
-		await_flag(&one.go);
-	}
-}
-
-/* Hook armed before @j's call on @t starts (it cannot pass first); held at @where. */
-static void hold_one(struct job *j, long (*fn)(struct job *), struct rp_task *t,
-		     enum rp_race_point where, struct rp_task *at)
-{
-	one.where = where;
-	one.at = at;
-	rp_debug_race_hook(one_hook);
-	job_start(j, fn, t);
-	await_flag(&one.reached);
-}
-
 static struct rp_task *forked;	/* fork_job's child */
 
 static long fork_job(struct job *j)
 {
 	return rp_fork(j->t, &forked);
-}
-
-static long exit_job_done(struct job *j)
-{
-	long ret = rp_exit_group(j->t, 0);
-
-	uatomic_set(&one.done, 1);
-	return ret;
 }
 
 /*
@@ -314,12 +267,11 @@ Test(exit_shared, children_beside_a_shared_holder)
 	f = fork_of(init);
 	w = fork_of(f);
 	fpid = rp_getpid(f);
-	hold_one(&jq, fork_job, q, RP_RACE_FORK_SUBREAPER_COPY, q);
-	job_start(&je, exit_job_done, f);
-	while (!uatomic_read(&one.excl_waits) && !uatomic_read(&one.done))
-		usleep(1000);
-	cr_expect(uatomic_read(&one.done), "an exit with a child waited for a shared holder");
-	uatomic_set(&one.go, 1);
+	start_held(&jq, fork_job, q, RP_RACE_FORK_SUBREAPER_COPY, q);
+	start_exit(&je, f, 0);
+	await_flag_or_exit(&excl_waits, 0);
+	cr_expect(uatomic_read(&exited[0]), "an exit with a child waited for a shared holder");
+	release();
 	cr_assert_gt(job_join(&jq), 0);
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);
@@ -354,13 +306,13 @@ Test(exit_shared, reaper_closed_meanwhile)
 	w = fork_of(f);
 	rpid = rp_getpid(r);
 	fpid = rp_getpid(f);
-	hold_one(&jf, exit_job, f, RP_RACE_EXIT_REAPER_FOUND, f);
-	job_start(&jr, exit_job_done, r);
+	jf.arg = 0;
+	start_held(&jf, exit_job, f, RP_RACE_EXIT_REAPER_FOUND, f);
+	start_exit(&jr, r, 1);
 	/* R's exit is done beside F's, or (not plain) waits for it. */
-	while (!uatomic_read(&one.excl_waits) && !uatomic_read(&one.done))
-		usleep(1000);
-	cr_assert(uatomic_read(&one.done), "R's exit was not a plain one");
-	uatomic_set(&one.go, 1);
+	await_flag_or_exit(&excl_waits, 1);
+	cr_assert(uatomic_read(&exited[1]), "R's exit was not a plain one");
+	release();
 	cr_assert_eq(job_join(&jf), 0);
 	cr_assert_eq(job_join(&jr), 0);
 	rp_debug_race_hook(NULL);
@@ -373,19 +325,6 @@ Test(exit_shared, reaper_closed_meanwhile)
 	rp_task_put(f);
 	end_child(init, w);
 	finish_all_reaped();
-}
-
-static struct {
-	struct rp_task *waits_for;	/* note a wait for this task's T */
-	int tree_waits;			/* uatomic */
-} tree;
-
-static void tree_hook(enum rp_race_point where, struct rp_task *t)
-{
-	if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(tree.waits_for))
-		uatomic_set(&tree.tree_waits, 1);
-	else
-		one_hook(where, t);
 }
 
 /*
@@ -412,17 +351,13 @@ Test(exit_shared, child_exit_waits_for_parent_tree)
 	set_action(f, SIGCHLD, SIG_DFL);	/* F waits for its children: no autoreap there */
 	c = fork_of(f);
 	cpid = rp_getpid(c);
-	tree.waits_for = f;
-	one.where = RP_RACE_EXIT_CHILDREN_CHECKED;
-	one.at = f;
-	rp_debug_race_hook(tree_hook);	/* before F's exit: it cannot pass first */
-	job_start(&jf, exit_job, f);
-	await_flag(&one.reached);
-	job_start(&jc, exit_job_done, c);
+	tree_of = f;
+	jf.arg = 0;
+	start_held(&jf, exit_job, f, RP_RACE_EXIT_CHILDREN_CHECKED, f);
+	start_exit(&jc, c, 1);
 	/* C's exit waits for F's T, or (broken) is done. */
-	while (!uatomic_read(&tree.tree_waits) && !uatomic_read(&one.done))
-		usleep(1000);
-	uatomic_set(&one.go, 1);
+	await_flag_or_exit(&tree_waits, 1);
+	release();
 	cr_assert_eq(job_join(&jf), 0);
 	cr_assert_eq(job_join(&jc), 0);
 	rp_debug_race_hook(NULL);

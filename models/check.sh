@@ -81,6 +81,7 @@ runs=(
 	"orphan_jobc         BROKEN_DEC_FIRST                 fail   safety"
 	"orphan_jobc         BROKEN_WALK                      fail   safety"
 	"orphan_jobc         BROKEN_NO_CHILD_LOCK             fail   safety"
+	"orphan_jobc         BROKEN_LOAD_AFTER                fail   safety"
 	"setpgid_fork_kill   correct                          verify safety"
 	"setpgid_fork_kill   BROKEN_READ_BEFORE_LOCK          fail   safety"
 	"setpgid_fork_kill   BROKEN_MOVE_NO_TREE              fail   safety"

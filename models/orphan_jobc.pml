@@ -59,7 +59,12 @@
  *      orphaning;
  *  -DBROKEN_NO_CHILD_LOCK: setpgid takes T of q but not of p2: p2's
  *      reparenting of m2 and the move both take m2's tie away, and p1's
- *      exit then kills G while p2 still ties it.
+ *      exit then kills G while p2 still ties it;
+ *  -DBROKEN_LOAD_AFTER: an exit decrements, then loads the count in a
+ *      step of its own and kills if it reads 0 (what an exit under the
+ *      update gate shared would do with a load in place of the
+ *      decrement's answer, RP_BREAK_ORPHAN_LOAD_AFTER in proc/exit.c):
+ *      two exits that take G's last two ties both read 0 and kill twice.
  *
  * Run: spin -a orphan_jobc.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -125,7 +130,8 @@ inline kill()
 
 /*
  * Step 3 of an exit that took a tie of G away: one atomic decrement; the
- * thread that brings it to 0 kills.  BROKEN_WALK: the decrement only keeps
+ * thread that brings it to 0 kills (uatomic_sub_return's answer: proc/exit.c's
+ * kill_if_orphaned for an exit under the gate shared).  BROKEN_WALK: the decrement only keeps
  * the readers' count; the decision is a walk over G's members, one load
  * each (m1, m2, and p2 once it has moved in).
  */
@@ -138,6 +144,12 @@ inline exit_untie(found)
 	found = found || TIE(P2);
 	if
 	:: !found -> kill()
+	:: else
+	fi
+#elif defined(BROKEN_LOAD_AFTER)
+	jobc--;
+	if
+	:: jobc == 0 -> kill()			/* a load of its own */
 	:: else
 	fi
 #else

@@ -197,6 +197,32 @@ enum rp_race_point {
 	   (pgrp/membership.c; G of @t's group and T of its real parent held,
 	   read section). */
 	RP_RACE_TASKS_UNLINK,
+	/* A plain exit of @t (the update gate shared) set @t DEAD under its
+	   parent's T, nobody being to wait for it, let every lock go, and is
+	   about to take the gate exclusive to release @t (proc/exit.c; no
+	   lock held, no read section). */
+	RP_RACE_EXIT_RELEASES,
+	/* A plain exit of @t took its own tie from its process group's count
+	   and has not yet acted on the decrement's answer (orphaned or not;
+	   RP_BREAK_ORPHAN_LOAD_AFTER: has not loaded the count yet)
+	   (proc/exit.c; the gate shared, T of @t's parent, read section). */
+	RP_RACE_EXIT_UNTIED,
+	/* @t's exit orphaned its process group, or a reparenting by @t a
+	   child's, found a member stopped and is about to send the group
+	   SIGHUP and SIGCONT (signal/orphan.c; read section, and the update
+	   lock or the gate shared with T of the parent of the pair). */
+	RP_RACE_ORPHAN_KILLS,
+	/* A plain exit of @t, which has children, found their reaper under
+	   RCU and has not taken its T yet (proc/exit.c; the gate shared,
+	   read section, no tree lock). */
+	RP_RACE_EXIT_REAPER_FOUND,
+	/* A plain exit of @t found every child alive under its T and has not
+	   given them away yet (proc/exit.c; the gate shared, read section,
+	   T of @t, of its parent and of the reaper). */
+	RP_RACE_EXIT_CHILDREN_CHECKED,
+	/* A writer of task @t's tree lock (T) found it held and is about to
+	   wait for it (task/task.h; rcu mode, whatever the caller holds). */
+	RP_RACE_TREE_WAITS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

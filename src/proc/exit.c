@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "exit.h"
 #include "../signal/signal.h"
 #include "ptrace.h"
@@ -227,7 +228,8 @@ static struct rp_task *find_alive_thread(struct rp_task *p)
 {
 	struct rp_task *t;
 
-	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node)
+	/* Under the update lock, or RCU for a plain exit: pairs with clone's insertion. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node)
 		if (!(CMM_LOAD_SHARED(t->flags) & RP_PF_EXITING))
 			return t;
 	return NULL;
@@ -305,10 +307,15 @@ static struct rp_task *find_new_reaper(struct rp_task *father)
 	if (t)
 		return t;
 	init = ns->level ? ns_child_reaper(father, ns) : father->sys->child_reaper;
-	if (father->signal->has_child_subreaper) {
-		for (r = father->real_parent; r != init && rp_task_pidns(r) == ns;
-		     r = r->real_parent) {
-			if (r->signal->is_child_subreaper && (t = find_alive_thread(r)))
+	/*
+	 * A plain exit reads under RCU, with reparentings under the gate
+	 * shared beside it: the chain still leads up to init.
+	 */
+	if (CMM_LOAD_SHARED(father->signal->has_child_subreaper)) {
+		for (r = rcu_dereference(father->real_parent); r != init && rp_task_pidns(r) == ns;
+		     r = rcu_dereference(r->real_parent)) {
+			if (CMM_LOAD_SHARED(r->signal->is_child_subreaper) &&
+			    (t = find_alive_thread(r)))
 				return t;
 		}
 	}
@@ -343,7 +350,8 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 	struct rp_task *t;
 	siginfo_t info;
 
-	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node) {
+	/* Pairs with clone's insertion: a plain exit moves under RCU. */
+	cds_list_for_each_entry_rcu(t, &p->signal->thread_head, thread_node) {
 		/* Pairs with rcu_dereference in getppid and in wait's parent filter. */
 		rcu_assign_pointer(t->real_parent, reaper);
 		if (!t->ptrace)
@@ -354,6 +362,18 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 			rp_send_signal(t, t->pdeath_signal, &info, true);
 		}
 	}
+}
+
+/*
+ * Child process @p of @father to @reaper: the tie to the reaper first,
+ * then @p's threads pointed at it, then the tie to @father away (jobc.h);
+ * true if that took its group's count to 0 (it orphaned the group).
+ */
+static bool move_child(struct rp_task *father, struct rp_task *p, struct rp_task *reaper)
+{
+	rp_jobc_pair(p->signal, reaper, 1);
+	reparent_threads(father, p, reaper);
+	return rp_jobc_pair(p->signal, father, -1);
 }
 
 /*
@@ -426,10 +446,7 @@ static void forget_original_parent(struct rp_task *father)
 	if (!reaper)
 		return;
 	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
-		/* The tie to the reaper first, then the one to @father away (jobc.h). */
-		rp_jobc_pair(p->signal, reaper, 1);
-		reparent_threads(father, p, reaper);
-		rp_jobc_pair(p->signal, father, -1);
+		move_child(father, p, reaper);	/* the kill is decided below, by a load */
 		n++;
 	}
 	/* RP_PF_EXITING and the parents before the move: pairs with wait's cmm_smp_rmb. */
@@ -521,36 +538,88 @@ static bool exec_waits(struct rp_task *t)
 }
 
 /*
- * Linux's exit_notify (update lock held).  A leader becomes a zombie and is
- * reported once its whole group is gone; another thread is released at once
- * (nobody waits for threads), unless a tracer is to see it.  exit_state is
- * set before any wake-up: the waiter's scan reads it under RCU.
+ * RP_BREAK_AUTOREAP_DEAD_LATE: a plain exit whose parent does not wait
+ * (SIGCHLD ignored) leaves its task a ZOMBIE when it lets the parent's T
+ * go, and sets DEAD only in the exclusive hold of the release: the
+ * parent's wait claims it in between, and the release comes twice.
  */
-static void exit_notify(struct rp_task *t)
+#ifdef RP_BREAK_AUTOREAP_DEAD_LATE
+#define DEAD_WITH_THE_NOTICE false
+#else
+#define DEAD_WITH_THE_NOTICE true
+#endif
+
+/*
+ * Linux's kill_orphaned_pgrp for a plain exit of @t, whose decrement of
+ * its group @tied's count answered @orphaned (protocol (b)): with exits
+ * under the gate shared, two of them may take the last two ties of one
+ * group at once, each under its own parent's T, and a load after the
+ * decrement would show 0 to both; the decrement's answer is 0 for one.
+ * RP_BREAK_ORPHAN_LOAD_AFTER decides by such a load: both exits send the
+ * group SIGHUP and SIGCONT.  Before the notice, as Linux's exit_notify.
+ */
+static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned)
+{
+	RP_RACE_POINT(RP_RACE_EXIT_UNTIED, t);
+#ifdef RP_BREAK_ORPHAN_LOAD_AFTER
+	orphaned = tied && uatomic_read(rp_pgrp_jobc(tied)) == 0;
+#endif
+	if (orphaned)
+		rp_kill_orphaned_group_rcu(t, tied);
+}
+
+/*
+ * The part of Linux's exit_notify that tells @t's parent: under the update
+ * lock, or for a plain exit (@plain: rp_do_exit's exit_plain) the gate held
+ * shared, T of @t->parent (its real parent: @t is untraced) and a read
+ * section.  A leader becomes a zombie and is reported once its whole group
+ * is gone; another thread is to be released at once (nobody waits for
+ * threads), unless a tracer is to see it.  exit_state is set before any
+ * wake-up: the waiter's scan reads it under RCU.  A task nobody will wait
+ * for is set DEAD in the same hold of its parent's T as its ZOMBIE (a
+ * wait's claim takes that T, and skips a DEAD task), and true is returned:
+ * the caller releases it.
+ */
+static bool exit_notify_parent(struct rp_task *t, bool plain)
 {
 	struct rp_pid *tied;
-	bool autoreap;
+	bool alone, autoreap, orphaned;
 
-	rp_assert_update_held(&t->sys->sync);
+	rp_assert_tree_write(t->sys, t->parent);
+	/* A plain exit's @t is its process's only thread, and the only one to add any. */
+	alone = plain || alone_in_group(t);
 	tied = rp_jobc_own_tie(t->signal);
 	uatomic_set(&t->exit_state, RP_EXIT_ZOMBIE);
-	rp_jobc_untie_dead(t->signal, tied);	/* a leader alone: its process's tie */
+	/* A leader alone: its process's tie; an exclusive exit decided already. */
+	orphaned = rp_jobc_untie_dead(t->signal, tied);
+	if (plain)
+		kill_if_orphaned(t, tied, orphaned);
 	if (t->ptrace) {
-		bool own = rp_thread_group_leader(t) && alone_in_group(t) &&
+		bool own = rp_thread_group_leader(t) && alone &&
 			   rp_same_thread_group(t->parent, t->real_parent);
 
 		autoreap = rp_do_notify_parent(t, own ? t->exit_signal : SIGCHLD);
 	} else if (rp_thread_group_leader(t)) {
-		autoreap = alone_in_group(t) && rp_do_notify_parent(t, t->exit_signal);
+		autoreap = alone && rp_do_notify_parent(t, t->exit_signal);
 	} else {
 		autoreap = true;
 	}
+	if (autoreap && (DEAD_WITH_THE_NOTICE || !plain))
+		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+	return autoreap;
+}
+
+/* Linux's exit_notify (update lock held): the notice, then a release. */
+static void exit_notify(struct rp_task *t)
+{
+	bool release;
+
+	rp_assert_update_held(&t->sys->sync);
+	release = exit_notify_parent(t, false);
 	if (exec_waits(t))
 		rp_wake_up_parent(t);		/* de_thread sleeps on its own group's queue */
-	if (autoreap) {
-		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+	if (release)
 		rp_release_task(t);
-	}
 }
 
 /* The last pid of its namespace but init's own is freed: init's exit completes (update lock held). */
@@ -585,6 +654,261 @@ static bool init_waits(struct rp_task *t, bool early)
 	return rp_pidns_await_pids(ns, t, init_own_pids(t), init_exit_completes);
 }
 
+/*
+ * May @t's exit take the update gate shared (docs/process.md, "What is
+ * built")?  What can be answered before the gate: rcu mode, the last
+ * thread of its process and its only one (only @t itself could add one),
+ * its leader, in the root namespace (its tgid has no nested numbers), not
+ * init.  exit_plain_locked answers the rest.
+ */
+static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
+{
+	return t->sys->sync.mode == RP_SYNC_RCU && group_dead && rp_thread_group_leader(t) &&
+	       CMM_LOAD_SHARED(t->signal->nr_threads) == 1 &&
+	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t);
+}
+
+/*
+ * The tree locks of a plain exit of @t: its own, its real parent's, and
+ * its children's reaper's if it has children, each once, in increasing
+ * address (@order).
+ */
+struct exit_locks {
+	struct rp_task *t, *parent, *reaper;
+	struct rp_task *order[3];
+	unsigned int n;
+};
+
+/*
+ * RP_BREAK_EXIT_PARENT_UNLOCKED: a plain exit without children trusts the
+ * gate for its parent's T (and tells the checker it took it): a child
+ * becomes a zombie and tells its parent while that parent's own exit,
+ * having found it alive, gives it to a reaper that is never told.
+ */
+#ifdef RP_BREAK_EXIT_PARENT_UNLOCKED
+#define PARENT_LOCKED(l, t) ((t) != (l)->parent || (l)->reaper)
+#else
+#define PARENT_LOCKED(l, t) true
+#endif
+
+static void lock_exit(struct exit_locks *l)
+{
+	struct rp_task *all[3] = { l->t, l->parent, l->reaper };
+	unsigned int i, j;
+
+	l->n = 0;
+	for (i = 0; i < 3; i++) {
+		if (!all[i])
+			continue;
+		for (j = 0; j < l->n && l->order[j] < all[i]; j++)
+			;
+		if (j < l->n && l->order[j] == all[i])
+			continue;
+		memmove(&l->order[j + 1], &l->order[j], (l->n - j) * sizeof(l->order[0]));
+		l->order[j] = all[i];
+		l->n++;
+	}
+	for (i = 0; i < l->n; i++) {
+		if (PARENT_LOCKED(l, l->order[i]))
+			rp_tree_lock(l->order[i]);
+		else
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, &l->order[i]->tree_lock);
+	}
+}
+
+static void unlock_exit(struct exit_locks *l)
+{
+	struct rp_task *t;
+
+	while (l->n) {
+		t = l->order[--l->n];
+		if (PARENT_LOCKED(l, t))
+			rp_tree_unlock(t);
+		else
+			rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	}
+}
+
+/*
+ * The rest of a plain exit's conditions, under the gate shared and the
+ * tree locks @l: untraced (an attach and a detach hold the gate
+ * exclusive), no tracees, not a session leader with a terminal (whose
+ * loss is exclusive), and every decision on an orphaned group made by a
+ * decrement (kill_if_orphaned): when its parent is in another group of
+ * its session, a tie (its parent not init; an exit whose parent is init
+ * there decides by a load as Linux does, the group perhaps orphaned
+ * already), and every child alive (a zombie's move would decide by a
+ * load, and tell its new parent).  Everything else keeps the exclusive
+ * gate.
+ */
+static bool exit_plain_locked(struct rp_task *t, struct exit_locks *l)
+{
+	struct rp_signal *sig = t->signal, *psig = l->parent->signal;
+	struct rp_ptrace_part *pt = t->ptrace_part;
+	struct rp_task *c;
+
+	rp_assert_tree_write(t->sys, t);
+	if (t->ptrace || (pt && !cds_list_empty(&pt->ptraced)))
+		return false;
+	if (rp_session_leader_rcu(sig) && CMM_LOAD_SHARED(sig->tty))
+		return false;
+	/* Their deaths hold @t's T: frozen. */
+	cds_hlist_for_each_entry_2(c, &t->children.head, sibling)
+		if (uatomic_read(&c->exit_state))
+			return false;
+	/* Frozen: a move of @t or of its parent holds the parent's T. */
+	return psig->pgrp == sig->pgrp || psig->session != sig->session ||
+	       !rp_is_global_init(l->parent);
+}
+
+/*
+ * A plain exit that gives children away: counted in sys->exit_moves
+ * while it does, against the subreaper walks.  Each side adds to its own
+ * count, a full barrier, reads the other's (store-buffering: one sees
+ * the other); a walk follows children up through real_parent, which a
+ * move changes, and an exit reads the marks a walk sets: the one that
+ * sees the other takes the gate exclusive, which waits for the shared
+ * side (sys/ids.c).  False, not counted, if a walk is in progress.
+ */
+static bool begin_moves(struct rp_system *sys)
+{
+	uatomic_inc(&sys->exit_moves);
+	cmm_smp_mb();	/* pairs with the walk's between its count and ours */
+	if (!uatomic_read(&sys->subreaper_walks))
+		return true;
+	uatomic_dec(&sys->exit_moves);
+	return false;
+}
+
+static void end_moves(struct rp_system *sys)
+{
+	cmm_smp_mb();	/* the moves before the count: a walk that reads 0 sees them */
+	uatomic_dec(&sys->exit_moves);
+}
+
+/*
+ * RP_BREAK_REPARENT_NO_CLOSED_RECHECK trusts the reaper found under RCU:
+ * one that gave its children away meanwhile gets ours on its closed list,
+ * where nobody will reap them.
+ */
+#ifdef RP_BREAK_REPARENT_NO_CLOSED_RECHECK
+#define CLOSED_RECHECK false
+#else
+#define CLOSED_RECHECK true
+#endif
+
+/*
+ * Protocol (a): the reaper @l->reaper found under RCU may be exiting too
+ * and give its children away before we hold its T; then it is closed,
+ * and its RP_PF_EXITING, set before it closed, is seen by the next search.
+ * Are the locks @l the ones to hold (the parent still @t's, the reaper
+ * open, a reaper if @t has children)?
+ */
+static bool exit_locks_hold(struct rp_task *t, struct exit_locks *l)
+{
+	if (t->real_parent != l->parent)
+		return false;		/* reparented meanwhile by its parent's exit */
+	if (!l->reaper)
+		return !t->children.head.next;
+	return !CLOSED_RECHECK || !(CMM_LOAD_SHARED(l->reaper->flags) & RP_PF_CLOSED);
+}
+
+/*
+ * Give @father's children to @reaper (protocol (a), step 4; the gate
+ * shared, T of both, a read section): every child is alive
+ * (exit_plain_locked), so none is told or released here.  Each move that
+ * orphans its child's group decides its kill by the decrement, as an
+ * exit does (kill_if_orphaned); then the block splice, as
+ * forget_original_parent's.
+ */
+static void give_children(struct rp_task *father, struct rp_task *reaper)
+{
+	struct rp_task *p;
+
+	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
+		if (move_child(father, p, reaper))
+			rp_kill_orphaned_group_rcu(father, p->signal->pgrp);
+		p->exit_signal = SIGCHLD;	/* no odd signal to a reaper (Linux) */
+	}
+	/* The parents before the move: pairs with wait's cmm_smp_rmb. */
+	cmm_smp_wmb();
+	rp_hlist_tail_splice_pub(&father->children, &reaper->children);
+}
+
+/*
+ * Release @t, which a plain exit set DEAD under its parent's T, under the
+ * gate exclusive (rp_release_task's).  Every wait, and a reparenting, skip
+ * a DEAD task, so the release may come after those locks are gone, as
+ * Linux's wait sets EXIT_DEAD and releases after.
+ */
+static void release_dead(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+
+	RP_RACE_POINT(RP_RACE_EXIT_RELEASES, t);
+	rp_update_lock(sync);
+#ifdef RP_BREAK_AUTOREAP_DEAD_LATE
+	uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+#endif
+	rp_release_task(t);
+	rp_update_unlock(sync);
+}
+
+/*
+ * A plain exit: under the gate shared, in a read section (the parent and
+ * the reaper are found, and their T taken, under RCU), T of @t, of its
+ * real parent and of its children's reaper; the children given away,
+ * @t closed, then the notice.  True if done, false (nothing written) if
+ * @t's exit must take the gate exclusive.
+ */
+static bool exit_plain(struct rp_task *t, bool group_dead)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct exit_locks l = { .t = t };
+	bool moves = false, done = false, release = false;
+
+	if (!exit_may_be_plain(t, group_dead))
+		return false;
+	rp_update_lock_shared(sync);
+	rp_read_lock(sync);
+	for (;;) {
+		l.reaper = NULL;
+		if (rcu_dereference(t->children.head.next)) {
+			if (!moves && !(moves = begin_moves(t->sys)))
+				goto out;
+			/* Our RP_PF_EXITING, then the reaper's: pairs with the same in its exit. */
+			cmm_smp_mb();
+			l.reaper = find_new_reaper(t);
+			if (!l.reaper)
+				goto out;
+			RP_RACE_POINT(RP_RACE_EXIT_REAPER_FOUND, t);
+		}
+		l.parent = rcu_dereference(t->real_parent);
+		lock_exit(&l);
+		if (exit_locks_hold(t, &l))
+			break;
+		unlock_exit(&l);
+	}
+	if (exit_plain_locked(t, &l)) {
+		if (l.reaper) {
+			RP_RACE_POINT(RP_RACE_EXIT_CHILDREN_CHECKED, t);
+			give_children(t, l.reaper);
+		}
+		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
+		release = exit_notify_parent(t, true);
+		done = true;
+	}
+	unlock_exit(&l);
+out:
+	rp_read_unlock(sync);
+	if (moves)
+		end_moves(t->sys);
+	rp_update_unlock_shared(sync);
+	if (release)
+		release_dead(t);
+	return done;
+}
+
 void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
@@ -617,6 +941,8 @@ void rp_do_exit(struct rp_task *t, int code)
 #endif
 		RP_RACE_POINT(RP_RACE_NS_INIT_EXITS, t);
 	}
+	if (!ns_ends && exit_plain(t, group_dead))
+		return;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);
 	pass_child_reaper(t);

@@ -6,7 +6,9 @@
  * for a leader that left before the group exit), the wake-up of the
  * parent's waiters, and the autoreap answer for a parent that ignores
  * SIGCHLD.
- * Called by exit, wait and ptrace with the update lock held.
+ * Called by exit, wait and ptrace with the update lock held, or by a
+ * plain exit in rcu mode with the update gate shared, T of the parent and
+ * a read section (proc/exit.c).
  */
 #include "signal.h"
 
@@ -43,7 +45,9 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	siginfo_t info;
 	int code, status;
 
-	rp_assert_update_held(&t->sys->sync);
+	/* A plain exit tells under the gate shared and T of its parent (proc/exit.c). */
+	rp_assert_tree_write(t->sys, parent);
+	rp_assert_read_section(&t->sys->sync);
 	/* Only the program that chose it gets an odd signal (Linux's exec ids). */
 	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
 		sig = SIGCHLD;

@@ -9,6 +9,7 @@
 #include "signal.h"
 #include "../task/jobc.h"
 #include "../task/relations.h"
+#include "../debug/racepoint.h"
 
 /* RP_BREAK_ORPHAN_REPARENT checks only the exiting process's own group. */
 #ifdef RP_BREAK_ORPHAN_REPARENT
@@ -45,6 +46,17 @@ void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig)
 	rp_kill_pgrp_info_rcu(pgrp, sig, &info);
 }
 
+bool rp_kill_orphaned_group_rcu(struct rp_task *by, struct rp_pid *group)
+{
+	rp_assert_read_section(&by->sys->sync);
+	if (!rp_for_each_member_rcu(by->sys, RP_PIDTYPE_PGID, group->nr, is_stopped, NULL))
+		return false;
+	RP_RACE_POINT(RP_RACE_ORPHAN_KILLS, by);
+	rp_kill_pgrp_priv_rcu(group, SIGHUP);
+	rp_kill_pgrp_priv_rcu(group, SIGCONT);
+	return true;
+}
+
 void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
 {
 	struct rp_sync *sync = &tsk->sys->sync;
@@ -61,10 +73,7 @@ void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent)
 		return;			/* reparenting: @tsk's old parent was */
 	}
 	rp_read_lock(sync);
-	if (parent->signal->pgrp != group && parent->signal->session == sig->session && !ties &&
-	    rp_for_each_member_rcu(tsk->sys, RP_PIDTYPE_PGID, group->nr, is_stopped, NULL)) {
-		rp_kill_pgrp_priv_rcu(group, SIGHUP);
-		rp_kill_pgrp_priv_rcu(group, SIGCONT);
-	}
+	if (parent->signal->pgrp != group && parent->signal->session == sig->session && !ties)
+		rp_kill_orphaned_group_rcu(tsk, group);
 	rp_read_unlock(sync);
 }

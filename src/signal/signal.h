@@ -218,6 +218,12 @@ void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig);
  * to the group.
  */
 void rp_kill_orphaned_pgrp(struct rp_task *tsk, struct rp_task *parent);
+/*
+ * @by's exit orphaned process group @group (its decrement took the count
+ * to 0: rp_jobc_untie_dead): if a member is stopped, SIGHUP then SIGCONT to
+ * the group, and true (rp_read_lock held).
+ */
+bool rp_kill_orphaned_group_rcu(struct rp_task *by, struct rp_pid *group);
 
 /* ---- signals to many processes (kill.c) ---- */
 
@@ -267,7 +273,8 @@ void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
 /* ---- the parent's death notice (notify.c) ---- */
 
 /*
- * Tell @t's parent that @t died (update lock held): queue @sig (if any) and
+ * Tell @t's parent that @t died (update lock held, or the gate shared, T of
+ * @t->parent and a read section: a plain exit): queue @sig (if any) and
  * wake its waiters.  True if the parent ignores SIGCHLD or has SA_NOCLDWAIT,
  * so that @t is to be released at once (autoreap).
  */

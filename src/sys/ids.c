@@ -285,9 +285,10 @@ static struct rp_task *child_at(struct cds_hlist_node *next)
  * group is walked next, and a group walked to its end gives the walk back
  * to the list it was found on, after it, through its leader's real_parent.
  * No child leaves a list and no leader changes meanwhile (exit, reaping,
- * reparenting and exec's switch take the update side exclusive); a plain
- * fork may add a child to a list being walked, which the barriers above
- * settle.  A group's child on its parent's list is its leader (fork links
+ * reparenting and exec's switch take the update side exclusive, and a
+ * plain exit that moves children does not run beside a walk:
+ * set_child_subreaper's count); a plain fork may add a child to a list
+ * being walked, which the barriers above settle.  A group's child on its parent's list is its leader (fork links
  * the leader; exec's switch puts the new leader in the old one's place).
  */
 static void propagate_has_subreaper(struct rp_task *p)
@@ -338,14 +339,36 @@ static void propagate_has_subreaper(struct rp_task *p)
 static int set_child_subreaper(struct rp_task *self, bool on)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	struct rp_system *sys = self->sys;
+	bool exclusive = false;
 
 	rp_update_lock_shared(sync);
 	rp_group_lock(self->signal);
 	rp_assert_group_write(self->sys, self->signal);
 	CMM_STORE_SHARED(self->signal->is_child_subreaper, on);
 	rp_group_unlock(self->signal);
+	if (on) {
+		/*
+		 * A plain exit moving children beside the walk would change
+		 * the real_parent it climbs by: counted, full barrier, the
+		 * exits' count read (pairs with proc/exit.c's begin_moves);
+		 * if one runs, the walk takes the gate exclusive, which waits
+		 * for it.
+		 */
+		uatomic_inc(&sys->subreaper_walks);
+		cmm_smp_mb();
+		if (uatomic_read(&sys->exit_moves)) {
+			uatomic_dec(&sys->subreaper_walks);
+			rp_update_unlock_shared(sync);
+			rp_update_lock(sync);
+			exclusive = true;
+		}
+	}
 #ifdef RP_BREAK_SUBREAPER_WALK_UNGATED
-	rp_update_unlock_shared(sync);
+	if (exclusive)
+		rp_update_unlock(sync);
+	else
+		rp_update_unlock_shared(sync);
 #endif
 	if (on) {
 		/* Set, then our children read: pairs with fork's link-then-read. */
@@ -353,9 +376,16 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 		rp_read_lock(sync);
 		propagate_has_subreaper(self);
 		rp_read_unlock(sync);
+		if (!exclusive) {
+			cmm_smp_mb();	/* the marks before the count: pairs with begin_moves */
+			uatomic_dec(&sys->subreaper_walks);
+		}
 	}
 #ifndef RP_BREAK_SUBREAPER_WALK_UNGATED
-	rp_update_unlock_shared(sync);
+	if (exclusive)
+		rp_update_unlock(sync);
+	else
+		rp_update_unlock_shared(sync);
 #endif
 	return 0;
 }

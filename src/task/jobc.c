@@ -30,22 +30,25 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
 	return pgrp != ppgrp && session == psession ? (struct rp_pid *)pgrp : NULL;
 }
 
-/* @delta to the count of @pgrp (NULL: no tie, nothing). */
-static void jobc_add(struct rp_pid *pgrp, int delta)
+/*
+ * @delta to the count of @pgrp (NULL: no tie, nothing); true if it took
+ * the count to 0 (one atomic: of two decrements at once, one only).
+ */
+static bool jobc_add(struct rp_pid *pgrp, int delta)
 {
 	unsigned int n;
 
 	if (!pgrp)
-		return;
+		return false;
 	n = uatomic_add_return(rp_pgrp_jobc(pgrp), (unsigned int)delta);
 	/* Below 0: a tie taken away twice, or never added. */
 	RP_DEBUG_BUG_ON(delta < 0 && n == UINT_MAX);
-	(void)n;
+	return delta < 0 && n == 0;
 }
 
-void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta)
+bool rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta)
 {
-	jobc_add(rp_tie_group(m, m->pgrp, m->session, parent, NULL, NULL), delta);
+	return jobc_add(rp_tie_group(m, m->pgrp, m->session, parent, NULL, NULL), delta);
 }
 
 void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *session,
@@ -82,8 +85,7 @@ struct rp_pid *rp_jobc_own_tie(const struct rp_signal *sig)
 	return rp_tie_group(sig, sig->pgrp, sig->session, leader->real_parent, NULL, NULL);
 }
 
-void rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied)
+bool rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied)
 {
-	if (tied && rp_jobc_dead(sig))
-		jobc_add(tied, -1);
+	return tied && rp_jobc_dead(sig) && jobc_add(tied, -1);
 }

@@ -45,8 +45,9 @@ struct rp_pid *rp_tie_group(const struct rp_signal *m, const struct rp_pid *pgrp
  * before it points @m at the reaper and takes (@m, old parent) after.
  * Fork adds a new process's tie before it is linked as (forker, the
  * child's real parent): the child takes the forker's group and session.
+ * True if a decrement took the group's count to 0 (it orphaned the group).
  */
-void rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
+bool rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
 
 /*
  * The ties of process @leader's pairs (its own, and its children's, whose
@@ -68,9 +69,11 @@ bool rp_jobc_dead(const struct rp_signal *sig);
  * The group that @sig's process's own pair ties, NULL if none (update
  * lock held).  A store that may end the process for the ties (its
  * leader's exit_state, a thread's release) reads it before and calls
- * rp_jobc_untie_dead(@sig, that group) after.
+ * rp_jobc_untie_dead(@sig, that group) after, which answers true if its
+ * decrement took the group's count to 0: it orphaned the group (protocol
+ * (b): one thread only is answered so, however many untie at once).
  */
 struct rp_pid *rp_jobc_own_tie(const struct rp_signal *sig);
-void rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied);
+bool rp_jobc_untie_dead(const struct rp_signal *sig, struct rp_pid *tied);
 
 #endif /* RP_TASK_JOBC_H */

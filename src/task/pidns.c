@@ -528,9 +528,10 @@ bool rp_reaps_in_exit(struct rp_task *t)
 	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
 	struct rp_pidns *ns;
 
-	rp_assert_update_held(&t->sys->sync);
+	/* The root's init never ends: asked with the gate shared by a plain exit's notice. */
 	if (!tgid->nested)
 		return false;
+	rp_assert_update_held(&t->sys->sync);
 	ns = rp_pid_ns(tgid);
 	/* Only a process of @ns compares: no other is ever published in it again. */
 	return ns && ns->ending == t->signal;

@@ -236,7 +236,8 @@ void rp_pidns_end(struct rp_pidns *ns, struct rp_task *init);
 /*
  * Is @t a thread of an init whose exit ended its namespace?  It reaps
  * every child that dies (Linux's zap_pid_ns_processes ignores SIGCHLD
- * and waits for them).  Update lock held.
+ * and waits for them).  Update lock held, unless @t is of the root
+ * namespace (never: a plain exit asks with the gate shared).
  */
 bool rp_reaps_in_exit(struct rp_task *t);
 

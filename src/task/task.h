@@ -28,11 +28,12 @@
  *	     rcu mode, under the global write lock in the lock modes
  *	(T), (M), (L)  as (G), with T of the task named (rp_tree_lock), M of
  *	     the pid named (rp_member_lock), L of the sys->tasks nodes around
- *	     the link (rp_link_lock): what a plain fork writes under the
- *	     update gate shared (proc/fork.c), and what wait's plain reap
- *	     writes under it (proc/wait.c, proc/exit.c: G of the zombie's
- *	     group, T of its real parent, L around its node, M of the pids
- *	     it detaches); every other writer holds the update lock
+ *	     the link (rp_link_lock): what a plain fork (proc/fork.c) and a
+ *	     plain exit (proc/exit.c) write under the update gate shared, and
+ *	     what wait's plain reap writes under it (proc/wait.c, proc/exit.c:
+ *	     G of the zombie's group, T of its real parent, L around its node,
+ *	     M of the pids it detaches); every other writer holds the update
+ *	     lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -432,6 +433,12 @@ struct rp_signal {
 #define RP_PF_NS_CHILDREN	0x8	/* (t, and its release) unshare or setns: its
 					   next children go into another pid
 					   namespace (pidns.h, struct rp_ns_children) */
+#define RP_PF_CLOSED		0x10	/* (t, under its T: the exiting task sets its
+					   own, read under that T) a plain exit gave
+					   its children away: no reparenting gives it
+					   any (docs/process.md, protocol (a)).  A bit
+					   of flags, which only the task itself writes
+					   until its release: no room taken */
 
 /* rp_task.jobctl (s) */
 #define RP_JOBCTL_TRACED	0x1	/* stopped for its tracer (ptrace stop) */
@@ -489,15 +496,19 @@ struct rp_ptrace_part {
 struct rp_task {
 	unsigned int usage;		/* (a) references; get under RCU with
 					   rp_task_get_rcu (increment-not-zero) */
-	int exit_state;			/* (a, u; a plain reap's claim: compare-and-
-					   swap to DEAD under T of real_parent)
+	int exit_state;			/* (a, u; a plain exit's ZOMBIE, and its DEAD
+					   when nobody waits: T of ->parent; a plain
+					   reap's claim: compare-and-swap to DEAD
+					   under T of real_parent)
 					   0, RP_EXIT_ZOMBIE, _DEAD, _TRACE */
 	struct rp_system *sys;		/* (c) */
 	/* Read under rp_read_lock. */
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
 	struct rp_task *group_leader;	/* (r, u) */
-	struct rp_task *real_parent;	/* (r, u) who gets the exit signal */
-	struct rp_task *parent;		/* (r, u) the tracer, or real_parent */
+	struct rp_task *real_parent;	/* (r, u, T of the old and the new one: a
+					   plain exit's move) who gets the exit signal */
+	struct rp_task *parent;		/* (r, u, T as ->real_parent's while
+					   untraced) the tracer, or real_parent */
 	struct rp_signal *signal;	/* (c) */
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
@@ -520,8 +531,9 @@ struct rp_task {
 	struct rp_bytelock member_lock;	/* M of the block's pid, in a process block's
 					   task only (the pids that name groups and
 					   sessions): rp_member_lock */
-	struct rp_hlist_tail_head children; /* (r, u, T: this task's) Group 4: in fork order,
-					   spliced on reparent */
+	struct rp_hlist_tail_head children; /* (r, u, T: this task's; a plain exit's
+					   splice holds both lists' T) Group 4: in
+					   fork order, spliced on reparent */
 	struct cds_hlist_node sibling;	/* (r, u, T of real_parent) in its ->children */
 	struct cds_list_head tasks;	/* (r, u, L of this node and of its
 					   predecessor: a plain fork's link, a plain
@@ -542,11 +554,14 @@ struct rp_task {
 					   tracer's group-stop trap reports */
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
-	int8_t exit_signal;		/* (u) to real_parent at exit, below RP_NSIG
+	int8_t exit_signal;		/* (u, T of the old and the new real_parent:
+					   a plain exit's move) to real_parent at exit,
+					   below RP_NSIG
 					   (clone checks); -1: none */
 	/*
 	 * (a, written under the update lock, or T of the pair's parent:
-	 * a plain fork's) In the task of a struct
+	 * a plain fork's and a plain exit's, whose decrement to 0 decides
+	 * the orphaned-group kill) In the task of a struct
 	 * rp_process only, while the block's pid is a process group's id:
 	 * that group's ties, the members whose real parent is in another
 	 * group of their session (jobc.h).  In the 4 bytes the alignment
@@ -737,6 +752,15 @@ struct rp_system {
 					   an unlink)
 					   Group 2: every process leader */
 	struct rp_bytelock tasks_lock;	/* L of the list's head (rp_link_lock) */
+	/*
+	 * (a) prctl(PR_SET_CHILD_SUBREAPER) walks under the gate shared, and
+	 * plain exits moving children under it: each side adds to its own,
+	 * full barrier, reads the other's, and takes the gate exclusive if
+	 * it is not 0 (a walk follows children up through real_parent,
+	 * which a move changes: sys/ids.c, proc/exit.c).
+	 */
+	unsigned int subreaper_walks;
+	unsigned int exit_moves;
 	struct rp_task *child_reaper;	/* (u) init's thread that reaps orphans, with
 					   a reference: the leader, or when it
 					   exits a live thread of init (proc/exit.c) */
@@ -930,6 +954,11 @@ static inline void rp_group_unlock(struct rp_signal *sig)
  */
 static inline void rp_tree_lock(struct rp_task *t)
 {
+#ifdef RP_DEBUG
+	/* Another converted writer holds it: we are about to wait. */
+	if (CMM_LOAD_SHARED(t->tree_lock.locked))
+		RP_RACE_POINT(RP_RACE_TREE_WAITS, t);
+#endif
 	rp_object_lock(RP_LOCK_TREE, &t->tree_lock);
 }
 

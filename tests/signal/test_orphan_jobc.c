@@ -12,25 +12,12 @@
 #include <sys/ptrace.h>
 #include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
+#include "../fixture/pgrp.h"
 #include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
 #include "signal/signal.h"
 #include "task/jobc.h"
 #include "verify/verify.h"
-
-/* The count of group @pgid. */
-static unsigned int jobc_of(pid_t pgid)
-{
-	struct rp_pid *pid;
-	unsigned int n;
-
-	rp_read_lock(&sys->sync);
-	pid = rp_pid_find_rcu(sys, pgid);
-	cr_assert(pid, "no pid %d", pgid);
-	n = uatomic_read(rp_pgrp_jobc(pid));
-	rp_read_unlock(&sys->sync);
-	return n;
-}
 
 /* Group @pgid has @ties, and the table walk finds every group's count exact. */
 static void expect_ties(pid_t pgid, unsigned int ties)

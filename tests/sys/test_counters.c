@@ -193,10 +193,10 @@ Test(counters, shared_row_past_the_slots)
 #define CYCLES	32
 
 static const unsigned long per_cycle[RP_SHARED_NR] = {
-	/* Exit notifies; a plain fork links, and wait's plain claim
-	   releases, under the gate shared (its own row) and object locks:
-	   docs/process.md. */
-	[RP_SHARED_UPDATE_LOCK] = 1,
+	/* A plain fork links, a plain exit notifies and wait's plain claim
+	   releases under the gate shared (the thread's own row) and object
+	   locks: docs/process.md.  So none takes the update lock. */
+	[RP_SHARED_UPDATE_LOCK] = 0,
 	/*
 	 * The task registry's lock is no line: the task goes on and off the
 	 * shard its address hashes to (src/task/task.h, struct

@@ -183,6 +183,13 @@ enum rp_race_point {
 	   (proc/fork.c; the parent's T and siglock held in rcu mode under
 	   the gate shared, else the update lock and the siglock). */
 	RP_RACE_FORK_SUBREAPER_COPY,
+	/* A writer of a tree lock found @t's T held and is about to wait for
+	   it (task/task.h; rcu mode). */
+	RP_RACE_TREE_WAITS,
+	/* A plain fork by @t read its process's group and session under
+	   @t's T and has not taken their M yet (proc/fork.c; rcu mode, the
+	   update gate shared): a move of @t's process waits for that T. */
+	RP_RACE_FORK_IDS_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

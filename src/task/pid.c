@@ -207,10 +207,13 @@ void rp_pid_detach(struct rp_pid *pid)
 {
 	struct rp_system *sys = rp_pid_sys(pid);
 
-	rp_assert_update_held(&sys->sync);
+	/* Under the gate shared, setpgid and setsid detach a group's or session's id under its M. */
+	rp_assert_update_or_held(&sys->sync, pid->in_process ? rp_member_lock_of(pid) : NULL);
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
+	/* A nested pid's last detach may end its namespace: the gate exclusive only. */
+	RP_DEBUG_BUG_ON(pid->nested && !rp_update_held_here(&sys->sync));
 	/* No attachment can come back: the number is no longer found. */
 	rp_pid_hash_del(pid);
 	if (pid->nested)

@@ -921,6 +921,11 @@ static inline void rp_group_unlock(struct rp_signal *sig)
  */
 static inline void rp_tree_lock(struct rp_task *t)
 {
+#ifdef RP_DEBUG
+	/* Another converted writer of @t's tree is in: we are about to wait. */
+	if (CMM_LOAD_SHARED(t->tree_lock.locked))
+		RP_RACE_POINT(RP_RACE_TREE_WAITS, t);
+#endif
 	rp_object_lock(RP_LOCK_TREE, &t->tree_lock);
 }
 
@@ -1197,8 +1202,9 @@ void rp_pid_attach(struct rp_pid *pid);
 /* A fork's own new pid, whose task is not linked yet: the update gate, shared or not. */
 void rp_pid_attach_new(struct rp_pid *pid);
 /*
- * One user less (update lock); the last frees the number, and the struct
- * after RCU unless a terminal holds it.
+ * One user less (update lock, or its M if it is a group's or session's
+ * id; a nested pid's last, only the update lock); the last frees the
+ * number, and the struct after RCU unless a terminal holds it.
  */
 void rp_pid_detach(struct rp_pid *pid);
 /*

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * setpgid and setsid under rcu mode's update gate shared (docs/process.md,
+ * protocol (c)): G of the moved process's group, T of it and of its real
+ * parent, M of the ids the move changes.  Each test holds one operation
+ * inside its locks at a race point and starts a second that must wait for
+ * one of them (it reaches RP_RACE_TREE_WAITS or RP_RACE_MEMBER_WAITS,
+ * which lets the first go on); a twin that leaves that lock out lets the
+ * second run inside the first's window, and the test sees what it broke.
+ * Also: which moves stay exclusive (more than one thread), and the
+ * answers under the shared gate are the exclusive gate's.
+ */
+#include <rcuproc/pgrp.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "task/task.h"
+#include "task/jobc.h"
+#include "task/relations.h"
+#include "debug/racepoint.h"
+#include "verify/verify.h"
+
+/*
+ * Hold the first thread that reaches @where with task @at until a thread
+ * reaches @until with @at (it is about to wait for a lock the held one
+ * holds), or until go.  The held thread stays in its read section,
+ * online, as the gate_ops tests' holds do.
+ */
+static struct {
+	enum rp_race_point where, until;
+	struct rp_task *at;
+	int reached, go, waited;	/* uatomic */
+} hold;
+
+static void await_flag(const int *flag)
+{
+	while (!uatomic_read(flag))
+		usleep(1000);
+}
+
+static void hook(enum rp_race_point where, struct rp_task *t)
+{
+	/* The gate's exclusive wait names no task. */
+	if (where == hold.until && (!t || t == CMM_LOAD_SHARED(hold.at))) {
+		uatomic_set(&hold.waited, 1);
+		uatomic_set(&hold.go, 1);
+	} else if (where == hold.where && t == CMM_LOAD_SHARED(hold.at) &&
+		   !uatomic_cmpxchg(&hold.reached, 0, 1)) {
+		await_flag(&hold.go);
+	}
+}
+
+/* Armed before job @j starts (it cannot pass first); returns once it is held. */
+static void hold_job(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+		     enum rp_race_point where, struct rp_task *at, enum rp_race_point until)
+{
+	hold.where = where;
+	hold.until = until;
+	hold.at = at;
+	rp_debug_race_hook(hook);
+	job_start(j, fn, t);
+	await_flag(&hold.reached);
+}
+
+/* The second job has returned: let the first go (a no-op if it went), and join it. */
+static long let_go(struct job *j)
+{
+	uatomic_set(&hold.go, 1);
+	return job_join(j);
+}
+
+static long setpgid_job(struct job *j)
+{
+	return rp_setpgid(j->t, j->pid, (pid_t)j->arg);
+}
+
+static long setsid_job(struct job *j)
+{
+	return rp_setsid(j->t);
+}
+
+static long fork_job(struct job *j)
+{
+	struct rp_task *c = NULL;
+	long ret = rp_fork(j->t, &c);
+
+	j->arg = (long)(uintptr_t)c;
+	return ret;
+}
+
+/* The task of the block of @pid's group or session id (whose byte M is). */
+static struct rp_task *owner_of(struct rp_pid *pid)
+{
+	return &caa_container_of(pid, struct rp_process, pid)->task;
+}
+
+/* The attachments of @pid (its users without the terminals' holds). */
+static unsigned int attachments(const struct rp_pid *pid)
+{
+	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
+}
+
+static int count_one(struct rp_task *p, void *arg)
+{
+	(void)p;
+	++*(unsigned int *)arg;
+	return 0;
+}
+
+/* The members of group @pgid, walked. */
+static unsigned int members_of(pid_t pgid)
+{
+	unsigned int n = 0;
+
+	rp_read_lock(&sys->sync);
+	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgid, count_one, &n);
+	rp_read_unlock(&sys->sync);
+	return n;
+}
+
+/* The count of ties of group @pgid. */
+static unsigned int jobc_of(pid_t pgid)
+{
+	struct rp_pid *pid;
+	unsigned int n;
+
+	rp_read_lock(&sys->sync);
+	pid = rp_pid_find_rcu(sys, pgid);
+	cr_assert(pid, "no pid %d", pgid);
+	n = uatomic_read(rp_pgrp_jobc(pid));
+	rp_read_unlock(&sys->sync);
+	return n;
+}
+
+/* A child of init leading its own session. */
+static struct rp_task *make_session(void)
+{
+	struct rp_task *sh = fork_of(init);
+
+	cr_assert_eq(rp_setsid(sh), rp_getpid(sh));
+	return sh;
+}
+
+/* A child of @parent leading a group of its own. */
+static struct rp_task *group_of(struct rp_task *parent)
+{
+	struct rp_task *g = fork_of(parent);
+
+	cr_assert_eq(rp_setpgid(g, 0, 0), 0);
+	return g;
+}
+
+/*
+ * Groups A (a, and x, a's child) and B (b, and y, b's child), and N (g):
+ * a moves x into N while b moves y into N.  The two moves share only N's
+ * M.  x's move is held inside its attach to N (the count read, not
+ * stored); y's move then waits for N's M, which lets x's go on.  N ends
+ * with three members and two more attachments.
+ * RP_BREAK_SETPGID_MEMBER_UNLOCKED: y's move runs inside x's attach and
+ * its attachment is lost, every time.
+ */
+Test(setpgid_shared, two_moves_into_one_group)
+{
+	struct rp_task *a, *b, *g, *x, *y;
+	struct rp_pid *n;
+	struct job jx, jy;
+	unsigned int before;
+	pid_t npid;
+
+	start(RP_SYNC_RCU);
+	a = group_of(init);
+	b = group_of(init);
+	g = group_of(init);
+	x = fork_of(a);
+	y = fork_of(b);
+	npid = rp_getpid(g);
+	n = g->signal->pgrp;
+	before = attachments(n);
+	jx.pid = rp_getpid(x);
+	jx.arg = npid;
+	hold_job(&jx, setpgid_job, a, RP_RACE_MEMBER_ATTACH, owner_of(n), RP_RACE_MEMBER_WAITS);
+	jy.pid = rp_getpid(y);
+	jy.arg = npid;
+	job_start(&jy, setpgid_job, b);
+	cr_assert_eq(job_join(&jy), 0);
+	cr_assert_eq(let_go(&jx), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(uatomic_read(&hold.waited), "a move into a group went in beside another");
+	cr_expect_eq(attachments(n), before + 2,
+		     "two moves into one group lost an attachment: %u, not %u", attachments(n),
+		     before + 2);
+	cr_expect_eq(members_of(npid), 3);
+	cr_expect_eq(rp_getpgid(x, 0), npid);
+	cr_expect_eq(rp_getpgid(y, 0), npid);
+	end_child(a, x);
+	end_child(b, y);
+	end_child(init, g);
+	end_child(init, b);
+	end_child(init, a);
+	finish_all_reaped();
+}
+
+/*
+ * Session S (sh, its group S), with r and p in it.  r's fork is held
+ * inside its attach to S (the count read, not stored); p's setsid, which
+ * leaves group and session S, waits for S's M.  S ends with the child's
+ * two attachments and without p's two.
+ * RP_BREAK_SETPGID_MEMBER_UNLOCKED: the setsid runs inside the fork's
+ * attach, and its detachments are lost, every time.
+ */
+Test(setsid_shared, waits_for_fork_into_its_group)
+{
+	struct rp_task *sh, *r, *p, *c;
+	struct rp_pid *s;
+	struct job jf, js;
+	unsigned int before;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	r = fork_of(sh);
+	p = fork_of(sh);
+	s = sh->signal->pgrp;
+	cr_assert_eq(s, sh->signal->session);
+	before = attachments(s);
+	hold_job(&jf, fork_job, r, RP_RACE_MEMBER_ATTACH, owner_of(s), RP_RACE_MEMBER_WAITS);
+	job_start(&js, setsid_job, p);
+	cr_assert_eq(job_join(&js), rp_getpid(p));
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect(uatomic_read(&hold.waited), "a setsid went in beside a fork into its group");
+	cr_expect_eq(attachments(s), before,
+		     "a fork into a group and a setsid out of it: %u attachments, not %u",
+		     attachments(s), before);
+	cr_expect_eq(rp_getsid(c, 0), rp_getpid(sh));
+	cr_expect_eq(rp_getsid(p, 0), rp_getpid(p));
+	end_child(r, c);
+	end_child(sh, r);
+	end_child(sh, p);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
+ * Session S (sh), groups Q (q), P (p, q's child), X (x) and Y (y), each
+ * of the four tied to S's group by its leader's parent.  q moves itself
+ * into X while p moves itself into Y: the pair (p, q) is a tie of P
+ * before and of Y after, whatever the order, and each move counts it
+ * from the other's fields.  q's move is held after its stores, before it
+ * takes away the ties it broke (holding its own T, the pair's parent's);
+ * p's move waits for q's T, and then counts the pair with q in X.
+ * RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED: p's move takes the pair away
+ * from P and adds it to Y inside q's window, and q then takes it from Y
+ * again: Y is one tie short, every time (the table walk's recount says
+ * so).
+ */
+Test(setpgid_shared, tie_of_child_and_parent_moving)
+{
+	struct rp_task *sh, *q, *p, *x, *y;
+	struct rp_verify_report r = { 0 };
+	struct job jq, jp;
+	pid_t ppid, xpid, ypid;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	q = group_of(sh);
+	p = group_of(q);
+	x = group_of(sh);
+	y = group_of(sh);
+	ppid = rp_getpid(p);
+	xpid = rp_getpid(x);
+	ypid = rp_getpid(y);
+	cr_assert_eq(jobc_of(ppid), 1);
+	jq.pid = 0;
+	jq.arg = xpid;
+	hold_job(&jq, setpgid_job, q, RP_RACE_JOBC_MOVED, q, RP_RACE_TREE_WAITS);
+	jp.pid = 0;
+	jp.arg = ypid;
+	job_start(&jp, setpgid_job, p);
+	cr_assert_eq(job_join(&jp), 0);
+	cr_assert_eq(let_go(&jq), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(uatomic_read(&hold.waited), "a move went in beside its parent's");
+	cr_expect_eq(jobc_of(ypid), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(ypid));
+	cr_expect_eq(jobc_of(xpid), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(xpid));
+	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	end_child(q, p);
+	end_child(sh, q);
+	end_child(sh, x);
+	end_child(sh, y);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
+ * A process with two threads is moved under the gate exclusive (its
+ * children hang on both threads' lists, and a fork by the other thread
+ * reads its ids under that thread's T): setpgid of it waits for a
+ * fork by the other thread, held inside its link, as an exclusive taker
+ * waits for a shared holder; the child stays in the old group.
+ */
+Test(setpgid_shared, two_threads_stay_exclusive)
+{
+	struct rp_task *m, *t, *c;
+	struct job jf, js;
+	pid_t mpid, old;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	mpid = rp_getpid(m);
+	old = rp_getpgid(m, 0);
+	hold_job(&jf, fork_job, t, RP_RACE_FORK_SUBREAPER_COPY, t, RP_RACE_GATE_EXCL_WAITS);
+	js.pid = mpid;
+	js.arg = mpid;
+	job_start(&js, setpgid_job, init);
+	cr_assert_eq(job_join(&js), 0);
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(uatomic_read(&hold.waited), "a move of a process of two threads went in shared");
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(c, 0), old, "the child followed its parent's move");
+	end_child(t, c);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}

@@ -291,6 +291,72 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	finish_all_reaped();
 }
 
+/* A walk of group A that moves P into N while it stands on P's proxy. */
+static struct {
+	struct rp_task *p, *mover;
+	pid_t ppid, npid;
+	unsigned int seen[4];		/* a, P, x, g: visits */
+	struct rp_task *who[4];
+} walk;
+
+static int visit(struct rp_task *t, void *arg)
+{
+	struct job j = { .pid = walk.ppid, .arg = walk.npid };
+
+	(void)arg;
+	for (unsigned int i = 0; i < 4; i++)
+		walk.seen[i] += t == walk.who[i];
+	if (t == walk.p) {
+		/* The move runs to its end while this walker stands on P. */
+		job_start(&j, setpgid_job, walk.mover);
+		cr_assert_eq(job_join(&j), 0);
+	}
+	return 0;
+}
+
+/*
+ * I1 beside a move under the gate shared: a walk of group A (a, P, x in
+ * list order: a fork links its child right behind its parent) stands on
+ * P's proxy while a moves P into N (g), which the move does without
+ * waiting for walkers; the walk goes on along A from P's retired proxy,
+ * and meets x and never g.  RP_BREAK_RELINK_PROXY moves P's proxy itself
+ * onto N's list: the walk follows it there, meets g and misses x, every
+ * time.
+ */
+Test(setpgid_shared, walker_on_moved_proxy)
+{
+	struct rp_task *a, *x, *p, *g;
+	pid_t apid;
+
+	start(RP_SYNC_RCU);
+	a = group_of(init);
+	g = group_of(init);
+	x = fork_of(a);
+	p = fork_of(a);
+	apid = rp_getpid(a);
+	walk.p = p;
+	walk.mover = a;
+	walk.ppid = rp_getpid(p);
+	walk.npid = rp_getpid(g);
+	walk.who[0] = a;
+	walk.who[1] = p;
+	walk.who[2] = x;
+	walk.who[3] = g;
+	rp_read_lock(&sys->sync);
+	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, apid, visit, NULL);
+	rp_read_unlock(&sys->sync);
+	cr_expect_eq(walk.seen[0], 1, "a: %u visits", walk.seen[0]);
+	cr_expect_eq(walk.seen[1], 1, "P: %u visits", walk.seen[1]);
+	cr_expect_eq(walk.seen[2], 1, "x, behind P on A, met %u times", walk.seen[2]);
+	cr_expect_eq(walk.seen[3], 0, "g, on N, met by A's walk");
+	cr_expect_eq(rp_getpgid(p, 0), walk.npid);
+	end_child(a, x);
+	end_child(a, p);
+	end_child(init, g);
+	end_child(init, a);
+	finish_all_reaped();
+}
+
 /*
  * A process with two threads is moved under the gate exclusive (its
  * children hang on both threads' lists, and a fork by the other thread

@@ -133,8 +133,9 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
  * protocol (c)) ----
  *
  * G of the moved process P's group, then T of P and of P's real parent
- * (increasing address; one lock for init, its own parent), then M of every id the move changes (increasing
- * address, each once), then P's siglock (move_ids).  What the answer
+ * (increasing address; one lock for init, its own parent), then M of
+ * every id the move changes (increasing address, each once), then P's
+ * siglock (move_ids).  What the answer
  * depends on is read again under them: P's ids, its real parent, its
  * FORKNOEXEC flag and its session leadership (T of P), a group's members
  * and so whether it exists in the session (its M).  P's children are on

@@ -117,18 +117,10 @@ static unsigned int members_of(pid_t pgid)
 	return n;
 }
 
-/* The count of ties of group @pgid. */
-static unsigned int jobc_of(pid_t pgid)
+/* The count of ties of the group that @t's process's pid names (its block holds it). */
+static unsigned int jobc_of(struct rp_task *t)
 {
-	struct rp_pid *pid;
-	unsigned int n;
-
-	rp_read_lock(&sys->sync);
-	pid = rp_pid_find_rcu(sys, pgid);
-	cr_assert(pid, "no pid %d", pgid);
-	n = uatomic_read(rp_pgrp_jobc(pid));
-	rp_read_unlock(&sys->sync);
-	return n;
+	return uatomic_read(rp_pgrp_jobc(rp_signal_leader_pid(t->signal)));
 }
 
 /* A child of init leading its own session. */
@@ -149,6 +141,13 @@ static struct rp_task *group_of(struct rp_task *parent)
 	return g;
 }
 
+/* A child of init leading a group of its own, in *@leader, and a child of it in that group. */
+static struct rp_task *member_of_new_group(struct rp_task **leader)
+{
+	*leader = group_of(init);
+	return fork_of(*leader);
+}
+
 /*
  * Groups A (a, and x, a's child) and B (b, and y, b's child), and N (g):
  * a moves x into N while b moves y into N.  The two moves share only N's
@@ -167,11 +166,9 @@ Test(setpgid_shared, two_moves_into_one_group)
 	pid_t npid;
 
 	start(RP_SYNC_RCU);
-	a = group_of(init);
-	b = group_of(init);
+	x = member_of_new_group(&a);
+	y = member_of_new_group(&b);
 	g = group_of(init);
-	x = fork_of(a);
-	y = fork_of(b);
 	npid = rp_getpid(g);
 	n = g->signal->pgrp;
 	before = attachments(n);
@@ -258,7 +255,7 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	struct rp_task *sh, *q, *p, *x, *y;
 	struct rp_verify_report r = { 0 };
 	struct job jq, jp;
-	pid_t ppid, xpid, ypid;
+	pid_t xpid, ypid;
 
 	start(RP_SYNC_RCU);
 	sh = make_session();
@@ -266,10 +263,9 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	p = group_of(q);
 	x = group_of(sh);
 	y = group_of(sh);
-	ppid = rp_getpid(p);
 	xpid = rp_getpid(x);
 	ypid = rp_getpid(y);
-	cr_assert_eq(jobc_of(ppid), 1);
+	cr_assert_eq(jobc_of(p), 1);
 	jq.pid = 0;
 	jq.arg = xpid;
 	hold_job(&jq, setpgid_job, q, RP_RACE_JOBC_MOVED, q, RP_RACE_TREE_WAITS);
@@ -280,8 +276,8 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	cr_assert_eq(let_go(&jq), 0);
 	rp_debug_race_hook(NULL);
 	cr_expect(uatomic_read(&hold.waited), "a move went in beside its parent's");
-	cr_expect_eq(jobc_of(ypid), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(ypid));
-	cr_expect_eq(jobc_of(xpid), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(xpid));
+	cr_expect_eq(jobc_of(y), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(y));
+	cr_expect_eq(jobc_of(x), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(x));
 	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
 	end_child(q, p);
 	end_child(sh, q);
@@ -329,10 +325,9 @@ Test(setpgid_shared, walker_on_moved_proxy)
 	pid_t apid;
 
 	start(RP_SYNC_RCU);
-	a = group_of(init);
-	g = group_of(init);
-	x = fork_of(a);
+	x = member_of_new_group(&a);
 	p = fork_of(a);
+	g = group_of(init);
 	apid = rp_getpid(a);
 	walk.p = p;
 	walk.mover = a;

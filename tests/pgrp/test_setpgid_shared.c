@@ -73,6 +73,22 @@ static long setpgid_job(struct job *j)
 	return rp_setpgid(j->t, j->pid, (pid_t)j->arg);
 }
 
+/*
+ * @first's setpgid (@held's pid and arg) held at @where for @at until
+ * @second's (@other's pid and arg), started then, waits at @until, or
+ * returns; both answer 0.
+ */
+static void race_moves(struct job *held, struct rp_task *first, enum rp_race_point where,
+		       struct rp_task *at, enum rp_race_point until, struct job *other,
+		       struct rp_task *second)
+{
+	hold_job(held, setpgid_job, first, where, at, until);
+	job_start(other, setpgid_job, second);
+	cr_assert_eq(job_join(other), 0);
+	cr_assert_eq(let_go(held), 0);
+	rp_debug_race_hook(NULL);
+}
+
 static long setsid_job(struct job *j)
 {
 	return rp_setsid(j->t);
@@ -174,13 +190,9 @@ Test(setpgid_shared, two_moves_into_one_group)
 	before = attachments(n);
 	jx.pid = rp_getpid(x);
 	jx.arg = npid;
-	hold_job(&jx, setpgid_job, a, RP_RACE_MEMBER_ATTACH, owner_of(n), RP_RACE_MEMBER_WAITS);
 	jy.pid = rp_getpid(y);
 	jy.arg = npid;
-	job_start(&jy, setpgid_job, b);
-	cr_assert_eq(job_join(&jy), 0);
-	cr_assert_eq(let_go(&jx), 0);
-	rp_debug_race_hook(NULL);
+	race_moves(&jx, a, RP_RACE_MEMBER_ATTACH, owner_of(n), RP_RACE_MEMBER_WAITS, &jy, b);
 	cr_expect(uatomic_read(&hold.waited), "a move into a group went in beside another");
 	cr_expect_eq(attachments(n), before + 2,
 		     "two moves into one group lost an attachment: %u, not %u", attachments(n),
@@ -268,13 +280,9 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	cr_assert_eq(jobc_of(p), 1);
 	jq.pid = 0;
 	jq.arg = xpid;
-	hold_job(&jq, setpgid_job, q, RP_RACE_JOBC_MOVED, q, RP_RACE_TREE_WAITS);
 	jp.pid = 0;
 	jp.arg = ypid;
-	job_start(&jp, setpgid_job, p);
-	cr_assert_eq(job_join(&jp), 0);
-	cr_assert_eq(let_go(&jq), 0);
-	rp_debug_race_hook(NULL);
+	race_moves(&jq, q, RP_RACE_JOBC_MOVED, q, RP_RACE_TREE_WAITS, &jp, p);
 	cr_expect(uatomic_read(&hold.waited), "a move went in beside its parent's");
 	cr_expect_eq(jobc_of(y), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(y));
 	cr_expect_eq(jobc_of(x), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(x));

@@ -166,7 +166,7 @@ struct move_hold {
 #define MOVE_EXCLUSIVE	1
 
 /*
- * T of @t for a move (the RP_BREAK_SETPGID_* twins: the checker is told,
+ * T of @t for a move (in the two tree twins below the checker is told,
  * the lock is not taken).  RP_BREAK_SETPGID_OWN_TREE_UNLOCKED leaves out
  * the moved process's own T: a fork by it reads its ids meanwhile and
  * links the child behind a proxy the move retires.

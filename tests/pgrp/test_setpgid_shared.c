@@ -22,8 +22,10 @@
 /*
  * Hold the first thread that reaches @where with task @at until a thread
  * reaches @until with @at (it is about to wait for a lock the held one
- * holds), or until go.  The held thread stays in its read section,
- * online, as the gate_ops tests' holds do.
+ * holds), or until go.  A wait at another lock lets it go too, without
+ * counting as the wait expected: the test then fails where it would
+ * otherwise hang.  The held thread stays in its read section, online, as
+ * the gate_ops tests' holds do.
  */
 static struct {
 	enum rp_race_point where, until;
@@ -42,6 +44,9 @@ static void hook(enum rp_race_point where, struct rp_task *t)
 	/* The gate's exclusive wait names no task. */
 	if (where == hold.until && (!t || t == CMM_LOAD_SHARED(hold.at))) {
 		uatomic_set(&hold.waited, 1);
+		uatomic_set(&hold.go, 1);
+	} else if (where == RP_RACE_MEMBER_WAITS || where == RP_RACE_TREE_WAITS ||
+		   where == RP_RACE_GATE_EXCL_WAITS) {
 		uatomic_set(&hold.go, 1);
 	} else if (where == hold.where && t == CMM_LOAD_SHARED(hold.at) &&
 		   !uatomic_cmpxchg(&hold.reached, 0, 1)) {

@@ -85,6 +85,7 @@ runs=(
 	"setpgid_fork_kill   correct                          verify safety"
 	"setpgid_fork_kill   BROKEN_READ_BEFORE_LOCK          fail   safety"
 	"setpgid_fork_kill   BROKEN_MOVE_NO_TREE              fail   safety"
+	"setpgid_fork_kill   BROKEN_MOVE_NO_MEMBER            fail   safety"
 	"claim_zombie        correct                          verify safety"
 	"claim_zombie        BROKEN_NO_RECHECK                fail   safety"
 	"claim_zombie        BROKEN_DETACH_ONE_LOCK           fail   safety"

@@ -21,17 +21,22 @@
  *    ->next (docs/pgrp.md).
  *
  * The model: group A is a1 -> P, group B is b1.  At once P forks a child
- * C, P's parent moves P to B, and a kill of A walks A.  When all three are
- * done a second kill, of P's group, walks it.  The fork's first step
+ * C, P's parent moves P to B, another process Q is moved into B by its
+ * own parent (a move that shares only B's member lock with P's), and a
+ * kill of A walks A.  When all four are done a second kill, of P's group,
+ * walks it.  The fork's first step
  * (opening the record, under the siglock) comes before its link hold, as
  * in the code; a signal P got before the record opened would restart the
  * fork (docs/pgrp.md), which the model leaves out: such a signal is P's
  * alone.
  *
  * What it abstracts away: the session list (the same as the group list),
- * the tie counts (orphan_jobc.pml), the lock of P's real parent that
- * setpgid also takes (only P's own T matters here), the restart, and the
- * siginfo (a signal is a count).  The child's siglock is not modelled: no
+ * the tie counts (orphan_jobc.pml, whose BROKEN_NO_CHILD_LOCK is the
+ * moving process's T; the lock of P's real parent, which setpgid also
+ * takes, orders the pair's tie against a move of the parent, which
+ * tests/pgrp/test_setpgid_shared.c holds open), Q's old group and its
+ * walkers (setpgid_proxy.pml), the restart, and the siginfo (a signal
+ * is a count).  The child's siglock is not modelled: no
  * one but the walker touches the child's proxy once it is linked.
  *
  * Properties:
@@ -44,7 +49,8 @@
  *  - the kill of A reaches a1 exactly once, P and the child at most once,
  *    and the child exactly once if P got it during the fork (I1, I2; as
  *    Linux, the child gets it even if P moved and the child joined B);
- *  - no walker visits a member of the other group.
+ *  - no walker visits a member of the other group;
+ *  - at the end P's and Q's new proxies are both on B's list.
  *
  * Broken variants:
  *  -DBROKEN_READ_BEFORE_LOCK (or -DBROKEN): fork reads P's group and proxy
@@ -52,7 +58,10 @@
  *      behind P's unlinked proxy, reachable from no list, and joins the
  *      group P has left;
  *  -DBROKEN_MOVE_NO_TREE: setpgid does not take T of P: the same, from the
- *      other side.
+ *      other side;
+ *  -DBROKEN_MOVE_NO_MEMBER: the two moves into B take no member lock
+ *      (RP_BREAK_SETPGID_MEMBER_UNLOCKED): both read B's head before
+ *      either stores it, and one new proxy is on no list.
  *
  * Run: spin -a setpgid_fork_kill.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -67,7 +76,8 @@
 #define CX	3	/* the child's proxy */
 #define PB	4	/* P's new proxy in B */
 #define B1	5	/* b1's proxy in B */
-#define NN	6
+#define QB	6	/* Q's new proxy in B */
+#define NN	7
 
 #define GA	0	/* groups */
 #define GB	1
@@ -75,6 +85,7 @@
 #define KA	1	/* lock holders */
 #define KF	2
 #define KM	3
+#define KQ	4
 
 byte head[2];
 byte next[NN];
@@ -106,7 +117,7 @@ inline walk(g, first, cur, nx, steps)
 		assert(steps <= 4);
 		if
 		:: cur == A1 -> assert(g == GA); if :: first -> gotA1++ :: else fi; nx = next[cur]
-		:: cur == B1 -> assert(g == GB); nx = next[cur]
+		:: cur == B1 || cur == QB -> assert(g == GB); nx = next[cur]
 		:: cur == CX ->
 			if
 			:: !obsolete[cur] && first -> gotC++
@@ -186,8 +197,10 @@ proctype mover()
 #ifndef BROKEN_MOVE_NO_TREE
 	lock(lkT, KM);
 #endif
+#ifndef BROKEN_MOVE_NO_MEMBER
 	lock(lkM[GA], KM);
 	lock(lkM[GB], KM);
+#endif
 	lock(lkS, KM);
 	next[PB] = head[GB];
 	head[GB] = PB;				/* publish the new proxy at B's head */
@@ -204,8 +217,10 @@ proctype mover()
 	grpP = GB;
 	moved = true;
 	lkS = 0;
+#ifndef BROKEN_MOVE_NO_MEMBER
 	lkM[GB] = 0;
 	lkM[GA] = 0;
+#endif
 #ifndef BROKEN_MOVE_NO_TREE
 	lkT = 0;
 #endif
@@ -213,9 +228,23 @@ proctype mover()
 	done++
 }
 
+/* setpgid(Q, B) by Q's parent: Q's T and its old group's M are Q's own. */
+proctype mover2()
+{
+#ifndef BROKEN_MOVE_NO_MEMBER
+	lock(lkM[GB], KQ);
+#endif
+	next[QB] = head[GB];
+	head[GB] = QB;				/* publish Q's new proxy at B's head */
+#ifndef BROKEN_MOVE_NO_MEMBER
+	lkM[GB] = 0;
+#endif
+	done++
+}
+
 init {
 	byte cur, nx, steps;
-	bool reach;
+	bool reach, reachP;
 
 	d_step {
 		head[GA] = A1; next[A1] = PA; next[PA] = NIL;
@@ -225,9 +254,10 @@ init {
 	atomic {
 		run killer();
 		run forker();
-		run mover()
+		run mover();
+		run mover2()
 	}
-	done == 3;
+	done == 4;
 	/* The child's proxy is on its group's list. */
 	d_step {
 		cur = head[grpC];
@@ -237,6 +267,14 @@ init {
 		:: else -> reach = reach || cur == CX; cur = next[cur]
 		od;
 		assert(reach);
+		/* Both moves into B are on B's list. */
+		cur = head[GB];
+		reach = false;
+		do
+		:: cur == NIL -> break
+		:: else -> reach = reach || cur == QB; reachP = reachP || cur == PB; cur = next[cur]
+		od;
+		assert(reach && reachP);
 		cur = 0
 	}
 	/* The kill of A (I1, I2). */

@@ -223,6 +223,10 @@ enum rp_race_point {
 	/* A writer of task @t's tree lock (T) found it held and is about to
 	   wait for it (task/task.h; rcu mode, whatever the caller holds). */
 	RP_RACE_TREE_WAITS,
+	/* A plain fork by @t read its process's group and session under
+	   @t's T and has not taken their M yet (proc/fork.c; rcu mode, the
+	   update gate shared): a move of @t's process waits for that T. */
+	RP_RACE_FORK_IDS_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

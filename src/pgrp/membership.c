@@ -234,7 +234,9 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
 
 	rp_assert_group_siglock_held(sig);
-	rp_assert_update_held(&rp_signal_sys(sig)->sync);
+	/* The update lock, or (setpgid and setsid under the gate shared) M of both ids. */
+	rp_assert_member_write(rp_signal_sys(sig), from);
+	rp_assert_member_write(rp_signal_sys(sig), to);
 #ifdef RP_BREAK_RELINK_PROXY
 	/* Linux's change_pid: the same node, off one list and onto the other. */
 	cds_hlist_del_rcu(&old->node);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * setpgid(2), setsid(2) and the id queries, with Linux's errnos.  A move
- * runs under the update lock and the moving process's siglock (so that a
- * group signal reaches a process either before it left or not at all) and
+ * runs under the update lock, or in rcu mode under the update gate shared
+ * and the object locks of protocol (c) (docs/process.md; struct
+ * move_hold below), and the moving process's siglock (so that a group
+ * signal reaches a process either before it left or not at all), and
  * publishes new proxies (membership.c).  Queries read under rp_read_lock only.
  */
 #include <errno.h>
@@ -12,13 +14,16 @@
 #include <rcuproc/pgrp.h>	/* the definitions below see RP_API */
 
 /*
- * Move @p's process into group @pgrp and session @session (update lock
- * held), linking the proxies @px[] (PGID, SID) that the move needs and
- * taking them out of @px[], under the siglock.  The ties the move makes
+ * Move @p's process into group @pgrp and session @session, linking the
+ * proxies @px[] (PGID, SID) that the move needs and taking them out of
+ * @px[], under the siglock.  The update lock held, or (rcu mode, the gate
+ * shared: struct move_hold) G of @p's group, T of @p and of its real
+ * parent, and M of every id the move changes.  The ties the move makes
  * are counted before it and those it breaks after (jobc.h), so that a
  * group that keeps a tie is never seen orphaned meanwhile; the old ids
- * are held until then.  RP_BREAK_JOBC_TAKE_FIRST takes away before it
- * adds: a group that loses one tie and gains another reads 0 in between.
+ * that change are held until then (one that stays is held by @p itself).
+ * RP_BREAK_JOBC_TAKE_FIRST takes away before it adds: a group that loses
+ * one tie and gains another reads 0 in between.
  */
 static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *session,
 		     struct rp_proxy *px[RP_MEMBER_LISTS])
@@ -27,15 +32,18 @@ static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *sess
 	struct rp_pid *old_pgrp = sig->pgrp, *old_session = sig->session;
 	struct rp_sighand *sh;
 
-	rp_assert_update_held(&p->sys->sync);
-	rp_pid_attach(old_pgrp);
-	rp_pid_attach(old_session);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&p->sys->sync));
+	if (pgrp != old_pgrp)
+		rp_pid_attach(old_pgrp);
+	if (session != old_session)
+		rp_pid_attach(old_session);
 #ifdef RP_BREAK_JOBC_TAKE_FIRST
 	rp_jobc_move(p, old_pgrp, old_session, -1);
 #else
 	rp_jobc_move(p, pgrp, session, 1);
 #endif
-	sh = rp_lock_task_sighand(p);	/* not released: we hold the update lock */
+	/* Not released: the update lock, or T of its real parent (a release's tie). */
+	sh = rp_lock_task_sighand(p);
 	if (session != old_session) {
 		rp_pgrp_move(sig, RP_PIDTYPE_SID, session, px[1]);
 		px[1] = NULL;
@@ -51,28 +59,32 @@ static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *sess
 #else
 	rp_jobc_move(p, old_pgrp, old_session, -1);
 #endif
-	rp_pid_detach(old_session);
-	rp_pid_detach(old_pgrp);
+	if (session != old_session)
+		rp_pid_detach(old_session);
+	if (pgrp != old_pgrp)
+		rp_pid_detach(old_pgrp);
 }
 
 /*
- * Linux's checks of setpgid's target @pid (update lock held): the caller's
- * process, or a child of it in the same session that has not exec'd, and
- * never a session leader.
+ * Linux's checks of setpgid's target @pid (update lock, or a move_hold of
+ * the process found): the caller's process, or a child of it in the same
+ * session that has not exec'd, and never a session leader.
  */
 static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 {
 	struct rp_task *leader = self->group_leader;
 	struct rp_task *p = rp_find_task_rcu(self->sys, pid);
 
-	rp_assert_update_held(&self->sys->sync);
 	if (!p)
 		return -ESRCH;
 	if (!rp_thread_group_leader(p))
 		return -EINVAL;
+	/* What follows is frozen by T of @p and of its real parent (a move_hold). */
+	rp_assert_update_or_held(&self->sys->sync, &p->tree_lock);
 	if (rp_same_thread_group(p->real_parent, leader)) {
 		if (p->signal->session != leader->signal->session)
 			return -EPERM;
+		/* T of @p: exec clears the flag under the update lock. */
 		if (!(p->flags & RP_PF_FORKNOEXEC))
 			return -EACCES;
 	} else if (p != leader) {
@@ -84,26 +96,288 @@ static int setpgid_target(struct rp_task *self, pid_t pid, struct rp_task **out)
 	return 0;
 }
 
-/* The group @pgid for @p: its own pid, or a group of the caller's session; NULL: EPERM. */
+/*
+ * The group @pgid for @p: its own pid, or a group of the caller's session;
+ * NULL: EPERM.  Whether the group is there is its member list: the update
+ * lock, or M of the pid found (a move_hold).
+ */
 static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid_t pgid)
 {
 	if (pgid == rp_task_tgid(p))
 		return rp_signal_leader_pid(p->signal);
+	struct rp_pid *pgrp;
+
 	if (!rp_pgrp_in_session_rcu(self->sys, pgid, self->signal->session->nr))
 		return NULL;
-	return rp_pid_find_rcu(self->sys, pgid);
+	pgrp = rp_pid_find_rcu(self->sys, pgid);
+	/* Its members, which said so, are frozen by its M (a move_hold). */
+	rp_assert_member_write(self->sys, pgrp);
+	return pgrp;
 }
 
-/* Move @p's process to @pgrp unless it is there already (update lock held). */
+/* Move @p's process to @pgrp unless it is there already. */
 static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy **px)
 {
 	struct rp_proxy *pair[RP_MEMBER_LISTS] = { *px, NULL };
 
-	rp_assert_update_held(&p->sys->sync);
+	/* @p's ids are frozen by its T (a move_hold), or the update lock. */
+	rp_assert_update_or_held(&p->sys->sync, &p->tree_lock);
 	if (p->signal->pgrp == pgrp)
 		return;
 	move_ids(p, pgrp, p->signal->session, pair);
 	*px = pair[0];
+}
+
+/*
+ * ---- A move under the update gate shared (rcu mode; docs/process.md,
+ * protocol (c)) ----
+ *
+ * G of the moved process P's group, then T of P and of P's real parent
+ * (increasing address; one lock for init, its own parent), then M of
+ * every id the move changes (increasing address, each once), then P's
+ * siglock (move_ids).  What the answer
+ * depends on is read again under them: P's ids, its real parent, its
+ * FORKNOEXEC flag and its session leadership (T of P), a group's members
+ * and so whether it exists in the session (its M).  P's children are on
+ * the children lists of P's threads, and a plain fork by a thread reads
+ * P's ids under that thread's T: so P must be one thread (its leader),
+ * read under G (a new thread comes from a fork that takes the gate
+ * exclusive); a P with more threads, or a move that touches a nested
+ * namespace's pid (whose last detach may end the namespace), takes the
+ * gate exclusive instead, decided before any write.
+ *
+ * Writers that these locks keep out: a fork by P (T of P), a move of P by
+ * itself or by its parent (T of P), a move or setsid of P's parent, which
+ * changes the tie of P's pair (T of the parent), a move of another
+ * process into or out of the same group (M), a fork into the group or the
+ * session (M), and, with the gate shared, a release, which unlinks a
+ * process's proxies under M of its ids and its tie under its real
+ * parent's T.  Group kills take no writer lock: they walk under RCU and
+ * meet P's proxies under its siglock, which the move holds (docs/pgrp.md).
+ */
+struct move_hold {
+	struct rp_task *p;		/* the process moved: its leader */
+	struct rp_task *parent;		/* its real parent, when T was taken */
+	struct rp_pid *ids[3];		/* M held: increasing address, distinct */
+	unsigned int nids;
+};
+
+/* What rp_setpgid and rp_setsid answer to take the gate exclusive instead. */
+#define MOVE_EXCLUSIVE	1
+
+/*
+ * T of @t for a move (in the two tree twins below the checker is told,
+ * the lock is not taken).  RP_BREAK_SETPGID_OWN_TREE_UNLOCKED leaves out
+ * the moved process's own T: a fork by it reads its ids meanwhile and
+ * links the child behind a proxy the move retires.
+ * RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED leaves out its parent's T: a
+ * move of the parent meanwhile counts the pair's tie from ids that the
+ * child's move changes under it.
+ */
+static bool tree_twin(const struct move_hold *h, const struct rp_task *t)
+{
+#if defined(RP_BREAK_SETPGID_OWN_TREE_UNLOCKED)
+	return t == h->p;
+#elif defined(RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED)
+	return t == h->parent;
+#else
+	(void)h;
+	(void)t;
+	return false;
+#endif
+}
+
+static void move_tree_lock(const struct move_hold *h, struct rp_task *t)
+{
+	if (tree_twin(h, t))
+		rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
+	else
+		rp_tree_lock(t);
+}
+
+static void move_tree_unlock(const struct move_hold *h, struct rp_task *t)
+{
+	if (tree_twin(h, t))
+		rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	else
+		rp_tree_unlock(t);
+}
+
+/*
+ * Take G of @p's group and T of @p and of its real parent.  False, with
+ * nothing held, if @p has more than one thread: the gate exclusive.
+ */
+static bool hold_trees(struct move_hold *h, struct rp_task *p)
+{
+	struct rp_task *a, *b;
+
+	h->p = p;
+	h->nids = 0;
+	rp_group_lock(p->signal);
+	if (p->signal->nr_threads != 1) {
+		rp_group_unlock(p->signal);
+		return false;
+	}
+	h->parent = rcu_dereference(p->real_parent);
+	a = p < h->parent ? p : h->parent;
+	b = p < h->parent ? h->parent : p;
+	move_tree_lock(h, a);
+	if (b != a)		/* init is its own real parent */
+		move_tree_lock(h, b);
+	return true;
+}
+
+static void release_trees(struct move_hold *h)
+{
+	struct rp_task *a = h->p < h->parent ? h->p : h->parent;
+	struct rp_task *b = h->p < h->parent ? h->parent : h->p;
+
+	if (b != a)
+		move_tree_unlock(h, b);
+	move_tree_unlock(h, a);
+	rp_group_unlock(h->p->signal);
+}
+
+/*
+ * Did @p's real parent stay the one whose T we took?  A reparenting
+ * changes it under T of the old parent, which we hold from now on.
+ */
+static bool parent_held(struct move_hold *h)
+{
+	return h->p->real_parent == h->parent;
+}
+
+/*
+ * M of @ids (@n of them, any order, repeats allowed), in increasing
+ * address, each once.  RP_BREAK_SETPGID_MEMBER_UNLOCKED tells the checker
+ * and takes none: two moves into one group, or a move beside a fork into
+ * the group it leaves, write the list and the count at once.
+ */
+static void hold_ids(struct move_hold *h, struct rp_pid *const *ids, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int j = h->nids;
+		bool again = false;
+
+		for (unsigned int k = 0; k < h->nids; k++)
+			again |= h->ids[k] == ids[i];
+		if (again)
+			continue;
+		while (j > 0 && rp_member_lock_of(h->ids[j - 1]) > rp_member_lock_of(ids[i])) {
+			h->ids[j] = h->ids[j - 1];
+			j--;
+		}
+		h->ids[j] = ids[i];
+		h->nids++;
+	}
+	for (unsigned int i = 0; i < h->nids; i++) {
+#ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
+		rp_lockdep_acquire_obj(RP_LOCK_MEMBER, rp_member_lock_of(h->ids[i]));
+#else
+		rp_member_lock(h->ids[i]);
+#endif
+	}
+}
+
+static void release_ids(struct move_hold *h)
+{
+	while (h->nids) {
+		struct rp_pid *id = h->ids[--h->nids];
+
+#ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
+		rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(id));
+#else
+		rp_member_unlock(id);
+#endif
+	}
+}
+
+static void release_all(struct move_hold *h)
+{
+	release_ids(h);
+	release_trees(h);
+}
+
+/* Any pid of a nested namespace among @ids (@n; NULL skipped)? */
+static bool any_nested(struct rp_pid *const *ids, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ids[i] && ids[i]->nested)
+			return true;
+	return false;
+}
+
+/*
+ * setpgid under the gate shared and a move_hold (rcu mode): its answer,
+ * or MOVE_EXCLUSIVE (nothing written) for the exclusive gate.
+ */
+static int setpgid_shared(struct rp_task *self, pid_t pid, pid_t pgid, struct rp_proxy **px)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pid *ids[2];
+	struct move_hold h;
+	struct rp_task *p;
+	struct rp_pid *pgrp;
+	int err;
+
+	rp_update_lock_shared(sync);
+	rp_read_lock(sync);
+again:
+	/* A first look, to know whose locks to take; all of it again under them. */
+	p = rp_find_task_rcu(self->sys, pid);
+	if (!p || !rp_thread_group_leader(p)) {
+		err = setpgid_target(self, pid, &p);
+		goto out;
+	}
+	if (!hold_trees(&h, p)) {
+		err = MOVE_EXCLUSIVE;
+		goto out;
+	}
+	if (!parent_held(&h)) {
+		release_trees(&h);
+		goto again;
+	}
+	err = setpgid_target(self, pid, &p);
+	if (!err && p != h.p) {
+		/* Released and its number reused since the first look. */
+		release_trees(&h);
+		goto again;
+	}
+	if (err) {
+		release_trees(&h);
+		goto out;
+	}
+	/* The group by number: its members, under its M, say whether it is one. */
+	ids[0] = p->signal->pgrp;
+	ids[1] = pgid == rp_task_tgid(p) ? rp_signal_leader_pid(p->signal) :
+					   rp_pid_find_rcu(self->sys, pgid);
+	if (!ids[1] || !ids[1]->in_process) {
+		/* No block's pid: no group's id. */
+		release_trees(&h);
+		err = -EPERM;
+		goto out;
+	}
+	if (any_nested(ids, 2)) {
+		release_trees(&h);
+		err = MOVE_EXCLUSIVE;
+		goto out;
+	}
+	hold_ids(&h, ids, 2);
+	pgrp = setpgid_group(self, p, pgid);
+	if (pgrp && pgrp != ids[1]) {
+		/* That number names another pid now: look again. */
+		release_all(&h);
+		goto again;
+	}
+	if (pgrp)
+		change_pgrp(p, pgrp, px);
+	else
+		err = -EPERM;
+	release_all(&h);
+out:
+	rp_read_unlock(sync);
+	rp_update_unlock_shared(sync);
+	return err;
 }
 
 int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
@@ -112,7 +386,7 @@ int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
 	struct rp_proxy *px;
 	struct rp_task *p;
 	struct rp_pid *pgrp;
-	int err;
+	int err = MOVE_EXCLUSIVE;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
@@ -125,36 +399,82 @@ int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
 	px = rp_proxy_alloc(self->sys);
 	if (!px)
 		return -ENOMEM;
-	rp_update_lock(sync);
-	rp_read_lock(sync);	/* lookups by number (nested: takes nothing more) */
-	err = setpgid_target(self, pid, &p);
-	if (!err) {
-		pgrp = setpgid_group(self, p, pgid);
-		if (pgrp)
-			change_pgrp(p, pgrp, &px);
-		else
-			err = -EPERM;
+	if (sync->mode == RP_SYNC_RCU)
+		err = setpgid_shared(self, pid, pgid, &px);
+	if (err == MOVE_EXCLUSIVE) {
+		rp_update_lock(sync);
+		rp_read_lock(sync);	/* lookups by number (nested: takes nothing more) */
+		err = setpgid_target(self, pid, &p);
+		if (!err) {
+			pgrp = setpgid_group(self, p, pgid);
+			if (pgrp)
+				change_pgrp(p, pgrp, &px);
+			else
+				err = -EPERM;
+		}
+		rp_read_unlock(sync);
+		rp_update_unlock(sync);
 	}
-	rp_read_unlock(sync);
-	rp_update_unlock(sync);
 	rp_proxy_free_unlinked(px);
 	rp_sync_quiescent();
 	return err;
 }
 
-/* Linux's setsid checks and moves (update lock held); the new sid or -EPERM. */
+/*
+ * Linux's setsid checks and moves (update lock, or a move_hold of the
+ * caller's process with its three ids); the new sid or -EPERM.
+ */
 static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
 {
 	struct rp_signal *sig = self->signal;
 	struct rp_pid *own = rp_signal_leader_pid(sig);
 
-	rp_assert_update_held(&self->sys->sync);
+	/* Whether a group with our id exists: its M (a move_hold), or the update lock. */
+	rp_assert_member_write(self->sys, own);
 	/* A session leader already, or a group with our id exists (we lead it). */
 	if (rp_session_leader_rcu(sig) || !rp_hlist_empty(&own->members[0]))
 		return -EPERM;
 	move_ids(self->group_leader, own, own, px);
-	rp_signal_set_tty(sig, NULL);	/* the old session's terminal stays there */
+	/* The old session's terminal stays there; ours now under M of @own. */
+	rp_signal_set_tty(sig, NULL);
 	return 0;
+}
+
+/*
+ * setsid under the gate shared (rcu mode): the caller's process as
+ * setpgid's target, with M of its group, its session and its own pid
+ * (the new group and session).  Its answer, or MOVE_EXCLUSIVE.
+ */
+static pid_t setsid_shared(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_signal *sig = self->signal;
+	struct rp_pid *ids[3];
+	struct move_hold h;
+	pid_t ret = MOVE_EXCLUSIVE;
+
+	rp_update_lock_shared(sync);
+	rp_read_lock(sync);
+	/* A caller that is not its leader has another thread: exclusive. */
+	while (rp_thread_group_leader(self) && hold_trees(&h, self)) {
+		if (!parent_held(&h)) {
+			release_trees(&h);
+			continue;
+		}
+		ids[0] = sig->pgrp;
+		ids[1] = sig->session;
+		ids[2] = rp_signal_leader_pid(sig);
+		if (!any_nested(ids, 3)) {
+			hold_ids(&h, ids, 3);
+			ret = do_setsid(self, px);
+			release_ids(&h);
+		}
+		release_trees(&h);
+		break;
+	}
+	rp_read_unlock(sync);
+	rp_update_unlock_shared(sync);
+	return ret;
 }
 
 pid_t rp_setsid(struct rp_task *self)
@@ -168,9 +488,14 @@ pid_t rp_setsid(struct rp_task *self)
 	px[0] = rp_proxy_alloc(self->sys);
 	px[1] = rp_proxy_alloc(self->sys);
 	if (px[0] && px[1]) {
-		rp_update_lock(sync);
-		ret = do_setsid(self, px);
-		rp_update_unlock(sync);
+		ret = MOVE_EXCLUSIVE;
+		if (sync->mode == RP_SYNC_RCU)
+			ret = setsid_shared(self, px);
+		if (ret == MOVE_EXCLUSIVE) {
+			rp_update_lock(sync);
+			ret = do_setsid(self, px);
+			rp_update_unlock(sync);
+		}
 	}
 	rp_proxy_free_unlinked(px[0]);
 	rp_proxy_free_unlinked(px[1]);

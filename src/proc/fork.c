@@ -320,8 +320,9 @@ static bool enter_gate(struct rp_task *self, unsigned long flags, const struct r
 /*
  * A plain fork's object locks (protocol (c)'s fork half): T of @self, the
  * child's parent, and only then its group's and session's ids, frozen by
- * it (a move of @self holds @self's T; today the gate exclusive too), and
- * their M in increasing address.  The siglock and L come later, in
+ * it (a move of @self's process under the gate shared holds its leader's
+ * T, and is made so only while @self is that leader, its one thread:
+ * pgrp/setpgid.c), and their M in increasing address.  The siglock and L come later, in
  * link_under_siglock.
  */
 static void lock_family(struct rp_task *self)
@@ -331,6 +332,7 @@ static void lock_family(struct rp_task *self)
 	rp_tree_lock(self);
 	a = self->signal->pgrp;
 	b = self->signal->session;
+	RP_RACE_POINT(RP_RACE_FORK_IDS_READ, self);
 	if (rp_member_lock_of(b) < rp_member_lock_of(a)) {
 		struct rp_pid *t = a;
 

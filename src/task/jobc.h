@@ -54,7 +54,8 @@ bool rp_jobc_pair(const struct rp_signal *m, struct rp_task *parent, int delta);
  * parent it is), as if its group and session were @pgrp and @session:
  * @delta added to each tied group's count.  setpgid and setsid add those
  * of the new ids before the move and take those of the old ones after
- * (update lock held).
+ * (update lock held, or under the gate shared T of every pair's parent:
+ * @leader's and its real parent's, pgrp/setpgid.c; rp_tie_group asserts).
  */
 void rp_jobc_move(struct rp_task *leader, struct rp_pid *pgrp, struct rp_pid *session,
 		  int delta);

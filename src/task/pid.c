@@ -208,16 +208,15 @@ void rp_pid_detach(struct rp_pid *pid)
 	struct rp_system *sys = rp_pid_sys(pid);
 
 	/*
-	 * The update lock; or, for a plain reap under the gate shared, M of
-	 * a process's pid of the root namespace (a nested pid's last detach
-	 * counts down its namespace's pids, under the update lock only).
+	 * Under the gate shared, setpgid, setsid and wait's plain reap detach
+	 * a process's pid (its own, or a group's or session's id) under its M.
 	 */
-	RP_DEBUG_BUG_ON(!rp_update_held_here(&sys->sync) &&
-			(pid->nested || !pid->in_process ||
-			 !rp_lockdep_holds(rp_member_lock_of(pid))));
+	rp_assert_update_or_held(&sys->sync, pid->in_process ? rp_member_lock_of(pid) : NULL);
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
+	/* A nested pid's last detach may end its namespace: the gate exclusive only. */
+	RP_DEBUG_BUG_ON(pid->nested && !rp_update_held_here(&sys->sync));
 	/* No attachment can come back: the number is no longer found. */
 	rp_pid_hash_del(pid);
 	if (pid->nested)

@@ -29,11 +29,13 @@
  *	(T), (M), (L)  as (G), with T of the task named (rp_tree_lock), M of
  *	     the pid named (rp_member_lock), L of the sys->tasks nodes around
  *	     the link (rp_link_lock): what a plain fork (proc/fork.c) and a
- *	     plain exit (proc/exit.c) write under the update gate shared, and
+ *	     plain exit (proc/exit.c) write under the update gate shared;
  *	     what wait's plain reap writes under it (proc/wait.c, proc/exit.c:
  *	     G of the zombie's group, T of its real parent, L around its node,
- *	     M of the pids it detaches); every other writer holds the update
- *	     lock
+ *	     M of the pids it detaches); and setpgid and setsid of a
+ *	     one-thread process (pgrp/setpgid.c: G, then T of the process
+ *	     and of its real parent, then M of the ids that change, then
+ *	     the siglock); every other writer holds the update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -378,7 +380,10 @@ struct rp_signal_extra {
 struct rp_signal {
 	unsigned int sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
-	unsigned int nr_threads;	/* (u, G: a plain reap) threads on thread_head */
+	unsigned int nr_threads;	/* (u, G: a plain reap) threads on
+					   thread_head; setpgid under the gate
+					   shared reads it under G (a new thread's
+					   fork takes the gate exclusive) */
 	/*
 	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
 	 * the block's word, kept here in the 4 bytes beside the counts.
@@ -397,13 +402,19 @@ struct rp_signal {
 					   subreaper */
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
 	struct rp_bytelock group_lock;	/* G, rcu mode only: rp_group_lock */
-	struct rp_pid *pgrp;		/* (r, u) process group id */
-	struct rp_pid *session;		/* (r, u) session id */
-	struct rp_tty *tty;		/* (u, M of ->session at fork) the controlling
+	/*
+	 * (r, u; or under the gate shared, setpgid and setsid of a one-thread
+	 * process: G of this group, T of its leader and of its real parent, M
+	 * of the old and the new id, and the siglock; each of T, M and the
+	 * siglock is enough to read them stably) process group and session
+	 */
+	struct rp_pid *pgrp;
+	struct rp_pid *session;
+	struct rp_tty *tty;		/* (u, M of ->session at fork and setsid) the controlling
 					   terminal, copied at fork;
 					   read by its own process (CMM_LOAD_SHARED)
 					   or under the update lock (src/tty) */
-	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u) Group 5: our entries on
+	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u, as ->pgrp) Group 5: our entries on
 					   pgrp's and session's member lists */
 	struct rp_proxy member[RP_MEMBER_LISTS]; /* (see rp_proxy) the entries fork
 					   links; ->proxy[] until the first move */
@@ -427,7 +438,8 @@ struct rp_signal {
 
 /* rp_task.flags */
 #define RP_PF_EXITING		0x1	/* (s) past the exit point */
-#define RP_PF_FORKNOEXEC	0x2	/* (u) forked, not yet exec'd */
+#define RP_PF_FORKNOEXEC	0x2	/* (u; setpgid under the gate shared reads it
+					   under T of the task) forked, not yet exec'd */
 #define RP_PF_NPROC_EXCEEDED	0x4	/* (t) set*uid into a user over RLIMIT_NPROC:
 					   the next exec checks again */
 #define RP_PF_NS_CHILDREN	0x8	/* (t, and its release) unshare or setns: its
@@ -955,7 +967,7 @@ static inline void rp_group_unlock(struct rp_signal *sig)
 static inline void rp_tree_lock(struct rp_task *t)
 {
 #ifdef RP_DEBUG
-	/* Another converted writer holds it: we are about to wait. */
+	/* Another converted writer of @t's tree is in: we are about to wait. */
 	if (CMM_LOAD_SHARED(t->tree_lock.locked))
 		RP_RACE_POINT(RP_RACE_TREE_WAITS, t);
 #endif
@@ -1235,8 +1247,9 @@ void rp_pid_attach(struct rp_pid *pid);
 /* A fork's own new pid, whose task is not linked yet: the update gate, shared or not. */
 void rp_pid_attach_new(struct rp_pid *pid);
 /*
- * One user less (update lock); the last frees the number, and the struct
- * after RCU unless a terminal holds it.
+ * One user less (update lock, or its M if it is a group's or session's
+ * id; a nested pid's last, only the update lock); the last frees the
+ * number, and the struct after RCU unless a terminal holds it.
  */
 void rp_pid_detach(struct rp_pid *pid);
 /*

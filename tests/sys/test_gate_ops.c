@@ -4,8 +4,9 @@
  * update gate shared (docs/process.md, "Without the update lock"), against
  * each other and against an unconverted operation, which takes it
  * exclusive: prctl(PR_SET_CHILD_SUBREAPER), and a plain fork beside a
- * subreaper walk, beside another fork into its group, and under a
- * setpgid of its parent.
+ * subreaper walk, beside another fork into its group, and beside a
+ * setpgid of its parent (which takes the gate shared too: its other
+ * races are in tests/pgrp/test_setpgid_shared.c).
  */
 #include <sys/prctl.h>
 #include <rcuproc/pgrp.h>
@@ -234,13 +235,15 @@ Test(subreaper, walk_marks_every_thread_child)
 static struct {
 	enum rp_race_point where;
 	struct rp_task *at;
-	int reached, go, member_waits;	/* uatomic */
+	int reached, go, member_waits, tree_waits;	/* uatomic */
 } hold_fork;
 
 static void fork_hook(enum rp_race_point where, struct rp_task *t)
 {
 	if (where == RP_RACE_MEMBER_WAITS && t == hold_fork.at) {
 		uatomic_set(&hold_fork.member_waits, 1);
+	} else if (where == RP_RACE_TREE_WAITS && t == hold_fork.at) {
+		uatomic_set(&hold_fork.tree_waits, 1);
 	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
 		uatomic_set(&hold.excl_waits, 1);
 	} else if (where == hold_fork.where && t == CMM_LOAD_SHARED(hold_fork.at) &&
@@ -358,10 +361,13 @@ static long setpgid_job(struct job *j)
 }
 
 /*
- * setpgid of a forking parent (protocol (c)): still an exclusive taker of
- * the gate, it waits for the fork held inside its link, behind P's proxy
- * on its old group's list; then it moves P alone.  The child stays in the
- * old group, as on Linux, where the fork's tasklist_lock came first.
+ * setpgid of a forking parent (protocol (c)): P's fork read P's group and
+ * session under P's T and is held before it takes their M; setpgid of P
+ * by its parent, under the gate shared too, waits for P's T.  Then it
+ * moves P alone: the child stays in the old group, as on Linux, where the
+ * fork's tasklist_lock came first.  RP_BREAK_SETPGID_OWN_TREE_UNLOCKED
+ * moves P inside the fork's window, every time (and the fork then links
+ * its child into the group it read, behind a proxy P no longer has).
  */
 Test(fork_shared, setpgid_of_parent_waits_for_fork)
 {
@@ -373,10 +379,10 @@ Test(fork_shared, setpgid_of_parent_waits_for_fork)
 	p = fork_of(init);
 	old = rp_getpgid(p, 0);
 	ppid = rp_getpid(p);
-	hold_fork_at(&jf, p, RP_RACE_FORK_SUBREAPER_COPY, p);
+	hold_fork_at(&jf, p, RP_RACE_FORK_IDS_READ, p);
 	js.pid = ppid;
 	job_start(&js, setpgid_job, init);
-	await_either(&hold.excl_waits, &second_done);
+	await_either(&hold_fork.tree_waits, &second_done);
 	cr_expect_not(uatomic_read(&second_done), "setpgid of a parent went in beside its fork");
 	uatomic_set(&hold_fork.go, 1);
 	cr_assert_gt(job_join(&jf), 0);

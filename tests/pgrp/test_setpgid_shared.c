@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * setpgid and setsid under rcu mode's update gate shared (docs/process.md,
+ * protocol (c)): G of the moved process's group, T of it and of its real
+ * parent, M of the ids the move changes.  Each test holds one operation
+ * inside its locks at a race point and starts a second that must wait for
+ * one of them (it reaches RP_RACE_TREE_WAITS or RP_RACE_MEMBER_WAITS,
+ * which lets the first go on); a twin that leaves that lock out lets the
+ * second run inside the first's window, and the test sees what it broke.
+ * Also: which moves stay exclusive (more than one thread), and the
+ * answers under the shared gate are the exclusive gate's.
+ */
+#include <rcuproc/pgrp.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "task/task.h"
+#include "task/jobc.h"
+#include "task/relations.h"
+#include "debug/racepoint.h"
+#include "verify/verify.h"
+
+/*
+ * Hold the first thread that reaches @where with task @at until a thread
+ * reaches @until with @at (it is about to wait for a lock the held one
+ * holds), or until go.  A wait at another lock lets it go too, without
+ * counting as the wait expected: the test then fails where it would
+ * otherwise hang.  The held thread stays in its read section, online, as
+ * the gate_ops tests' holds do.
+ */
+static struct {
+	enum rp_race_point where, until;
+	struct rp_task *at;
+	int reached, go, waited;	/* uatomic */
+} hold;
+
+static void await_flag(const int *flag)
+{
+	while (!uatomic_read(flag))
+		usleep(1000);
+}
+
+static void hook(enum rp_race_point where, struct rp_task *t)
+{
+	/* The gate's exclusive wait names no task. */
+	if (where == hold.until && (!t || t == CMM_LOAD_SHARED(hold.at))) {
+		uatomic_set(&hold.waited, 1);
+		uatomic_set(&hold.go, 1);
+	} else if (where == RP_RACE_MEMBER_WAITS || where == RP_RACE_TREE_WAITS ||
+		   where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&hold.go, 1);
+	} else if (where == hold.where && t == CMM_LOAD_SHARED(hold.at) &&
+		   !uatomic_cmpxchg(&hold.reached, 0, 1)) {
+		await_flag(&hold.go);
+	}
+}
+
+/* Armed before job @j starts (it cannot pass first); returns once it is held. */
+static void hold_job(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+		     enum rp_race_point where, struct rp_task *at, enum rp_race_point until)
+{
+	hold.where = where;
+	hold.until = until;
+	hold.at = at;
+	rp_debug_race_hook(hook);
+	job_start(j, fn, t);
+	await_flag(&hold.reached);
+}
+
+/* The second job has returned: let the first go (a no-op if it went), and join it. */
+static long let_go(struct job *j)
+{
+	uatomic_set(&hold.go, 1);
+	return job_join(j);
+}
+
+static long setpgid_job(struct job *j)
+{
+	return rp_setpgid(j->t, j->pid, (pid_t)j->arg);
+}
+
+/*
+ * @first's setpgid (@held's pid and arg) held at @where for @at until
+ * @second's (@other's pid and arg), started then, waits at @until, or
+ * returns; both answer 0.
+ */
+static void race_moves(struct job *held, struct rp_task *first, enum rp_race_point where,
+		       struct rp_task *at, enum rp_race_point until, struct job *other,
+		       struct rp_task *second)
+{
+	hold_job(held, setpgid_job, first, where, at, until);
+	job_start(other, setpgid_job, second);
+	cr_assert_eq(job_join(other), 0);
+	cr_assert_eq(let_go(held), 0);
+	rp_debug_race_hook(NULL);
+}
+
+static long setsid_job(struct job *j)
+{
+	return rp_setsid(j->t);
+}
+
+static long fork_job(struct job *j)
+{
+	struct rp_task *c = NULL;
+	long ret = rp_fork(j->t, &c);
+
+	j->arg = (long)(uintptr_t)c;
+	return ret;
+}
+
+/* The task of the block of @pid's group or session id (whose byte M is). */
+static struct rp_task *owner_of(struct rp_pid *pid)
+{
+	return &caa_container_of(pid, struct rp_process, pid)->task;
+}
+
+/* The attachments of @pid (its users without the terminals' holds). */
+static unsigned int attachments(const struct rp_pid *pid)
+{
+	return CMM_LOAD_SHARED(pid->users) & 0xffffffu;
+}
+
+static int count_one(struct rp_task *p, void *arg)
+{
+	(void)p;
+	++*(unsigned int *)arg;
+	return 0;
+}
+
+/* The members of group @pgid, walked. */
+static unsigned int members_of(pid_t pgid)
+{
+	unsigned int n = 0;
+
+	rp_read_lock(&sys->sync);
+	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgid, count_one, &n);
+	rp_read_unlock(&sys->sync);
+	return n;
+}
+
+/* The count of ties of the group that @t's process's pid names (its block holds it). */
+static unsigned int jobc_of(struct rp_task *t)
+{
+	return uatomic_read(rp_pgrp_jobc(rp_signal_leader_pid(t->signal)));
+}
+
+/* A child of init leading its own session. */
+static struct rp_task *make_session(void)
+{
+	struct rp_task *sh = fork_of(init);
+
+	cr_assert_eq(rp_setsid(sh), rp_getpid(sh));
+	return sh;
+}
+
+/* A child of @parent leading a group of its own. */
+static struct rp_task *group_of(struct rp_task *parent)
+{
+	struct rp_task *g = fork_of(parent);
+
+	cr_assert_eq(rp_setpgid(g, 0, 0), 0);
+	return g;
+}
+
+/* A child of init leading a group of its own, in *@leader, and a child of it in that group. */
+static struct rp_task *member_of_new_group(struct rp_task **leader)
+{
+	*leader = group_of(init);
+	return fork_of(*leader);
+}
+
+/*
+ * Groups A (a, and x, a's child) and B (b, and y, b's child), and N (g):
+ * a moves x into N while b moves y into N.  The two moves share only N's
+ * M.  x's move is held inside its attach to N (the count read, not
+ * stored); y's move then waits for N's M, which lets x's go on.  N ends
+ * with three members and two more attachments.
+ * RP_BREAK_SETPGID_MEMBER_UNLOCKED: y's move runs inside x's attach and
+ * its attachment is lost, every time.
+ */
+Test(setpgid_shared, two_moves_into_one_group)
+{
+	struct rp_task *a, *b, *g, *x, *y;
+	struct rp_pid *n;
+	struct job jx, jy;
+	unsigned int before;
+	pid_t npid;
+
+	start(RP_SYNC_RCU);
+	x = member_of_new_group(&a);
+	y = member_of_new_group(&b);
+	g = group_of(init);
+	npid = rp_getpid(g);
+	n = g->signal->pgrp;
+	before = attachments(n);
+	jx.pid = rp_getpid(x);
+	jx.arg = npid;
+	jy.pid = rp_getpid(y);
+	jy.arg = npid;
+	race_moves(&jx, a, RP_RACE_MEMBER_ATTACH, owner_of(n), RP_RACE_MEMBER_WAITS, &jy, b);
+	cr_expect(uatomic_read(&hold.waited), "a move into a group went in beside another");
+	cr_expect_eq(attachments(n), before + 2,
+		     "two moves into one group lost an attachment: %u, not %u", attachments(n),
+		     before + 2);
+	cr_expect_eq(members_of(npid), 3);
+	cr_expect_eq(rp_getpgid(x, 0), npid);
+	cr_expect_eq(rp_getpgid(y, 0), npid);
+	end_child(a, x);
+	end_child(b, y);
+	end_child(init, g);
+	end_child(init, b);
+	end_child(init, a);
+	finish_all_reaped();
+}
+
+/*
+ * Session S (sh, its group S), with r and p in it.  r's fork is held
+ * inside its attach to S (the count read, not stored); p's setsid, which
+ * leaves group and session S, waits for S's M.  S ends with the child's
+ * two attachments and without p's two.
+ * RP_BREAK_SETPGID_MEMBER_UNLOCKED: the setsid runs inside the fork's
+ * attach, and its detachments are lost, every time.
+ */
+Test(setsid_shared, waits_for_fork_into_its_group)
+{
+	struct rp_task *sh, *r, *p, *c;
+	struct rp_pid *s;
+	struct job jf, js;
+	unsigned int before;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	r = fork_of(sh);
+	p = fork_of(sh);
+	s = sh->signal->pgrp;
+	cr_assert_eq(s, sh->signal->session);
+	before = attachments(s);
+	hold_job(&jf, fork_job, r, RP_RACE_MEMBER_ATTACH, owner_of(s), RP_RACE_MEMBER_WAITS);
+	job_start(&js, setsid_job, p);
+	cr_assert_eq(job_join(&js), rp_getpid(p));
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect(uatomic_read(&hold.waited), "a setsid went in beside a fork into its group");
+	cr_expect_eq(attachments(s), before,
+		     "a fork into a group and a setsid out of it: %u attachments, not %u",
+		     attachments(s), before);
+	cr_expect_eq(rp_getsid(c, 0), rp_getpid(sh));
+	cr_expect_eq(rp_getsid(p, 0), rp_getpid(p));
+	end_child(r, c);
+	end_child(sh, r);
+	end_child(sh, p);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
+ * Session S (sh), groups Q (q), P (p, q's child), X (x) and Y (y), each
+ * of the four tied to S's group by its leader's parent.  q moves itself
+ * into X while p moves itself into Y: the pair (p, q) is a tie of P
+ * before and of Y after, whatever the order, and each move counts it
+ * from the other's fields.  q's move is held after its stores, before it
+ * takes away the ties it broke (holding its own T, the pair's parent's);
+ * p's move waits for q's T, and then counts the pair with q in X.
+ * RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED: p's move takes the pair away
+ * from P and adds it to Y inside q's window, and q then takes it from Y
+ * again: Y is one tie short, every time (the table walk's recount says
+ * so).
+ */
+Test(setpgid_shared, tie_of_child_and_parent_moving)
+{
+	struct rp_task *sh, *q, *p, *x, *y;
+	struct rp_verify_report r = { 0 };
+	struct job jq, jp;
+	pid_t xpid, ypid;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	q = group_of(sh);
+	p = group_of(q);
+	x = group_of(sh);
+	y = group_of(sh);
+	xpid = rp_getpid(x);
+	ypid = rp_getpid(y);
+	cr_assert_eq(jobc_of(p), 1);
+	jq.pid = 0;
+	jq.arg = xpid;
+	jp.pid = 0;
+	jp.arg = ypid;
+	race_moves(&jq, q, RP_RACE_JOBC_MOVED, q, RP_RACE_TREE_WAITS, &jp, p);
+	cr_expect(uatomic_read(&hold.waited), "a move went in beside its parent's");
+	cr_expect_eq(jobc_of(y), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(y));
+	cr_expect_eq(jobc_of(x), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(x));
+	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	end_child(q, p);
+	end_child(sh, q);
+	end_child(sh, x);
+	end_child(sh, y);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/* A walk of group A that moves P into N while it stands on P's proxy. */
+static struct {
+	struct rp_task *p, *mover;
+	pid_t ppid, npid;
+	unsigned int seen[4];		/* a, P, x, g: visits */
+	struct rp_task *who[4];
+} walk;
+
+static int visit(struct rp_task *t, void *arg)
+{
+	struct job j = { .pid = walk.ppid, .arg = walk.npid };
+
+	(void)arg;
+	for (unsigned int i = 0; i < 4; i++)
+		walk.seen[i] += t == walk.who[i];
+	if (t == walk.p) {
+		/* The move runs to its end while this walker stands on P. */
+		job_start(&j, setpgid_job, walk.mover);
+		cr_assert_eq(job_join(&j), 0);
+	}
+	return 0;
+}
+
+/*
+ * I1 beside a move under the gate shared: a walk of group A (a, P, x in
+ * list order: a fork links its child right behind its parent) stands on
+ * P's proxy while a moves P into N (g), which the move does without
+ * waiting for walkers; the walk goes on along A from P's retired proxy,
+ * and meets x and never g.  RP_BREAK_RELINK_PROXY moves P's proxy itself
+ * onto N's list: the walk follows it there, meets g and misses x, every
+ * time.
+ */
+Test(setpgid_shared, walker_on_moved_proxy)
+{
+	struct rp_task *a, *x, *p, *g;
+	pid_t apid;
+
+	start(RP_SYNC_RCU);
+	x = member_of_new_group(&a);
+	p = fork_of(a);
+	g = group_of(init);
+	apid = rp_getpid(a);
+	walk.p = p;
+	walk.mover = a;
+	walk.ppid = rp_getpid(p);
+	walk.npid = rp_getpid(g);
+	walk.who[0] = a;
+	walk.who[1] = p;
+	walk.who[2] = x;
+	walk.who[3] = g;
+	rp_read_lock(&sys->sync);
+	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, apid, visit, NULL);
+	rp_read_unlock(&sys->sync);
+	cr_expect_eq(walk.seen[0], 1, "a: %u visits", walk.seen[0]);
+	cr_expect_eq(walk.seen[1], 1, "P: %u visits", walk.seen[1]);
+	cr_expect_eq(walk.seen[2], 1, "x, behind P on A, met %u times", walk.seen[2]);
+	cr_expect_eq(walk.seen[3], 0, "g, on N, met by A's walk");
+	cr_expect_eq(rp_getpgid(p, 0), walk.npid);
+	end_child(a, x);
+	end_child(a, p);
+	end_child(init, g);
+	end_child(init, a);
+	finish_all_reaped();
+}
+
+/*
+ * A process with two threads is moved under the gate exclusive (its
+ * children hang on both threads' lists, and a fork by the other thread
+ * reads its ids under that thread's T): setpgid of it waits for a
+ * fork by the other thread, held inside its link, as an exclusive taker
+ * waits for a shared holder; the child stays in the old group.
+ */
+Test(setpgid_shared, two_threads_stay_exclusive)
+{
+	struct rp_task *m, *t, *c;
+	struct job jf, js;
+	pid_t mpid, old;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	mpid = rp_getpid(m);
+	old = rp_getpgid(m, 0);
+	hold_job(&jf, fork_job, t, RP_RACE_FORK_SUBREAPER_COPY, t, RP_RACE_GATE_EXCL_WAITS);
+	js.pid = mpid;
+	js.arg = mpid;
+	job_start(&js, setpgid_job, init);
+	cr_assert_eq(job_join(&js), 0);
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(uatomic_read(&hold.waited), "a move of a process of two threads went in shared");
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(c, 0), old, "the child followed its parent's move");
+	end_child(t, c);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}

@@ -512,7 +512,7 @@ static pid_t clone_with(struct rp_task *self, unsigned long flags, const pid_t *
 		rp_pidns_put(ns);
 		return -EINVAL;
 	}
-	st.capable = rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN);
+	st.capable = rp_cred_checkpoint_restore_capable(self->cred);
 	tid = copy_process(self, flags, ns, ntids ? &st : NULL, child);
 	rp_pidns_put(ns);
 	rp_sync_quiescent();

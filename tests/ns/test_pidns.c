@@ -420,11 +420,16 @@ Test(pidns, sysctl_per_namespace)
 		cr_assert_eq(rp_pidns_set_last_pid(nsinit, root, 5), -EINVAL);
 		cr_assert_eq(rp_pidns_set_pid_max(nsinit, root, 5000), -EINVAL);
 		cr_assert_eq(rp_pidns_set_last_pid(init, ns, 10), 0);
-		/* uid 0 without CAP_SYS_ADMIN: pid_max yes, ns_last_pid EPERM. */
+		/*
+		 * uid 0 without CAP_SYS_ADMIN: pid_max yes; ns_last_pid with
+		 * CAP_CHECKPOINT_RESTORE, EPERM without it too.
+		 */
 		nocap = clone_of(nsinit, SIGCHLD, &nr);
 		cr_assert_eq(nr, 11);
 		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
 		cr_assert_eq(rp_pidns_set_pid_max(nocap, ns, 2000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 11), 0, "CAP_CHECKPOINT_RESTORE");
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_CHECKPOINT_RESTORE), 0);
 		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 100), -EPERM);
 		/* Neither uid 0 nor CAP_SYS_ADMIN: the pid_max file does not open. */
 		user = clone_of(nsinit, SIGCHLD, &unr);
@@ -498,9 +503,15 @@ Test(pidns, clone3_set_tid)
 		/* A number in use. */
 		live = clone_of(nsinit, SIGCHLD, &lnr);
 		cr_assert_eq(clone3_tids(nsinit, 0, &lnr, 1), -EEXIST);
-		/* Without CAP_SYS_ADMIN: EPERM, after the range's EINVAL. */
+		/*
+		 * checkpoint_restore_ns_capable: CAP_SYS_ADMIN or
+		 * CAP_CHECKPOINT_RESTORE.  Without both: EPERM, after the
+		 * range's EINVAL (Linux 6.18, capset in the caller).
+		 */
 		nocap = clone_of(nsinit, SIGCHLD, &nr);
 		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(709)), 709, "CAP_CHECKPOINT_RESTORE is enough");
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_CHECKPOINT_RESTORE), 0);
 		cr_assert_eq(clone3_tids(nocap, 0, TIDS(710)), -EPERM);
 		cr_assert_eq(clone3_tids(nocap, 0, TIDS(0)), -EINVAL);
 		reap(nsinit, nocap, nr, 0);

@@ -119,17 +119,29 @@ Test(pidns, ids_inside_and_outside)
 	}
 }
 
-/* clone's flag checks with CLONE_NEWPID, and an init's CLONE_PARENT. */
+/*
+ * clone's flag checks with CLONE_NEWPID, and an init's CLONE_PARENT.
+ * CLONE_NEWPID with CLONE_PARENT is refused only to an init, as any
+ * CLONE_PARENT of an init (Linux 6.18: a plain process's gives a new
+ * namespace's init, its caller's sibling).
+ */
 Test(pidns, clone_flags)
 {
 	FOR_EACH_MODE(m) {
-		struct rp_task *nsinit, *plain;
-		pid_t outer, nr;
+		struct rp_task *nsinit, *plain, *forker, *sibling;
+		pid_t outer, nr, fnr, snr;
 
 		start(m);
 		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_PARENT | SIGCHLD, NULL), -EINVAL);
 		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM,
 				      NULL), -EINVAL);
+		forker = clone_of(init, SIGCHLD, &fnr);
+		snr = rp_clone(forker, CLONE_NEWPID | CLONE_PARENT | SIGCHLD, &sibling);
+		cr_assert_gt(snr, 0, "a plain process's CLONE_NEWPID | CLONE_PARENT");
+		cr_assert_eq(rp_getpid(sibling), 1);
+		cr_assert_eq(rp_getppid(sibling), 0, "its parent, init, is outside");
+		reap(init, sibling, snr, 0);
+		reap(init, forker, fnr, 0);
 		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
 		/* A namespace's init makes no siblings either. */
 		cr_assert_eq(rp_clone(nsinit, CLONE_PARENT | SIGCHLD, NULL), -EINVAL);

@@ -191,12 +191,47 @@ static const struct or_step init_exit_waits_for_pids[] = {
 	WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * CLONE_NEWPID with CLONE_PARENT by a process that is no init makes a new
+ * namespace's init, its caller's sibling (parent 0 inside); the flags
+ * refused (EINVAL): CLONE_NEWPID with CLONE_THREAD (and the CLONE_SIGHAND
+ * and CLONE_VM it needs), CLONE_PARENT by a namespace's init (with
+ * CLONE_NEWPID or not), and CLONE_THREAD after unshare(CLONE_NEWPID).
+ */
+static const struct or_step clone_flags[] = {
+	CLONE(P0, P1, NEWPID | CLONE_PARENT), GETPID(P1), GETPPID(P1), NSPID(P1),
+	EXIT(P1, 0),
+	CLONE(P0, P2, NEWPID | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM),
+	CLONE(P0, P3, NEWPID), CLONE(P3, P4, CLONE_PARENT | SIGCHLD),
+	CLONE(P3, P7, NEWPID | CLONE_PARENT), GETPID(P3),
+	FORK(P0, P5), UNSHARE(P5, CLONE_NEWPID),
+	CLONE(P5, P6, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM), GETPID(P5),
+	EXIT(P3, 0), WAIT4(P0, S(P3), 0), EXIT(P5, 0), WAIT4(P0, S(P5), 0),
+	END };
+
+/*
+ * SIGCHLD of a stop and of a continue names the child as its parent's
+ * namespace numbers it: a namespace's init hears its child as 2, the
+ * parent outside hears the init by its outer number (Linux's
+ * do_notify_parent_cldstop).
+ */
+static const struct or_step stop_notice_sender_pid[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2), SIGACTION(P1, SIGCHLD, ACT_HANDLER),
+	KILL(P1, S(P2), SIGSTOP), WAIT4(P1, S(P2), WUNTRACED), SIGINFO(P1),
+	KILL(P1, S(P2), SIGCONT), WAIT4(P1, S(P2), WCONTINUED), SIGINFO(P1),
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED), SIGINFO(P0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P0, S(P1), WCONTINUED), SIGINFO(P0),
+	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
 	X(kill_all_inside) X(nested) X(fork_after_init_exit)	\
 	X(exec_event_tid) \
-	X(init_exit_waits_for_pids)
+	X(init_exit_waits_for_pids)	\
+	X(clone_flags) X(stop_notice_sender_pid)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

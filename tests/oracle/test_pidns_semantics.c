@@ -225,13 +225,42 @@ static const struct or_step stop_notice_sender_pid[] = {
 	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * si_pid of group kills that reach into a namespace below the sender: 0
+ * to each receiver there, the sender's number to one that sees it.  The
+ * group is led by a namespace's init (P3), joined by its child (P4) and
+ * then by a process of the parent namespace (P2): the receivers that see
+ * the sender come first in Linux's walks, before the first one that does
+ * not (docs/namespaces.md, "si_pid of a group kill").  kill(-pgrp) from
+ * outside the group and from its parent, kill(0) from its newest member;
+ * kill(-1) inside a namespace, where the sibling made before the
+ * namespace below comes first.
+ */
+static const struct or_step group_kill_sender_pid[] = {
+	FORK(P0, P1), CLONE(P1, P3, NEWPID), SETPGID(P3, 0, 0), FORK(P3, P4),
+	FORK(P1, P2), SETPGID(P2, 0, S(P3)),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), SIGACTION(P3, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER),
+	KILL(P0, -S(P3), SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	KILL(P1, -S(P3), SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	KILL(P2, 0, SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	EXIT(P4, 0), WAIT4(P3, S(P4), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	FORK(P3, P5), FORK(P3, P6), CLONE(P5, P7, NEWPID),
+	SIGACTION(P5, SIGUSR1, ACT_HANDLER), SIGACTION(P7, SIGUSR1, ACT_HANDLER),
+	KILL(P6, -1, SIGUSR1), SIGINFO(P5), SIGINFO(P7),
+	EXIT(P7, 0), WAIT4(P5, S(P7), 0), EXIT(P5, 0), WAIT4(P3, S(P5), 0),
+	EXIT(P6, 0), WAIT4(P3, S(P6), 0),
+	EXIT(P3, 0), WAIT4(P1, S(P3), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
 	X(kill_all_inside) X(nested) X(fork_after_init_exit)	\
 	X(exec_event_tid) \
 	X(init_exit_waits_for_pids)	\
-	X(clone_flags) X(stop_notice_sender_pid)
+	X(clone_flags) X(stop_notice_sender_pid)		\
+	X(group_kill_sender_pid)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -253,6 +253,30 @@ static const struct or_step group_kill_sender_pid[] = {
 	EXIT(P3, 0), WAIT4(P1, S(P3), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * PTRACE_GETEVENTMSG after a fork event: the new child as the tracer's
+ * namespace numbers it.  The namespace's init traces its child P2 through
+ * P2's fork (P3, 3 there); P0 outside traces the init through its own
+ * fork (P4, by its number outside).
+ */
+static const struct or_step fork_event_pid[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2),
+	PTRACE(P1, PTRACE_SEIZE, S(P2), PTRACE_O_TRACEFORK), FORK(P2, P3),
+	WAIT4(P1, S(P2), 0), PTRACE(P1, PTRACE_GETEVENTMSG, S(P2), 0),
+	WAIT4(P1, S(P3), 0), PTRACE(P1, PTRACE_CONT, S(P3), 0),
+	PTRACE(P1, PTRACE_CONT, S(P2), 0), GETPPID(P3), EXIT(P3, 0),
+	WAIT4(P1, S(P3), 0), WAIT4(P1, S(P2), 0), PTRACE(P1, PTRACE_CONT, S(P2), 0),
+	WAIT4(P2, S(P3), 0),
+	PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEFORK), FORK(P1, P4),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	WAIT4(P0, S(P4), 0), PTRACE(P0, PTRACE_CONT, S(P4), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPPID(P4), EXIT(P4, 0),
+	WAIT4(P0, S(P4), 0), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	WAIT4(P1, S(P4), 0), EXIT(P2, 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
@@ -260,7 +284,7 @@ static const struct or_step group_kill_sender_pid[] = {
 	X(exec_event_tid) \
 	X(init_exit_waits_for_pids)	\
 	X(clone_flags) X(stop_notice_sender_pid)		\
-	X(group_kill_sender_pid)
+	X(group_kill_sender_pid) X(fork_event_pid)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -197,6 +197,45 @@ Test(pidns, sender_pid)
 }
 
 /*
+ * A group kill from inside a namespace reaches the group's members
+ * outside it too (kill(0) walks the group, whatever the namespaces):
+ * those see the sender, so si_pid is left as the sender filled it, its
+ * own number in its own namespace, not theirs for it (asked of Linux
+ * 6.18: a CLONE_NEWPID child's child, 2 inside, killed its group, whose
+ * leader outside got si_pid 2).  A receiver that does not see the sender
+ * is not among them, so no 0 is written (docs/namespaces.md).
+ */
+Test(pidns, group_kill_to_parent_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *leader, *nsinit, *child;
+		pid_t lnr, outer, inner;
+		siginfo_t si;
+
+		start(m);
+		leader = clone_of(init, SIGCHLD, &lnr);
+		cr_assert_eq(rp_setpgid(leader, 0, 0), 0);
+		handle(leader, SIGUSR1);
+		nsinit = clone_of(leader, CLONE_NEWPID | SIGCHLD, &outer);
+		handle(nsinit, SIGUSR1);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(inner, 2);
+		handle(child, SIGUSR1);
+		cr_assert_eq(rp_kill(child, 0, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(leader, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2, "the sender's number where it is, not where the receiver is");
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_get_signal(child, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		reap(nsinit, child, inner, 0);
+		reap(leader, nsinit, outer, 0);
+		reap(init, leader, lnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
  * unshare(CLONE_NEWPID): the caller stays, its next child is 1 of the new
  * namespace; a second unshare, clone(CLONE_NEWPID) and a thread fail with
  * EINVAL until then; once that init is gone, a fork fails with ENOMEM;

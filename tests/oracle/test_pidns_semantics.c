@@ -277,6 +277,22 @@ static const struct or_step fork_event_pid[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * Init's signal rules hold for group kills too: kill(0) from init's child
+ * in init's group kills the child and leaves init (SIGTERM, then SIGKILL
+ * from a second child), kill(-pgrp) from the parent namespace forces
+ * SIGSTOP and SIGKILL on it.
+ */
+static const struct or_step init_group_kill[] = {
+	CLONE(P0, P1, NEWPID), SETPGID(P1, 0, 0), FORK(P1, P2),
+	KILL(P2, 0, SIGTERM), GETPID(P1), WAIT4(P1, S(P2), 0),
+	FORK(P1, P3), KILL(P3, 0, SIGKILL), GETPID(P1), WAIT4(P1, S(P3), 0),
+	KILL(P0, -S(P1), SIGTERM), GETPID(P1),
+	KILL(P0, -S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED),
+	KILL(P0, -S(P1), SIGCONT), GETPID(P1),
+	KILL(P0, -S(P1), SIGKILL), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
@@ -284,7 +300,8 @@ static const struct or_step fork_event_pid[] = {
 	X(exec_event_tid) \
 	X(init_exit_waits_for_pids)	\
 	X(clone_flags) X(stop_notice_sender_pid)		\
-	X(group_kill_sender_pid) X(fork_event_pid)
+	X(group_kill_sender_pid) X(fork_event_pid)		\
+	X(init_group_kill)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -262,6 +262,7 @@ RP_API uid_t rp_geteuid(struct rp_task *self);
 #define RP_CAP_SYS_ADMIN	21
 #define RP_CAP_SYS_NICE		23
 #define RP_CAP_SYS_RESOURCE	24
+#define RP_CAP_CHECKPOINT_RESTORE 40
 
 /* Drop capability @cap from the calling thread's effective set: 0 or -EINVAL. */
 RP_API int rp_cap_drop(struct rp_task *self, int cap);

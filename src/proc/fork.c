@@ -43,8 +43,11 @@ static int check_flags(struct rp_task *self, unsigned long flags)
 		return -EINVAL;
 	if ((flags & CSIGNAL) >= RP_NSIG)
 		return -EINVAL;
-	/* A new namespace's init is nobody's sibling and no thread. */
-	if ((flags & CLONE_NEWPID) && (flags & (CLONE_THREAD | CLONE_PARENT)))
+	/*
+	 * A new namespace's init is no thread of its caller's group.  It may
+	 * be its caller's sibling (CLONE_PARENT), unless the caller is an init.
+	 */
+	if ((flags & CLONE_NEWPID) && (flags & CLONE_THREAD))
 		return -EINVAL;
 	/* An init (a namespace's too) may not make siblings: nobody would reap them. */
 	if ((flags & CLONE_PARENT) && rp_is_ns_init(self))
@@ -514,7 +517,7 @@ static pid_t clone_with(struct rp_task *self, unsigned long flags, const pid_t *
 		rp_pidns_put(ns);
 		return -EINVAL;
 	}
-	st.capable = rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN);
+	st.capable = rp_cred_checkpoint_restore_capable(self->cred);
 	tid = copy_process(self, flags, ns, ntids ? &st : NULL, child);
 	rp_pidns_put(ns);
 	rp_sync_quiescent();

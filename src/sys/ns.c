@@ -159,7 +159,7 @@ int rp_pidns_set_last_pid(struct rp_task *self, struct rp_pidns *ns, int last)
 	if (err)
 		return err;
 	/* pid_ns_ctl_handler: checkpoint_restore_ns_capable, then the range 0..pid_max. */
-	if (!rp_cred_capable(self->cred, RP_CAP_SYS_ADMIN))
+	if (!rp_cred_checkpoint_restore_capable(self->cred))
 		return -EPERM;
 	if (last < 0 || last > rp_pidns_pid_max(ns))
 		return -EINVAL;

@@ -13,7 +13,8 @@
 /* Every capability rcuproc knows: what root's processes start with. */
 #define ALL_CAPS ((1ULL << RP_CAP_KILL) | (1ULL << RP_CAP_SETUID) |		\
 		  (1ULL << RP_CAP_SYS_PTRACE) | (1ULL << RP_CAP_SYS_ADMIN) |	\
-		  (1ULL << RP_CAP_SYS_NICE) | (1ULL << RP_CAP_SYS_RESOURCE))
+		  (1ULL << RP_CAP_SYS_NICE) | (1ULL << RP_CAP_SYS_RESOURCE) |	\
+		  (1ULL << RP_CAP_CHECKPOINT_RESTORE))
 
 /*
  * Init: pid 1, its own process group and session, root, default actions,

@@ -187,7 +187,7 @@ struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr);
 struct rp_set_tid {
 	const pid_t *tid;
 	size_t size;			/* at most the namespace's level + 1 */
-	bool capable;			/* the caller has CAP_SYS_ADMIN */
+	bool capable;			/* rp_cred_checkpoint_restore_capable(caller) */
 };
 
 /*

@@ -1211,6 +1211,17 @@ static inline bool rp_cred_capable(const struct rp_cred *c, int cap)
 {
 	return (c->caps >> cap) & 1;
 }
+/*
+ * Linux's checkpoint_restore_ns_capable: CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE (clone3's set_tid, ns_last_pid).  User
+ * namespaces are not modelled: every pid namespace is owned by the one
+ * the table's credentials live in, so one check answers for each level.
+ */
+static inline bool rp_cred_checkpoint_restore_capable(const struct rp_cred *c)
+{
+	return rp_cred_capable(c, RP_CAP_SYS_ADMIN) ||
+	       rp_cred_capable(c, RP_CAP_CHECKPOINT_RESTORE);
+}
 
 /* Counting live objects (I7), in the calling thread's row. */
 #define rp_count_add(sys, what, delta) do {					\

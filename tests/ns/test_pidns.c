@@ -119,17 +119,29 @@ Test(pidns, ids_inside_and_outside)
 	}
 }
 
-/* clone's flag checks with CLONE_NEWPID, and an init's CLONE_PARENT. */
+/*
+ * clone's flag checks with CLONE_NEWPID, and an init's CLONE_PARENT.
+ * CLONE_NEWPID with CLONE_PARENT is refused only to an init, as any
+ * CLONE_PARENT of an init (Linux 6.18: a plain process's gives a new
+ * namespace's init, its caller's sibling).
+ */
 Test(pidns, clone_flags)
 {
 	FOR_EACH_MODE(m) {
-		struct rp_task *nsinit, *plain;
-		pid_t outer, nr;
+		struct rp_task *nsinit, *plain, *forker, *sibling;
+		pid_t outer, nr, fnr, snr;
 
 		start(m);
 		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_PARENT | SIGCHLD, NULL), -EINVAL);
 		cr_assert_eq(rp_clone(init, CLONE_NEWPID | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM,
 				      NULL), -EINVAL);
+		forker = clone_of(init, SIGCHLD, &fnr);
+		snr = rp_clone(forker, CLONE_NEWPID | CLONE_PARENT | SIGCHLD, &sibling);
+		cr_assert_gt(snr, 0, "a plain process's CLONE_NEWPID | CLONE_PARENT");
+		cr_assert_eq(rp_getpid(sibling), 1);
+		cr_assert_eq(rp_getppid(sibling), 0, "its parent, init, is outside");
+		reap(init, sibling, snr, 0);
+		reap(init, forker, fnr, 0);
 		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &outer);
 		/* A namespace's init makes no siblings either. */
 		cr_assert_eq(rp_clone(nsinit, CLONE_PARENT | SIGCHLD, NULL), -EINVAL);
@@ -180,6 +192,45 @@ Test(pidns, sender_pid)
 		cr_assert_eq(si.si_pid, outer);
 		cr_assert_eq(rp_wait4(init, -1, NULL, 0, NULL), outer);
 		rp_task_put(nsinit);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * A group kill from inside a namespace reaches the group's members
+ * outside it too (kill(0) walks the group, whatever the namespaces):
+ * those see the sender, so si_pid is left as the sender filled it, its
+ * own number in its own namespace, not theirs for it (asked of Linux
+ * 6.18: a CLONE_NEWPID child's child, 2 inside, killed its group, whose
+ * leader outside got si_pid 2).  A receiver that does not see the sender
+ * is not among them, so no 0 is written (docs/namespaces.md).
+ */
+Test(pidns, group_kill_to_parent_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *leader, *nsinit, *child;
+		pid_t lnr, outer, inner;
+		siginfo_t si;
+
+		start(m);
+		leader = clone_of(init, SIGCHLD, &lnr);
+		cr_assert_eq(rp_setpgid(leader, 0, 0), 0);
+		handle(leader, SIGUSR1);
+		nsinit = clone_of(leader, CLONE_NEWPID | SIGCHLD, &outer);
+		handle(nsinit, SIGUSR1);
+		child = clone_of(nsinit, SIGCHLD, &inner);
+		cr_assert_eq(inner, 2);
+		handle(child, SIGUSR1);
+		cr_assert_eq(rp_kill(child, 0, SIGUSR1), 0);
+		cr_assert_eq(rp_get_signal(leader, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2, "the sender's number where it is, not where the receiver is");
+		cr_assert_eq(rp_get_signal(nsinit, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		cr_assert_eq(rp_get_signal(child, &si), SIGUSR1);
+		cr_assert_eq(si.si_pid, 2);
+		reap(nsinit, child, inner, 0);
+		reap(leader, nsinit, outer, 0);
+		reap(init, leader, lnr, 0);
 		finish_all_reaped();
 	}
 }
@@ -420,11 +471,16 @@ Test(pidns, sysctl_per_namespace)
 		cr_assert_eq(rp_pidns_set_last_pid(nsinit, root, 5), -EINVAL);
 		cr_assert_eq(rp_pidns_set_pid_max(nsinit, root, 5000), -EINVAL);
 		cr_assert_eq(rp_pidns_set_last_pid(init, ns, 10), 0);
-		/* uid 0 without CAP_SYS_ADMIN: pid_max yes, ns_last_pid EPERM. */
+		/*
+		 * uid 0 without CAP_SYS_ADMIN: pid_max yes; ns_last_pid with
+		 * CAP_CHECKPOINT_RESTORE, EPERM without it too.
+		 */
 		nocap = clone_of(nsinit, SIGCHLD, &nr);
 		cr_assert_eq(nr, 11);
 		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
 		cr_assert_eq(rp_pidns_set_pid_max(nocap, ns, 2000), 0);
+		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 11), 0, "CAP_CHECKPOINT_RESTORE");
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_CHECKPOINT_RESTORE), 0);
 		cr_assert_eq(rp_pidns_set_last_pid(nocap, ns, 100), -EPERM);
 		/* Neither uid 0 nor CAP_SYS_ADMIN: the pid_max file does not open. */
 		user = clone_of(nsinit, SIGCHLD, &unr);
@@ -498,9 +554,15 @@ Test(pidns, clone3_set_tid)
 		/* A number in use. */
 		live = clone_of(nsinit, SIGCHLD, &lnr);
 		cr_assert_eq(clone3_tids(nsinit, 0, &lnr, 1), -EEXIST);
-		/* Without CAP_SYS_ADMIN: EPERM, after the range's EINVAL. */
+		/*
+		 * checkpoint_restore_ns_capable: CAP_SYS_ADMIN or
+		 * CAP_CHECKPOINT_RESTORE.  Without both: EPERM, after the
+		 * range's EINVAL (Linux 6.18, capset in the caller).
+		 */
 		nocap = clone_of(nsinit, SIGCHLD, &nr);
 		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_SYS_ADMIN), 0);
+		cr_assert_eq(clone3_tids(nocap, 0, TIDS(709)), 709, "CAP_CHECKPOINT_RESTORE is enough");
+		cr_assert_eq(rp_cap_drop(nocap, RP_CAP_CHECKPOINT_RESTORE), 0);
 		cr_assert_eq(clone3_tids(nocap, 0, TIDS(710)), -EPERM);
 		cr_assert_eq(clone3_tids(nocap, 0, TIDS(0)), -EINVAL);
 		reap(nsinit, nocap, nr, 0);

@@ -191,12 +191,117 @@ static const struct or_step init_exit_waits_for_pids[] = {
 	WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/*
+ * CLONE_NEWPID with CLONE_PARENT by a process that is no init makes a new
+ * namespace's init, its caller's sibling (parent 0 inside); the flags
+ * refused (EINVAL): CLONE_NEWPID with CLONE_THREAD (and the CLONE_SIGHAND
+ * and CLONE_VM it needs), CLONE_PARENT by a namespace's init (with
+ * CLONE_NEWPID or not), and CLONE_THREAD after unshare(CLONE_NEWPID).
+ */
+static const struct or_step clone_flags[] = {
+	CLONE(P0, P1, NEWPID | CLONE_PARENT), GETPID(P1), GETPPID(P1), NSPID(P1),
+	EXIT(P1, 0),
+	CLONE(P0, P2, NEWPID | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM),
+	CLONE(P0, P3, NEWPID), CLONE(P3, P4, CLONE_PARENT | SIGCHLD),
+	CLONE(P3, P7, NEWPID | CLONE_PARENT), GETPID(P3),
+	FORK(P0, P5), UNSHARE(P5, CLONE_NEWPID),
+	CLONE(P5, P6, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM), GETPID(P5),
+	EXIT(P3, 0), WAIT4(P0, S(P3), 0), EXIT(P5, 0), WAIT4(P0, S(P5), 0),
+	END };
+
+/*
+ * SIGCHLD of a stop and of a continue names the child as its parent's
+ * namespace numbers it: a namespace's init hears its child as 2, the
+ * parent outside hears the init by its outer number (Linux's
+ * do_notify_parent_cldstop).
+ */
+static const struct or_step stop_notice_sender_pid[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2), SIGACTION(P1, SIGCHLD, ACT_HANDLER),
+	KILL(P1, S(P2), SIGSTOP), WAIT4(P1, S(P2), WUNTRACED), SIGINFO(P1),
+	KILL(P1, S(P2), SIGCONT), WAIT4(P1, S(P2), WCONTINUED), SIGINFO(P1),
+	SIGACTION(P0, SIGCHLD, ACT_HANDLER),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED), SIGINFO(P0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P0, S(P1), WCONTINUED), SIGINFO(P0),
+	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
+ * si_pid of group kills that reach into a namespace below the sender: 0
+ * to each receiver there, the sender's number to one that sees it.  The
+ * group is led by a namespace's init (P3), joined by its child (P4) and
+ * then by a process of the parent namespace (P2): the receivers that see
+ * the sender come first in Linux's walks, before the first one that does
+ * not (docs/namespaces.md, "si_pid of a group kill").  kill(-pgrp) from
+ * outside the group and from its parent, kill(0) from its newest member;
+ * kill(-1) inside a namespace, where the sibling made before the
+ * namespace below comes first.
+ */
+static const struct or_step group_kill_sender_pid[] = {
+	FORK(P0, P1), CLONE(P1, P3, NEWPID), SETPGID(P3, 0, 0), FORK(P3, P4),
+	FORK(P1, P2), SETPGID(P2, 0, S(P3)),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), SIGACTION(P3, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER),
+	KILL(P0, -S(P3), SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	KILL(P1, -S(P3), SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	KILL(P2, 0, SIGUSR1), SIGINFO(P2), SIGINFO(P3), SIGINFO(P4),
+	EXIT(P4, 0), WAIT4(P3, S(P4), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	FORK(P3, P5), FORK(P3, P6), CLONE(P5, P7, NEWPID),
+	SIGACTION(P5, SIGUSR1, ACT_HANDLER), SIGACTION(P7, SIGUSR1, ACT_HANDLER),
+	KILL(P6, -1, SIGUSR1), SIGINFO(P5), SIGINFO(P7),
+	EXIT(P7, 0), WAIT4(P5, S(P7), 0), EXIT(P5, 0), WAIT4(P3, S(P5), 0),
+	EXIT(P6, 0), WAIT4(P3, S(P6), 0),
+	EXIT(P3, 0), WAIT4(P1, S(P3), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
+ * PTRACE_GETEVENTMSG after a fork event: the new child as the tracer's
+ * namespace numbers it.  The namespace's init traces its child P2 through
+ * P2's fork (P3, 3 there); P0 outside traces the init through its own
+ * fork (P4, by its number outside).
+ */
+static const struct or_step fork_event_pid[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2),
+	PTRACE(P1, PTRACE_SEIZE, S(P2), PTRACE_O_TRACEFORK), FORK(P2, P3),
+	WAIT4(P1, S(P2), 0), PTRACE(P1, PTRACE_GETEVENTMSG, S(P2), 0),
+	WAIT4(P1, S(P3), 0), PTRACE(P1, PTRACE_CONT, S(P3), 0),
+	PTRACE(P1, PTRACE_CONT, S(P2), 0), GETPPID(P3), EXIT(P3, 0),
+	WAIT4(P1, S(P3), 0), WAIT4(P1, S(P2), 0), PTRACE(P1, PTRACE_CONT, S(P2), 0),
+	WAIT4(P2, S(P3), 0),
+	PTRACE(P0, PTRACE_SEIZE, S(P1), PTRACE_O_TRACEFORK), FORK(P1, P4),
+	WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_GETEVENTMSG, S(P1), 0),
+	WAIT4(P0, S(P4), 0), PTRACE(P0, PTRACE_CONT, S(P4), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), GETPPID(P4), EXIT(P4, 0),
+	WAIT4(P0, S(P4), 0), WAIT4(P0, S(P1), 0), PTRACE(P0, PTRACE_CONT, S(P1), 0),
+	WAIT4(P1, S(P4), 0), EXIT(P2, 0), WAIT4(P0, S(P1), 0),
+	PTRACE(P0, PTRACE_CONT, S(P1), 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
+ * Init's signal rules hold for group kills too: kill(0) from init's child
+ * in init's group kills the child and leaves init (SIGTERM, then SIGKILL
+ * from a second child), kill(-pgrp) from the parent namespace forces
+ * SIGSTOP and SIGKILL on it.
+ */
+static const struct or_step init_group_kill[] = {
+	CLONE(P0, P1, NEWPID), SETPGID(P1, 0, 0), FORK(P1, P2),
+	KILL(P2, 0, SIGTERM), GETPID(P1), WAIT4(P1, S(P2), 0),
+	FORK(P1, P3), KILL(P3, 0, SIGKILL), GETPID(P1), WAIT4(P1, S(P3), 0),
+	KILL(P0, -S(P1), SIGTERM), GETPID(P1),
+	KILL(P0, -S(P1), SIGSTOP), WAIT4(P0, S(P1), WUNTRACED),
+	KILL(P0, -S(P1), SIGCONT), GETPID(P1),
+	KILL(P0, -S(P1), SIGKILL), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(ids_inside_and_outside) X(unshare_pid_for_children)	\
 	X(sender_pid) X(init_signals) X(orphans_to_init)	\
 	X(kill_all_inside) X(nested) X(fork_after_init_exit)	\
 	X(exec_event_tid) \
-	X(init_exit_waits_for_pids)
+	X(init_exit_waits_for_pids)	\
+	X(clone_flags) X(stop_notice_sender_pid)		\
+	X(group_kill_sender_pid) X(fork_event_pid)		\
+	X(init_group_kill)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -22,6 +22,12 @@ double bench_result_rate(const struct bench_result *res, unsigned int kind)
 	return res->seconds > 0 ? res->kinds[kind].ops / res->seconds : 0;
 }
 
+/* The mean of @kind's recorded latencies (what the workload timed). */
+double bench_result_latency_mean_ns(const struct bench_result *res, unsigned int kind)
+{
+	return hist_mean(&res->kinds[kind].hist);
+}
+
 /* Wall time per operation of one thread doing it. */
 double bench_result_mean_ns(const struct bench_result *res, unsigned int kind)
 {

@@ -52,5 +52,11 @@ void bench_csv_field(const char *s);
 /* Operations of @kind per second, and the mean cost of one in ns. */
 double bench_result_rate(const struct bench_result *res, unsigned int kind);
 double bench_result_mean_ns(const struct bench_result *res, unsigned int kind);
+/*
+ * The mean of @kind's recorded latencies: the figure to compare between
+ * kinds of one run that share its operations and its wall time (kill0_ns's
+ * levels), whose bench_result_mean_ns are equal by construction.
+ */
+double bench_result_latency_mean_ns(const struct bench_result *res, unsigned int kind);
 
 #endif /* RP_TOOLS_REPORT_H */

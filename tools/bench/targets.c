@@ -485,7 +485,8 @@ static double level_over_root(const struct bench_result *a, const struct bench_r
 			      const void *arg)
 {
 	(void)b;
-	return bench_result_mean_ns(a, *(const unsigned int *)arg) / bench_result_mean_ns(a, 0);
+	return bench_result_latency_mean_ns(a, *(const unsigned int *)arg) /
+	       bench_result_latency_mean_ns(a, 0);
 }
 
 static double nested_lookup(const struct target_env *env, const void *arg, char *note,
@@ -497,10 +498,12 @@ static double nested_lookup(const struct target_env *env, const void *arg, char 
 	const struct bench_result *a = side_a(&nested.p), *b = side_b(&nested.p);
 	unsigned int level = *(const unsigned int *)arg;
 
-	snprintf(note, len, "kill(pid,0) mean ns, level %u / root, %lu procs: rcu %.0f / %.0f, "
-		 "qrwlock %.0f / %.0f", level, size, err ? 0 : bench_result_mean_ns(a, level),
-		 err ? 0 : bench_result_mean_ns(a, 0), err ? 0 : bench_result_mean_ns(b, level),
-		 err ? 0 : bench_result_mean_ns(b, 0));
+	snprintf(note, len, "kill(pid,0) mean ns, level %u / root, %lu procs: rcu %.1f / %.1f, "
+		 "qrwlock %.1f / %.1f", level, size,
+		 err ? 0 : bench_result_latency_mean_ns(a, level),
+		 err ? 0 : bench_result_latency_mean_ns(a, 0),
+		 err ? 0 : bench_result_latency_mean_ns(b, level),
+		 err ? 0 : bench_result_latency_mean_ns(b, 0));
 	return pair_figure(&nested.p, err, level_over_root, arg, sp);
 }
 

@@ -6,6 +6,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
 		dst->buckets[b] += src->buckets[b];
 	dst->count += src->count;
+	dst->sum += src->sum;
 	if (src->max > dst->max)
 		dst->max = src->max;
 }

@@ -17,6 +17,7 @@
 struct hist {
 	uint64_t count;
 	uint64_t max;
+	uint64_t sum;			/* of the values recorded, exact */
 	uint64_t buckets[HIST_BUCKETS];
 };
 
@@ -37,11 +38,18 @@ static inline void hist_record(struct hist *h, uint64_t ns)
 {
 	h->buckets[hist_bucket(ns)]++;
 	h->count++;
+	h->sum += ns;
 	if (ns > h->max)
 		h->max = ns;
 }
 
 void hist_merge(struct hist *dst, const struct hist *src);
+
+/* The mean of the values recorded (0 if none). */
+static inline double hist_mean(const struct hist *h)
+{
+	return h->count ? (double)h->sum / (double)h->count : 0;
+}
 
 /* The value below which a fraction @q of the samples lie (a bucket's midpoint). */
 uint64_t hist_percentile(const struct hist *h, double q);

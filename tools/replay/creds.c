@@ -8,6 +8,8 @@
  * of a limit it has not set is taken, not compared (docs/replay.md).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "replay.h"
@@ -36,8 +38,31 @@ static long call_setgroups(struct replay_run *run, struct replay_task *t,
 /* The capabilities rcuproc checks. */
 static const int modelled_caps[] = {
 	RP_CAP_KILL, RP_CAP_SETUID, RP_CAP_SYS_PTRACE, RP_CAP_SYS_ADMIN, RP_CAP_SYS_NICE,
-	RP_CAP_SYS_RESOURCE,
+	RP_CAP_SYS_RESOURCE, RP_CAP_CHECKPOINT_RESTORE,
 };
+
+/*
+ * The effective set of capset's data, which strace prints as the two
+ * 32-bit words "LOW|HIGH" (capabilities 32 and up, CAP_CHECKPOINT_RESTORE
+ * among them, are in HIGH): false if there is none.
+ */
+static bool effective_set(const char *data, uint64_t *set)
+{
+	const char *p = strstr(data, "effective=");
+	unsigned long long low, high = 0;
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen("effective=");
+	low = strtoull(p, &end, 0);
+	if (end == p)
+		return false;
+	if (*end == '|')
+		high = strtoull(end + 1, &end, 0);
+	*set = (low & 0xffffffffULL) | (high << 32);
+	return true;
+}
 
 /*
  * capset(header, {effective=LOW|HIGH, ...}): every capability rcuproc
@@ -46,16 +71,18 @@ static const int modelled_caps[] = {
  */
 static long call_capset(struct replay_run *run, struct replay_task *t, const struct replay_event *ev)
 {
-	long pid = 0, effective;
+	uint64_t effective;
+	long pid = 0;
 
 	if (ev->argc > 0)
 		replay_field(ev->argv[0], "pid", &pid);
 	if (pid && replay_pid_to_sim(run, t, pid, 0) != rp_gettid(t->task))
 		return replay_skip(run, ev, "capset of another task");
-	if (ev->argc < 2 || !replay_field(ev->argv[1], "effective", &effective))
+	if (ev->argc < 2 || !effective_set(ev->argv[1], &effective))
 		return replay_skip(run, ev, "no capability sets given");
 	for (size_t i = 0; i < sizeof(modelled_caps) / sizeof(modelled_caps[0]); i++)
-		if (!(effective & (1L << modelled_caps[i])) && rp_cap_has(t->task, modelled_caps[i]) == 1)
+		if (!(effective & (1ULL << modelled_caps[i])) &&
+		    rp_cap_has(t->task, modelled_caps[i]) == 1)
 			rp_cap_drop(t->task, modelled_caps[i]);
 	return ev->ret;		/* rcuproc has no capset: the drops above are its effect */
 }

@@ -1,14 +1,16 @@
 /*
  * tasks_lazy_list.pml: sys->tasks without one lock (docs/process.md, "The
  * per-object locks", L; protocol (d)'s release as built): a fork's link
- * behind a node and releases' unlinks beside it, each under the link
- * locks of two nodes, with the lazy list's validation.
+ * behind a node, under that node's link lock, and releases' unlinks
+ * beside it, each under the link locks of two nodes, with the lazy
+ * list's validation.
  *
  * THE PROTOCOL.  L of a node guards its ->next and its successor's ->prev.
- *  - a link of new node C behind P: lock P, read S = P->next, lock S,
- *    (check that neither left the list and P still leads to S: true by
- *    construction, since an unlink of S or of P takes P's lock), then
- *    C->next = S, C->prev = P, publish P->next = C, S->prev = C;
+ *  - a link of new node C behind P: lock P alone, read S = P->next
+ *    (check that neither left the list: true by construction, since an
+ *    unlink of S or of P takes P's lock), then C->next = S, C->prev = P,
+ *    publish P->next = C, S->prev = C.  S's own lock is not taken: every
+ *    writer of S->prev holds P's;
  *  - an unlink of node N: read P = N->prev with no lock, lock P, lock N
  *    (list order), validate: P has not left the list (P->prev is not the
  *    mark) and P->next is still N, else unlock both and read again; then
@@ -67,13 +69,11 @@ proctype Fork()
 
 	lock(A);
 	s = next[A];
-	lock(s);
-	assert(prev[A] != OFF && prev[s] != OFF && next[A] == s);
+	assert(prev[A] != OFF && prev[s] != OFF);
 	next[C] = s;
 	prev[C] = A;
 	next[A] = C;		/* publishes C */
 	prev[s] = C;
-	unlock(s);
 	unlock(A);
 	done++
 }

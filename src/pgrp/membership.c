@@ -101,11 +101,11 @@ void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)
 /*
  * sys->tasks without one lock (docs/process.md, "The per-object locks"):
  * L of a node guards its ->next and its successor's ->prev, so a link
- * behind a node and an unlink of a node each lock the node before the
- * change and the node after it, in list order, and then check under the
- * locks that what they read before still holds (the lazy list's
- * validation): neither node has left the list, and the first still leads
- * to the second.  A node that left the list has a NULL ->prev, stored
+ * behind a node locks that node, and an unlink of a node locks its
+ * predecessor and then the node (list order), and then checks under the
+ * locks that what it read before still holds (the lazy list's
+ * validation): the predecessor has not left the list, and it still leads
+ * to the node.  A node that left the list has a NULL ->prev, stored
  * under both locks of its unlink (readers never follow ->prev); its
  * ->next stays for the walkers standing on it.
  * RP_BREAK_TASKS_NO_RECHECK unlinks behind the predecessor it read before
@@ -126,33 +126,33 @@ static bool tasks_unlinked(struct cds_list_head *node)
 
 /*
  * Link @child's node on sys->tasks right behind @self's leader's: under L
- * of that node and of its successor, taken in list order.  Under the gate
- * shared, releases unlink beside us: the predecessor, the forking
- * process's leader, cannot have left the list (a leader is released after
- * every other thread of its group, and the caller is one that lives), and
- * its successor, read under the predecessor's L, cannot leave it while we
- * hold that lock (its unlink takes it first); the check says so.
+ * of that node alone.  L of a node guards its ->next and its successor's
+ * ->prev, the two fields of the list a link writes (the new node's are
+ * its own until it is published); every other writer of the successor's
+ * ->prev holds the same L: an unlink of the successor locks its
+ * predecessor (our node) first, an unlink of our node locks our node.  So
+ * the successor's own L, which its forks take to link behind it, is not
+ * taken: forks in two neighbouring subtrees do not wait for each other.
+ * Under the gate shared, releases unlink beside us: the predecessor, the
+ * forking process's leader, cannot have left the list (a leader is
+ * released after every other thread of its group, and the caller is one
+ * that lives), and what follows it cannot change under its L; the check
+ * says so.  Model: models/tasks_lazy_list.pml.
  */
 static void tasks_link_behind(struct rp_system *sys, struct cds_list_head *node,
 			      struct cds_list_head *pred)
 {
-	struct rp_bytelock *lp = NULL, *ls = NULL;
-	struct cds_list_head *succ;
+	struct rp_bytelock *lp = NULL;
 
 	if (rp_gate_shared_here(&sys->sync)) {
 		lp = rp_link_lock_of(sys, pred);
 		rp_link_lock(lp);
-		succ = pred->next;
-		ls = rp_link_lock_of(sys, succ);
-		rp_link_lock(ls);
-		RP_BUG_ON(tasks_unlinked(pred) || tasks_unlinked(succ) || pred->next != succ);
+		RP_BUG_ON(tasks_unlinked(pred) || tasks_unlinked(pred->next));
 	}
 	/* Pairs with rcu_dereference(->next) under our siglock (kill(-1), I1). */
 	cds_list_add_rcu(node, pred);
-	if (lp) {
-		rp_link_unlock(ls);
+	if (lp)
 		rp_link_unlock(lp);
-	}
 }
 
 void rp_tasks_unlink(struct rp_system *sys, struct cds_list_head *node)

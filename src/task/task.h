@@ -1023,7 +1023,8 @@ static inline void rp_member_unlock(struct rp_pid *pid)
 
 /*
  * L of a node of sys->tasks: a leader's ->tasks, or the list's head.  A
- * link takes its predecessor's and then its successor's (list order).
+ * link takes its predecessor's alone; an unlink its predecessor's and
+ * then its own (list order).
  */
 static inline struct rp_bytelock *rp_link_lock_of(struct rp_system *sys,
 						  struct cds_list_head *node)

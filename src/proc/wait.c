@@ -510,24 +510,41 @@ static bool zombie_yet(struct rp_task *p)
 }
 
 /*
+ * Is zombie @p still one the wait selects (its process group for
+ * waitpid(-pgid), its exit signal for __WCLONE), as the scan found it?
+ * The scan's answer is not enough: setpgid may move a zombie child that
+ * has not exec'd, and a setpgid that succeeded comes before any reap of
+ * it.  Under the claim's locks, inside the gate that the writers of those
+ * fields hold exclusive.  The selection only: what else the exclusive
+ * recheck's consider() reads is the plain check's (the ptrace state, a
+ * leader alone) or the compare-and-swap's (dead meanwhile).
+ * RP_BREAK_WAIT_NO_RECHECK trusts the scan.
+ */
+static bool selected_yet(const struct wait_opts *wo, struct rp_task *p)
+{
+	return !WAIT_RECHECK || eligible_child(wo, false, p);
+}
+
+/*
  * Protocol (d) under the gate shared (the gate already held): in a read
  * section, dead first (released, @p's parent may be freed, as
  * still_reportable), then G of @p's group (its thread list, for the
  * release; before T in the lock order) and T of the task at the end of
  * the link, @p's real parent; the link must still lead to a thread of
- * our group (reparenting moves it under that T), and @p must be plain,
- * else the claim takes the gate exclusive (SHARED_EXCLUSIVE, nothing
- * written).  Then the compare-and-swap from ZOMBIE to DEAD: only its
- * winner reports.  exit makes @p a zombie, and an autoreap DEAD, under T
- * of @p's parent, the T we hold: the two are ordered, and a claim that
- * found a zombie being autoreaped loses its compare-and-swap.
+ * our group (reparenting moves it under that T), @p must be plain, else
+ * the claim takes the gate exclusive (SHARED_EXCLUSIVE, nothing
+ * written), and the wait must still select it (selected_yet).  Then the
+ * compare-and-swap from ZOMBIE to DEAD: only its winner reports.  exit
+ * makes @p a zombie, and an autoreap DEAD, under T of @p's parent, the T
+ * we hold: the two are ordered, and a claim that found a zombie being
+ * autoreaped loses its compare-and-swap.
  * RP_BREAK_CLAIM_PLAIN_STORE stores DEAD without comparing: a second
  * claimer of one zombie, which found it a zombie before the first's
  * claim, reports and releases it again.  The exclusive claim's twins
  * break the same steps here: RP_BREAK_WAIT_NO_RECHECK claims what the
- * scan saw (no dead check, no link recheck, the compare-and-swap's
- * answer ignored), RP_BREAK_CLAIM_PARENT_FIRST reads the parent before
- * it checks that @p is not dead.
+ * scan saw (no dead check, no link or selection recheck, the
+ * compare-and-swap's answer ignored), RP_BREAK_CLAIM_PARENT_FIRST reads
+ * the parent before it checks that @p is not dead.
  */
 static enum shared_claim claim_locked_shared(struct rp_task *self, struct wait_opts *wo,
 					     struct rp_task *p, struct rp_task **parent)
@@ -551,6 +568,8 @@ static enum shared_claim claim_locked_shared(struct rp_task *self, struct wait_o
 		ret = SHARED_LOST;	/* moved meanwhile: scan again */
 	} else if (!plain_zombie(p)) {
 		ret = SHARED_EXCLUSIVE;
+	} else if (!selected_yet(wo, p)) {
+		ret = SHARED_LOST;	/* out of the selection meanwhile: scan again */
 	} else {
 		RP_RACE_POINT(RP_RACE_CLAIM_LINKED, p);
 		/* exit's ZOMBIE and DEAD are written under T of @p's parent. */

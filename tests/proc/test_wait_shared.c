@@ -241,3 +241,51 @@ Test(release_shared, detach_beside_fork_attach)
 	end_child(init, p2);
 	finish_all_reaped();
 }
+
+/*
+ * P, in a group of its own, waits for the children of that group
+ * (waitpid(-pgid)); Z, P's only child, is a zombie of the group.  The wait found Z and is
+ * held before its claim (RP_RACE_WAIT_CLAIM).  P2 moves Z into a group of
+ * its own meanwhile: a child that has not exec'd may be moved, a zombie
+ * too, as in Linux.  Z no longer matches the wait's selection, and a
+ * setpgid that succeeded on Z comes before any reap of it: the claim
+ * finds Z not eligible, scans again and finds no child of that group
+ * (ECHILD).  Z is then reaped by a wait for its new group.
+ * RP_BREAK_WAIT_NO_RECHECK claims what the scan saw: it reaps Z.
+ */
+Test(claim_shared, selection_rechecked)
+{
+	struct rp_task *p, *p2, *z;
+	struct job jw;
+	pid_t zpid, pgid;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	cr_assert_eq(rp_setpgid(p, 0, 0), 0);	/* a group of its own: not init's, 1 */
+	p2 = thread_of(p);
+	z = zombie_of(p, &zpid);
+	pgid = rp_getpgid(p, 0);
+	cr_assert_eq(pgid, rp_getpid(p));
+	cr_assert_eq(rp_getpgid(p, zpid), pgid);
+	arm(RP_RACE_WAIT_CLAIM, z, true, true);	/* before the wait starts */
+	race_count_jobs();
+	jw.pid = -pgid;
+	jw.options = 0;
+	job_start(&jw, wait_job, p);
+	cr_assert(await_reached(1), "the wait did not find Z");
+	cr_assert_eq(rp_setpgid(p2, zpid, zpid), 0);
+	release();
+	ret = job_join(&jw);
+	rp_debug_race_hook(NULL);
+	job_done_hook = NULL;
+	cr_expect_eq(ret, -ECHILD, "wait(-%d) reported %ld: a child moved to group %d "
+		     "before the claim", pgid, ret, zpid);
+	if (ret != zpid)
+		cr_expect_eq(rp_wait4(p, -zpid, NULL, 0, NULL), zpid);
+	expect_table_consistent();
+	rp_task_put(z);
+	end_task(p2);
+	end_child(init, p);
+	finish_all_reaped();
+}

@@ -159,6 +159,8 @@ static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 		await_flag(&orphan.go_untied);
 	} else if (where == RP_RACE_ORPHAN_KILLS && uatomic_add_return(&orphan.kills, 1) == 1) {
 		await_flag(&orphan.go_kill);	/* the first only */
+	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&excl_waits, 1);
 	}
 }
 
@@ -240,6 +242,71 @@ Test(exit_shared, two_exits_orphan_once)
 	cr_assert_eq(rp_wait4(init, g, &status, 0, NULL), g);
 	cr_expect_eq(status, KILLED_BY(SIGHUP));
 	rp_task_put(d);
+	finish_all_reaped();
+}
+
+/*
+ * G (D's, in init's session) holds D (init's child: no tie), C (D's
+ * child, stopped) and A, child of PA in init's group: one tie.  A's
+ * plain exit takes the count to 0 and is held before its kill.  Then PQ,
+ * in init's group, moves its child J into G: a tie again, G is not
+ * orphaned, and J joins a group no exit orphaned while J was in it.  As
+ * on Linux, where the exit decides and kills in one hold of
+ * tasklist_lock, J takes no SIGHUP: the kill comes under the gate
+ * exclusive, where a group tied again meanwhile is not killed.
+ */
+Test(exit_shared, group_tied_again_before_the_kill)
+{
+	struct rp_task *d, *c, *pa, *a, *pq, *j;
+	struct job ja;
+	struct puppet pc;
+	pid_t g, cpid, apid, jpid;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	d = fork_of(init);
+	g = rp_getpid(d);
+	cr_assert_eq(rp_setpgid(d, 0, 0), 0);
+	c = fork_of(d);
+	cpid = rp_getpid(c);
+	pa = fork_of(init);
+	a = fork_of(pa);
+	apid = rp_getpid(a);
+	cr_assert_eq(rp_setpgid(a, 0, g), 0);
+	pq = fork_of(init);
+	j = fork_of(pq);
+	jpid = rp_getpid(j);
+	handle(j, SIGHUP);	/* a SIGHUP would stay pending */
+	cr_assert_eq(jobc_of(g), 1);
+	puppet_start(&pc, c);
+	cr_assert_eq(rp_kill(d, cpid, SIGSTOP), 0);
+	await_task(group_stopped, c);
+
+	orphan.untied_at = a;
+	rp_debug_race_hook(orphan_hook);	/* before the exit: it cannot pass first */
+	start_exit(&ja, a, 0);
+	await_flag_or_exit(&orphan.at_untied, 0);
+	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
+	cr_assert_eq(jobc_of(g), 0);
+	cr_assert_eq(rp_setpgid(pq, jpid, g), 0);
+	cr_assert_eq(jobc_of(g), 1);
+	uatomic_set(&orphan.go_untied, 1);
+	uatomic_set(&orphan.go_kill, 1);
+	cr_assert_eq(job_join(&ja), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(!is_pending(j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
+	cr_expect_eq(uatomic_read(&orphan.kills), 0, "a group tied again was killed");
+
+	cr_assert_eq(rp_wait4(pa, apid, &status, 0, NULL), apid);
+	rp_task_put(a);
+	end_child(init, pa);
+	cr_assert_eq(rp_kill(d, cpid, SIGKILL), 0);
+	puppet_join_dead(&pc);
+	cr_assert_eq(rp_wait4(d, cpid, &status, 0, NULL), cpid);
+	rp_task_put(c);
+	end_child(pq, j);
+	end_child(init, pq);
+	end_child(init, d);
 	finish_all_reaped();
 }
 

@@ -556,16 +556,52 @@ static bool exec_waits(struct rp_task *t)
  * group at once, each under its own parent's T, and a load after the
  * decrement would show 0 to both; the decrement's answer is 0 for one.
  * RP_BREAK_ORPHAN_LOAD_AFTER decides by such a load: both exits send the
- * group SIGHUP and SIGCONT.  Before the notice, as Linux's exit_notify.
+ * group SIGHUP and SIGCONT.  The kill itself waits for the gate exclusive
+ * (kill_orphaned_later): under the gate shared a move that ties the group
+ * again (a setpgid into it) may come between the decrement and the kill,
+ * and a member that joined a group tied all along would take it.  The
+ * group, held here (an attachment under its M), or NULL.
  */
-static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned)
+static struct rp_pid *kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned)
 {
 	RP_RACE_POINT(RP_RACE_EXIT_UNTIED, t);
 #ifdef RP_BREAK_ORPHAN_LOAD_AFTER
 	orphaned = tied && uatomic_read(rp_pgrp_jobc(tied)) == 0;
 #endif
-	if (orphaned)
-		rp_kill_orphaned_group_rcu(t, tied);
+	if (!orphaned)
+		return NULL;
+#ifdef RP_BREAK_ORPHAN_KILL_SHARED
+	rp_kill_orphaned_group_rcu(t, tied);
+	return NULL;
+#else
+	rp_member_lock(tied);
+	rp_pid_attach(tied);
+	rp_member_unlock(tied);
+	return tied;
+#endif
+}
+
+/*
+ * The kill of group @held, which a plain exit of @t orphaned by its
+ * decrement, under the gate exclusive: only if no move tied it again
+ * since (its count still 0), to its members of now, as Linux's in one
+ * hold of tasklist_lock.  Then @held's attachment goes.  It comes after
+ * the notice: a wait of @t's parent may report @t before the group's
+ * SIGHUP.  RP_BREAK_ORPHAN_KILL_SHARED kills under the gate shared, at
+ * once.
+ */
+static void kill_orphaned_later(struct rp_task *t, struct rp_pid *held)
+{
+	struct rp_sync *sync = &t->sys->sync;
+
+	RP_RACE_POINT(RP_RACE_EXIT_KILLS_LATER, t);
+	rp_update_lock(sync);
+	rp_read_lock(sync);
+	if (!uatomic_read(rp_pgrp_jobc(held)))
+		rp_kill_orphaned_group_rcu(t, held);
+	rp_read_unlock(sync);
+	rp_pid_detach(held);
+	rp_update_unlock(sync);
 }
 
 /*
@@ -578,9 +614,10 @@ static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphan
  * wake-up: the waiter's scan reads it under RCU.  A task nobody will wait
  * for is set DEAD in the same hold of its parent's T as its ZOMBIE (a
  * wait's claim takes that T, and skips a DEAD task), and true is returned:
- * the caller releases it.
+ * the caller releases it.  A plain exit's decrement that orphaned its
+ * group leaves that group in *@held for the caller's kill_orphaned_later.
  */
-static bool exit_notify_parent(struct rp_task *t, bool plain)
+static bool exit_notify_parent(struct rp_task *t, bool plain, struct rp_pid **held)
 {
 	struct rp_pid *tied;
 	bool alone, autoreap, orphaned;
@@ -593,7 +630,7 @@ static bool exit_notify_parent(struct rp_task *t, bool plain)
 	/* A leader alone: its process's tie; an exclusive exit decided already. */
 	orphaned = rp_jobc_untie_dead(t->signal, tied);
 	if (plain)
-		kill_if_orphaned(t, tied, orphaned);
+		*held = kill_if_orphaned(t, tied, orphaned);
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone &&
 			   rp_same_thread_group(t->parent, t->real_parent);
@@ -615,7 +652,7 @@ static void exit_notify(struct rp_task *t)
 	bool release;
 
 	rp_assert_update_held(&t->sys->sync);
-	release = exit_notify_parent(t, false);
+	release = exit_notify_parent(t, false, NULL);
 	if (exec_waits(t))
 		rp_wake_up_parent(t);		/* de_thread sleeps on its own group's queue */
 	if (release)
@@ -865,6 +902,7 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct exit_locks l = { .t = t };
+	struct rp_pid *held = NULL;	/* a group our decrement orphaned */
 	bool moves = false, done = false, release = false;
 
 	if (!exit_may_be_plain(t, group_dead))
@@ -895,7 +933,7 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 			give_children(t, l.reaper);
 		}
 		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
-		release = exit_notify_parent(t, true);
+		release = exit_notify_parent(t, true, &held);
 		done = true;
 	}
 	unlock_exit(&l);
@@ -904,6 +942,8 @@ out:
 	if (moves)
 		end_moves(t->sys);
 	rp_update_unlock_shared(sync);
+	if (held)
+		kill_orphaned_later(t, held);
 	if (release)
 		release_dead(t);
 	return done;

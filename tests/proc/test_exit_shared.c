@@ -142,6 +142,7 @@ static struct {
 	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
 	int at_untied, go_untied;	/* uatomic */
 	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
+	int decided;			/* uatomic: at RP_RACE_EXIT_KILLS_LATER */
 } orphan;
 
 static void await_flag(const int *flag)
@@ -161,6 +162,8 @@ static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 		await_flag(&orphan.go_kill);	/* the first only */
 	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
 		uatomic_set(&excl_waits, 1);
+	} else if (where == RP_RACE_EXIT_KILLS_LATER) {
+		uatomic_inc(&orphan.decided);
 	}
 }
 
@@ -174,10 +177,12 @@ static bool group_stopped(struct rp_task *t)
  * (D's child, stopped) and A and B, children of PA and PB in init's
  * group: two ties.  A's and B's exits are plain (each under its own
  * parent's T).  A is held after its decrement (2 to 1), B's then takes
- * the count to 0 and is held before its kill, C still stopped; A goes on.
- * The decrement answered 1 to A: one SIGHUP and SIGCONT, B's.
+ * the count to 0, and its kill waits for the gate exclusive, which A
+ * holds shared, C still stopped; A goes on.  The decrement answered 1 to
+ * A: one decision to kill, B's, and one SIGHUP and SIGCONT.
  * RP_BREAK_ORPHAN_LOAD_AFTER decides by a load after the decrement: A
- * loads 0 too, finds C stopped, and kills the group a second time.
+ * loads 0 too and decides to kill the group a second time (whose
+ * SIGCONT the first kill's has made moot: C runs).
  */
 Test(exit_shared, two_exits_orphan_once)
 {
@@ -212,19 +217,18 @@ Test(exit_shared, two_exits_orphan_once)
 	await_flag_or_exit(&orphan.at_untied, 0);
 	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
 	start_exit(&jb, b, 1);
-	/* B's decrement took the count to 0: it is held before its kill. */
-	await_flag_or_exit(&orphan.kills, 1);
-	cr_assert_eq(uatomic_read(&orphan.kills), 1, "the group's last tie went without a kill");
-	uatomic_set(&orphan.go_untied, 1);
-	/* A is done, or (broken) kills too. */
-	while (uatomic_read(&orphan.kills) < 2 && !uatomic_read(&exited[0]))
-		usleep(1000);
-	cr_expect_eq(uatomic_read(&orphan.kills), 1,
-		     "two exits that orphaned one group at once both killed it");
+	/* B's decrement took the count to 0: its kill waits for A's gate. */
+	await_flag_or_exit(&excl_waits, 1);
+	cr_assert_eq(jobc_of(g), 0);
 	uatomic_set(&orphan.go_kill, 1);
+	uatomic_set(&orphan.go_untied, 1);
+	/* A is done, and (broken) kills too. */
 	cr_assert_eq(job_join(&ja), 0);
 	cr_assert_eq(job_join(&jb), 0);
 	rp_debug_race_hook(NULL);
+	cr_expect_eq(uatomic_read(&orphan.decided), 1,
+		     "two exits that orphaned one group at once both decided to kill it");
+	cr_expect_eq(uatomic_read(&orphan.kills), 1);
 	cr_expect_eq(jobc_of(g), 0);
 
 	puppet_join_dead(&pc);		/* SIGHUP's default action */

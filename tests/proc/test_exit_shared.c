@@ -314,6 +314,77 @@ Test(exit_shared, group_tied_again_before_the_kill)
 	finish_all_reaped();
 }
 
+/* The first exit to reach a kill, or the decision of one, is held until go_kill. */
+static void kill_hold_hook(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if ((where == RP_RACE_ORPHAN_KILLS || where == RP_RACE_EXIT_KILLS_LATER) &&
+	    uatomic_add_return(&orphan.kills, 1) == 1)
+		await_flag(&orphan.go_kill);
+}
+
+/*
+ * G (D's, in init's session) holds D (init's child: no tie), C (D's
+ * child, stopped) and K, child of F in init's group: one tie.  F's plain
+ * exit gives K to init, whose decrement takes G's count to 0, and is
+ * held before the kill.  Then PQ, in init's group, moves its child J
+ * into G: a tie again.  J takes no SIGHUP: the reparenting's kill, as
+ * the exit's own, comes under the gate exclusive, where a group tied
+ * again meanwhile is not killed.
+ */
+Test(exit_shared, child_group_tied_again_before_the_kill)
+{
+	struct rp_task *d, *c, *f, *k, *pq, *j;
+	struct job jf;
+	struct puppet pc;
+	pid_t g, cpid, fpid, jpid;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	d = fork_of(init);
+	g = rp_getpid(d);
+	cr_assert_eq(rp_setpgid(d, 0, 0), 0);
+	c = fork_of(d);
+	cpid = rp_getpid(c);
+	f = fork_of(init);
+	fpid = rp_getpid(f);
+	k = fork_of(f);
+	cr_assert_eq(rp_setpgid(k, 0, g), 0);
+	pq = fork_of(init);
+	j = fork_of(pq);
+	jpid = rp_getpid(j);
+	handle(j, SIGHUP);	/* a SIGHUP would stay pending */
+	cr_assert_eq(jobc_of(g), 1);
+	puppet_start(&pc, c);
+	cr_assert_eq(rp_kill(d, cpid, SIGSTOP), 0);
+	await_task(group_stopped, c);
+
+	rp_debug_race_hook(kill_hold_hook);	/* before the exit: it cannot pass first */
+	start_exit(&jf, f, 0);
+	await_flag_or_exit(&orphan.kills, 0);
+	cr_assert(uatomic_read(&orphan.kills), "F's reparenting did not orphan G");
+	cr_assert_eq(jobc_of(g), 0);
+	cr_assert_eq(rp_setpgid(pq, jpid, g), 0);
+	cr_assert_eq(jobc_of(g), 1);
+	uatomic_set(&orphan.go_kill, 1);
+	cr_assert_eq(job_join(&jf), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(!is_pending(j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
+	cr_expect(group_stopped(c), "a group tied again was continued");
+
+	cr_assert_eq(rp_wait4(init, fpid, &status, 0, NULL), fpid);
+	rp_task_put(f);
+	cr_assert_eq(rp_kill(d, cpid, SIGKILL), 0);
+	puppet_join_dead(&pc);
+	cr_assert_eq(rp_wait4(d, cpid, &status, 0, NULL), cpid);
+	rp_task_put(c);
+	end_child(init, k);
+	end_child(pq, j);
+	end_child(init, pq);
+	end_child(init, d);
+	finish_all_reaped();
+}
+
 static struct rp_task *forked;	/* fork_job's child */
 
 static long fork_job(struct job *j)

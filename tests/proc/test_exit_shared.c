@@ -250,68 +250,105 @@ Test(exit_shared, two_exits_orphan_once)
 }
 
 /*
- * G (D's, in init's session) holds D (init's child: no tie), C (D's
- * child, stopped) and A, child of PA in init's group: one tie.  A's
- * plain exit takes the count to 0 and is held before its kill.  Then PQ,
- * in init's group, moves its child J into G: a tie again, G is not
- * orphaned, and J joins a group no exit orphaned while J was in it.  As
- * on Linux, where the exit decides and kills in one hold of
- * tasklist_lock, J takes no SIGHUP: the kill comes under the gate
- * exclusive, where a group tied again meanwhile is not killed.
+ * The scene of a group tied again: G (D's, in init's session) holds D
+ * (init's child: no tie), C (D's child, stopped) and T, child of P in
+ * init's group: one tie.  J, child of PQ in init's group, is to join G
+ * (a tie again) while an exit that orphaned G (T's, or P's reparenting
+ * of T) is held before its kill.  J handles SIGHUP: one would stay
+ * pending.
+ */
+struct retie {
+	struct rp_task *d, *c, *p, *t, *pq, *j;
+	struct puppet pc;
+	pid_t g, cpid, jpid, ppid, tpid;
+};
+
+static void retie_start(struct retie *r)
+{
+	start(RP_SYNC_RCU);
+	r->d = fork_of(init);
+	r->g = rp_getpid(r->d);
+	cr_assert_eq(rp_setpgid(r->d, 0, 0), 0);
+	r->c = fork_of(r->d);
+	r->cpid = rp_getpid(r->c);
+	r->p = fork_of(init);
+	r->ppid = rp_getpid(r->p);
+	r->t = fork_of(r->p);
+	r->tpid = rp_getpid(r->t);
+	cr_assert_eq(rp_setpgid(r->t, 0, r->g), 0);
+	r->pq = fork_of(init);
+	r->j = fork_of(r->pq);
+	r->jpid = rp_getpid(r->j);
+	handle(r->j, SIGHUP);
+	cr_assert_eq(jobc_of(r->g), 1);
+	puppet_start(&r->pc, r->c);
+	cr_assert_eq(rp_kill(r->d, r->cpid, SIGSTOP), 0);
+	await_task(group_stopped, r->c);
+}
+
+/*
+ * @t's exit as job @j with race hook @hook, installed before it starts
+ * (it cannot pass first), until @held says the hook holds it (@what if
+ * not): G's count 0, then J joins; G's count 1.
+ */
+static void retie_held(struct retie *r, struct job *j, rp_race_hook_fn hook, struct rp_task *t,
+		       const int *held, const char *what)
+{
+	rp_debug_race_hook(hook);
+	start_exit(j, t, 0);
+	await_flag_or_exit(held, 0);
+	cr_assert(uatomic_read(held), "%s", what);
+	cr_assert_eq(jobc_of(r->g), 0);
+	cr_assert_eq(rp_setpgid(r->pq, r->jpid, r->g), 0);
+	cr_assert_eq(jobc_of(r->g), 1);
+}
+
+/*
+ * The exit job @j done: J took no SIGHUP, C still stopped; then all of
+ * it ends, the one that exited (@gone, pid @pid) reaped by @reaper, and
+ * @last.
+ */
+static void retie_end(struct retie *r, struct job *j, struct rp_task *reaper,
+		      struct rp_task *gone, pid_t pid, struct rp_task *last)
+{
+	int status = -1;
+
+	cr_assert_eq(job_join(j), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(!is_pending(r->j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
+	cr_expect(group_stopped(r->c), "a group tied again was continued");
+	cr_assert_eq(rp_kill(r->d, r->cpid, SIGKILL), 0);
+	puppet_join_dead(&r->pc);
+	cr_assert_eq(rp_wait4(r->d, r->cpid, &status, 0, NULL), r->cpid);
+	rp_task_put(r->c);
+	cr_assert_eq(rp_wait4(reaper, pid, &status, 0, NULL), pid);
+	rp_task_put(gone);
+	end_child(init, last);
+	end_child(r->pq, r->j);
+	end_child(init, r->pq);
+	end_child(init, r->d);
+	finish_all_reaped();
+}
+
+/*
+ * A retie scene: T's plain exit takes G's count to 0 and is held before
+ * its kill; J joins G, which is tied again and not orphaned.  As on
+ * Linux, where the exit decides and kills in one hold of tasklist_lock,
+ * J takes no SIGHUP: the kill comes under the gate exclusive, where a
+ * group tied again meanwhile is not killed.
  */
 Test(exit_shared, group_tied_again_before_the_kill)
 {
-	struct rp_task *d, *c, *pa, *a, *pq, *j;
-	struct job ja;
-	struct puppet pc;
-	pid_t g, cpid, apid, jpid;
-	int status = -1;
+	struct retie r;
+	struct job jt;
 
-	start(RP_SYNC_RCU);
-	d = fork_of(init);
-	g = rp_getpid(d);
-	cr_assert_eq(rp_setpgid(d, 0, 0), 0);
-	c = fork_of(d);
-	cpid = rp_getpid(c);
-	pa = fork_of(init);
-	a = fork_of(pa);
-	apid = rp_getpid(a);
-	cr_assert_eq(rp_setpgid(a, 0, g), 0);
-	pq = fork_of(init);
-	j = fork_of(pq);
-	jpid = rp_getpid(j);
-	handle(j, SIGHUP);	/* a SIGHUP would stay pending */
-	cr_assert_eq(jobc_of(g), 1);
-	puppet_start(&pc, c);
-	cr_assert_eq(rp_kill(d, cpid, SIGSTOP), 0);
-	await_task(group_stopped, c);
-
-	orphan.untied_at = a;
-	rp_debug_race_hook(orphan_hook);	/* before the exit: it cannot pass first */
-	start_exit(&ja, a, 0);
-	await_flag_or_exit(&orphan.at_untied, 0);
-	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
-	cr_assert_eq(jobc_of(g), 0);
-	cr_assert_eq(rp_setpgid(pq, jpid, g), 0);
-	cr_assert_eq(jobc_of(g), 1);
+	retie_start(&r);
+	orphan.untied_at = r.t;
+	retie_held(&r, &jt, orphan_hook, r.t, &orphan.at_untied, "T's exit was not a plain one");
 	uatomic_set(&orphan.go_untied, 1);
 	uatomic_set(&orphan.go_kill, 1);
-	cr_assert_eq(job_join(&ja), 0);
-	rp_debug_race_hook(NULL);
-	cr_expect(!is_pending(j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
+	retie_end(&r, &jt, r.p, r.t, r.tpid, r.p);
 	cr_expect_eq(uatomic_read(&orphan.kills), 0, "a group tied again was killed");
-
-	cr_assert_eq(rp_wait4(pa, apid, &status, 0, NULL), apid);
-	rp_task_put(a);
-	end_child(init, pa);
-	cr_assert_eq(rp_kill(d, cpid, SIGKILL), 0);
-	puppet_join_dead(&pc);
-	cr_assert_eq(rp_wait4(d, cpid, &status, 0, NULL), cpid);
-	rp_task_put(c);
-	end_child(pq, j);
-	end_child(init, pq);
-	end_child(init, d);
-	finish_all_reaped();
 }
 
 /* The first exit to reach a kill, or the decision of one, is held until go_kill. */
@@ -324,65 +361,20 @@ static void kill_hold_hook(enum rp_race_point where, struct rp_task *t)
 }
 
 /*
- * G (D's, in init's session) holds D (init's child: no tie), C (D's
- * child, stopped) and K, child of F in init's group: one tie.  F's plain
- * exit gives K to init, whose decrement takes G's count to 0, and is
- * held before the kill.  Then PQ, in init's group, moves its child J
- * into G: a tie again.  J takes no SIGHUP: the reparenting's kill, as
- * the exit's own, comes under the gate exclusive, where a group tied
- * again meanwhile is not killed.
+ * A retie scene: P's plain exit gives T to init, whose decrement takes
+ * G's count to 0, and is held before the kill; J joins G.  J takes no
+ * SIGHUP: the reparenting's kill, as the exit's own, comes under the
+ * gate exclusive.
  */
 Test(exit_shared, child_group_tied_again_before_the_kill)
 {
-	struct rp_task *d, *c, *f, *k, *pq, *j;
-	struct job jf;
-	struct puppet pc;
-	pid_t g, cpid, fpid, jpid;
-	int status = -1;
+	struct retie r;
+	struct job jp;
 
-	start(RP_SYNC_RCU);
-	d = fork_of(init);
-	g = rp_getpid(d);
-	cr_assert_eq(rp_setpgid(d, 0, 0), 0);
-	c = fork_of(d);
-	cpid = rp_getpid(c);
-	f = fork_of(init);
-	fpid = rp_getpid(f);
-	k = fork_of(f);
-	cr_assert_eq(rp_setpgid(k, 0, g), 0);
-	pq = fork_of(init);
-	j = fork_of(pq);
-	jpid = rp_getpid(j);
-	handle(j, SIGHUP);	/* a SIGHUP would stay pending */
-	cr_assert_eq(jobc_of(g), 1);
-	puppet_start(&pc, c);
-	cr_assert_eq(rp_kill(d, cpid, SIGSTOP), 0);
-	await_task(group_stopped, c);
-
-	rp_debug_race_hook(kill_hold_hook);	/* before the exit: it cannot pass first */
-	start_exit(&jf, f, 0);
-	await_flag_or_exit(&orphan.kills, 0);
-	cr_assert(uatomic_read(&orphan.kills), "F's reparenting did not orphan G");
-	cr_assert_eq(jobc_of(g), 0);
-	cr_assert_eq(rp_setpgid(pq, jpid, g), 0);
-	cr_assert_eq(jobc_of(g), 1);
+	retie_start(&r);
+	retie_held(&r, &jp, kill_hold_hook, r.p, &orphan.kills, "P's reparenting did not orphan G");
 	uatomic_set(&orphan.go_kill, 1);
-	cr_assert_eq(job_join(&jf), 0);
-	rp_debug_race_hook(NULL);
-	cr_expect(!is_pending(j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
-	cr_expect(group_stopped(c), "a group tied again was continued");
-
-	cr_assert_eq(rp_wait4(init, fpid, &status, 0, NULL), fpid);
-	rp_task_put(f);
-	cr_assert_eq(rp_kill(d, cpid, SIGKILL), 0);
-	puppet_join_dead(&pc);
-	cr_assert_eq(rp_wait4(d, cpid, &status, 0, NULL), cpid);
-	rp_task_put(c);
-	end_child(init, k);
-	end_child(pq, j);
-	end_child(init, pq);
-	end_child(init, d);
-	finish_all_reaped();
+	retie_end(&r, &jp, init, r.p, r.ppid, r.t);
 }
 
 static struct rp_task *forked;	/* fork_job's child */

@@ -227,6 +227,10 @@ enum rp_race_point {
 	   @t's T and has not taken their M yet (proc/fork.c; rcu mode, the
 	   update gate shared): a move of @t's process waits for that T. */
 	RP_RACE_FORK_IDS_READ,
+	/* A plain exit of @t, whose decrement orphaned its process group,
+	   holds the group and is about to take the gate exclusive for the
+	   kill (proc/exit.c; no lock held, no read section). */
+	RP_RACE_EXIT_KILLS_LATER,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

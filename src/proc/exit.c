@@ -550,22 +550,84 @@ static bool exec_waits(struct rp_task *t)
 #endif
 
 /*
+ * The groups a plain exit's decrements orphaned (its own tie's, and each
+ * reparenting's), held until its kill under the gate exclusive: one for
+ * its own tie and one for each child whose tie goes through it, at most
+ * EXIT_KILLS in all (exit_plain_locked; more keep the exclusive gate).
+ */
+#define EXIT_KILLS	8
+
+struct orphan_kills {
+	struct rp_pid *held[EXIT_KILLS];
+	unsigned int n;
+};
+
+/*
+ * Group @group, which a plain exit of @t orphaned by a decrement: its
+ * kill waits for the gate exclusive (kill_orphaned_later), where it is
+ * sent only if no move tied the group again since.  Under the gate
+ * shared a setpgid into the group may come between the decrement and the
+ * kill, and a member that joined a group tied all along would take it.
+ * Held meanwhile by an attachment under its M.
+ * RP_BREAK_ORPHAN_KILL_SHARED kills under the gate shared, at once.
+ */
+static void kill_orphaned_held(struct rp_task *t, struct orphan_kills *k, struct rp_pid *group)
+{
+#ifdef RP_BREAK_ORPHAN_KILL_SHARED
+	(void)k;
+	rp_kill_orphaned_group_rcu(t, group);
+#else
+	(void)t;
+	RP_BUG_ON(k->n == EXIT_KILLS);
+	rp_member_lock(group);
+	rp_pid_attach(group);
+	rp_member_unlock(group);
+	k->held[k->n++] = group;
+#endif
+}
+
+/*
+ * Linux's kill_orphaned_pgrp for the groups in @k, orphaned by a plain
+ * exit of @t, under the gate exclusive: each only if no move tied it
+ * again since (its count still 0), to its members of now, as Linux's
+ * kill in one hold of tasklist_lock; then its attachment goes.  It comes
+ * after the notice: a wait of @t's parent may report @t before the
+ * group's SIGHUP.
+ */
+static void kill_orphaned_later(struct rp_task *t, struct orphan_kills *k)
+{
+	struct rp_sync *sync = &t->sys->sync;
+
+	RP_RACE_POINT(RP_RACE_EXIT_KILLS_LATER, t);
+	rp_update_lock(sync);
+	rp_read_lock(sync);
+	for (unsigned int i = 0; i < k->n; i++)
+		if (!uatomic_read(rp_pgrp_jobc(k->held[i])))
+			rp_kill_orphaned_group_rcu(t, k->held[i]);
+	rp_read_unlock(sync);
+	while (k->n)
+		rp_pid_detach(k->held[--k->n]);
+	rp_update_unlock(sync);
+}
+
+/*
  * Linux's kill_orphaned_pgrp for a plain exit of @t, whose decrement of
  * its group @tied's count answered @orphaned (protocol (b)): with exits
  * under the gate shared, two of them may take the last two ties of one
  * group at once, each under its own parent's T, and a load after the
  * decrement would show 0 to both; the decrement's answer is 0 for one.
- * RP_BREAK_ORPHAN_LOAD_AFTER decides by such a load: both exits send the
- * group SIGHUP and SIGCONT.  Before the notice, as Linux's exit_notify.
+ * RP_BREAK_ORPHAN_LOAD_AFTER decides by such a load: both exits decide
+ * to kill the group.  The kill comes later (kill_orphaned_held).
  */
-static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned)
+static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphaned,
+			     struct orphan_kills *k)
 {
 	RP_RACE_POINT(RP_RACE_EXIT_UNTIED, t);
 #ifdef RP_BREAK_ORPHAN_LOAD_AFTER
 	orphaned = tied && uatomic_read(rp_pgrp_jobc(tied)) == 0;
 #endif
 	if (orphaned)
-		rp_kill_orphaned_group_rcu(t, tied);
+		kill_orphaned_held(t, k, tied);
 }
 
 /*
@@ -578,9 +640,10 @@ static void kill_if_orphaned(struct rp_task *t, struct rp_pid *tied, bool orphan
  * wake-up: the waiter's scan reads it under RCU.  A task nobody will wait
  * for is set DEAD in the same hold of its parent's T as its ZOMBIE (a
  * wait's claim takes that T, and skips a DEAD task), and true is returned:
- * the caller releases it.
+ * the caller releases it.  A plain exit's decrement that orphaned its
+ * group leaves that group in @k for the caller's kill_orphaned_later.
  */
-static bool exit_notify_parent(struct rp_task *t, bool plain)
+static bool exit_notify_parent(struct rp_task *t, bool plain, struct orphan_kills *k)
 {
 	struct rp_pid *tied;
 	bool alone, autoreap, orphaned;
@@ -593,7 +656,7 @@ static bool exit_notify_parent(struct rp_task *t, bool plain)
 	/* A leader alone: its process's tie; an exclusive exit decided already. */
 	orphaned = rp_jobc_untie_dead(t->signal, tied);
 	if (plain)
-		kill_if_orphaned(t, tied, orphaned);
+		kill_if_orphaned(t, tied, orphaned, k);
 	if (t->ptrace) {
 		bool own = rp_thread_group_leader(t) && alone &&
 			   rp_same_thread_group(t->parent, t->real_parent);
@@ -615,7 +678,7 @@ static void exit_notify(struct rp_task *t)
 	bool release;
 
 	rp_assert_update_held(&t->sys->sync);
-	release = exit_notify_parent(t, false);
+	release = exit_notify_parent(t, false, NULL);
 	if (exec_waits(t))
 		rp_wake_up_parent(t);		/* de_thread sleeps on its own group's queue */
 	if (release)
@@ -746,16 +809,22 @@ static bool exit_plain_locked(struct rp_task *t, struct exit_locks *l)
 	struct rp_signal *sig = t->signal, *psig = l->parent->signal;
 	struct rp_ptrace_part *pt = t->ptrace_part;
 	struct rp_task *c;
+	unsigned int ties = 0;
 
 	rp_assert_tree_write(t->sys, t);
 	if (t->ptrace || (pt && !cds_list_empty(&pt->ptraced)))
 		return false;
 	if (rp_session_leader_rcu(sig) && CMM_LOAD_SHARED(sig->tty))
 		return false;
-	/* Their deaths hold @t's T: frozen. */
-	cds_hlist_for_each_entry_2(c, &t->children.head, sibling)
+	/* Their deaths hold @t's T: frozen, as the ties through @t (moves of them or @t). */
+	cds_hlist_for_each_entry_2(c, &t->children.head, sibling) {
 		if (uatomic_read(&c->exit_state))
 			return false;
+		ties += rp_tie_group(c->signal, c->signal->pgrp, c->signal->session, t, NULL,
+				     NULL) != NULL;
+		if (ties == EXIT_KILLS)
+			return false;	/* with its own, more than it can hold */
+	}
 	/* Frozen: a move of @t or of its parent holds the parent's T. */
 	return psig->pgrp == sig->pgrp || psig->session != sig->session ||
 	       !rp_is_global_init(l->parent);
@@ -821,13 +890,13 @@ static bool exit_locks_hold(struct rp_task *t, struct exit_locks *l)
  * exit does (kill_if_orphaned); then the block splice, as
  * forget_original_parent's.
  */
-static void give_children(struct rp_task *father, struct rp_task *reaper)
+static void give_children(struct rp_task *father, struct rp_task *reaper, struct orphan_kills *k)
 {
 	struct rp_task *p;
 
 	cds_hlist_for_each_entry_2(p, &father->children.head, sibling) {
 		if (move_child(father, p, reaper))
-			rp_kill_orphaned_group_rcu(father, p->signal->pgrp);
+			kill_orphaned_held(father, k, p->signal->pgrp);
 		p->exit_signal = SIGCHLD;	/* no odd signal to a reaper (Linux) */
 	}
 	/* The parents before the move: pairs with wait's cmm_smp_rmb. */
@@ -865,6 +934,7 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 {
 	struct rp_sync *sync = &t->sys->sync;
 	struct exit_locks l = { .t = t };
+	struct orphan_kills kills = { .n = 0 };
 	bool moves = false, done = false, release = false;
 
 	if (!exit_may_be_plain(t, group_dead))
@@ -892,10 +962,10 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 	if (exit_plain_locked(t, &l)) {
 		if (l.reaper) {
 			RP_RACE_POINT(RP_RACE_EXIT_CHILDREN_CHECKED, t);
-			give_children(t, l.reaper);
+			give_children(t, l.reaper, &kills);
 		}
 		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
-		release = exit_notify_parent(t, true);
+		release = exit_notify_parent(t, true, &kills);
 		done = true;
 	}
 	unlock_exit(&l);
@@ -904,6 +974,8 @@ out:
 	if (moves)
 		end_moves(t->sys);
 	rp_update_unlock_shared(sync);
+	if (kills.n)
+		kill_orphaned_later(t, &kills);
 	if (release)
 		release_dead(t);
 	return done;

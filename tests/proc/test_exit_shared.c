@@ -142,6 +142,7 @@ static struct {
 	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
 	int at_untied, go_untied;	/* uatomic */
 	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
+	int decided;			/* uatomic: at RP_RACE_EXIT_KILLS_LATER */
 } orphan;
 
 static void await_flag(const int *flag)
@@ -159,6 +160,10 @@ static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 		await_flag(&orphan.go_untied);
 	} else if (where == RP_RACE_ORPHAN_KILLS && uatomic_add_return(&orphan.kills, 1) == 1) {
 		await_flag(&orphan.go_kill);	/* the first only */
+	} else if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&excl_waits, 1);
+	} else if (where == RP_RACE_EXIT_KILLS_LATER) {
+		uatomic_inc(&orphan.decided);
 	}
 }
 
@@ -172,10 +177,12 @@ static bool group_stopped(struct rp_task *t)
  * (D's child, stopped) and A and B, children of PA and PB in init's
  * group: two ties.  A's and B's exits are plain (each under its own
  * parent's T).  A is held after its decrement (2 to 1), B's then takes
- * the count to 0 and is held before its kill, C still stopped; A goes on.
- * The decrement answered 1 to A: one SIGHUP and SIGCONT, B's.
+ * the count to 0, and its kill waits for the gate exclusive, which A
+ * holds shared, C still stopped; A goes on.  The decrement answered 1 to
+ * A: one decision to kill, B's, and one SIGHUP and SIGCONT.
  * RP_BREAK_ORPHAN_LOAD_AFTER decides by a load after the decrement: A
- * loads 0 too, finds C stopped, and kills the group a second time.
+ * loads 0 too and decides to kill the group a second time (whose
+ * SIGCONT the first kill's has made moot: C runs).
  */
 Test(exit_shared, two_exits_orphan_once)
 {
@@ -210,19 +217,18 @@ Test(exit_shared, two_exits_orphan_once)
 	await_flag_or_exit(&orphan.at_untied, 0);
 	cr_assert(uatomic_read(&orphan.at_untied), "A's exit was not a plain one");
 	start_exit(&jb, b, 1);
-	/* B's decrement took the count to 0: it is held before its kill. */
-	await_flag_or_exit(&orphan.kills, 1);
-	cr_assert_eq(uatomic_read(&orphan.kills), 1, "the group's last tie went without a kill");
-	uatomic_set(&orphan.go_untied, 1);
-	/* A is done, or (broken) kills too. */
-	while (uatomic_read(&orphan.kills) < 2 && !uatomic_read(&exited[0]))
-		usleep(1000);
-	cr_expect_eq(uatomic_read(&orphan.kills), 1,
-		     "two exits that orphaned one group at once both killed it");
+	/* B's decrement took the count to 0: its kill waits for A's gate. */
+	await_flag_or_exit(&excl_waits, 1);
+	cr_assert_eq(jobc_of(g), 0);
 	uatomic_set(&orphan.go_kill, 1);
+	uatomic_set(&orphan.go_untied, 1);
+	/* A is done, and (broken) kills too. */
 	cr_assert_eq(job_join(&ja), 0);
 	cr_assert_eq(job_join(&jb), 0);
 	rp_debug_race_hook(NULL);
+	cr_expect_eq(uatomic_read(&orphan.decided), 1,
+		     "two exits that orphaned one group at once both decided to kill it");
+	cr_expect_eq(uatomic_read(&orphan.kills), 1);
 	cr_expect_eq(jobc_of(g), 0);
 
 	puppet_join_dead(&pc);		/* SIGHUP's default action */
@@ -241,6 +247,134 @@ Test(exit_shared, two_exits_orphan_once)
 	cr_expect_eq(status, KILLED_BY(SIGHUP));
 	rp_task_put(d);
 	finish_all_reaped();
+}
+
+/*
+ * The scene of a group tied again: G (D's, in init's session) holds D
+ * (init's child: no tie), C (D's child, stopped) and T, child of P in
+ * init's group: one tie.  J, child of PQ in init's group, is to join G
+ * (a tie again) while an exit that orphaned G (T's, or P's reparenting
+ * of T) is held before its kill.  J handles SIGHUP: one would stay
+ * pending.
+ */
+struct retie {
+	struct rp_task *d, *c, *p, *t, *pq, *j;
+	struct puppet pc;
+	pid_t g, cpid, jpid, ppid, tpid;
+};
+
+static void retie_start(struct retie *r)
+{
+	start(RP_SYNC_RCU);
+	r->d = fork_of(init);
+	r->g = rp_getpid(r->d);
+	cr_assert_eq(rp_setpgid(r->d, 0, 0), 0);
+	r->c = fork_of(r->d);
+	r->cpid = rp_getpid(r->c);
+	r->p = fork_of(init);
+	r->ppid = rp_getpid(r->p);
+	r->t = fork_of(r->p);
+	r->tpid = rp_getpid(r->t);
+	cr_assert_eq(rp_setpgid(r->t, 0, r->g), 0);
+	r->pq = fork_of(init);
+	r->j = fork_of(r->pq);
+	r->jpid = rp_getpid(r->j);
+	handle(r->j, SIGHUP);
+	cr_assert_eq(jobc_of(r->g), 1);
+	puppet_start(&r->pc, r->c);
+	cr_assert_eq(rp_kill(r->d, r->cpid, SIGSTOP), 0);
+	await_task(group_stopped, r->c);
+}
+
+/*
+ * @t's exit as job @j with race hook @hook, installed before it starts
+ * (it cannot pass first), until @held says the hook holds it (@what if
+ * not): G's count 0, then J joins; G's count 1.
+ */
+static void retie_held(struct retie *r, struct job *j, rp_race_hook_fn hook, struct rp_task *t,
+		       const int *held, const char *what)
+{
+	rp_debug_race_hook(hook);
+	start_exit(j, t, 0);
+	await_flag_or_exit(held, 0);
+	cr_assert(uatomic_read(held), "%s", what);
+	cr_assert_eq(jobc_of(r->g), 0);
+	cr_assert_eq(rp_setpgid(r->pq, r->jpid, r->g), 0);
+	cr_assert_eq(jobc_of(r->g), 1);
+}
+
+/*
+ * The exit job @j done: J took no SIGHUP, C still stopped; then all of
+ * it ends, the one that exited (@gone, pid @pid) reaped by @reaper, and
+ * @last.
+ */
+static void retie_end(struct retie *r, struct job *j, struct rp_task *reaper,
+		      struct rp_task *gone, pid_t pid, struct rp_task *last)
+{
+	int status = -1;
+
+	cr_assert_eq(job_join(j), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(!is_pending(r->j, SIGHUP), "a group tied again took an orphaned group's SIGHUP");
+	cr_expect(group_stopped(r->c), "a group tied again was continued");
+	cr_assert_eq(rp_kill(r->d, r->cpid, SIGKILL), 0);
+	puppet_join_dead(&r->pc);
+	cr_assert_eq(rp_wait4(r->d, r->cpid, &status, 0, NULL), r->cpid);
+	rp_task_put(r->c);
+	cr_assert_eq(rp_wait4(reaper, pid, &status, 0, NULL), pid);
+	rp_task_put(gone);
+	end_child(init, last);
+	end_child(r->pq, r->j);
+	end_child(init, r->pq);
+	end_child(init, r->d);
+	finish_all_reaped();
+}
+
+/*
+ * A retie scene: T's plain exit takes G's count to 0 and is held before
+ * its kill; J joins G, which is tied again and not orphaned.  As on
+ * Linux, where the exit decides and kills in one hold of tasklist_lock,
+ * J takes no SIGHUP: the kill comes under the gate exclusive, where a
+ * group tied again meanwhile is not killed.
+ */
+Test(exit_shared, group_tied_again_before_the_kill)
+{
+	struct retie r;
+	struct job jt;
+
+	retie_start(&r);
+	orphan.untied_at = r.t;
+	retie_held(&r, &jt, orphan_hook, r.t, &orphan.at_untied, "T's exit was not a plain one");
+	uatomic_set(&orphan.go_untied, 1);
+	uatomic_set(&orphan.go_kill, 1);
+	retie_end(&r, &jt, r.p, r.t, r.tpid, r.p);
+	cr_expect_eq(uatomic_read(&orphan.kills), 0, "a group tied again was killed");
+}
+
+/* The first exit to reach a kill, or the decision of one, is held until go_kill. */
+static void kill_hold_hook(enum rp_race_point where, struct rp_task *t)
+{
+	(void)t;
+	if ((where == RP_RACE_ORPHAN_KILLS || where == RP_RACE_EXIT_KILLS_LATER) &&
+	    uatomic_add_return(&orphan.kills, 1) == 1)
+		await_flag(&orphan.go_kill);
+}
+
+/*
+ * A retie scene: P's plain exit gives T to init, whose decrement takes
+ * G's count to 0, and is held before the kill; J joins G.  J takes no
+ * SIGHUP: the reparenting's kill, as the exit's own, comes under the
+ * gate exclusive.
+ */
+Test(exit_shared, child_group_tied_again_before_the_kill)
+{
+	struct retie r;
+	struct job jp;
+
+	retie_start(&r);
+	retie_held(&r, &jp, kill_hold_hook, r.p, &orphan.kills, "P's reparenting did not orphan G");
+	uatomic_set(&orphan.go_kill, 1);
+	retie_end(&r, &jp, init, r.p, r.ppid, r.t);
 }
 
 static struct rp_task *forked;	/* fork_job's child */

@@ -158,8 +158,8 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
 struct move_hold {
 	struct rp_task *p;		/* the process moved: its leader */
 	struct rp_task *parent;		/* its real parent, when T was taken */
-	struct rp_pid *ids[3];		/* M held: increasing address, distinct */
-	unsigned int nids;
+	struct rp_lock_set trees;	/* T held: @p and @parent */
+	struct rp_lock_set ids;		/* M held */
 };
 
 /* What rp_setpgid and rp_setsid answer to take the gate exclusive instead. */
@@ -209,32 +209,26 @@ static void move_tree_unlock(const struct move_hold *h, struct rp_task *t)
  */
 static bool hold_trees(struct move_hold *h, struct rp_task *p)
 {
-	struct rp_task *a, *b;
-
 	h->p = p;
-	h->nids = 0;
+	h->ids.n = 0;
 	rp_group_lock(p->signal);
 	if (p->signal->nr_threads != 1) {
 		rp_group_unlock(p->signal);
 		return false;
 	}
 	h->parent = rcu_dereference(p->real_parent);
-	a = p < h->parent ? p : h->parent;
-	b = p < h->parent ? h->parent : p;
-	move_tree_lock(h, a);
-	if (b != a)		/* init is its own real parent */
-		move_tree_lock(h, b);
+	h->trees.n = 0;
+	rp_tree_set_add(&h->trees, p);
+	rp_tree_set_add(&h->trees, h->parent);	/* one lock for init, its own parent */
+	for (unsigned int i = 0; i < h->trees.n; i++)
+		move_tree_lock(h, h->trees.obj[i]);
 	return true;
 }
 
 static void release_trees(struct move_hold *h)
 {
-	struct rp_task *a = h->p < h->parent ? h->p : h->parent;
-	struct rp_task *b = h->p < h->parent ? h->parent : h->p;
-
-	if (b != a)
-		move_tree_unlock(h, b);
-	move_tree_unlock(h, a);
+	for (unsigned int i = h->trees.n; i--;)
+		move_tree_unlock(h, h->trees.obj[i]);
 	rp_group_unlock(h->p->signal);
 }
 
@@ -248,48 +242,28 @@ static bool parent_held(struct move_hold *h)
 }
 
 /*
- * M of @ids (@n of them, any order, repeats allowed), in increasing
- * address, each once.  RP_BREAK_SETPGID_MEMBER_UNLOCKED tells the checker
- * and takes none: two moves into one group, or a move beside a fork into
- * the group it leaves, write the list and the count at once.
+ * RP_BREAK_SETPGID_MEMBER_UNLOCKED tells the checker and takes no M: two
+ * moves into one group, or a move beside a fork into the group it leaves,
+ * write the list and the count at once.
  */
+#ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
+#define MOVE_TAKES_MEMBERS false
+#else
+#define MOVE_TAKES_MEMBERS true
+#endif
+
+/* M of @ids (@n of them, any order, repeats allowed), in increasing address, each once. */
 static void hold_ids(struct move_hold *h, struct rp_pid *const *ids, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		unsigned int j = h->nids;
-		bool again = false;
-
-		for (unsigned int k = 0; k < h->nids; k++)
-			again |= h->ids[k] == ids[i];
-		if (again)
-			continue;
-		while (j > 0 && rp_member_lock_of(h->ids[j - 1]) > rp_member_lock_of(ids[i])) {
-			h->ids[j] = h->ids[j - 1];
-			j--;
-		}
-		h->ids[j] = ids[i];
-		h->nids++;
-	}
-	for (unsigned int i = 0; i < h->nids; i++) {
-#ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
-		rp_lockdep_acquire_obj(RP_LOCK_MEMBER, rp_member_lock_of(h->ids[i]));
-#else
-		rp_member_lock(h->ids[i]);
-#endif
-	}
+	for (unsigned int i = 0; i < n; i++)
+		rp_member_set_add(&h->ids, ids[i]);
+	rp_member_lock_set(&h->ids, MOVE_TAKES_MEMBERS);
 }
 
 static void release_ids(struct move_hold *h)
 {
-	while (h->nids) {
-		struct rp_pid *id = h->ids[--h->nids];
-
-#ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
-		rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(id));
-#else
-		rp_member_unlock(id);
-#endif
-	}
+	rp_member_unlock_set(&h->ids, MOVE_TAKES_MEMBERS);
+	h->ids.n = 0;
 }
 
 static void release_all(struct move_hold *h)

@@ -10,10 +10,8 @@
  * waiters are woken, since they look under RCU, not under our lock.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "exit.h"
 #include "../signal/signal.h"
 #include "ptrace.h"
@@ -87,71 +85,33 @@ static bool drop_sighand(struct rp_task *t)
 }
 
 /*
- * The pids whose attachments a plain reap of @sig's process drops, each
- * once, in increasing address of their M: its own (the tgid, which is
- * also its leader's tid), its process group's and its session's.  The
- * count of them.
+ * RP_BREAK_RELEASE_MEMBER_UNLOCKED takes none of a plain reap's M (and
+ * tells the checker it did): a fork's attach to the group beside the reap
+ * loses one of the two writes.
  */
-static unsigned int reap_member_pids(struct rp_signal *sig, struct rp_pid *pids[3])
-{
-	struct rp_pid *all[3] = { rp_signal_leader_pid(sig), sig->pgrp, sig->session };
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < 3; i++) {
-		unsigned int j = n;
-
-		for (unsigned int k = 0; k < n; k++)
-			if (pids[k] == all[i])
-				j = UINT_MAX;
-		if (j == UINT_MAX)
-			continue;
-		/* Insertion by the address of the pid's M. */
-		while (j && rp_member_lock_of(pids[j - 1]) > rp_member_lock_of(all[i])) {
-			pids[j] = pids[j - 1];
-			j--;
-		}
-		pids[j] = all[i];
-		n++;
-	}
-	return n;
-}
+#ifdef RP_BREAK_RELEASE_MEMBER_UNLOCKED
+#define REAP_TAKES_MEMBERS false
+#else
+#define REAP_TAKES_MEMBERS true
+#endif
 
 /*
- * M of the pids a plain reap of @sig's process detaches (under the gate
- * shared; nothing under the update lock, which excludes every other
- * writer): forks into its group and session attach under them, setpgid
- * moves under them, and the release of another member detaches under
- * them.  RP_BREAK_RELEASE_MEMBER_UNLOCKED takes none: a fork's attach to
- * the group beside the reap loses one of the two writes.
+ * M of the pids a plain reap of @sig's process detaches, into @m (under
+ * the gate shared; none under the update lock, which excludes every other
+ * writer): its own (the tgid, which is also its leader's tid), its process
+ * group's and its session's.  Forks into its group and session attach
+ * under them, setpgid moves under them, and the release of another member
+ * detaches under them.
  */
-static unsigned int lock_reap_members(struct rp_signal *sig, struct rp_pid *pids[3])
+static void lock_reap_members(struct rp_signal *sig, struct rp_lock_set *m)
 {
-	unsigned int n;
-
+	m->n = 0;
 	if (!rp_gate_shared_here(&rp_signal_sys(sig)->sync))
-		return 0;
-	n = reap_member_pids(sig, pids);
-	for (unsigned int i = 0; i < n; i++) {
-#ifndef RP_BREAK_RELEASE_MEMBER_UNLOCKED
-		rp_member_lock(pids[i]);
-#else
-		/* The naive twin tells the checker it took M (the test sees the
-		   lost update, not an assertion). */
-		rp_lockdep_acquire_obj(RP_LOCK_MEMBER, rp_member_lock_of(pids[i]));
-#endif
-	}
-	return n;
-}
-
-static void unlock_reap_members(struct rp_pid *pids[3], unsigned int n)
-{
-	while (n--) {
-#ifndef RP_BREAK_RELEASE_MEMBER_UNLOCKED
-		rp_member_unlock(pids[n]);
-#else
-		rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(pids[n]));
-#endif
-	}
+		return;
+	rp_member_set_add(m, rp_signal_leader_pid(sig));
+	rp_member_set_add(m, sig->pgrp);
+	rp_member_set_add(m, sig->session);
+	rp_member_lock_set(m, REAP_TAKES_MEMBERS);
 }
 
 /*
@@ -168,8 +128,7 @@ static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
 	struct rp_pid *tied = rp_jobc_own_tie(sig);	/* before the count of threads */
-	struct rp_pid *members[3];
-	unsigned int locked;
+	struct rp_lock_set members;
 	bool exec_waits;
 
 	if (t->ptrace)		/* never a plain reap's */
@@ -183,7 +142,7 @@ static bool unhash_task(struct rp_task *t)
 	rcu_assign_pointer(t->pid->task, NULL);
 	if (t->flags & RP_PF_NS_CHILDREN)	/* never a plain reap's */
 		rp_task_drop_ns_children(t);
-	locked = lock_reap_members(sig, members);
+	lock_reap_members(sig, &members);
 	rp_pid_detach(t->pid);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
@@ -191,7 +150,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
-	unlock_reap_members(members, locked);
+	rp_member_unlock_set(&members, REAP_TAKES_MEMBERS);
 	rp_nproc_uncharge(t->sys, t->cred->user);
 	return exec_waits;
 }
@@ -734,12 +693,11 @@ static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
 /*
  * The tree locks of a plain exit of @t: its own, its real parent's, and
  * its children's reaper's if it has children, each once, in increasing
- * address (@order).
+ * address (@trees).
  */
 struct exit_locks {
 	struct rp_task *t, *parent, *reaper;
-	struct rp_task *order[3];
-	unsigned int n;
+	struct rp_lock_set trees;
 };
 
 /*
@@ -756,39 +714,32 @@ struct exit_locks {
 
 static void lock_exit(struct exit_locks *l)
 {
-	struct rp_task *all[3] = { l->t, l->parent, l->reaper };
-	unsigned int i, j;
+	struct rp_lock_set *s = &l->trees;
 
-	l->n = 0;
-	for (i = 0; i < 3; i++) {
-		if (!all[i])
-			continue;
-		for (j = 0; j < l->n && l->order[j] < all[i]; j++)
-			;
-		if (j < l->n && l->order[j] == all[i])
-			continue;
-		memmove(&l->order[j + 1], &l->order[j], (l->n - j) * sizeof(l->order[0]));
-		l->order[j] = all[i];
-		l->n++;
-	}
-	for (i = 0; i < l->n; i++) {
-		if (PARENT_LOCKED(l, l->order[i]))
-			rp_tree_lock(l->order[i]);
+	s->n = 0;
+	rp_tree_set_add(s, l->t);
+	rp_tree_set_add(s, l->parent);
+	if (l->reaper)
+		rp_tree_set_add(s, l->reaper);
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (PARENT_LOCKED(l, s->obj[i]))
+			rp_tree_lock(s->obj[i]);
 		else
-			rp_lockdep_acquire_obj(RP_LOCK_TREE, &l->order[i]->tree_lock);
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
 	}
 }
 
 static void unlock_exit(struct exit_locks *l)
 {
-	struct rp_task *t;
+	struct rp_lock_set *s = &l->trees;
 
-	while (l->n) {
-		t = l->order[--l->n];
-		if (PARENT_LOCKED(l, t))
-			rp_tree_unlock(t);
+	while (s->n) {
+		unsigned int i = --s->n;
+
+		if (PARENT_LOCKED(l, s->obj[i]))
+			rp_tree_unlock(s->obj[i]);
 		else
-			rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
 	}
 }
 

@@ -328,32 +328,19 @@ static bool enter_gate(struct rp_task *self, unsigned long flags, const struct r
  * pgrp/setpgid.c), and their M in increasing address.  The siglock and L come later, in
  * link_under_siglock.
  */
-static void lock_family(struct rp_task *self)
+static void lock_family(struct rp_task *self, struct rp_lock_set *ids)
 {
-	struct rp_pid *a, *b;
-
 	rp_tree_lock(self);
-	a = self->signal->pgrp;
-	b = self->signal->session;
+	ids->n = 0;
+	rp_member_set_add(ids, self->signal->pgrp);
+	rp_member_set_add(ids, self->signal->session);
 	RP_RACE_POINT(RP_RACE_FORK_IDS_READ, self);
-	if (rp_member_lock_of(b) < rp_member_lock_of(a)) {
-		struct rp_pid *t = a;
-
-		a = b;
-		b = t;
-	}
-	rp_member_lock(a);
-	if (b != a)
-		rp_member_lock(b);
+	rp_member_lock_set(ids, true);
 }
 
-static void unlock_family(struct rp_task *self)
+static void unlock_family(struct rp_task *self, const struct rp_lock_set *ids)
 {
-	struct rp_pid *pgrp = self->signal->pgrp, *session = self->signal->session;
-
-	if (session != pgrp)
-		rp_member_unlock(session);
-	rp_member_unlock(pgrp);
+	rp_member_unlock_set(ids, true);
 	rp_tree_unlock(self);
 }
 
@@ -369,6 +356,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_pid_levels *lv;
+	struct rp_lock_set ids;
 	bool shared;
 	int err = 0;
 
@@ -397,7 +385,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	bool closed = ns->dying;
 #endif
 	if (shared) {
-		lock_family(self);
+		lock_family(self, &ids);
 		/* What the update lock implied: the record's close sends under RCU. */
 		rp_read_lock(sync);
 		err = closed ? -ENOMEM : 0;	/* untraced: no ptrace set-up */
@@ -410,7 +398,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 		err = link_under_siglock(self, p, flags, rec);
 	if (shared) {
 		rp_read_unlock(sync);
-		unlock_family(self);
+		unlock_family(self, &ids);
 	}
 	if (err && shared) {
 		/* A pid's last detach may end its number's namespace: exclusive. */

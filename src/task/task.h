@@ -1017,6 +1017,75 @@ static inline void rp_member_unlock(struct rp_pid *pid)
 	rp_lockdep_release_obj(RP_LOCK_MEMBER, rp_member_lock_of(pid));
 }
 
+/*
+ * The objects whose locks of one class (T, M) an operation takes together:
+ * each once, in increasing address of its lock, the order within a class
+ * (src/debug/lockorder.h).  rp_lock_set_add keeps them so; the caller
+ * takes them in that order and lets them go in the reverse.
+ */
+#define RP_LOCK_SET_MAX	3
+
+struct rp_lock_set {
+	void *obj[RP_LOCK_SET_MAX];
+	const struct rp_bytelock *lock[RP_LOCK_SET_MAX];
+	unsigned int n;
+};
+
+/* Add @obj, whose lock is @lock, to @s unless it is there. */
+static inline void rp_lock_set_add(struct rp_lock_set *s, void *obj,
+				   const struct rp_bytelock *lock)
+{
+	unsigned int j = s->n;
+
+	for (unsigned int k = 0; k < s->n; k++)
+		if (s->lock[k] == lock)
+			return;
+	RP_BUG_ON(s->n == RP_LOCK_SET_MAX);
+	while (j && (uintptr_t)s->lock[j - 1] > (uintptr_t)lock) {
+		s->obj[j] = s->obj[j - 1];
+		s->lock[j] = s->lock[j - 1];
+		j--;
+	}
+	s->obj[j] = obj;
+	s->lock[j] = lock;
+	s->n++;
+}
+
+static inline void rp_tree_set_add(struct rp_lock_set *s, struct rp_task *t)
+{
+	rp_lock_set_add(s, t, &t->tree_lock);
+}
+
+static inline void rp_member_set_add(struct rp_lock_set *s, struct rp_pid *pid)
+{
+	rp_lock_set_add(s, pid, rp_member_lock_of(pid));
+}
+
+/*
+ * M of every pid of @s, in its order.  @take false (a broken twin's): the
+ * checker is told, nothing is taken, and what a test sees is the lost
+ * update, not an assertion.
+ */
+static inline void rp_member_lock_set(const struct rp_lock_set *s, bool take)
+{
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (take)
+			rp_member_lock(s->obj[i]);
+		else
+			rp_lockdep_acquire_obj(RP_LOCK_MEMBER, s->lock[i]);
+	}
+}
+
+static inline void rp_member_unlock_set(const struct rp_lock_set *s, bool take)
+{
+	for (unsigned int i = s->n; i--;) {
+		if (take)
+			rp_member_unlock(s->obj[i]);
+		else
+			rp_lockdep_release_obj(RP_LOCK_MEMBER, s->lock[i]);
+	}
+}
+
 /* A (M) write to @pid's member lists or attachments: the update lock or its M. */
 #define rp_assert_member_write(sys, pid) \
 	rp_assert_update_or_held(&(sys)->sync, rp_member_lock_of(pid))

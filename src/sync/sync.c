@@ -446,14 +446,8 @@ struct gate_row {
 
 static struct gate_row gate_rows[RP_THREAD_SLOTS];
 
-/* The gate this thread holds shared, and how deeply it nests. */
-static __thread const struct rp_sync *gate_held;
-static __thread unsigned int gate_depth;
-
-bool rp_gate_shared_here(const struct rp_sync *s)
-{
-	return gate_depth && gate_held == s;
-}
+__thread const struct rp_sync *rp_gate_held;
+__thread unsigned int rp_gate_depth;
 
 /*
  * The row's store and the full barrier after it in one locked instruction
@@ -491,10 +485,10 @@ void rp_gate_enter_shared(struct rp_sync *s)
 	unsigned int slot;
 	bool closed;
 
-	if (gate_depth) {
+	if (rp_gate_depth) {
 		/* One gate at a time: a thread holding another's would wait for nothing. */
-		RP_DEBUG_BUG_ON(gate_held != s);
-		gate_depth++;
+		RP_DEBUG_BUG_ON(rp_gate_held != s);
+		rp_gate_depth++;
 		return;
 	}
 	slot = rp_thread_slot();
@@ -519,17 +513,17 @@ void rp_gate_enter_shared(struct rp_sync *s)
 		pthread_mutex_unlock(&s->update);
 		rp_sync_block_end();
 	}
-	gate_held = s;
-	gate_depth = 1;
+	rp_gate_held = s;
+	rp_gate_depth = 1;
 }
 
 void rp_gate_leave_shared(struct rp_sync *s)
 {
 	RP_DEBUG_BUG_ON(!rp_gate_shared_here(s));
-	if (--gate_depth)
+	if (--rp_gate_depth)
 		return;
 	gate_withdraw(s, rp_thread_slot());
-	gate_held = NULL;
+	rp_gate_held = NULL;
 }
 
 /*

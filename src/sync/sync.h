@@ -97,8 +97,19 @@ static inline bool rp_sync_mode_rcu(enum rp_sync_mode mode)
 void rp_gate_close(struct rp_sync *s);
 void rp_gate_enter_shared(struct rp_sync *s);
 void rp_gate_leave_shared(struct rp_sync *s);
-/* Does this thread hold @s's gate shared (rcu mode)? */
-bool rp_gate_shared_here(const struct rp_sync *s);
+
+/* The gate this thread holds shared, and how deeply it nests (sync.c). */
+extern __thread const struct rp_sync *rp_gate_held;
+extern __thread unsigned int rp_gate_depth;
+
+/*
+ * Does this thread hold @s's gate shared (rcu mode)?  Inline: a
+ * fork+exit+wait asks about nine times.
+ */
+static inline bool rp_gate_shared_here(const struct rp_sync *s)
+{
+	return rp_gate_depth && rp_gate_held == s;
+}
 
 /* Does this thread hold @s's update side, shared (rcu mode) or exclusive? */
 static inline bool rp_update_section_here(const struct rp_sync *s)

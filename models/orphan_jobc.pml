@@ -15,8 +15,15 @@
  *   2. stores the fields;
  *   3. takes 1 from the count of each group that loses a tie; the thread
  *      whose atomic decrement returns 0 orphaned the group, and if it is
- *      an exit (reparenting or death), it sends the group SIGHUP and
+ *      an exit (reparenting or death), it owes the group SIGHUP and
  *      SIGCONT when a member is stopped (Linux's kill_orphaned_pgrp).
+ * The operations run under the update gate shared, so a setpgid may tie
+ * the group again between an exit's decrement and its kill, and a kill's
+ * walk of the members meets the moves of that time.  So the exit keeps
+ * the group (an attachment) and, once out of its shared section, takes
+ * the gate exclusive, where nothing else changes the tree: it sends the
+ * kill to the members of that moment if the count is still 0, else none
+ * (proc/exit.c's kill_orphaned_later).
  * Readers (rp_get_signal, the terminal) load the count once: orphaned iff 0.
  *
  * The model: one session; group G holds m1 and m2, group B holds p1, p2
@@ -31,7 +38,10 @@
  *    (p2, q), now a tie of G; step 3 takes (m2, p2), no longer one;
  *  - a reader loads G's count.
  * Locks are taken in increasing address (a permutation that is not the
- * tree's order).  The ghost true_ties(G) counts the ties from the fields.
+ * tree's order); the three run under the gate shared, and each exit takes
+ * it exclusive at its end for the kills it owes.  The ghost true_ties(G)
+ * counts the ties from the fields, and the ghost orphanings the
+ * decrements that brought G's count to 0.
  *
  * What it abstracts away: sessions (one), the member lists and proxies
  * (the count replaces the walk; setpgid_proxy.pml checks the lists), the
@@ -41,11 +51,10 @@
  *
  * Properties:
  *  - a reader that loads 0 does so when the group has no tie;
- *  - an exit sends the kill only when the group has no tie;
- *  - no second kill unless G had a tie again since the first (the move can
- *    tie it again between two exits that each orphan it: two kills, as
- *    Linux would send; a ghost notes the ties at each store that can make
- *    one);
+ *  - each member a kill reaches is in G at a moment when G has no tie;
+ *  - no more kills than orphanings (the move can tie G again between two
+ *    exits that each orphan it: two kills, as Linux would send; one
+ *    orphaning, one kill at most);
  *  - when all is done, G has no tie and has been sent the kill.
  *
  * Broken variants:
@@ -64,7 +73,18 @@
  *      step of its own and kills if it reads 0 (what an exit under the
  *      update gate shared would do with a load in place of the
  *      decrement's answer, RP_BREAK_ORPHAN_LOAD_AFTER in proc/exit.c):
- *      two exits that take G's last two ties both read 0 and kill twice.
+ *      two exits that take G's last two ties both read 0 and kill twice;
+ *  -DRETIE (a correct variant): q also moves r, a process of B, into G,
+ *      a tie that stays, so that G may be tied again for good between an
+ *      exit's decrement to 0 and its kill; the end has r's tie and any
+ *      number of kills up to the orphanings;
+ *  -DRETIE -DBROKEN_NO_RECHECK: the kill under the gate exclusive without
+ *      the look at the count: r joined since, and m1, m2 and r get the
+ *      kill of a group that r ties;
+ *  -DBROKEN_KILL_SHARED: an exit sends its kill at once, under the gate
+ *      shared, a walk of G's members one at a time
+ *      (RP_BREAK_ORPHAN_KILL_SHARED): the move ties G again while the
+ *      walk runs, and the walk then reaches p2, which joined a tied group.
  *
  * Run: spin -a orphan_jobc.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -80,7 +100,8 @@
 #define P2	4
 #define M1	5
 #define M2	6
-#define NT	7
+#define R	7	/* RETIE: a process of B that q moves into G for good */
+#define NT	8
 #define G	1
 #define B	2
 
@@ -91,12 +112,13 @@ byte pgrp[NT];
 bool dead[NT];		/* its threads all gone */
 byte jobc;		/* G's count (atomic) */
 byte kills;		/* SIGHUP+SIGCONT sent to G */
-bool tied_since;	/* ghost: G has had a tie since the last kill */
+byte orphanings;	/* ghost: decrements of G's count to 0 */
+byte shared_in;		/* the update gate: holders of its shared side */
 byte done;
 
 /* A tie of G: a live member whose parent is neither init nor in G. */
 #define TIE(m)	(!dead[m] && pgrp[m] == G && parent[m] != INIT && pgrp[parent[m]] != G)
-#define TRUE_TIES	(TIE(Q) + TIE(P1) + TIE(P2) + TIE(M1) + TIE(M2))
+#define TRUE_TIES	(TIE(Q) + TIE(P1) + TIE(P2) + TIE(M1) + TIE(M2) + TIE(R))
 
 inline lock(t, me)
 {
@@ -117,74 +139,125 @@ inline unlock_two(a, b)
 	lk[b] = NONE
 }
 
-/* SIGHUP and SIGCONT to G: only untied, and once per orphaning. */
-inline kill()
+/* The members a kill reaches: each in G, at a moment G has no tie. */
+inline deliver(x)
 {
-	d_step {
-		assert(TRUE_TIES == 0);
-		assert(tied_since);
-		tied_since = false;
-		kills++
-	}
+	if
+	:: pgrp[x] == G -> assert(TRUE_TIES == 0)
+	:: else
+	fi
 }
 
 /*
- * Step 3 of an exit that took a tie of G away: one atomic decrement; the
- * thread that brings it to 0 kills (uatomic_sub_return's answer: proc/exit.c's
- * kill_if_orphaned for an exit under the gate shared).  BROKEN_WALK: the decrement only keeps
- * the readers' count; the decision is a walk over G's members, one load
- * each (m1, m2, and p2 once it has moved in).
+ * SIGHUP and SIGCONT to G's members of now.  Under the gate exclusive
+ * (after the owing exit left its shared section: no shared holder, so no
+ * operation is half done), and only if G's count is still 0: one step.
+ * BROKEN_KILL_SHARED: sent at once by the exit that orphaned G, under the
+ * gate shared, one member at a time.
  */
-inline exit_untie(found)
+inline kill()
 {
-#ifdef BROKEN_WALK
-	jobc--;
-	found = TIE(M1);
-	found = found || TIE(M2);
-	found = found || TIE(P2);
-	if
-	:: !found -> kill()
-	:: else
-	fi
-#elif defined(BROKEN_LOAD_AFTER)
-	jobc--;
-	if
-	:: jobc == 0 -> kill()			/* a load of its own */
-	:: else
-	fi
+#ifdef BROKEN_KILL_SHARED
+	deliver(M1);
+	deliver(M2);
+	deliver(P2);
+	deliver(R);
+	kills++
 #else
 	atomic {
-		jobc--;
+		shared_in == 0 ->
 		if
-		:: jobc == 0 -> kill()		/* a stopped member */
+#ifdef BROKEN_NO_RECHECK
+		:: true ->
+#else
+		:: jobc == 0 ->
+#endif
+			deliver(M1); deliver(M2); deliver(P2); deliver(R);
+			kills++
 		:: else
 		fi
 	}
 #endif
 }
 
+/*
+ * Step 3 of an exit that took a tie of G away: one atomic decrement; the
+ * thread that brings it to 0 owes the kill (uatomic_sub_return's answer:
+ * proc/exit.c's kill_if_orphaned), @owed.  BROKEN_WALK: the decrement
+ * only keeps the readers' count; the decision is a walk over G's members,
+ * one load each (m1, m2, and p2 once it has moved in).
+ */
+inline exit_untie(found, owed)
+{
+#ifdef BROKEN_WALK
+	d_step { jobc--; orphanings = orphanings + (jobc == 0) };
+	found = TIE(M1);
+	found = found || TIE(M2);
+	found = found || TIE(P2);
+	owed = owed + !found;
+#elif defined(BROKEN_LOAD_AFTER)
+	d_step { jobc--; orphanings = orphanings + (jobc == 0) };
+	owed = owed + (jobc == 0);		/* a load of its own */
+#else
+	d_step {
+		jobc--;
+		orphanings = orphanings + (jobc == 0);
+		owed = owed + (jobc == 0)
+	}
+#endif
+}
+
+/* The kills an exit owes; BROKEN_KILL_SHARED sends them in its section. */
+inline kills_owed(owed)
+{
+	do
+	:: owed > 0 -> kill(); owed--
+	:: else -> break
+	od
+}
+
+inline enter_shared()
+{
+	shared_in++
+}
+
+inline leave_shared()
+{
+	shared_in--
+}
+
 /* @p exits: its child @m goes to init; then @p's death (its own pair). */
 proctype exiter(byte p; byte m)
 {
 	bool tied;
+	byte owed;
 
+	enter_shared();
 	lock_two(p, INIT, p);
 	tied = TIE(m);				/* worked out under the locks */
 	parent[m] = INIT;			/* step 2: the move */
 	if
-	:: tied -> exit_untie(tied)		/* step 3 */
+	:: tied -> exit_untie(tied, owed)	/* step 3 */
 	:: else
 	fi;
+#ifdef BROKEN_KILL_SHARED
+	kills_owed(owed);
+#endif
 	unlock_two(p, INIT);
 	/* The death: p's own pair, under T of its real parent. */
 	lock_two(parent[p], p, p);
 	tied = TIE(p);
 	dead[p] = true;
 	if
-	:: tied -> exit_untie(tied)
+	:: tied -> exit_untie(tied, owed)
 	:: else
 	fi;
+#ifdef BROKEN_KILL_SHARED
+	kills_owed(owed);
+#endif
 	unlock_two(parent[p], p);
+	leave_shared();
+	kills_owed(owed);			/* the gate exclusive, each one */
 	tied = false;
 	done++
 }
@@ -194,6 +267,7 @@ proctype mover()
 {
 	bool gains, loses;
 
+	enter_shared();
 #ifdef BROKEN_NO_CHILD_LOCK
 	lock(Q, Q);
 #else
@@ -211,10 +285,7 @@ proctype mover()
 		:: loses -> jobc--
 		:: else
 		fi;
-		d_step {
-			pgrp[P2] = G;
-			tied_since = tied_since || TRUE_TIES > 0
-		};
+		pgrp[P2] = G;
 		if
 		:: gains -> jobc++
 		:: else
@@ -224,10 +295,7 @@ proctype mover()
 		:: gains -> jobc++			/* step 1 */
 		:: else
 		fi;
-		d_step {
-			pgrp[P2] = G;			/* step 2 */
-			tied_since = tied_since || TRUE_TIES > 0
-		};
+		pgrp[P2] = G;				/* step 2 */
 		if
 		:: loses -> jobc--			/* step 3: never 0 here */
 		:: else
@@ -240,10 +308,25 @@ proctype mover()
 #else
 	unlock_two(Q, P2);
 #endif
+	leave_shared();
 	gains = false;
 	loses = false;
 	done++
 }
+
+#ifdef RETIE
+/* q: setpgid(r, G), a tie of G that stays. */
+proctype retier()
+{
+	enter_shared();
+	lock_two(Q, R, Q);
+	jobc++;					/* step 1: (r, q) */
+	pgrp[R] = G;				/* step 2; it breaks no tie */
+	unlock_two(Q, R);
+	leave_shared();
+	done++
+}
+#endif
 
 proctype reader()
 {
@@ -252,22 +335,31 @@ proctype reader()
 
 init {
 	d_step {
-		addr[P2] = 1; addr[INIT] = 2; addr[Q] = 3; addr[P1] = 4;
+		addr[P2] = 1; addr[INIT] = 2; addr[Q] = 3; addr[P1] = 4; addr[R] = 5;
+		parent[R] = Q; pgrp[R] = B;
 		parent[Q] = INIT; parent[P1] = INIT; parent[P2] = Q;
 		parent[M1] = P1; parent[M2] = P2;
 		pgrp[INIT] = B; pgrp[Q] = B; pgrp[P1] = B; pgrp[P2] = B;
 		pgrp[M1] = G; pgrp[M2] = G;
 		jobc = TRUE_TIES;
-		assert(jobc == 2);
-		tied_since = true
+		assert(jobc == 2)
 	}
 	atomic {
 		run exiter(P1, M1);
 		run exiter(P2, M2);
 		run mover();
-		run reader()
+		run reader();
+#ifdef RETIE
+		run retier()
+#endif
 	}
+#ifdef RETIE
+	done == 4;
+	assert(TRUE_TIES == 1 && jobc == 1);	/* r's tie */
+	assert(kills <= orphanings)
+#else
 	done == 3;
 	assert(TRUE_TIES == 0 && jobc == 0);
-	assert(kills >= 1)
+	assert(kills >= 1 && kills <= orphanings)
+#endif
 }

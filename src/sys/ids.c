@@ -328,6 +328,15 @@ static void propagate_has_subreaper(struct rp_task *p)
 	}
 }
 
+/* Leave the update side taken as @exclusive says. */
+static void update_unlock_as(struct rp_sync *sync, bool exclusive)
+{
+	if (exclusive)
+		rp_update_unlock(sync);
+	else
+		rp_update_unlock_shared(sync);
+}
+
 /*
  * The first operation converted to rcu mode's object locks (docs/process.md,
  * "Without the update lock"): the update gate shared, then G of the
@@ -365,10 +374,7 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 		}
 	}
 #ifdef RP_BREAK_SUBREAPER_WALK_UNGATED
-	if (exclusive)
-		rp_update_unlock(sync);
-	else
-		rp_update_unlock_shared(sync);
+	update_unlock_as(sync, exclusive);
 #endif
 	if (on) {
 		/* Set, then our children read: pairs with fork's link-then-read. */
@@ -382,10 +388,7 @@ static int set_child_subreaper(struct rp_task *self, bool on)
 		}
 	}
 #ifndef RP_BREAK_SUBREAPER_WALK_UNGATED
-	if (exclusive)
-		rp_update_unlock(sync);
-	else
-		rp_update_unlock_shared(sync);
+	update_unlock_as(sync, exclusive);
 #endif
 	return 0;
 }

@@ -182,6 +182,27 @@ void rp_release_task(struct rp_task *t)
 	rp_task_put(t);		/* the table's reference */
 }
 
+/*
+ * A process whose release the gate shared covers: its leader, alone in
+ * its group (a zombie leader alone stays so: no thread is left to
+ * clone), untraced (an attach takes the gate exclusive), of the root
+ * namespace and not init, with no pid namespace for its children
+ * (unshare, setns), in a group and a session of the root namespace:
+ * every pid its release detaches is one whose last detach ends no
+ * namespace.  Read from fields that the release leaves as they are, in
+ * memory that the caller's read section or reference keeps.  Who
+ * releases it is decided elsewhere: wait's compare-and-swap of the exit
+ * state, or the exit that found its parent does not wait.
+ */
+bool rp_release_may_be_shared(const struct rp_task *p)
+{
+	const struct rp_signal *sig = p->signal;
+
+	return rp_thread_group_leader(p) && !p->ptrace && p->parent == p->real_parent &&
+	       !rp_signal_leader_pid(sig)->nested && !rp_is_global_init(p) &&
+	       !(p->flags & RP_PF_NS_CHILDREN) && !sig->pgrp->nested && !sig->session->nested;
+}
+
 /* The first thread of @p's group that is not exiting (Linux's find_alive_thread). */
 static struct rp_task *find_alive_thread(struct rp_task *p)
 {
@@ -856,16 +877,76 @@ static void give_children(struct rp_task *father, struct rp_task *reaper, struct
 }
 
 /*
- * Release @t, which a plain exit set DEAD under its parent's T, under the
- * gate exclusive (rp_release_task's).  Every wait, and a reparenting, skip
- * a DEAD task, so the release may come after those locks are gone, as
- * Linux's wait sets EXIT_DEAD and releases after.
+ * RP_BREAK_AUTOREAP_PARENT_UNLOCKED releases without T of the real parent
+ * (and tells the checker it took it): the unlink from its children list
+ * meets the parent's fork linking onto it.
+ */
+#ifdef RP_BREAK_AUTOREAP_PARENT_UNLOCKED
+static void autoreap_parent_lock(struct rp_task *p)
+{
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &p->tree_lock);
+}
+
+static void autoreap_parent_unlock(struct rp_task *p)
+{
+	rp_lockdep_release_obj(RP_LOCK_TREE, &p->tree_lock);
+}
+#else
+#define autoreap_parent_lock	rp_tree_lock
+#define autoreap_parent_unlock	rp_tree_unlock
+#endif
+
+/*
+ * The release of release_dead under the gate shared, if @t is a process
+ * whose release it covers (rp_release_may_be_shared): G of its group, T
+ * of its real parent, the rest as a plain reap's (rp_release_task).  The
+ * parent cannot change meanwhile: its writers are reparenting and exec,
+ * an exclusive one waits for the gate, and a plain exit of the parent
+ * gives its children away only if none is a zombie or dead
+ * (exit_plain_locked).  False, nothing done, for the gate exclusive.
+ */
+static bool release_dead_shared(struct rp_task *t)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_signal *sig = t->signal;	/* kept by the table's reference */
+	struct rp_task *parent;
+	bool shared;
+
+	if (sync->mode != RP_SYNC_RCU)
+		return false;
+	rp_update_lock_shared(sync);
+	rp_group_lock(sig);
+	rp_read_lock(sync);
+	parent = rcu_dereference(t->real_parent);
+	autoreap_parent_lock(parent);
+	rp_read_unlock(sync);	/* @parent stays: its exit needs the T we hold */
+	shared = rp_release_may_be_shared(t);
+	if (shared) {
+#ifdef RP_BREAK_AUTOREAP_DEAD_LATE
+		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+#endif
+		rp_release_task(t);
+	}
+	autoreap_parent_unlock(parent);
+	rp_group_unlock(sig);
+	rp_update_unlock_shared(sync);
+	return shared;
+}
+
+/*
+ * Release @t, which a plain exit set DEAD under its parent's T: under
+ * the gate shared where release_dead_shared may, else exclusive.  Every
+ * wait, and a reparenting, skip a DEAD task, so the release may come
+ * after those locks are gone, as Linux's wait sets EXIT_DEAD and
+ * releases after.
  */
 static void release_dead(struct rp_task *t)
 {
 	struct rp_sync *sync = &t->sys->sync;
 
 	RP_RACE_POINT(RP_RACE_EXIT_RELEASES, t);
+	if (release_dead_shared(t))
+		return;
 	rp_update_lock(sync);
 #ifdef RP_BREAK_AUTOREAP_DEAD_LATE
 	uatomic_set(&t->exit_state, RP_EXIT_DEAD);

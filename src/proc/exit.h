@@ -18,4 +18,11 @@ void rp_do_group_exit(struct rp_task *t, int code);
 /* Unlink dead @t from every list, drop its tid and sighand (update lock held). */
 void rp_release_task(struct rp_task *t);
 
+/*
+ * May the release of zombie or dead @p run under the update gate shared
+ * (rp_release_task's plain case), with G of its group and T of its real
+ * parent held?  Asked under that T, the gate shared.
+ */
+bool rp_release_may_be_shared(const struct rp_task *p);
+
 #endif /* RP_PROC_EXIT_H */

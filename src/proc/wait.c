@@ -475,29 +475,6 @@ static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
 	       !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT) && !wo->ns->level;
 }
 
-/*
- * Is zombie @p, found through its real parent's children list (that T
- * held, the gate shared), one whose claim and release the gate shared
- * covers?  A process: its leader, alone in its group (the scan saw it
- * reportable, !delay_group_leader, and a zombie leader alone stays so:
- * no thread is left to clone), untraced (an attach takes the gate
- * exclusive), of the root namespace and not init, with no pid namespace
- * for its children (unshare, setns), in a group and a session of the
- * root namespace: every pid its release detaches is one whose last
- * detach ends no namespace.  Read from fields that its release leaves as
- * they are, and memory that our read section keeps (the ids were @p's
- * when we found it a zombie): whether another claim came first is the
- * compare-and-swap's answer, not this one's.
- */
-static bool plain_zombie(struct rp_task *p)
-{
-	struct rp_signal *sig = p->signal;
-
-	return rp_thread_group_leader(p) && !p->ptrace && p->parent == p->real_parent &&
-	       !rp_signal_leader_pid(sig)->nested && !rp_is_global_init(p) &&
-	       !(p->flags & RP_PF_NS_CHILDREN) && !sig->pgrp->nested && !sig->session->nested;
-}
-
 enum shared_claim { SHARED_LOST, SHARED_REPORTED, SHARED_EXCLUSIVE };
 
 /*
@@ -566,7 +543,7 @@ static enum shared_claim claim_locked_shared(struct rp_task *self, struct wait_o
 	rp_tree_lock(rp);
 	if (WAIT_RECHECK && CMM_LOAD_SHARED(p->real_parent) != rp) {
 		ret = SHARED_LOST;	/* moved meanwhile: scan again */
-	} else if (!plain_zombie(p)) {
+	} else if (!rp_release_may_be_shared(p)) {
 		ret = SHARED_EXCLUSIVE;
 	} else if (!selected_yet(wo, p)) {
 		ret = SHARED_LOST;	/* out of the selection meanwhile: scan again */

@@ -2,7 +2,8 @@
 /*
  * A plain exit under the update gate shared (docs/process.md, "What is
  * built"): beside other shared holders, against a wait of a parent that
- * does not wait for it, two exits that take the last two ties of one
+ * does not wait for it, its release against that parent's fork, two
+ * exits that take the last two ties of one
  * process group at once, an exit whose reaper exits meanwhile, and a
  * child's exit against its parent's.
  */
@@ -107,8 +108,9 @@ Test(exit_shared, beside_a_shared_holder)
 
 /*
  * P ignores SIGCHLD: its child C's plain exit sets C DEAD in the hold of
- * P's T that makes it a zombie, and releases it after, under the gate
- * exclusive.  Held between the two, C is no child P's wait may claim.
+ * P's T that makes it a zombie, and releases it after, with P's T again
+ * (under the gate shared).  Held between the two, C is no child P's wait
+ * may claim.
  * RP_BREAK_AUTOREAP_DEAD_LATE sets DEAD in the release's hold: P's wait
  * claims the zombie in between, every time, and the release comes twice.
  */
@@ -138,18 +140,92 @@ Test(exit_shared, autoreaped_before_the_locks_go)
 	finish_all_reaped();
 }
 
-static struct {
-	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
-	int at_untied, go_untied;	/* uatomic */
-	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
-	int decided;			/* uatomic: at RP_RACE_EXIT_KILLS_LATER */
-} orphan;
+static struct rp_task *forked;	/* fork_job's child */
+
+static long fork_job(struct job *j)
+{
+	return rp_fork(j->t, &forked);
+}
 
 static void await_flag(const int *flag)
 {
 	while (!uatomic_read(flag))
 		usleep(1000);
 }
+
+static struct {
+	struct rp_task *c;		/* held before its release */
+	int at_release, go_release;	/* uatomic */
+} autoreap;
+
+/* note_hook's, and autoreap.c held before its release (no lock held: offline). */
+static void autoreap_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_EXIT_RELEASES && t == CMM_LOAD_SHARED(autoreap.c)) {
+		uatomic_set(&autoreap.at_release, 1);
+		rp_sync_block_begin();
+		await_flag(&autoreap.go_release);
+		rp_sync_block_end();
+	} else {
+		note_hook(where, t);
+	}
+}
+
+/*
+ * P ignores SIGCHLD: its child C's plain exit releases C itself, as
+ * wait's plain reap does, under the gate shared with G of C's group and
+ * T of P.  C is held before its release; P's fork is held inside its
+ * link, P's T held; let go, C's release waits for that T, not for the
+ * gate exclusive, and is done once the fork goes on.
+ * RP_BREAK_AUTOREAP_PARENT_UNLOCKED releases without P's T (and tells the
+ * checker it took it): it is done while the fork links onto the list it
+ * unlinks C from.
+ */
+Test(exit_shared, autoreap_release_waits_for_parent_tree)
+{
+	struct rp_task *p, *c;
+	struct job jf, je;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	set_action(p, SIGCHLD, SIG_IGN);
+	c = fork_of(p);
+	autoreap.c = c;
+	tree_of = p;
+	rp_debug_race_hook(autoreap_hook);
+	start_exit(&je, c, 0);
+	await_flag_or_exit(&autoreap.at_release, 0);
+	cr_assert(uatomic_read(&autoreap.at_release), "the exit was not a plain one that autoreaps");
+	race_count_jobs();
+	arm(RP_RACE_FORK_IDS_READ, p, true, false);	/* T of P held there */
+	rp_debug_race_hook(autoreap_hook);		/* arm set race_hook; ours calls it */
+	jf.arg = 0;
+	job_start(&jf, fork_job, p);
+	cr_assert(await_reached(1), "the fork returned without reaching its race point");
+	uatomic_set(&autoreap.go_release, 1);
+	while (!uatomic_read(&tree_waits) && !uatomic_read(&excl_waits) &&
+	       !uatomic_read(&exited[0]))
+		usleep(1000);
+	cr_expect(uatomic_read(&tree_waits), "the release did not wait for its parent's T (%s)",
+		  uatomic_read(&excl_waits) ? "it took the gate exclusive" : "it was done");
+	release();
+	cr_assert_gt(job_join(&jf), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_wait4(p, -1, NULL, WNOHANG, NULL), 0, "the fork's child is lost");
+	cr_assert_eq(rp_exit_group(forked, 0), 0);	/* autoreaped */
+	rp_task_put(forked);
+	rp_task_put(c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+static struct {
+	struct rp_task *untied_at;	/* hold this task's exit after its decrement */
+	int at_untied, go_untied;	/* uatomic */
+	int kills, go_kill;		/* uatomic: arrivals at RP_RACE_ORPHAN_KILLS */
+	int decided;			/* uatomic: at RP_RACE_EXIT_KILLS_LATER */
+} orphan;
 
 static void orphan_hook(enum rp_race_point where, struct rp_task *t)
 {
@@ -375,13 +451,6 @@ Test(exit_shared, child_group_tied_again_before_the_kill)
 	retie_held(&r, &jp, kill_hold_hook, r.p, &orphan.kills, "P's reparenting did not orphan G");
 	uatomic_set(&orphan.go_kill, 1);
 	retie_end(&r, &jp, init, r.p, r.ppid, r.t);
-}
-
-static struct rp_task *forked;	/* fork_job's child */
-
-static long fork_job(struct job *j)
-{
-	return rp_fork(j->t, &forked);
 }
 
 /*

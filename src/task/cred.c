@@ -486,9 +486,13 @@ void rp_cred_put(struct rp_cred *c, const struct rp_task *holder)
 #endif
 
 /*
- * Under the update lock, so that in the lock modes (which free at once) no
- * reader still holds the old credentials, and under the siglock, which the
- * signal code holds while it charges a queued signal to the target's user.
+ * Under the update side shared: in the lock modes that is the update
+ * lock, so that no reader still holds the old credentials (they free at
+ * once); in rcu mode the gate shared, since readers of another task's
+ * credentials take them under RCU (rp_task_cred_rcu) and the old ones go
+ * after a grace period, and only @self writes its own.  And under the
+ * siglock, which the signal code holds while it charges a queued signal
+ * to the target's user.
  * RLIMIT_NPROC counts by real uid, as Linux's commit_creds: the task is
  * added to its new user's count before anyone can see it as that user's
  * (the publication's release store orders the add before it), and taken from the
@@ -504,13 +508,13 @@ void rp_commit_creds(struct rp_task *self, struct rp_cred *new)
 
 	if (moves && COUNT_BEFORE_PUBLISH)
 		rp_shared_rmw(RP_SHARED_UID_COUNT, uatomic_inc(&new->user->processes));
-	rp_update_lock(sync);
+	rp_update_lock_shared(sync);
 	sh = rp_lock_task_sighand(self);
 	/* Publish complete credentials: pairs with rcu_dereference in rp_task_cred_rcu. */
 	rcu_assign_pointer(self->cred, new);
 	if (sh)
 		rp_unlock_sighand(sh);
-	rp_update_unlock(sync);
+	rp_update_unlock_shared(sync);
 	RP_RACE_POINT(RP_RACE_CREDS_PUBLISHED, self);
 	if (moves) {
 		if (!COUNT_BEFORE_PUBLISH)

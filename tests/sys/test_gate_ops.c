@@ -6,7 +6,8 @@
  * exclusive: prctl(PR_SET_CHILD_SUBREAPER), and a plain fork beside a
  * subreaper walk, beside another fork into its group, and beside a
  * setpgid of its parent (which takes the gate shared too: its other
- * races are in tests/pgrp/test_setpgid_shared.c).
+ * races are in tests/pgrp/test_setpgid_shared.c); a commit of
+ * credentials beside a shared holder.
  */
 #include <sys/prctl.h>
 #include <rcuproc/pgrp.h>
@@ -115,6 +116,47 @@ Test(subreaper, walk_done_before_exclusive)
 	end_child(a, x);
 	end_child(b, a);
 	end_child(init, b);
+	finish_all_reaped();
+}
+
+static int setuid_done;	/* uatomic */
+
+static long setuid_job(struct job *j)
+{
+	long ret = rp_setuid(j->t, 1000);
+
+	uatomic_set(&setuid_done, 1);
+	return ret;
+}
+
+/*
+ * A's subreaper walk holds the gate shared, held once it marked X; P's
+ * setuid commits its credentials beside it, under the gate shared and
+ * P's siglock, where it took the gate exclusive and waited for the walk.
+ */
+Test(gate_creds, commit_beside_a_shared_holder)
+{
+	struct rp_task *a, *x, *p;
+	struct job ja, js;
+
+	start(RP_SYNC_RCU);
+	a = fork_of(init);
+	x = fork_of(a);
+	p = fork_of(init);
+	hold_walk(&ja, a, x);
+	job_start(&js, setuid_job, p);
+	/* The commit either is done, or waits for the walk. */
+	await_either(&hold.excl_waits, &setuid_done);
+	cr_expect(uatomic_read(&setuid_done), "a commit of credentials waited for a shared holder");
+	uatomic_set(&hold.go_walk, 1);
+	cr_assert_eq(job_join(&ja), 0);
+	cr_assert_eq(job_join(&js), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getuid(p), 1000);
+	cr_expect_eq(rp_geteuid(p), 1000);
+	end_child(init, p);
+	end_child(a, x);
+	end_child(init, a);
 	finish_all_reaped();
 }
 

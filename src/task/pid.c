@@ -228,9 +228,20 @@ void rp_pid_detach(struct rp_pid *pid)
 	pid_release(pid);
 }
 
+/*
+ * The lock of a terminal's hold on @pid besides the update lock: M, for
+ * a process's own pid numbered in the root namespace alone (TIOCSPGRP
+ * under the gate shared); the hold is one more user of the count that
+ * attachments write under M.
+ */
+static const struct rp_bytelock *tty_hold_lock(struct rp_pid *pid)
+{
+	return pid->in_process && !pid->nested ? rp_member_lock_of(pid) : NULL;
+}
+
 void rp_pid_tty_hold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&rp_pid_sys(pid)->sync);
+	rp_assert_update_or_held(&rp_pid_sys(pid)->sync, tty_hold_lock(pid));
 	/* Only a pid with its number can become a foreground group. */
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	pid->users += RP_PID_TTY_HOLD;
@@ -238,7 +249,7 @@ void rp_pid_tty_hold(struct rp_pid *pid)
 
 void rp_pid_tty_unhold(struct rp_pid *pid)
 {
-	rp_assert_update_held(&rp_pid_sys(pid)->sync);
+	rp_assert_update_or_held(&rp_pid_sys(pid)->sync, tty_hold_lock(pid));
 #ifdef RP_BREAK_TTY_HOLD_EARLY
 	if (!(pid->users & RP_PID_ATTACHMENTS))
 		return;		/* already freed at its number's release */

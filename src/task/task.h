@@ -1334,12 +1334,13 @@ void rp_pid_attach_new(struct rp_pid *pid);
  */
 void rp_pid_detach(struct rp_pid *pid);
 /*
- * A terminal's hold on @pid, its foreground group (update lock): the
+ * A terminal's hold on @pid, its foreground group (update lock, or the
+ * pid's M for a process's own pid of the root namespace alone): the
  * struct outlives the number, as a struct pid a tty holds in Linux.  A pid
  * is held by two terminals at most (docs/jobctl.md, "The terminal").
  */
 void rp_pid_tty_hold(struct rp_pid *pid);
-/* Let go of that hold (update lock); the struct goes after RCU if nothing else holds it. */
+/* Let go of that hold (the same locks); the struct goes after RCU if nothing else holds it. */
 void rp_pid_tty_unhold(struct rp_pid *pid);
 /*
  * @pid into sys->pid_hash and out of it, under its bucket's lock alone (B,

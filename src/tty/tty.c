@@ -9,7 +9,8 @@
  * the terminal's session is a number and its foreground group a pid it
  * holds (rp_pid_tty_hold: the struct outlives the group's number, as the
  * struct pid a Linux tty holds), both under its own lock, the group changed
- * under the update lock too (the hold's lock); each process's side is its signal->tty, as Linux's: written under
+ * under the update side too and the hold's lock (the update lock, or the
+ * group's M for TIOCSPGRP under the gate shared); each process's side is its signal->tty, as Linux's: written under
  * the update lock (TIOCSCTTY, TIOCNOTTY, fork, setsid, the session's loss),
  * read by its own process with CMM_LOAD_SHARED (own_tty).  A process has
  * it from its leader's TIOCSCTTY or from its parent at fork; a process of
@@ -98,14 +99,15 @@ static void session_forgets(struct rp_system *sys, pid_t sid)
 }
 
 /*
- * Make @pgrp (NULL: none) @tty's foreground group, both locks held: the
+ * Make @pgrp (NULL: none) @tty's foreground group, the update side and
+ * the terminal's lock held (and what rp_pid_tty_hold asks of @pgrp): the
  * old group, whose hold is let go, in the return value.
  */
 static struct rp_pid *set_fg_locked(struct rp_tty *tty, struct rp_pid *pgrp)
 {
 	struct rp_pid *old = tty->pgrp;
 
-	rp_assert_update_held(&tty->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&tty->sys->sync));
 	if (pgrp)
 		rp_pid_tty_hold(pgrp);
 	tty->pgrp = pgrp;
@@ -117,6 +119,50 @@ static void put_fg(struct rp_pid *old)
 {
 	if (old)
 		rp_pid_tty_unhold(old);
+}
+
+/*
+ * RP_BREAK_TTY_PGRP_UNLOCKED: TIOCSPGRP under the gate shared takes no M
+ * of the groups whose holds it changes (and tells the checker it did):
+ * the hold's count of the pid's users is written beside a member's
+ * attach to the group, and one of the two writes is lost.
+ */
+#ifdef RP_BREAK_TTY_PGRP_UNLOCKED
+#define TTY_TAKES_MEMBER false
+#else
+#define TTY_TAKES_MEMBER true
+#endif
+
+/*
+ * May the hold on @pgrp be taken or let go under its M (the gate
+ * shared)?  A process's own pid, numbered in the root namespace alone:
+ * M is a byte of its process block, and its last user frees no
+ * namespace's number (rp_pid_tty_hold).
+ */
+static bool hold_by_member_lock(const struct rp_pid *pgrp)
+{
+	return pgrp->in_process && !pgrp->nested;
+}
+
+/* put_fg under the gate shared: M of @old, or the gate exclusive for a while. */
+static void put_fg_shared(struct rp_sync *sync, struct rp_pid *old)
+{
+	struct rp_lock_set m = { .n = 0 };
+
+	if (!old)
+		return;
+	if (!hold_by_member_lock(old)) {
+		rp_update_unlock_shared(sync);	/* our hold keeps @old */
+		rp_update_lock(sync);
+		put_fg(old);
+		rp_update_unlock(sync);
+		rp_update_lock_shared(sync);
+		return;
+	}
+	rp_member_set_add(&m, old);
+	rp_member_lock_set(&m, TTY_TAKES_MEMBER);
+	put_fg(old);
+	rp_member_unlock_set(&m, TTY_TAKES_MEMBER);
 }
 
 void rp_tty_destroy(struct rp_tty *tty)
@@ -311,32 +357,80 @@ static struct rp_pid *session_pgrp_rcu(struct rp_task *self, pid_t nr, int *err)
 }
 
 /*
- * TIOCSPGRP: Linux's tiocspgrp, after tty_check_change for SIGTTOU.  The
- * update lock held from the lookup to the hold keeps the group's number
- * its own (no exit or setpgid can empty it meanwhile).
+ * The group of number @nr of @self's session for TIOCSPGRP, found under
+ * the update side shared and a read section, with its M taken in @m:
+ * from the check to the hold, M keeps the number the group's own and the
+ * group in the session (a member's move out, and the release of its last
+ * member, take it; every other writer of the pid takes the gate
+ * exclusive, which the shared side keeps out).  So the number is looked
+ * up again under M, and the search starts anew if it found another pid.
+ * A group whose hold needs more (hold_by_member_lock) makes @*exclusive
+ * true: the caller holds the gate exclusive from then on, and @m stays
+ * empty.  NULL with the error in @*err, as session_pgrp_rcu.
+ */
+static struct rp_pid *lock_session_pgrp(struct rp_task *self, pid_t nr, int *err,
+					struct rp_lock_set *m, bool *exclusive)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pid *pgrp;
+
+	for (;;) {
+		pgrp = session_pgrp_rcu(self, nr, err);
+		if (!pgrp || *exclusive)
+			return pgrp;
+		if (!hold_by_member_lock(pgrp)) {
+			rp_read_unlock(sync);
+			rp_update_unlock_shared(sync);
+			rp_update_lock(sync);
+			rp_read_lock(sync);
+			*exclusive = true;
+			continue;
+		}
+		rp_member_set_add(m, pgrp);
+		rp_member_lock_set(m, TTY_TAKES_MEMBER);
+		if (session_pgrp_rcu(self, nr, err) == pgrp)
+			return pgrp;
+		rp_member_unlock_set(m, TTY_TAKES_MEMBER);
+		m->n = 0;
+	}
+}
+
+/*
+ * TIOCSPGRP: Linux's tiocspgrp, after tty_check_change for SIGTTOU, under
+ * the update side shared and M of the group (lock_session_pgrp); the old
+ * foreground group's hold is let go under its own M after.
  */
 static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	int ret = check_change(self, tty, SIGTTOU);
+	struct rp_lock_set m = { .n = 0 };
 	struct rp_pid *pgrp, *old = NULL;
+	bool exclusive = sync->mode != RP_SYNC_RCU;	/* the update lock: all it takes */
 
 	if (ret)
 		return ret == -EIO ? -ENOTTY : ret;
 	if (*arg < 0)
 		return -EINVAL;
-	rp_update_lock(sync);
+	rp_update_lock_shared(sync);
 	rp_read_lock(sync);
-	pgrp = session_pgrp_rcu(self, *arg, &ret);
+	pgrp = lock_session_pgrp(self, *arg, &ret, &m, &exclusive);
 	tty_lock(tty);
 	if (!own_tty(self, tty) || !tty->session || tty->session != rp_task_session_nr_rcu(self))
 		ret = -ENOTTY;
 	else if (pgrp)
 		old = set_fg_locked(tty, pgrp);
 	tty_unlock(tty);
+	rp_member_unlock_set(&m, TTY_TAKES_MEMBER);
 	rp_read_unlock(sync);
-	put_fg(old);
-	rp_update_unlock(sync);
+	if (exclusive)
+		put_fg(old);
+	else
+		put_fg_shared(sync, old);
+	if (exclusive && sync->mode == RP_SYNC_RCU)
+		rp_update_unlock(sync);
+	else
+		rp_update_unlock_shared(sync);
 	return ret;
 }
 

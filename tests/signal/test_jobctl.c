@@ -1069,3 +1069,70 @@ static void stop_notice_parent_thread_exits(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(stop_notice_parent_thread_exits, stop_notice_parent_thread_exits)
+
+static struct rp_task *member_of;	/* note a wait for this pid's M (its process's task) */
+static int member_waits, excl_waits, spgrp_done;	/* uatomic */
+
+static void tty_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_MEMBER_WAITS && t == CMM_LOAD_SHARED(member_of))
+		uatomic_set(&member_waits, 1);
+	else if (where == RP_RACE_GATE_EXCL_WAITS)
+		uatomic_set(&excl_waits, 1);
+	else
+		race_hook(where, t);
+}
+
+static long tiocspgrp_job(struct job *j)
+{
+	long ret = tiocspgrp(j->t, j->arg);
+
+	uatomic_set(&spgrp_done, 1);
+	return ret;
+}
+
+/*
+ * A job J of one process, its group's leader, in the shell's session.
+ * J's fork is held in its attach to J's group, M of J's pid held; the
+ * shell's TIOCSPGRP of J (the gate shared) waits for that M, and is done
+ * once the fork goes on: J in the foreground, the hold and the new member
+ * both counted in the pid's users.  RP_BREAK_TTY_PGRP_UNLOCKED takes no
+ * M: the TIOCSPGRP is done while the fork writes the count.  Before
+ * TIOCSPGRP came under the gate shared, it waited for the fork's gate.
+ */
+Test(tty_shared, tiocspgrp_waits_for_group_member_lock)
+{
+	struct rp_task *sh, *j;
+	struct job jf, js;
+	pid_t jpid, fg = 0;
+
+	start_tty(RP_SYNC_RCU);
+	sh = make_shell();
+	j = make_job_process(sh, 0);
+	jpid = rp_getpid(j);
+	member_of = j;
+	race_count_jobs();
+	arm(RP_RACE_MEMBER_ATTACH, j, true, false);	/* J's fork, M of J held */
+	rp_debug_race_hook(tty_hook);
+	job_start(&jf, fork_job, j);
+	cr_assert(await_reached(1), "the fork returned without attaching to J's group");
+	js.arg = jpid;
+	job_start(&js, tiocspgrp_job, sh);
+	while (!uatomic_read(&member_waits) && !uatomic_read(&excl_waits) &&
+	       !uatomic_read(&spgrp_done))
+		usleep(1000);
+	cr_expect(uatomic_read(&member_waits), "TIOCSPGRP did not wait for its group's M (%s)",
+		  uatomic_read(&excl_waits) ? "it took the gate exclusive" : "it was done");
+	release();
+	cr_assert_gt(job_join(&jf), 0);
+	cr_assert_eq(job_join(&js), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_tty_ioctl(sh, tty, TIOCGPGRP, &fg), 0);
+	cr_expect_eq(fg, jpid);
+	cr_expect_eq(rp_getpgid(forked, 0), jpid);
+	end_child(j, forked);
+	set_foreground(sh, rp_getpid(sh));	/* J's hold let go under its M */
+	end_child(sh, j);
+	end_shell(sh);
+	finish_tty();
+}

@@ -8,6 +8,7 @@
  * RP_TEST_SECONDS sets how long each check runs (default 1).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,6 +137,7 @@ Test(selfcheck, a_thread_that_never_steps_fails_the_run, .timeout = 300)
 		.grace = HELD_GRACE,
 	};
 	struct rp_check_result r;
+	unsigned int idle = 0;
 
 	held_readers = 0;
 	rp_debug_race_hook(hold_first_reader);
@@ -143,6 +145,10 @@ Test(selfcheck, a_thread_that_never_steps_fails_the_run, .timeout = 300)
 	rp_debug_race_hook(NULL);
 	cr_assert_eq(held_readers, 2, "both readers passed the race point");
 	cr_assert_geq(r.report.violations, 1, "a reader never walked, yet the run passed");
-	cr_assert(strstr(r.report.first[0], "did not run: 1 of 3 threads"),
-		  "first violation: %s", r.report.first[0]);
+	/*
+	 * The held reader at least; on a loaded machine the other two may
+	 * also have had no CPU for the run's few tens of milliseconds.
+	 */
+	cr_assert(sscanf(r.report.first[0], "did not run: %u of 3 threads", &idle) == 1 &&
+		  idle >= 1 && idle <= 3, "first violation: %s", r.report.first[0]);
 }

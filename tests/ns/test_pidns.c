@@ -1206,6 +1206,115 @@ Test(pidns, kill_all_in_namespace)
 	}
 }
 
+/* @p takes SIGUSR1 (it handles it), with si_pid @want. */
+static void took_from(struct rp_task *p, pid_t want, const char *who)
+{
+	siginfo_t si;
+
+	cr_assert_eq(rp_get_signal(p, &si), SIGUSR1, "%s took nothing", who);
+	cr_assert_eq(si.si_pid, want, "%s: si_pid %d, Linux gives %d", who, si.si_pid, want);
+}
+
+/*
+ * A group kill's si_pid in Linux's order (docs/namespaces.md, "si_pid of a
+ * group kill"), as Linux 6.18 answered: a sender S, 2 in a namespace made
+ * by unshare, leads its own group; its children in creation order P, N
+ * (CLONE_NEWPID), P', all in its group, all handling SIGUSR1.  kill(0)
+ * and kill(-pgrp) walk the group newest first: P' 2, then N, which does
+ * not see S, 0, and so P and S 0 too.  kill(-1) walks in creation order:
+ * P 2, N 0, P' 0.
+ */
+Test(pidns, group_kill_sender_pid_order)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *s, *p, *n, *p2;
+		pid_t tnr, inr, snr, pnr, nnr, p2nr;
+
+		start(m);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		s = clone_of(nsinit, SIGCHLD, &snr);
+		cr_assert_eq(snr, 2);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		p = clone_of(s, SIGCHLD, &pnr);
+		n = clone_of(s, CLONE_NEWPID | SIGCHLD, &nnr);
+		p2 = clone_of(s, SIGCHLD, &p2nr);
+		handle(s, SIGUSR1);
+		handle(p, SIGUSR1);
+		handle(n, SIGUSR1);
+		handle(p2, SIGUSR1);
+		for (int round = 0; round < 2; round++) {
+			cr_assert_eq(rp_kill(s, round ? -snr : 0, SIGUSR1), 0);
+			took_from(p2, 2, "P'");
+			took_from(n, 0, "N");
+			took_from(p, 0, "P");
+			took_from(s, 0, "the sender");
+		}
+		cr_assert_eq(rp_kill(s, -1, SIGUSR1), 0);
+		took_from(p, 2, "P");
+		took_from(n, 0, "N");
+		took_from(p2, 0, "P'");
+		cr_assert_eq(rp_get_signal(s, NULL), 0, "kill(-1) reached its sender");
+		reap(s, p2, p2nr, 0);
+		reap(s, n, nnr, 0);
+		reap(s, p, pnr, 0);
+		reap(nsinit, s, snr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * The joining order, not the creation order, from a sender in the root
+ * namespace (a receiver below the root does not see it either): S leads
+ * its group; its children in creation order P, Q (moved to a group of its
+ * own), N (CLONE_NEWPID), P'; then Q joins S's group again by setpgid,
+ * last, so Linux's walk meets it first (attach_pid at the head), and R
+ * (CLONE_NEWPID, another uid) is forked, the newest.  S may not signal R:
+ * R is not sent to and changes nothing, though it does not see S.  So Q
+ * and P' get S's number, N 0, and P and S 0 after it.
+ */
+Test(pidns, group_kill_sender_pid_joined)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *s, *p, *q, *n, *p2, *r;
+		pid_t snr, pnr, qnr, nnr, p2nr, rnr;
+
+		start(m);
+		s = clone_of(init, SIGCHLD, &snr);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		p = clone_of(s, SIGCHLD, &pnr);
+		q = clone_of(s, SIGCHLD, &qnr);
+		cr_assert_eq(rp_setpgid(q, 0, 0), 0);
+		n = clone_of(s, CLONE_NEWPID | SIGCHLD, &nnr);
+		p2 = clone_of(s, SIGCHLD, &p2nr);
+		cr_assert_eq(rp_setpgid(s, qnr, snr), 0);
+		r = clone_of(s, CLONE_NEWPID | SIGCHLD, &rnr);
+		cr_assert_eq(rp_setresuid(r, 1000, 1000, 1000), 0);
+		cr_assert_eq(rp_cap_drop(s, RP_CAP_KILL), 0);
+		handle(s, SIGUSR1);
+		handle(p, SIGUSR1);
+		handle(q, SIGUSR1);
+		handle(n, SIGUSR1);
+		handle(p2, SIGUSR1);
+		handle(r, SIGUSR1);
+		cr_assert_eq(rp_kill(s, 0, SIGUSR1), 0);
+		took_from(q, snr, "Q (joined last)");
+		took_from(p2, snr, "P'");
+		took_from(n, 0, "N");
+		took_from(p, 0, "P");
+		took_from(s, 0, "the sender");
+		cr_assert_eq(rp_get_signal(r, NULL), 0, "R, of another uid, was sent to");
+		reap(s, r, rnr, 0);
+		reap(s, p2, p2nr, 0);
+		reap(s, n, nnr, 0);
+		reap(s, q, qnr, 0);
+		reap(s, p, pnr, 0);
+		reap(init, s, snr, 0);
+		finish_all_reaped();
+	}
+}
+
 /*
  * The root's init too drops a default-action signal queued while it
  * blocked it, when it unblocks it (it died of it before).

@@ -1206,13 +1206,44 @@ Test(pidns, kill_all_in_namespace)
 	}
 }
 
-/* @p takes SIGUSR1 (it handles it), with si_pid @want. */
-static void took_from(struct rp_task *p, pid_t want, const char *who)
+/* A receiver of a group kill: it takes SIGUSR1 (it handles it) with si_pid ->want. */
+struct receipt {
+	struct rp_task *p;
+	pid_t want;
+	const char *who;
+};
+
+static void took_all(const struct receipt *r, int n)
 {
 	siginfo_t si;
 
-	cr_assert_eq(rp_get_signal(p, &si), SIGUSR1, "%s took nothing", who);
-	cr_assert_eq(si.si_pid, want, "%s: si_pid %d, Linux gives %d", who, si.si_pid, want);
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(rp_get_signal(r[i].p, &si), SIGUSR1, "%s took nothing", r[i].who);
+		cr_assert_eq(si.si_pid, r[i].want, "%s: si_pid %d, Linux gives %d", r[i].who,
+			     si.si_pid, r[i].want);
+	}
+}
+
+/* @parent's children @c (numbered @nr there), SIGUSR1 handled by them and by @parent. */
+struct brood {
+	struct rp_task *c[6];
+	pid_t nr[6];
+	int n;
+};
+
+static struct rp_task *brood_clone(struct rp_task *parent, struct brood *b, unsigned long flags)
+{
+	struct rp_task *c = clone_of(parent, flags | SIGCHLD, &b->nr[b->n]);
+
+	handle(c, SIGUSR1);
+	return b->c[b->n++] = c;
+}
+
+/* The children exit, the newest first, and @parent reaps them. */
+static void brood_reap(struct rp_task *parent, struct brood *b)
+{
+	while (b->n--)
+		reap(parent, b->c[b->n], b->nr[b->n], 0);
 }
 
 /*
@@ -1228,35 +1259,27 @@ Test(pidns, group_kill_sender_pid_order)
 {
 	FOR_EACH_MODE(m) {
 		struct rp_task *t, *nsinit, *s, *p, *n, *p2;
-		pid_t tnr, inr, snr, pnr, nnr, p2nr;
+		struct brood b = { .n = 0 };
+		pid_t tnr, inr, snr;
 
 		start(m);
 		nsinit = unshared_ns_init(&t, &tnr, &inr);
 		s = clone_of(nsinit, SIGCHLD, &snr);
 		cr_assert_eq(snr, 2);
 		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
-		p = clone_of(s, SIGCHLD, &pnr);
-		n = clone_of(s, CLONE_NEWPID | SIGCHLD, &nnr);
-		p2 = clone_of(s, SIGCHLD, &p2nr);
 		handle(s, SIGUSR1);
-		handle(p, SIGUSR1);
-		handle(n, SIGUSR1);
-		handle(p2, SIGUSR1);
+		p = brood_clone(s, &b, 0);
+		n = brood_clone(s, &b, CLONE_NEWPID);
+		p2 = brood_clone(s, &b, 0);
 		for (int round = 0; round < 2; round++) {
 			cr_assert_eq(rp_kill(s, round ? -snr : 0, SIGUSR1), 0);
-			took_from(p2, 2, "P'");
-			took_from(n, 0, "N");
-			took_from(p, 0, "P");
-			took_from(s, 0, "the sender");
+			took_all((struct receipt[]){ { p2, 2, "P'" }, { n, 0, "N" }, { p, 0, "P" },
+						     { s, 0, "the sender" } }, 4);
 		}
 		cr_assert_eq(rp_kill(s, -1, SIGUSR1), 0);
-		took_from(p, 2, "P");
-		took_from(n, 0, "N");
-		took_from(p2, 0, "P'");
+		took_all((struct receipt[]){ { p, 2, "P" }, { n, 0, "N" }, { p2, 0, "P'" } }, 3);
 		cr_assert_eq(rp_get_signal(s, NULL), 0, "kill(-1) reached its sender");
-		reap(s, p2, p2nr, 0);
-		reap(s, n, nnr, 0);
-		reap(s, p, pnr, 0);
+		brood_reap(s, &b);
 		reap(nsinit, s, snr, 0);
 		reap(t, nsinit, inr, 0);
 		reap(init, t, tnr, 0);
@@ -1278,38 +1301,27 @@ Test(pidns, group_kill_sender_pid_joined)
 {
 	FOR_EACH_MODE(m) {
 		struct rp_task *s, *p, *q, *n, *p2, *r;
-		pid_t snr, pnr, qnr, nnr, p2nr, rnr;
+		struct brood b = { .n = 0 };
+		pid_t snr;
 
 		start(m);
 		s = clone_of(init, SIGCHLD, &snr);
 		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
-		p = clone_of(s, SIGCHLD, &pnr);
-		q = clone_of(s, SIGCHLD, &qnr);
+		handle(s, SIGUSR1);
+		p = brood_clone(s, &b, 0);
+		q = brood_clone(s, &b, 0);
 		cr_assert_eq(rp_setpgid(q, 0, 0), 0);
-		n = clone_of(s, CLONE_NEWPID | SIGCHLD, &nnr);
-		p2 = clone_of(s, SIGCHLD, &p2nr);
-		cr_assert_eq(rp_setpgid(s, qnr, snr), 0);
-		r = clone_of(s, CLONE_NEWPID | SIGCHLD, &rnr);
+		n = brood_clone(s, &b, CLONE_NEWPID);
+		p2 = brood_clone(s, &b, 0);
+		cr_assert_eq(rp_setpgid(s, b.nr[1], snr), 0);
+		r = brood_clone(s, &b, CLONE_NEWPID);
 		cr_assert_eq(rp_setresuid(r, 1000, 1000, 1000), 0);
 		cr_assert_eq(rp_cap_drop(s, RP_CAP_KILL), 0);
-		handle(s, SIGUSR1);
-		handle(p, SIGUSR1);
-		handle(q, SIGUSR1);
-		handle(n, SIGUSR1);
-		handle(p2, SIGUSR1);
-		handle(r, SIGUSR1);
 		cr_assert_eq(rp_kill(s, 0, SIGUSR1), 0);
-		took_from(q, snr, "Q (joined last)");
-		took_from(p2, snr, "P'");
-		took_from(n, 0, "N");
-		took_from(p, 0, "P");
-		took_from(s, 0, "the sender");
+		took_all((struct receipt[]){ { q, snr, "Q (joined last)" }, { p2, snr, "P'" },
+					     { n, 0, "N" }, { p, 0, "P" }, { s, 0, "the sender" } }, 5);
 		cr_assert_eq(rp_get_signal(r, NULL), 0, "R, of another uid, was sent to");
-		reap(s, r, rnr, 0);
-		reap(s, p2, p2nr, 0);
-		reap(s, n, nnr, 0);
-		reap(s, q, qnr, 0);
-		reap(s, p, pnr, 0);
+		brood_reap(s, &b);
 		reap(init, s, snr, 0);
 		finish_all_reaped();
 	}

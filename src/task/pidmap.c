@@ -144,8 +144,19 @@ static void clear(struct rp_pidmap *map, int nr)
 	uatomic_and(word_of(map, nr), ~bit_of(nr));
 }
 
+/*
+ * The place in the order is the one the winning compare-and-swap wrote,
+ * with the number.  RP_BREAK_PIDMAP_ORDER_STALE keeps the count read
+ * before the search, as a count kept apart from the cursor would: an
+ * allocation that lost the cursor to another and searched again shares
+ * that one's place.
+ */
 int rp_pidmap_alloc_ordered(struct rp_pidmap *map, unsigned int *order)
 {
+#ifdef RP_BREAK_PIDMAP_ORDER_STALE
+	unsigned int first = RP_PIDMAP_ORDER(uatomic_read(&map->cursor)) + 1U;
+#endif
+
 	for (;;) {
 		/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
 		int max = (int)uatomic_read(&map->max);
@@ -182,7 +193,11 @@ int rp_pidmap_alloc_ordered(struct rp_pidmap *map, unsigned int *order)
 
 		if (rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->cursor, word, next)) == word ||
 		    STALE_CURSOR_KEPT) {
+#ifdef RP_BREAK_PIDMAP_ORDER_STALE
+			*order = first;
+#else
 			*order = RP_PIDMAP_ORDER(next);
+#endif
 			return nr;
 		}
 		clear(map, nr);		/* nobody used it: no barrier needed */

@@ -13,17 +13,11 @@
  * docs/pgrp.md.
  */
 #include "pgrp.h"
+#include "../task/pidmap.h"
 #include "../debug/cache.h"
 #include "../debug/racepoint.h"
 
-/* A proxy a move links: allocated for it, freed after a grace period. */
-struct moved_proxy {
-	struct rp_proxy px;
-	struct rp_system *sys;		/* (c) */
-	struct rp_deferred rcu;
-};
-
-static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct moved_proxy);
+static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct rp_moved_proxy);
 
 /* The id field of @sig for list @type: its pgrp or its session. */
 static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
@@ -33,7 +27,7 @@ static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
 
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
 {
-	struct moved_proxy *mp = rp_cache_zalloc(&proxy_cache);
+	struct rp_moved_proxy *mp = rp_cache_zalloc(&proxy_cache);
 
 	if (!mp)
 		return NULL;
@@ -45,7 +39,7 @@ struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
 
 static void proxy_free(struct rp_deferred *d)
 {
-	struct moved_proxy *mp = caa_container_of(d, struct moved_proxy, rcu);
+	struct rp_moved_proxy *mp = caa_container_of(d, struct rp_moved_proxy, rcu);
 
 	rp_count_dec(mp->sys, proxies);
 	rp_cache_free(&proxy_cache, mp);
@@ -54,7 +48,7 @@ static void proxy_free(struct rp_deferred *d)
 void rp_proxy_free_unlinked(struct rp_proxy *px)
 {
 	if (px)
-		proxy_free(&caa_container_of(px, struct moved_proxy, px)->rcu);
+		proxy_free(&caa_container_of(px, struct rp_moved_proxy, px)->rcu);
 }
 
 /* Link @px for @sig at the head of list @type of @pid (complete, then published). */
@@ -83,7 +77,7 @@ static void proxy_retire(struct rp_signal *sig, enum rp_pid_type type, struct rp
 	/* ->next stays for walkers standing on @px. */
 	rp_hlist_del_init_pub(&px->node);
 	if (px != &sig->member[type - RP_PIDTYPE_PGID]) {
-		struct moved_proxy *mp = caa_container_of(px, struct moved_proxy, px);
+		struct rp_moved_proxy *mp = caa_container_of(px, struct rp_moved_proxy, px);
 
 		rp_defer_release(&mp->sys->sync, &mp->rcu, proxy_free);
 	}
@@ -232,11 +226,22 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 {
 	struct rp_pid **id = member_id(sig, type), *from = *id;
 	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
+	struct rp_system *sys = rp_signal_sys(sig);
 
 	rp_assert_group_siglock_held(sig);
 	/* The update lock, or (setpgid and setsid under the gate shared) M of both ids. */
-	rp_assert_member_write(rp_signal_sys(sig), from);
-	rp_assert_member_write(rp_signal_sys(sig), to);
+	rp_assert_member_write(sys, from);
+	rp_assert_member_write(sys, to);
+	/*
+	 * The joining order (rp_signal_pgrp_joined): after every fork that
+	 * has taken its root number, before every later one.  A read of the
+	 * root's cursor, no write: a fork whose number came before and that
+	 * links into @to after us is ordered as if it had joined first, and
+	 * a group kill that meets us before its link still reaches it, by
+	 * the walk or its parent's fork record (docs/namespaces.md).
+	 */
+	caa_container_of(px, struct rp_moved_proxy, px)->joined =
+		rp_pidmap_order(&sys->pidns.pidmap) << RP_BIRTH_SHIFT | RP_JOINED_MOVE;
 #ifdef RP_BREAK_RELINK_PROXY
 	/* Linux's change_pid: the same node, off one list and onto the other. */
 	cds_hlist_del_rcu(&old->node);

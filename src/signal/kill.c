@@ -5,6 +5,18 @@
  * exactly-once walks of src/task/relations.c): every member is checked,
  * sent to and recorded for its forks in progress under its own siglock,
  * under which its successor is read.  Return values as Linux's __kill_pgrp_info and kill_something_info.
+ *
+ * si_pid of a sender's group kill, as Linux's: Linux fills one siginfo for
+ * the whole send and writes 0 into it for the first receiver whose pid
+ * namespace does not see the sender, so that every receiver it walks after
+ * that one gets 0 too.  Its walks go in other orders than these: a group's
+ * newest member first (attach_pid adds at the head, at fork and at
+ * setpgid), every process in creation order (for_each_process).  So a send
+ * that may meet such a receiver makes two passes over its list (order_cut):
+ * the first finds, among the receivers it will signal, the first in Linux's
+ * order that does not see the sender, by each process's birth or joining
+ * order (rp_signal_birth, rp_signal_pgrp_joined); the second sends, with
+ * si_pid 0 to that one and every receiver after it in Linux's order.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,20 +31,75 @@ struct group_kill {
 	bool success;			/* some member took it */
 	int ret;			/* the answer so far */
 	unsigned int count;		/* kill(-1): processes tried */
+	/* Linux's order (order_cut): */
+	bool by_group;			/* a group's, newest joiner first; else creation order */
+	bool cut;			/* a receiver does not see the sender: */
+	uint32_t cut_rank;		/* its rank (rank_of), the first in Linux's order */
+	struct rp_signal *cut_sig;	/* its process, for the ranks equal to its own */
+	bool past_cut;			/* the second pass has met it */
 };
+
+/*
+ * @p's place in the walk Linux would make, as a rank: a smaller one comes
+ * first (rp_order_before).  Creation order for kill(-1); for a group, the
+ * joining order reversed.  Two processes' ranks are equal only in a group,
+ * when both moved in at one root order (RP_JOINED_MOVE, no fork between):
+ * then the one nearer the head of the group's list, met first by the
+ * walk, moved in last and comes first in Linux's order too.  Under @p's
+ * siglock.
+ */
+static uint32_t rank_of(struct rp_task *p, const struct group_kill *k)
+{
+	return k->by_group ? 0U - rp_signal_pgrp_joined(p->signal) : rp_signal_birth(p->signal);
+}
+
+/* The first pass: a receiver @p the sender does not see, and first so far in Linux's order? */
+static void order_cut_member(struct rp_task *p, struct group_kill *k)
+{
+	uint32_t rank;
+
+	if (rp_check_kill_permission_rcu(k->self, k->sig, p) || rp_sees_sender_rcu(k->self, p))
+		return;		/* refused: not sent to, so no write of Linux's 0 */
+	rank = rank_of(p, k);
+	if (!k->cut || rp_order_before(rank, k->cut_rank)) {	/* equal: the first met */
+		k->cut = true;
+		k->cut_rank = rank;
+		k->cut_sig = p->signal;
+	}
+}
+
+/* Does @p, about to be sent to, come at or after the cut in Linux's order (si_pid 0)? */
+static bool past_order_cut(struct rp_task *p, struct group_kill *k)
+{
+	uint32_t rank;
+
+	if (!k->cut)
+		return false;
+	if (p->signal == k->cut_sig)
+		k->past_cut = true;
+	rank = rank_of(p, k);
+	return rp_order_before(k->cut_rank, rank) || (rank == k->cut_rank && k->past_cut);
+}
 
 /* Linux's group_send_sig_info to @p (its siglock held), recorded for @p's forks. */
 static int send_member(struct rp_task *p, struct group_kill *k)
 {
 	int err = k->self ? rp_check_kill_permission_rcu(k->self, k->sig, p) : 0;
+	const siginfo_t *info = k->info;
+	siginfo_t zeroed;
 
 	rp_assert_siglock_held(p);
 	if (err || !k->sig)
 		return err;
-	err = k->self ? rp_send_signal_from_locked(k->self, p, k->sig, k->info, true) :
-			rp_send_signal_locked(p, k->sig, k->info, true);
+	if (k->self && past_order_cut(p, k)) {
+		zeroed = *info;
+		zeroed.si_pid = 0;
+		info = &zeroed;
+	}
+	err = k->self ? rp_send_signal_from_locked(k->self, p, k->sig, info, true) :
+			rp_send_signal_locked(p, k->sig, info, true);
 	if (!err)
-		rp_fork_record_signal(p, k->sig, k->info);
+		rp_fork_record_signal(p, k->sig, info);
 	return err;
 }
 
@@ -85,6 +152,53 @@ static bool out_of_reach(struct rp_task *self, struct rp_task *p)
 #endif
 }
 
+/* The first pass over a group. */
+static int order_cut_group(struct rp_task *p, void *arg)
+{
+	order_cut_member(p, arg);
+	return 0;
+}
+
+/* The first pass of kill(-1), over the processes kill_any sends to. */
+static int order_cut_any(struct rp_task *p, void *arg)
+{
+	struct group_kill *k = arg;
+
+	if (!out_of_reach(k->self, p) && !rp_same_thread_group(p, k->self))
+		order_cut_member(p, k);
+	return 0;
+}
+
+/*
+ * Make the first pass of a sender's group kill (@pgrp's members, or with
+ * NULL every process) if a receiver may not see the sender.  Only a
+ * process of a namespace below the root can fail to see a sender: the
+ * root's namespace numbers every process.  So while the table has never
+ * made a namespace (no nested tables: they come before the first nested
+ * pid), every receiver sees the sender and no si_pid is written 0: no
+ * first pass.  Signal 0 delivers no siginfo: none either.  A root sender
+ * is no such case once namespaces exist (a receiver below the root does
+ * not see it), so the rule is the table's, not the sender's.  A process
+ * that joins the list between the passes is ranked in the second only.
+ * RP_BREAK_SIPID_PER_RECEIVER makes no first pass: each receiver gets the
+ * sender's number as it sees it, as a kill of one process (the answer
+ * before this rule).
+ */
+static void order_cut(struct rp_system *sys, struct rp_pid *pgrp, struct group_kill *k)
+{
+#ifdef RP_BREAK_SIPID_PER_RECEIVER
+	return;
+#endif
+	/* Non-NULL once and for ever; pairs with rcu_assign_pointer in rp_pidns_create. */
+	if (!k->sig || !rcu_dereference(sys->pidns_tables))
+		return;
+	k->by_group = pgrp != NULL;
+	if (pgrp)
+		rp_for_each_pid_member_siglocked_rcu(pgrp, RP_PIDTYPE_PGID, order_cut_group, k);
+	else
+		rp_for_each_process_siglocked_rcu(sys, order_cut_any, k);
+}
+
 /* kill(-1): all in reach but the sender's own; a refusal does not change the answer. */
 static int kill_any(struct rp_task *p, void *arg)
 {
@@ -110,6 +224,7 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 		return -ESRCH;	/* -INT_MIN does not exist */
 	rp_read_lock(&sys->sync);
 	if (pid == -1) {
+		order_cut(sys, NULL, &k);
 		rp_for_each_process_siglocked_rcu(sys, kill_any, &k);
 		ret = k.count ? k.ret : -ESRCH;
 	} else {
@@ -121,6 +236,8 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 		struct rp_pid *pgrp = pid ? rp_pid_find_vnr_rcu(self, -pid) :
 					    rcu_dereference(self->signal->pgrp);
 
+		if (pgrp)
+			order_cut(sys, pgrp, &k);
 		ret = pgrp ? kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k) : -ESRCH;
 	}
 	rp_read_unlock(&sys->sync);

@@ -347,26 +347,32 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	return send_signal_locked(t, sig, info, group, !info || info->si_code == SI_KERNEL);
 }
 
+bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t)
+{
+	struct rp_pid *sender = rp_signal_leader_pid(self->signal);
+	struct rp_pidns *ns;
+
+	if (!sender->nested && !t->pid->nested)
+		return true;	/* both in the root */
+	ns = rp_task_pidns(t);
+	return !ns || rp_pid_nr_ns(sender, ns);
+}
+
 /*
  * Linux's send_signal_locked for a sender @self: a receiver whose pid
  * namespace does not see @self (@self is in an ancestor namespace) gets
  * si_pid 0, and SIGKILL or SIGSTOP reach it even if it is its
- * namespace's init.  Otherwise both are in one namespace and @info's pid,
- * @self's own number, stands.  A receiver released meanwhile takes
+ * namespace's init.  Otherwise @self has a number in the receiver's
+ * namespace and @info's pid stands.  A receiver released meanwhile takes
  * nothing anyway.
  */
 int rp_send_signal_from_locked(struct rp_task *self, struct rp_task *t, int sig,
 			       const siginfo_t *info, bool group)
 {
-	struct rp_pid *sender = rp_signal_leader_pid(self->signal);
-	struct rp_pidns *ns;
 	siginfo_t copy;
 
 	rp_assert_siglock_held(t);
-	if (!sender->nested && !t->pid->nested)
-		return rp_send_signal_locked(t, sig, info, group);	/* both in the root */
-	ns = rp_task_pidns(t);
-	if (!ns || rp_pid_nr_ns(sender, ns))
+	if (rp_sees_sender_rcu(self, t))
 		return rp_send_signal_locked(t, sig, info, group);
 	copy = *info;
 	copy.si_pid = 0;

@@ -44,6 +44,12 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
  */
 int rp_send_signal_from_locked(struct rp_task *self, struct rp_task *t, int sig,
 			       const siginfo_t *info, bool group);
+/*
+ * Does @t's pid namespace see @self (give it a number: Linux's
+ * task_pid_nr_ns(current, task_active_pid_ns(t)) != 0)?  A receiver
+ * released meanwhile counts as one that does.  In a read section.
+ */
+bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t);
 
 /*
  * A POSIX timer's preallocated entry @q, charged for the timer's whole life

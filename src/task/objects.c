@@ -379,7 +379,7 @@ void rp_process_part_dead(struct rp_process *proc, unsigned int part)
 	/* A part that was not alive borrows from the bits above it: its own shows set. */
 	RP_DEBUG_BUG_ON(live & part);
 	part_uncount(proc->task.sys, part);
-	if (live)
+	if (live & RP_PARTS_MASK)	/* the bits above are the birth (rp_signal_birth) */
 		return;
 	/*
 	 * Every part is unpublished: a reader that could see any of them

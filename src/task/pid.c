@@ -63,14 +63,14 @@ struct rp_system *rp_pid_sys(struct rp_pid *pid)
  * or set_tid's errors (rp_pidns_take_nr).
  */
 static int pid_number(struct rp_pidns *ns, const struct rp_set_tid *st, struct rp_pid *pid,
-		      struct rp_pid_levels **lv)
+		      struct rp_pid_levels **lv, unsigned int *order)
 {
 	int err = 0, nr;
 
 	*lv = NULL;
 	if (ns->level && !(*lv = rp_pid_levels_alloc(ns, st, &err)))
 		return err;
-	nr = rp_pidns_take_nr(&ns->sys->pidns, ns->level, st);
+	nr = rp_pidns_take_nr(&ns->sys->pidns, ns->level, st, order);
 	if (nr < 0) {
 		if (*lv)
 			rp_pid_levels_free_unpublished(*lv);
@@ -94,7 +94,7 @@ static struct rp_pid *tid_alloc(struct rp_pidns *ns, const struct rp_set_tid *st
 		return NULL;
 	}
 	tid->sys = ns->sys;
-	*err = pid_number(ns, st, &tid->pid, lv);
+	*err = pid_number(ns, st, &tid->pid, lv, NULL);
 	if (*err) {
 		rp_cache_free(&tid_cache, tid);
 		return NULL;
@@ -118,18 +118,23 @@ struct rp_pid *rp_pid_alloc_for(struct rp_task *t, struct rp_pidns *ns,
 				const struct rp_set_tid *st, struct rp_pid_levels **lv, int *err)
 {
 	struct rp_process *proc;
+	unsigned int order;
 
 	if (!rp_task_in_process(t))
 		return tid_alloc(ns, st, lv, err);
 	proc = rp_process_of(t->signal);
 	proc->pid.in_process = true;
-	*err = pid_number(ns, st, &proc->pid, lv);
+	*err = pid_number(ns, st, &proc->pid, lv, &order);
 	if (*err)
 		return NULL;
 	/*
 	 * A plain store: no other part of the block can die meanwhile (@t and
 	 * its group are not published), nor the pid, which is not yet found.
+	 * The process's place in creation order goes in beside the parts
+	 * (rp_signal_birth): the root's count of the number taken, which the
+	 * fork's one shared write made.
 	 */
+	proc->signal.parts_live |= order << RP_BIRTH_SHIFT;
 #ifndef RP_BREAK_PROCESS_PID_UNCOUNTED
 	proc->signal.parts_live |= RP_PART_PID;
 #endif

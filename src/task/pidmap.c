@@ -20,6 +20,7 @@
 
 /* After wrapping, the search restarts here, as Linux's RESERVED_PIDS. */
 #define RESERVED_PIDS	300
+_Static_assert(sizeof(unsigned long) == 8, "the cursor word holds a number and an order");
 #define BITS_PER_WORD	(8U * (unsigned int)sizeof(unsigned long))
 #define PIDMAP_WORDS	(RP_PID_MAX_LIMIT / BITS_PER_WORD)
 /* The words of one row: RP_PID_MAX_LIMIT / RP_PIDMAP_ROWS bits. */
@@ -65,7 +66,7 @@ int rp_pidmap_init(struct rp_pidmap *map, unsigned int max)
 		return -ENOMEM;
 	*word_of(map, 0) = bit_of(0);	/* pid 0 is never handed out */
 	map->max = max;
-	map->last = 0;
+	map->cursor = 0;
 	return 0;
 }
 
@@ -143,12 +144,24 @@ static void clear(struct rp_pidmap *map, int nr)
 	uatomic_and(word_of(map, nr), ~bit_of(nr));
 }
 
-int rp_pidmap_alloc(struct rp_pidmap *map)
+/*
+ * The place in the order is the one the winning compare-and-swap wrote,
+ * with the number.  RP_BREAK_PIDMAP_ORDER_STALE keeps the count read
+ * before the search, as a count kept apart from the cursor would: an
+ * allocation that lost the cursor to another and searched again shares
+ * that one's place.
+ */
+int rp_pidmap_alloc_ordered(struct rp_pidmap *map, unsigned int *order)
 {
+#ifdef RP_BREAK_PIDMAP_ORDER_STALE
+	unsigned int first = RP_PIDMAP_ORDER(uatomic_read(&map->cursor)) + 1U;
+#endif
+
 	for (;;) {
 		/* Snapshots: any pid_max read is within the bitmap (pidmap.h). */
 		int max = (int)uatomic_read(&map->max);
-		int seen = uatomic_read(&map->last);
+		unsigned long word = uatomic_read(&map->cursor);
+		int seen = RP_PIDMAP_NR(word);
 		/*
 		 * Linux's alloc_pid wraps to RESERVED_PIDS once the cursor has
 		 * passed it and to 1 before; a pid_max of 300 or less, which
@@ -171,13 +184,46 @@ int rp_pidmap_alloc(struct rp_pidmap *map)
 		 * it (the reuse cyclic order exists to delay).  Give it back and
 		 * search again from where the cursor is now: every number handed
 		 * out is the one the cursor moves to, in one order.  The cursor
-		 * publishes no data, so it needs no ordering of its own.
+		 * publishes no data, so it needs no ordering of its own.  The
+		 * same compare-and-swap counts the allocation in the order
+		 * (pidmap.h): the count moves with the number, one write.
 		 */
-		if (rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->last, seen, nr)) == seen ||
-		    STALE_CURSOR_KEPT)
+		unsigned long next = (unsigned long)(RP_PIDMAP_ORDER(word) + 1U) << 32 |
+				     (unsigned int)nr;
+
+		if (rp_shared_rmw(RP_SHARED_PID_CURSOR, uatomic_cmpxchg(&map->cursor, word, next)) == word ||
+		    STALE_CURSOR_KEPT) {
+#ifdef RP_BREAK_PIDMAP_ORDER_STALE
+			*order = first;
+#else
+			*order = RP_PIDMAP_ORDER(next);
+#endif
 			return nr;
+		}
 		clear(map, nr);		/* nobody used it: no barrier needed */
 	}
+}
+
+int rp_pidmap_alloc(struct rp_pidmap *map)
+{
+	unsigned int order;
+
+	return rp_pidmap_alloc_ordered(map, &order);
+}
+
+unsigned int rp_pidmap_next_order(struct rp_pidmap *map)
+{
+	unsigned long word = uatomic_read(&map->cursor), seen;
+
+	/* The count alone moves: ns_last_pid reads the same number. */
+	while ((seen = uatomic_cmpxchg(&map->cursor, word, word + (1UL << 32))) != word)
+		word = seen;
+	return RP_PIDMAP_ORDER(word) + 1U;
+}
+
+unsigned int rp_pidmap_order(struct rp_pidmap *map)
+{
+	return RP_PIDMAP_ORDER(uatomic_read(&map->cursor));
 }
 
 int rp_pidmap_claim(struct rp_pidmap *map, int nr)
@@ -218,12 +264,19 @@ void rp_pidmap_set_max(struct rp_pidmap *map, unsigned int max)
 
 int rp_pidmap_last(struct rp_pidmap *map)
 {
-	return uatomic_read(&map->last);
+	return RP_PIDMAP_NR(uatomic_read(&map->cursor));
 }
 
 void rp_pidmap_set_last(struct rp_pidmap *map, int last)
 {
 	RP_BUG_ON(last < 0 || last > RP_PID_MAX_LIMIT);
-	/* An allocation that read the old cursor fails its cmpxchg and searches again. */
-	uatomic_set(&map->last, last);
+	unsigned long word = uatomic_read(&map->cursor), seen;
+
+	/*
+	 * An allocation that read the old cursor fails its cmpxchg and
+	 * searches again.  The order's count stays: the number alone moves.
+	 */
+	while ((seen = uatomic_cmpxchg(&map->cursor, word,
+				       (word & ~0xffffffffUL) | (unsigned int)last)) != word)
+		word = seen;
 }

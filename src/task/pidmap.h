@@ -68,8 +68,19 @@
 /* The bitmap's rows (Layout, above): consecutive numbers go to consecutive rows. */
 #define RP_PIDMAP_ROWS	1024U
 
+/*
+ * The cursor word: the number handed out last in its low 32 bits, and in
+ * its high 32 bits the count of numbers handed out by the search (and of
+ * rp_pidmap_next_order), which moves with it in the same compare-and-swap:
+ * the order in which the allocations took their numbers, with no write of
+ * its own (the root's orders every process's creation: docs/namespaces.md,
+ * "si_pid of a group kill").
+ */
+#define RP_PIDMAP_NR(cursor)	((int)(unsigned int)(cursor))
+#define RP_PIDMAP_ORDER(cursor)	((unsigned int)((cursor) >> 32))
+
 struct rp_pidmap {
-	int last;		/* (a) the cursor: a number handed out (cmpxchg) */
+	unsigned long cursor;	/* (a) the cursor and the order (cmpxchg) */
 	unsigned int max;	/* (a) numbers are below it */
 	unsigned long *bits;	/* (a) bit nr set while nr is in use (cmpxchg
 				   to claim, and-not to give back) */
@@ -80,6 +91,12 @@ int rp_pidmap_init(struct rp_pidmap *map, unsigned int max);
 void rp_pidmap_destroy(struct rp_pidmap *map);
 /* Claim the next free number in cyclic order: the number, or -EAGAIN. */
 int rp_pidmap_alloc(struct rp_pidmap *map);
+/* The same, with the allocation's place in the map's order in *@order. */
+int rp_pidmap_alloc_ordered(struct rp_pidmap *map, unsigned int *order);
+/* A place in the map's order for a number claimed by rp_pidmap_claim: the cursor's number stays. */
+unsigned int rp_pidmap_next_order(struct rp_pidmap *map);
+/* The place of the last allocation in the map's order (a moment's answer: no write). */
+unsigned int rp_pidmap_order(struct rp_pidmap *map);
 /* Claim @nr itself (below RP_PID_MAX_LIMIT), the cursor unmoved: 0, or -EEXIST if in use. */
 int rp_pidmap_claim(struct rp_pidmap *map, int nr);
 /* Is @nr in use (a moment's answer)? */

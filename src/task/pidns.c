@@ -290,13 +290,15 @@ static bool had_init(struct rp_pidns *ns)
 	return !ns->level || rp_pidmap_used(&ns->pidmap, 1) || CMM_LOAD_SHARED(ns->dying);
 }
 
-int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st)
+int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st,
+		     unsigned int *order)
 {
 	unsigned int at = child_level - ns->level;	/* set_tid's index of this level */
 	pid_t want;
 
 	if (!st || at >= st->size)
-		return rp_pidmap_alloc(&ns->pidmap);
+		return order ? rp_pidmap_alloc_ordered(&ns->pidmap, order) :
+			       rp_pidmap_alloc(&ns->pidmap);
 	want = st->tid[at];
 	if (want < 1 || want >= (pid_t)uatomic_read(&ns->pidmap.max))
 		return -EINVAL;
@@ -307,6 +309,8 @@ int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct
 		return -EPERM;
 	if (rp_pidmap_claim(&ns->pidmap, want))
 		return -EEXIST;		/* idr_alloc's ENOSPC: in use */
+	if (order)	/* a place in the order all the same (a write a plain fork never makes) */
+		*order = rp_pidmap_next_order(&ns->pidmap);
 	return want;
 }
 
@@ -328,7 +332,7 @@ struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, const struct rp_s
 	 * back the fewest numbers.
 	 */
 	for (unsigned int i = ns->level; i > 0; i--, at = at->parent) {
-		int nr = rp_pidns_take_nr(at, ns->level, st);
+		int nr = rp_pidns_take_nr(at, ns->level, st, NULL);
 
 		if (nr < 0) {
 			give_back(lv, i);

@@ -194,9 +194,11 @@ struct rp_set_tid {
  * One number of a pid in @ns: the next in cyclic order, or with @st the
  * one it wants at @ns's level if it gives one (alloc_pid's checks: EINVAL
  * out of range or other than 1 before an init, EPERM, EEXIST).  The
- * number, or -errno (-EAGAIN: @ns is full).
+ * number, or -errno (-EAGAIN: @ns is full).  A non-NULL @order takes the
+ * number's place in @ns's order (rp_pidmap_alloc_ordered).
  */
-int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st);
+int rp_pidns_take_nr(struct rp_pidns *ns, unsigned int child_level, const struct rp_set_tid *st,
+		     unsigned int *order);
 /*
  * The numbers of a pid of namespace @ns below the root, taken from each
  * level's map, the deepest first (@st: set_tid, or NULL); NULL with the

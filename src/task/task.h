@@ -348,6 +348,23 @@ struct rp_proxy {
 
 #define RP_PROXY_OBSOLETE	1UL
 
+/*
+ * A proxy a move links (setpgid, setsid: src/pgrp/membership.c), with
+ * its place in its list's joining order, ->joined (c: set under M of the
+ * list's pid before it is published): the root pid map's order at the
+ * move shifted as a birth (rp_signal_birth), plus RP_JOINED_MOVE, so that
+ * it lies after every fork whose number came before it and before every
+ * later one.  In the 8 bytes the proxy's heap chunk had spare.
+ */
+struct rp_moved_proxy {
+	struct rp_proxy px;
+	uint32_t joined;
+	struct rp_system *sys;		/* (c) */
+	struct rp_deferred rcu;
+};
+
+#define RP_JOINED_MOVE		(1U << (RP_BIRTH_SHIFT - 1))
+
 /* The thread group @px is the entry of. */
 static inline struct rp_signal *rp_proxy_signal(const struct rp_proxy *px)
 {
@@ -386,7 +403,9 @@ struct rp_signal {
 					   fork takes the gate exclusive) */
 	/*
 	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
-	 * the block's word, kept here in the 4 bytes beside the counts.
+	 * the block's word, kept here in the 4 bytes beside the counts; in the
+	 * bits above RP_PARTS_MASK (c: set by the fork that numbers the block's
+	 * pid, before the group is published) its birth, rp_signal_birth.
 	 */
 	unsigned int parts_live;
 	struct cds_list_head thread_head; /* (r, u, G: a plain reap) Group 2: the threads */
@@ -642,6 +661,8 @@ struct rp_tid {
 #define RP_PART_TASK		0x2	/* dead: its last reference put (usage 0) */
 #define RP_PART_SIGHAND		0x4	/* dead: its last task let go (count 0) */
 #define RP_PART_PID		0x8	/* dead: its last user detached (users 0) */
+#define RP_PARTS_MASK		0xfU	/* the parts; the birth above them */
+#define RP_BIRTH_SHIFT		4
 
 /*
  * A process as one allocation (Linux allocates the four apart): the thread
@@ -706,6 +727,40 @@ static inline struct rp_system *rp_signal_sys(const struct rp_signal *sig)
 static inline struct rp_pid *rp_signal_leader_pid(const struct rp_signal *sig)
 {
 	return &rp_process_of((struct rp_signal *)sig)->pid;
+}
+
+/*
+ * @sig's place in the order processes were created (Linux's order of
+ * for_each_process): the root pid map's count when its fork took its
+ * number there (rp_pidmap_alloc_ordered), in the top 28 bits of a 32-bit
+ * word (->parts_live's).  Constant once the group is published; compare
+ * two with rp_order_before, which holds for processes created less than
+ * 2^27 root numbers apart.
+ */
+static inline uint32_t rp_signal_birth(struct rp_signal *sig)
+{
+	return CMM_LOAD_SHARED(sig->parts_live) & ~RP_PARTS_MASK;
+}
+
+/* Serial-number arithmetic on births and joining orders: does @a come before @b? */
+static inline bool rp_order_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/*
+ * @sig's place in its process group's joining order (Linux's order of a
+ * group's list, the newest first): its birth if it joined at its fork,
+ * else its last move's (rp_moved_proxy).  Under @sig's siglock, M of its
+ * group's pid, or the update lock (->proxy[] is stable under each).
+ */
+static inline uint32_t rp_signal_pgrp_joined(struct rp_signal *sig)
+{
+	struct rp_proxy *px = sig->proxy[0];
+
+	if (px == &sig->member[0])
+		return rp_signal_birth(sig);
+	return caa_container_of(px, struct rp_moved_proxy, px)->joined;
 }
 
 /*

@@ -1206,6 +1206,127 @@ Test(pidns, kill_all_in_namespace)
 	}
 }
 
+/* A receiver of a group kill: it takes SIGUSR1 (it handles it) with si_pid ->want. */
+struct receipt {
+	struct rp_task *p;
+	pid_t want;
+	const char *who;
+};
+
+static void took_all(const struct receipt *r, int n)
+{
+	siginfo_t si;
+
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(rp_get_signal(r[i].p, &si), SIGUSR1, "%s took nothing", r[i].who);
+		cr_assert_eq(si.si_pid, r[i].want, "%s: si_pid %d, Linux gives %d", r[i].who,
+			     si.si_pid, r[i].want);
+	}
+}
+
+/* @parent's children @c (numbered @nr there), SIGUSR1 handled by them and by @parent. */
+struct brood {
+	struct rp_task *c[6];
+	pid_t nr[6];
+	int n;
+};
+
+static struct rp_task *brood_clone(struct rp_task *parent, struct brood *b, unsigned long flags)
+{
+	struct rp_task *c = clone_of(parent, flags | SIGCHLD, &b->nr[b->n]);
+
+	handle(c, SIGUSR1);
+	return b->c[b->n++] = c;
+}
+
+/* The children exit, the newest first, and @parent reaps them. */
+static void brood_reap(struct rp_task *parent, struct brood *b)
+{
+	while (b->n--)
+		reap(parent, b->c[b->n], b->nr[b->n], 0);
+}
+
+/*
+ * A group kill's si_pid in Linux's order (docs/namespaces.md, "si_pid of a
+ * group kill"), as Linux 6.18 answered: a sender S, 2 in a namespace made
+ * by unshare, leads its own group; its children in creation order P, N
+ * (CLONE_NEWPID), P', all in its group, all handling SIGUSR1.  kill(0)
+ * and kill(-pgrp) walk the group newest first: P' 2, then N, which does
+ * not see S, 0, and so P and S 0 too.  kill(-1) walks in creation order:
+ * P 2, N 0, P' 0.
+ */
+Test(pidns, group_kill_sender_pid_order)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *t, *nsinit, *s, *p, *n, *p2;
+		struct brood b = { .n = 0 };
+		pid_t tnr, inr, snr;
+
+		start(m);
+		nsinit = unshared_ns_init(&t, &tnr, &inr);
+		s = clone_of(nsinit, SIGCHLD, &snr);
+		cr_assert_eq(snr, 2);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		handle(s, SIGUSR1);
+		p = brood_clone(s, &b, 0);
+		n = brood_clone(s, &b, CLONE_NEWPID);
+		p2 = brood_clone(s, &b, 0);
+		for (int round = 0; round < 2; round++) {
+			cr_assert_eq(rp_kill(s, round ? -snr : 0, SIGUSR1), 0);
+			took_all((struct receipt[]){ { p2, 2, "P'" }, { n, 0, "N" }, { p, 0, "P" },
+						     { s, 0, "the sender" } }, 4);
+		}
+		cr_assert_eq(rp_kill(s, -1, SIGUSR1), 0);
+		took_all((struct receipt[]){ { p, 2, "P" }, { n, 0, "N" }, { p2, 0, "P'" } }, 3);
+		cr_assert_eq(rp_get_signal(s, NULL), 0, "kill(-1) reached its sender");
+		brood_reap(s, &b);
+		reap(nsinit, s, snr, 0);
+		reap(t, nsinit, inr, 0);
+		reap(init, t, tnr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
+ * The joining order, not the creation order, from a sender in the root
+ * namespace (a receiver below the root does not see it either): S leads
+ * its group; its children in creation order P, Q (moved to a group of its
+ * own), N (CLONE_NEWPID), P'; then Q joins S's group again by setpgid,
+ * last, so Linux's walk meets it first (attach_pid at the head), and R
+ * (CLONE_NEWPID, another uid) is forked, the newest.  S may not signal R:
+ * R is not sent to and changes nothing, though it does not see S.  So Q
+ * and P' get S's number, N 0, and P and S 0 after it.
+ */
+Test(pidns, group_kill_sender_pid_joined)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *s, *p, *q, *n, *p2, *r;
+		struct brood b = { .n = 0 };
+		pid_t snr;
+
+		start(m);
+		s = clone_of(init, SIGCHLD, &snr);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		handle(s, SIGUSR1);
+		p = brood_clone(s, &b, 0);
+		q = brood_clone(s, &b, 0);
+		cr_assert_eq(rp_setpgid(q, 0, 0), 0);
+		n = brood_clone(s, &b, CLONE_NEWPID);
+		p2 = brood_clone(s, &b, 0);
+		cr_assert_eq(rp_setpgid(s, b.nr[1], snr), 0);
+		r = brood_clone(s, &b, CLONE_NEWPID);
+		cr_assert_eq(rp_setresuid(r, 1000, 1000, 1000), 0);
+		cr_assert_eq(rp_cap_drop(s, RP_CAP_KILL), 0);
+		cr_assert_eq(rp_kill(s, 0, SIGUSR1), 0);
+		took_all((struct receipt[]){ { q, snr, "Q (joined last)" }, { p2, snr, "P'" },
+					     { n, 0, "N" }, { p, 0, "P" }, { s, 0, "the sender" } }, 5);
+		cr_assert_eq(rp_get_signal(r, NULL), 0, "R, of another uid, was sent to");
+		brood_reap(s, &b);
+		reap(init, s, snr, 0);
+		finish_all_reaped();
+	}
+}
+
 /*
  * The root's init too drops a default-action signal queued while it
  * blocked it, when it unblocks it (it died of it before).

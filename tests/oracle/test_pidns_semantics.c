@@ -254,6 +254,48 @@ static const struct or_step group_kill_sender_pid[] = {
 	END };
 
 /*
+ * si_pid of group kills whose walk, in Linux's order, meets a receiver
+ * that sees the sender after one that does not: from then on Linux's one
+ * siginfo says 0 (docs/namespaces.md, "si_pid of a group kill").  P2, 2
+ * in the namespace of P1, leads its group; its children in creation order
+ * P3, P4 (CLONE_NEWPID), P5, all in its group.  kill(0) and kill(-pgrp)
+ * walk the group newest first (P5 2, then 0 for P4, P3 and P2); kill(-1)
+ * walks in creation order (P3 2, then 0 for P4 and P5).
+ */
+static const struct or_step group_kill_linux_order[] = {
+	CLONE(P0, P1, NEWPID), FORK(P1, P2), SETPGID(P2, 0, 0),
+	FORK(P2, P3), CLONE(P2, P4, NEWPID), FORK(P2, P5),
+	SIGACTION(P2, SIGUSR1, ACT_HANDLER), SIGACTION(P3, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P4, SIGUSR1, ACT_HANDLER), SIGACTION(P5, SIGUSR1, ACT_HANDLER),
+	KILL(P2, 0, SIGUSR1), SIGINFO(P5), SIGINFO(P4), SIGINFO(P3), SIGINFO(P2),
+	KILL(P2, -S(P2), SIGUSR1), SIGINFO(P5), SIGINFO(P4), SIGINFO(P3), SIGINFO(P2),
+	KILL(P2, -1, SIGUSR1), SIGINFO(P3), SIGINFO(P4), SIGINFO(P5),
+	EXIT(P5, 0), WAIT4(P2, S(P5), 0), EXIT(P4, 0), WAIT4(P2, S(P4), 0),
+	EXIT(P3, 0), WAIT4(P2, S(P3), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
+ * The same cut by the joining order, from a sender outside the namespace
+ * below (which does not see it either): P1 leads its group; its children
+ * in creation order P2, P3 (moved to a group of its own), P4
+ * (CLONE_NEWPID), P5; then P3 joins P1's group again, the last to join,
+ * and Linux's walk meets it first: P3 and P5 get P1's number, P4 0, and
+ * P2 and P1 0 after it.
+ */
+static const struct or_step group_kill_joining_order[] = {
+	FORK(P0, P1), SETPGID(P1, 0, 0), FORK(P1, P2), FORK(P1, P3), SETPGID(P3, 0, 0),
+	CLONE(P1, P4, NEWPID), FORK(P1, P5), SETPGID(P1, S(P3), S(P1)),
+	SIGACTION(P1, SIGUSR1, ACT_HANDLER), SIGACTION(P2, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P3, SIGUSR1, ACT_HANDLER), SIGACTION(P4, SIGUSR1, ACT_HANDLER),
+	SIGACTION(P5, SIGUSR1, ACT_HANDLER),
+	KILL(P1, 0, SIGUSR1), SIGINFO(P3), SIGINFO(P5), SIGINFO(P4), SIGINFO(P2), SIGINFO(P1),
+	EXIT(P5, 0), WAIT4(P1, S(P5), 0), EXIT(P4, 0), WAIT4(P1, S(P4), 0),
+	EXIT(P3, 0), WAIT4(P1, S(P3), 0), EXIT(P2, 0), WAIT4(P1, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/*
  * PTRACE_GETEVENTMSG after a fork event: the new child as the tracer's
  * namespace numbers it.  The namespace's init traces its child P2 through
  * P2's fork (P3, 3 there); P0 outside traces the init through its own
@@ -301,7 +343,8 @@ static const struct or_step init_group_kill[] = {
 	X(init_exit_waits_for_pids)	\
 	X(clone_flags) X(stop_notice_sender_pid)		\
 	X(group_kill_sender_pid) X(fork_event_pid)		\
-	X(init_group_kill)
+	X(init_group_kill) X(group_kill_linux_order)		\
+	X(group_kill_joining_order)
 
 #define SCENARIO_TEST(n) \
 	Test(pidns_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

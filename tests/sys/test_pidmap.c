@@ -164,6 +164,51 @@ Test(pidmap, claim_race, .fini = map_destroy)
 }
 
 /*
+ * order_race: thread A read the cursor, and with it the count of
+ * allocations, and is held before its claim while this thread takes a
+ * number: A loses the cursor, searches again, and its place in the order
+ * (a process's birth: docs/namespaces.md) must come after ours, from the
+ * compare-and-swap that handed its number out.  RP_BREAK_PIDMAP_ORDER_STALE
+ * keeps the count A read before its search: both get the first place.
+ * Then ns_last_pid moves the number alone, a set_tid claim's place the
+ * count alone.
+ */
+struct ordered {
+	int nr;
+	unsigned int order;
+};
+
+static void *alloc_ordered(void *arg)
+{
+	struct ordered *o = arg;
+
+	o->nr = rp_pidmap_alloc_ordered(&map, &o->order);
+	return NULL;
+}
+
+Test(pidmap, order_race, .fini = map_destroy)
+{
+	struct ordered theirs = { 0, 0 }, ours;
+	pthread_t a;
+
+	map_init(64);
+	hold_at_claim(&a, alloc_ordered, &theirs);
+	ours.nr = rp_pidmap_alloc_ordered(&map, &ours.order);	/* the hook lets this one pass */
+	release_held(a);
+	cr_assert_eq(ours.nr, 1);
+	cr_assert_eq(theirs.nr, 2);
+	cr_assert_eq(ours.order, 1);
+	cr_assert_eq(theirs.order, 2, "A's place %u: shared with ours", theirs.order);
+	rp_pidmap_set_last(&map, 40);
+	cr_assert_eq(rp_pidmap_order(&map), 2, "ns_last_pid moved the count");
+	cr_assert_eq(rp_pidmap_next_order(&map), 3);
+	cr_assert_eq(rp_pidmap_last(&map), 40, "a set_tid's place moved the number");
+	rp_pidmap_free(&map, 1);
+	rp_pidmap_free(&map, 2);
+	expect_all_free(64);
+}
+
+/*
  * stale_cursor: thread A read the cursor (0) and is held before claiming 1
  * while this thread takes 1 to 200 and frees 1 to 150.  A's claim of 1
  * then fails, and it finds 1 free again; but the cursor is at 200, so the

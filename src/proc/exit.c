@@ -746,9 +746,11 @@ static void unlock_exit(struct exit_locks *l)
 /*
  * The rest of a plain exit's conditions, under the gate shared and the
  * tree locks @l: untraced (an attach and a detach hold the gate
- * exclusive), no tracees, not a session leader with a terminal (whose
- * loss is exclusive), and every decision on an orphaned group made by a
- * decrement (kill_if_orphaned): when its parent is in another group of
+ * exclusive, or T of @t's real parent, l->parent: protocol (f)), no
+ * tracees (an attach by @t, the tracer, would be @t's own), not a
+ * session leader with a terminal (whose loss is exclusive), and every
+ * decision on an orphaned group made by a decrement (kill_if_orphaned):
+ * when its parent is in another group of
  * its session, a tie (its parent not init; an exit whose parent is init
  * there decides by a load as Linux does, the group perhaps orphaned
  * already), and every child alive (a zombie's move would decide by a

@@ -712,6 +712,17 @@ struct exit_locks {
 #define PARENT_LOCKED(l, t) true
 #endif
 
+/* The locks of @l->trees that the twin leaves untaken (rp_tree_lock_set's @untaken). */
+static unsigned int exit_untaken(const struct exit_locks *l)
+{
+	unsigned int untaken = 0;
+
+	for (unsigned int i = 0; i < l->trees.n; i++)
+		if (!PARENT_LOCKED(l, l->trees.obj[i]))
+			untaken |= 1U << i;
+	return untaken;
+}
+
 static void lock_exit(struct exit_locks *l)
 {
 	struct rp_lock_set *s = &l->trees;
@@ -721,26 +732,12 @@ static void lock_exit(struct exit_locks *l)
 	rp_tree_set_add(s, l->parent);
 	if (l->reaper)
 		rp_tree_set_add(s, l->reaper);
-	for (unsigned int i = 0; i < s->n; i++) {
-		if (PARENT_LOCKED(l, s->obj[i]))
-			rp_tree_lock(s->obj[i]);
-		else
-			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
-	}
+	rp_tree_lock_set(s, exit_untaken(l));
 }
 
 static void unlock_exit(struct exit_locks *l)
 {
-	struct rp_lock_set *s = &l->trees;
-
-	while (s->n) {
-		unsigned int i = --s->n;
-
-		if (PARENT_LOCKED(l, s->obj[i]))
-			rp_tree_unlock(s->obj[i]);
-		else
-			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
-	}
+	rp_tree_unlock_set(&l->trees, exit_untaken(l));
 }
 
 /*

@@ -885,17 +885,21 @@ static void await_trap(struct rp_task *t)
 #define PARENT_RECHECK true
 #endif
 
+/* The locks of @s that the twin leaves untaken (rp_tree_lock_set's @untaken). */
+static unsigned int link_untaken(const struct rp_task *self, const struct rp_lock_set *s)
+{
+	unsigned int untaken = 0;
+
+	(void)self;	/* a broken twin's */
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!PARENT_LOCKED(self, s->obj[i]))
+			untaken |= 1U << i;
+	return untaken;
+}
+
 static void unlock_link(struct rp_task *self, struct rp_lock_set *s)
 {
-	(void)self;	/* a broken twin's */
-	while (s->n) {
-		unsigned int i = --s->n;
-
-		if (PARENT_LOCKED(self, s->obj[i]))
-			rp_tree_unlock(s->obj[i]);
-		else
-			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
-	}
+	rp_tree_unlock_set(s, link_untaken(self, s));
 }
 
 /*
@@ -915,12 +919,7 @@ static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_se
 		s->n = 0;
 		rp_tree_set_add(s, self);
 		rp_tree_set_add(s, parent);
-		for (unsigned int i = 0; i < s->n; i++) {
-			if (PARENT_LOCKED(self, s->obj[i]))
-				rp_tree_lock(s->obj[i]);
-			else
-				rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
-		}
+		rp_tree_lock_set(s, link_untaken(self, s));
 		if (!PARENT_RECHECK || t->real_parent == parent)
 			return;
 		unlock_link(self, s);

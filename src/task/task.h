@@ -1100,6 +1100,35 @@ static inline void rp_member_unlock_set(const struct rp_lock_set *s, bool take)
 	}
 }
 
+/*
+ * T of every task of @s, in its order, but those whose bit (1 << i) is
+ * set in @untaken: a broken twin's, for which the checker is told and
+ * nothing is taken, so that what a test sees is the race, not an
+ * assertion.
+ */
+static inline void rp_tree_lock_set(const struct rp_lock_set *s, unsigned int untaken)
+{
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (untaken & (1U << i))
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
+		else
+			rp_tree_lock(s->obj[i]);
+	}
+}
+
+/* Let go of what rp_tree_lock_set(@s, @untaken) took, in reverse; @s is left empty. */
+static inline void rp_tree_unlock_set(struct rp_lock_set *s, unsigned int untaken)
+{
+	while (s->n) {
+		unsigned int i = --s->n;
+
+		if (untaken & (1U << i))
+			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
+		else
+			rp_tree_unlock(s->obj[i]);
+	}
+}
+
 /* A (M) write to @pid's member lists or attachments: the update lock or its M. */
 #define rp_assert_member_write(sys, pid) \
 	rp_assert_update_or_held(&(sys)->sync, rp_member_lock_of(pid))

@@ -12,22 +12,9 @@
 #include "../fixture/fixture.h"
 #include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
+#include "../fixture/racenote.h"
 
 static int returned[2];		/* uatomic: the request of job ->arg returned */
-static int excl_waits;		/* uatomic: an exclusive taker waits for shared holders */
-static struct rp_task *tree_of;	/* note a wait for this task's T in tree_waits */
-static int tree_waits;		/* uatomic */
-
-/* racehold.h's hook, noting an exclusive taker's wait and a wait for T of tree_of. */
-static void note_hook(enum rp_race_point where, struct rp_task *t)
-{
-	if (where == RP_RACE_GATE_EXCL_WAITS)
-		uatomic_set(&excl_waits, 1);
-	else if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(tree_of))
-		uatomic_set(&tree_waits, 1);
-	else
-		race_hook(where, t);
-}
 
 /* Arm @where for @at (held, online: in a read section) with note_hook. */
 static void arm_noting(enum rp_race_point where, struct rp_task *at)

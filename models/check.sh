@@ -105,6 +105,9 @@ runs=(
 	"update_gate         BROKEN_NO_BARRIER                fail   safety"
 	"update_gate         BROKEN_CHECK_FIRST               fail   safety"
 	"update_gate         BROKEN_USED_FIRST                fail   safety"
+	"ptrace_attach_exit  correct                          verify safety"
+	"ptrace_attach_exit  BROKEN_PARENT_UNLOCKED           fail   safety"
+	"ptrace_attach_exit  BROKEN_NO_RECHECK                fail   safety"
 )
 
 now() { date +%s.%N; }

@@ -106,13 +106,18 @@ enum rp_race_point {
 	RP_RACE_EXIT_REPARENTS,
 	/* An attach made task @t's ptrace part and is about to publish it:
 	   initialised, unless RP_BREAK_PTRACE_PART_EARLY published it first
-	   (proc/ptrace.c; update lock held). */
+	   (proc/ptrace.c; update lock held, or the gate shared and the
+	   attach's tree locks). */
 	RP_RACE_PTRACE_PART,
 	/* The ptrace access check read task @t's credentials and has not
 	   read its dumpable flag yet, unless RP_BREAK_DUMPABLE_BEFORE_CREDS
 	   read the flag first (proc/ptrace.c; read section, or the update
 	   lock held for an attach). */
 	RP_RACE_PTRACE_ACCESS,
+	/* A plain attach or detach of tracee @t read its real parent under
+	   RCU and has not taken its T yet (proc/ptrace.c; rcu mode, the gate
+	   shared, read section, no tree lock). */
+	RP_RACE_PTRACE_LINK_PARENT,
 	/* setpgid or setsid moved process @t (its leader) to its new ids
 	   and has counted the ties the move makes, not yet taken away those
 	   it breaks (pgrp/setpgid.c; update lock held). */

@@ -733,6 +733,17 @@ struct exit_locks {
 #define PARENT_LOCKED(l, t) true
 #endif
 
+/* The locks of @l->trees that the twin leaves untaken (rp_tree_lock_set's @untaken). */
+static unsigned int exit_untaken(const struct exit_locks *l)
+{
+	unsigned int untaken = 0;
+
+	for (unsigned int i = 0; i < l->trees.n; i++)
+		if (!PARENT_LOCKED(l, l->trees.obj[i]))
+			untaken |= 1U << i;
+	return untaken;
+}
+
 static void lock_exit(struct exit_locks *l)
 {
 	struct rp_lock_set *s = &l->trees;
@@ -742,34 +753,22 @@ static void lock_exit(struct exit_locks *l)
 	rp_tree_set_add(s, l->parent);
 	if (l->reaper)
 		rp_tree_set_add(s, l->reaper);
-	for (unsigned int i = 0; i < s->n; i++) {
-		if (PARENT_LOCKED(l, s->obj[i]))
-			rp_tree_lock(s->obj[i]);
-		else
-			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
-	}
+	rp_tree_lock_set(s, exit_untaken(l));
 }
 
 static void unlock_exit(struct exit_locks *l)
 {
-	struct rp_lock_set *s = &l->trees;
-
-	while (s->n) {
-		unsigned int i = --s->n;
-
-		if (PARENT_LOCKED(l, s->obj[i]))
-			rp_tree_unlock(s->obj[i]);
-		else
-			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
-	}
+	rp_tree_unlock_set(&l->trees, exit_untaken(l));
 }
 
 /*
  * The rest of a plain exit's conditions, under the gate shared and the
  * tree locks @l: untraced (an attach and a detach hold the gate
- * exclusive), no tracees, not a session leader with a terminal (whose
- * loss is exclusive), and every decision on an orphaned group made by a
- * decrement (kill_if_orphaned): when its parent is in another group of
+ * exclusive, or T of @t's real parent, l->parent: protocol (f)), no
+ * tracees (an attach by @t, the tracer, would be @t's own), not a
+ * session leader with a terminal (whose loss is exclusive), and every
+ * decision on an orphaned group made by a decrement (kill_if_orphaned):
+ * when its parent is in another group of
  * its session, a tie (its parent not init; an exit whose parent is init
  * there decides by a load as Linux does, the group perhaps orphaned
  * already), and every child alive (a zombie's move would decide by a

@@ -302,7 +302,9 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
  * (a second parent's T), a traced caller or CLONE_PTRACE (the ptrace
  * set-up), a nested namespace (its count of pids and its init's end,
  * written under the exclusive gate).  ->ptrace is read inside the gate:
- * an attach holds it exclusive.
+ * an attach under it shared (ptrace.c, protocol (f)) that links the
+ * caller after this read comes after the fork, whose child starts
+ * untraced, as Linux's kernel_clone reads current->ptrace once.
  */
 static bool enter_gate(struct rp_task *self, unsigned long flags, const struct rp_pidns *ns)
 {

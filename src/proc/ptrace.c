@@ -86,15 +86,21 @@ static void part_init(struct rp_ptrace_part *pt, struct rp_task *t)
 
 /*
  * @t's ptrace part, allocated, initialised and then published if @t has
- * none yet (update lock held, which every publisher holds); NULL on ENOMEM.
- * RP_BREAK_PTRACE_PART_EARLY publishes it before it is initialised: a
- * reader of the tracer's list in that window walks a list head of zeroes.
+ * none yet (the update side held, exclusive or shared); NULL on ENOMEM.
+ * Under the gate shared two attaches may make one task's part at once,
+ * holding no lock in common (X attaching @t holds T of X and of @t's real
+ * parent, @t attaching a tracee of its own holds T of @t): the first
+ * compare-and-swap from NULL publishes, the other frees its own unseen
+ * part and takes the winner's.  RP_BREAK_PTRACE_PART_EARLY publishes it
+ * before it is initialised: a reader of the tracer's list in that window
+ * walks a list head of zeroes.  RP_BREAK_PTRACE_PART_STORE publishes by a
+ * plain store: the second attach replaces the first's part and its links.
  */
 static struct rp_ptrace_part *ptrace_part(struct rp_task *t)
 {
-	struct rp_ptrace_part *pt = t->ptrace_part;
+	struct rp_ptrace_part *pt = rcu_dereference(t->ptrace_part);
 
-	rp_assert_update_held(&t->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&t->sys->sync));
 	if (pt)
 		return pt;
 	pt = rp_ptrace_part_alloc();
@@ -107,31 +113,51 @@ static struct rp_ptrace_part *ptrace_part(struct rp_task *t)
 #else
 	part_init(pt, t);
 	RP_RACE_POINT(RP_RACE_PTRACE_PART, t);
-	/* Whole before it is seen: pairs with rcu_dereference in rp_tracer_rcu and wait's walk. */
+#ifdef RP_BREAK_PTRACE_PART_STORE
 	rcu_assign_pointer(t->ptrace_part, pt);
+#else
+	/*
+	 * Whole before it is seen, and once: the compare-and-swap is a full
+	 * barrier, which pairs with rcu_dereference in rp_tracer_rcu and
+	 * wait's walk (the part's set-up before the pointer), and with the
+	 * winner's (its part's set-up before our use of it).
+	 */
+	struct rp_ptrace_part *old = uatomic_cmpxchg(&t->ptrace_part, NULL, pt);
+
+	if (old) {
+		rp_free(pt);	/* never seen */
+		return old;
+	}
+#endif
 #endif
 	return pt;
 }
 
 /*
- * Make @tracer trace @t, a task not yet a zombie (update lock held): Linux's
- * ptrace_link.  The parts of both first, then the links: -ENOMEM with
- * nothing linked.  ->ptrace last, under @t's siglock: a stop that sees it
- * finds the link's owner set (rp_tracer_rcu), as the siglock orders them.
+ * Make @tracer trace @t, a task not yet a zombie (update lock held, or T
+ * of @tracer and of @t's real parent: protocol (f)): Linux's ptrace_link.
+ * The parts of both first, then the links: -ENOMEM with nothing linked.
+ * ->ptrace last, under @t's siglock: a stop that sees it finds the link's
+ * owner set (rp_tracer_rcu), as the siglock orders them.
  */
 static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int flags)
 {
 	struct rp_ptrace_part *tracer_pt = ptrace_part(tracer), *pt;
 	struct rp_sighand *sh;
 
-	rp_assert_update_held(&t->sys->sync);
+	rp_assert_tree_write(t->sys, tracer);
+	rp_assert_tree_write(t->sys, t->real_parent);
 	pt = tracer_pt ? ptrace_part(t) : NULL;
 	if (!pt)
 		return -ENOMEM;
 	CMM_STORE_SHARED(t->parent, tracer);
 	/* At the head (Group 3): see rp_owned_add_pub. */
 	rp_owned_add_pub(&pt->entry, &tracer_pt->ptraced, tracer);
-	sh = rp_lock_task_sighand(t);	/* never NULL: release needs the update lock */
+	/*
+	 * Never NULL: @t is no zombie, and its death (ZOMBIE) is set under T
+	 * of its real parent, held here, or under the update lock.
+	 */
+	sh = rp_lock_task_sighand(t);
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
 	rp_unlock_sighand(sh);
 	return 0;
@@ -154,7 +180,9 @@ void rp_ptrace_unlink(struct rp_task *t)
 {
 	struct rp_sighand *sh;
 
-	rp_assert_update_held(&t->sys->sync);
+	/* The old parent and the new (protocol (f)), or the update lock. */
+	rp_assert_tree_write(t->sys, t->parent);
+	rp_assert_tree_write(t->sys, t->real_parent);
 	if (!t->ptrace)
 		return;
 	/* Obsolete first, then the links: wait's walk on @t restarts. */
@@ -632,7 +660,10 @@ static void trap_if_stopped(struct rp_task *t)
 	rp_unlock_sighand(sh);
 }
 
-/* PTRACE_ATTACH and PTRACE_SEIZE (update lock held): Linux's ptrace_attach. */
+/*
+ * PTRACE_ATTACH and PTRACE_SEIZE (update lock held, or the gate shared and
+ * T of @self and of @t's real parent: protocol (f)): Linux's ptrace_attach.
+ */
 static long attach(struct rp_task *self, struct rp_task *t, long request, void *addr,
 		   void *data)
 {
@@ -640,7 +671,8 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	unsigned int flags = RP_PT_PTRACED;
 	int ret;
 
-	rp_assert_update_held(&self->sys->sync);
+	rp_assert_tree_write(self->sys, self);
+	rp_assert_tree_write(self->sys, t->real_parent);
 	if (request == PTRACE_SEIZE) {
 		if (addr || (options & ~(unsigned long)PTRACE_O_MASK))
 			return -EIO;
@@ -715,7 +747,8 @@ static long listen(struct rp_task *t)
 #define STOP_TELLING	(-EINPROGRESS)
 
 /*
- * Requests on a tracee in a ptrace stop (update lock held): -ESRCH if it is
+ * Requests on a tracee in a ptrace stop (update lock held; for
+ * PTRACE_DETACH, or protocol (f)'s locks): -ESRCH if it is
  * not stopped or listens, as Linux's ptrace_check_attach, STOP_TELLING if
  * it has not told of the stop yet; then LISTEN, CONT resumes it with
  * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
@@ -730,7 +763,7 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
 	long sig = (long)(intptr_t)data, ret = 0;
 
-	rp_assert_update_held(&t->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&t->sys->sync));
 	if (!sh)
 		return -ESRCH;
 	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
@@ -786,10 +819,11 @@ static long interrupt(struct rp_task *t)
 	return ret;
 }
 
-/* A request on tracee @t of @self (update lock held). */
+/* A request on tracee @t of @self (update lock held; PTRACE_DETACH: or protocol (f)'s locks). */
 static long tracee_request(struct rp_task *self, struct rp_task *t, long request, void *data)
 {
-	rp_assert_update_held(&self->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&self->sys->sync));
+	RP_DEBUG_BUG_ON(request != PTRACE_DETACH && !rp_update_held_here(&self->sys->sync));
 	if (!(t->ptrace & RP_PT_PTRACED) || t->parent != self)
 		return -ESRCH;
 	switch (request) {
@@ -833,32 +867,131 @@ static void await_trap(struct rp_task *t)
 }
 
 /*
- * @request on @pid under the update lock.  *@waitfor: NULL, or the tracee,
- * referenced, that the caller waits for with no lock held: the one it
- * attached, or the one that was still telling of its stop.
+ * RP_BREAK_PTRACE_PARENT_UNLOCKED: a plain attach or detach trusts the
+ * gate for T of the tracee's real parent (and tells the checker it took
+ * it): an attach links a tracee whose plain exit, holding that T, has
+ * judged it untraced.  RP_BREAK_PTRACE_NO_PARENT_RECHECK trusts the real
+ * parent read before its T: a detach gives the tracee back to a parent
+ * whose exit gave it to a reaper meanwhile.
+ */
+#ifdef RP_BREAK_PTRACE_PARENT_UNLOCKED
+#define PARENT_LOCKED(self, o) ((o) == (self))
+#else
+#define PARENT_LOCKED(self, o) true
+#endif
+#ifdef RP_BREAK_PTRACE_NO_PARENT_RECHECK
+#define PARENT_RECHECK false
+#else
+#define PARENT_RECHECK true
+#endif
+
+/* The locks of @s that the twin leaves untaken (rp_tree_lock_set's @untaken). */
+static unsigned int link_untaken(const struct rp_task *self, const struct rp_lock_set *s)
+{
+	unsigned int untaken = 0;
+
+	(void)self;	/* a broken twin's */
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!PARENT_LOCKED(self, s->obj[i]))
+			untaken |= 1U << i;
+	return untaken;
+}
+
+static void unlock_link(struct rp_task *self, struct rp_lock_set *s)
+{
+	rp_tree_unlock_set(s, link_untaken(self, s));
+}
+
+/*
+ * Protocol (f)'s locks for tracer @self and tracee @t (the gate shared, a
+ * read section): T of @self and of @t's real parent, one lock if they are
+ * one task, in increasing address (@s).  The real parent is read before
+ * its T, and a plain exit of that parent may give @t to a reaper in
+ * between (under that T): read again under it, and start over if it moved.
+ */
+static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_set *s)
+{
+	struct rp_task *parent;
+
+	for (;;) {
+		parent = rcu_dereference(t->real_parent);
+		RP_RACE_POINT(RP_RACE_PTRACE_LINK_PARENT, t);
+		s->n = 0;
+		rp_tree_set_add(s, self);
+		rp_tree_set_add(s, parent);
+		rp_tree_lock_set(s, link_untaken(self, s));
+		if (!PARENT_RECHECK || t->real_parent == parent)
+			return;
+		unlock_link(self, s);
+	}
+}
+
+/*
+ * May an attach or detach of @t run under protocol (f)'s locks?  @t is a
+ * process's leader and its only thread: threads are born under the gate
+ * exclusive, so it stays one while the gate is held shared, and none of
+ * its threads' exits or exec's leader switch, which write a thread's
+ * links under locks the attach does not take, can come.  Every other
+ * tracee keeps the exclusive gate, decided before anything is written.
+ */
+static bool link_plain(const struct rp_task *t)
+{
+	return rp_thread_group_leader(t) && CMM_LOAD_SHARED(t->signal->nr_threads) == 1;
+}
+
+/*
+ * @request on @pid under the update lock, or, for an attach or a detach in
+ * rcu mode, the gate shared and protocol (f)'s locks if the tracee is
+ * plain (link_plain; else the update lock, nothing written).  *@waitfor:
+ * NULL, or the tracee, referenced, that the caller waits for with no lock
+ * held: the one it attached, or the one that was still telling of its stop.
  */
 static long request_locked(struct rp_task *self, long request, pid_t pid, void *addr,
 			   void *data, struct rp_task **waitfor)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	bool attaching = request == PTRACE_ATTACH || request == PTRACE_SEIZE;
+	bool shared = sync->mode == RP_SYNC_RCU && (attaching || request == PTRACE_DETACH);
+	struct rp_lock_set trees = { .n = 0 };
 	struct rp_task *t;
 	long ret;
 
 	*waitfor = NULL;
-	/* Requests change links or stops: the update lock, not a read section. */
-	rp_update_lock(sync);
+again:
+	/* Requests change links or stops: the update side, not a read section alone. */
+	if (shared) {
+		rp_update_lock_shared(sync);
+		rp_read_lock(sync);
+	} else {
+		rp_update_lock(sync);
+	}
 	t = rp_find_task_vnr_rcu(self, pid);
+	if (t && shared) {
+		lock_link(self, t, &trees);
+		if (!link_plain(t)) {
+			unlock_link(self, &trees);
+			rp_read_unlock(sync);
+			rp_update_unlock_shared(sync);
+			shared = false;
+			goto again;
+		}
+	}
 	if (!t)
 		ret = -ESRCH;
 	else if (attaching)
 		ret = attach(self, t, request, addr, data);
 	else
 		ret = tracee_request(self, t, request, data);
-	/* Found under the lock, so not released: the reference is taken. */
+	/* Found under the lock, or in the read section: the reference is taken. */
 	if (((attaching && !ret) || ret == STOP_TELLING) && rp_task_get_rcu(t))
 		*waitfor = t;
-	rp_update_unlock(sync);
+	if (shared) {
+		unlock_link(self, &trees);
+		rp_read_unlock(sync);
+		rp_update_unlock_shared(sync);
+	} else {
+		rp_update_unlock(sync);
+	}
 	rp_sync_quiescent();
 	return ret;
 }

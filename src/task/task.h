@@ -35,7 +35,10 @@
  *	     M of the pids it detaches); and setpgid and setsid of a
  *	     one-thread process (pgrp/setpgid.c: G, then T of the process
  *	     and of its real parent, then M of the ids that change, then
- *	     the siglock); every other writer holds the update lock
+ *	     the siglock); ptrace attach and detach of a one-thread process
+ *	     (proc/ptrace.c: T of the tracer and of the tracee's real
+ *	     parent, then the tracee's siglock); every other writer holds
+ *	     the update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -500,8 +503,10 @@ struct rp_signal {
  * task_struct): the ptrace links and a stop's state.  Allocated by the
  * task's first attach on either side (PTRACE_ATTACH, PTRACE_SEIZE,
  * PTRACE_TRACEME, or a fork whose child starts traced), initialised, and
- * only then published in ->ptrace_part with rcu_assign_pointer, under the
- * update lock: a lock-free reader (wait's walk of the ptraced lists,
+ * only then published in ->ptrace_part, under the update lock, or under
+ * the gate shared by a compare-and-swap from NULL (two attaches with no
+ * lock in common may make one task's part at once: protocol (f),
+ * docs/process.md): a lock-free reader (wait's walk of the ptraced lists,
  * rp_tracer_rcu) sees NULL or a whole part.  A task keeps its part until it
  * is freed, after its grace period, so a task that is traced has one, and
  * so has a task that traces (its tracees are on its list).
@@ -509,9 +514,11 @@ struct rp_signal {
 struct rp_ptrace_part {
 	struct rp_task *task;		/* (c) whose part this is: wait's walk of a
 					   tracer's list reaches each tracee by it */
-	struct cds_list_head ptraced;	/* (r, u) Group 3: tracees' ->entry */
-	struct rp_owned_link entry;	/* (r, u) on the tracer's ->ptraced; owner:
-					   the tracer task */
+	struct cds_list_head ptraced;	/* (r, u, T of ->task: a plain attach or
+					   detach) Group 3: tracees' ->entry */
+	struct rp_owned_link entry;	/* (r, u, T of the tracer: a plain attach
+					   or detach) on the tracer's ->ptraced;
+					   owner: the tracer task */
 	unsigned long message;		/* (s) PTRACE_GETEVENTMSG's answer */
 	siginfo_t *last_siginfo;	/* (s) a ptrace stop's siginfo, in the stopped
 					   task's own frame; NULL when not stopped */
@@ -539,13 +546,18 @@ struct rp_task {
 	struct rp_task *real_parent;	/* (r, u, T of the old and the new one: a
 					   plain exit's move) who gets the exit signal */
 	struct rp_task *parent;		/* (r, u, T as ->real_parent's while
-					   untraced) the tracer, or real_parent */
+					   untraced; T of the tracer and of
+					   ->real_parent: a plain attach or
+					   detach) the tracer, or real_parent */
 	struct rp_signal *signal;	/* (c) */
 	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
 					   released: use rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
 	unsigned int flags;		/* RP_PF_*: see each */
-	unsigned int ptrace;		/* (u, s) RP_PT_* */
+	unsigned int ptrace;		/* (u, s; a plain attach or detach: T of
+					   the tracer and of ->real_parent, and
+					   s) RP_PT_*: read under either T or
+					   the siglock */
 	int exit_code;			/* (u, s) status for wait, stop reports */
 	/*
 	 * CPU time (src/timers): held by a tick (rp_account_cpu) on this
@@ -572,9 +584,11 @@ struct rp_task {
 					   off the list) Group 2: sys->tasks, leaders */
 	struct cds_list_head thread_node; /* (r, u, G: a plain reap) Group 2:
 					   signal->thread_head */
-	struct rp_ptrace_part *ptrace_part; /* (r, u) NULL until its first attach, as
-					   tracer or tracee; then kept until the
-					   task is freed (rcu_assign_pointer) */
+	struct rp_ptrace_part *ptrace_part; /* (r, u, a) NULL until its first attach,
+					   as tracer or tracee; then kept until
+					   the task is freed (rcu_assign_pointer,
+					   or compare-and-swap under the gate
+					   shared) */
 	/* Under the siglock. */
 	uint64_t blocked;		/* (s) bit sig - 1, as the API's sigset_t's first word */
 	struct rp_sigpending pending;	/* (s) thread-directed signals */
@@ -955,7 +969,7 @@ static inline struct rp_task *rp_tracer_rcu(const struct rp_task *t)
 	struct rp_ptrace_part *pt;
 
 	rp_assert_read_section(&t->sys->sync);
-	/* Pairs with rcu_assign_pointer in ptrace.c's publication of the part. */
+	/* Pairs with the publication of the part in ptrace.c (ptrace_part). */
 	pt = rcu_dereference(t->ptrace_part);
 	/* Pairs with the owner stores of rp_owned_add_pub and rp_owned_del_pub. */
 	return pt ? rcu_dereference(pt->entry.owner) : NULL;
@@ -964,7 +978,7 @@ static inline struct rp_task *rp_tracer_rcu(const struct rp_task *t)
 /*
  * The ptrace part of @t, which a task traced or tracing has (its siglock
  * or the update lock held, so that @t is not freed; NULL if @t never was
- * either).  Pairs with rcu_assign_pointer in ptrace.c's publication.
+ * either).  Pairs with ptrace.c's publication (ptrace_part).
  */
 static inline struct rp_ptrace_part *rp_task_ptrace_part(const struct rp_task *t)
 {
@@ -1138,6 +1152,35 @@ static inline void rp_member_unlock_set(const struct rp_lock_set *s, bool take)
 			rp_member_unlock(s->obj[i]);
 		else
 			rp_lockdep_release_obj(RP_LOCK_MEMBER, s->lock[i]);
+	}
+}
+
+/*
+ * T of every task of @s, in its order, but those whose bit (1 << i) is
+ * set in @untaken: a broken twin's, for which the checker is told and
+ * nothing is taken, so that what a test sees is the race, not an
+ * assertion.
+ */
+static inline void rp_tree_lock_set(const struct rp_lock_set *s, unsigned int untaken)
+{
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (untaken & (1U << i))
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
+		else
+			rp_tree_lock(s->obj[i]);
+	}
+}
+
+/* Let go of what rp_tree_lock_set(@s, @untaken) took, in reverse; @s is left empty. */
+static inline void rp_tree_unlock_set(struct rp_lock_set *s, unsigned int untaken)
+{
+	while (s->n) {
+		unsigned int i = --s->n;
+
+		if (untaken & (1U << i))
+			rp_lockdep_release_obj(RP_LOCK_TREE, s->lock[i]);
+		else
+			rp_tree_unlock(s->obj[i]);
 	}
 }
 

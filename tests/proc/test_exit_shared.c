@@ -14,11 +14,9 @@
 #include "../fixture/pgrp.h"
 #include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
+#include "../fixture/racenote.h"
 
 static int exited[2];		/* uatomic: exit_job of ->arg returned */
-static int excl_waits;		/* uatomic: an exclusive taker waits for shared holders */
-static struct rp_task *tree_of;	/* note a wait for this task's T in tree_waits */
-static int tree_waits;		/* uatomic */
 
 static long exit_job(struct job *j)
 {
@@ -40,17 +38,6 @@ static void await_flag_or_exit(const int *flag, long arg)
 {
 	while (!uatomic_read(flag) && !uatomic_read(&exited[arg]))
 		usleep(1000);
-}
-
-/* racehold.h's hook, noting an exclusive taker's wait and a wait for T of tree_of. */
-static void note_hook(enum rp_race_point where, struct rp_task *t)
-{
-	if (where == RP_RACE_GATE_EXCL_WAITS)
-		uatomic_set(&excl_waits, 1);
-	else if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(tree_of))
-		uatomic_set(&tree_waits, 1);
-	else
-		race_hook(where, t);
 }
 
 /*

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ptrace attach and detach under the update gate shared (docs/process.md,
+ * protocol (f)): two attaches that make one task's ptrace part at once, an
+ * attach against a plain exit of its tracee, a detach whose tracee's real
+ * parent gives it away meanwhile, and a threaded tracee's attach, which
+ * keeps the exclusive gate.
+ */
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
+#include "../fixture/racehold.h"
+#include "../fixture/racenote.h"
+
+static int returned[2];		/* uatomic: the request of job ->arg returned */
+
+/* Arm @where for @at (held, online: in a read section) with note_hook. */
+static void arm_noting(enum rp_race_point where, struct rp_task *at)
+{
+	uatomic_set(&excl_waits, 0);
+	uatomic_set(&tree_waits, 0);
+	uatomic_set(&returned[0], 0);
+	uatomic_set(&returned[1], 0);
+	race_count_jobs();
+	arm(where, at, true, false);
+	rp_debug_race_hook(note_hook);
+}
+
+/* Until a taker of T of tree_of or of the gate exclusive waits, or the request of job @arg returned. */
+static void await_wait_or_return(long arg)
+{
+	while (!uatomic_read(&tree_waits) && !uatomic_read(&excl_waits) &&
+	       !uatomic_read(&returned[arg]))
+		usleep(1000);
+}
+
+static long request_job(struct job *j)
+{
+	long ret = rp_ptrace(j->t, j->sig, j->pid, NULL, NULL);
+
+	uatomic_set(&returned[j->arg], 1);
+	return ret;
+}
+
+/* ptrace(@request, @pid) as @t, on job @j, noted in returned[@arg]. */
+static void start_request(struct job *j, struct rp_task *t, long request, pid_t pid, long arg)
+{
+	j->sig = (int)request;
+	j->pid = pid;
+	j->arg = arg;
+	job_start(j, request_job, t);
+}
+
+static long exit_job(struct job *j)
+{
+	return rp_exit_group(j->t, 0);
+}
+
+static long signal_job(struct job *j)
+{
+	return rp_get_signal(j->t, NULL);
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Is @tracee's entry on @tracer's list of tracees? */
+static bool on_tracer_list(struct rp_task *tracer, struct rp_task *tracee)
+{
+	struct rp_ptrace_part *pt;
+
+	cds_list_for_each_entry(pt, &tracer->ptrace_part->ptraced, entry.node)
+		if (pt->task == tracee)
+			return true;
+	return false;
+}
+
+/*
+ * X seizes Y, held after it set up a part for Y and before publishing it;
+ * Y, which has none yet either, seizes its own child Z meanwhile: both
+ * under the gate shared, with no tree lock in common (T of X and init;
+ * T of Y).  Y's part, published by Y's seize with Z on it, stays: X's
+ * compare-and-swap loses and X links Y on Y's part.
+ * RP_BREAK_PTRACE_PART_STORE publishes X's part over it: Z is lost from
+ * Y's list.
+ */
+Test(ptrace_shared, part_made_once)
+{
+	struct rp_task *x, *y, *z;
+	struct job jx, jy;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	y = spawn(init, SIGCHLD);
+	z = spawn(y, SIGCHLD);
+	arm_noting(RP_RACE_PTRACE_PART, y);
+	start_request(&jx, x, PTRACE_SEIZE, rp_getpid(y), 0);
+	cr_assert(await_reached(1), "the seize made no part for its tracee");
+	start_request(&jy, y, PTRACE_SEIZE, rp_getpid(z), 1);
+	await_wait_or_return(1);
+	cr_expect(uatomic_read(&returned[1]), "an attach waited for another attach");
+	release();
+	cr_assert_eq(job_join(&jx), 0);
+	cr_assert_eq(job_join(&jy), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(y->ptrace_part->task, y);
+	cr_assert_eq(y->ptrace_part->entry.owner, x);
+	cr_assert(on_tracer_list(x, y));
+	cr_assert(on_tracer_list(y, z), "Y's tracee was lost with the part it was linked on");
+	cr_assert_eq(z->parent, y);
+	end_child(init, x);	/* Y untraced */
+	end_child(init, y);	/* Z untraced, init's child */
+	end_child(init, z);
+	finish_all_reaped();
+}
+
+/*
+ * C, init's child with a child of its own, exits plainly and is held
+ * after it judged itself untraced, holding T of itself, of init (its
+ * parent) and of init again (its children's reaper).  X's seize of C
+ * needs T of C's real parent, init: it waits, and then finds C a zombie
+ * (EPERM).  RP_BREAK_PTRACE_PARENT_UNLOCKED takes only X's T: the seize
+ * links C while its exit goes on as an untraced one's.
+ */
+Test(ptrace_shared, attach_waits_for_plain_exit)
+{
+	struct rp_task *c, *g, *x;
+	struct job je, jx;
+	int status = -1;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	c = spawn(init, SIGCHLD);
+	g = spawn(c, SIGCHLD);
+	x = spawn(init, SIGCHLD);
+	cpid = rp_getpid(c);
+	CMM_STORE_SHARED(tree_of, init);
+	arm_noting(RP_RACE_EXIT_CHILDREN_CHECKED, c);
+	job_start(&je, exit_job, c);
+	cr_assert(await_reached(1), "the exit was not a plain one with children");
+	start_request(&jx, x, PTRACE_SEIZE, cpid, 0);
+	await_wait_or_return(0);
+	cr_assert_not(uatomic_read(&returned[0]),
+		      "a seize answered while its tracee's plain exit held its parent's T (%ld)",
+		      job_join(&jx));
+	release();
+	cr_assert_eq(job_join(&je), 0);
+	cr_assert_eq(job_join(&jx), -EPERM, "a seize linked a zombie");
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(tree_of, NULL);
+	cr_assert_eq(rp_wait4(init, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(status, EXITED(0));
+	cr_assert_eq(g->real_parent, init);
+	end_child(init, g);
+	end_child(init, x);
+	rp_task_put(c);
+	finish_all_reaped();
+}
+
+/*
+ * C, P's child, stopped by X's PTRACE_ATTACH; X's detach of C is held
+ * after it read C's real parent, P, before P's T.  P exits plainly and
+ * gives C to init.  The detach reads the real parent again under its T
+ * and gives C back to init.  RP_BREAK_PTRACE_NO_PARENT_RECHECK gives C
+ * back to P, exited, whose wait will never come.
+ */
+Test(ptrace_shared, detach_rereads_real_parent)
+{
+	struct rp_task *p, *c, *x;
+	struct job jc, jd;
+	pid_t ppid, cpid;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	x = spawn(init, SIGCHLD);
+	ppid = rp_getpid(p);
+	cpid = rp_getpid(c);
+	cr_assert_eq(rp_ptrace(x, PTRACE_ATTACH, cpid, NULL, NULL), 0);
+	job_start(&jc, signal_job, c);	/* takes the SIGSTOP: a ptrace stop */
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	arm_noting(RP_RACE_PTRACE_LINK_PARENT, c);
+	start_request(&jd, x, PTRACE_DETACH, cpid, 0);
+	cr_assert(await_reached(1), "the detach read no real parent");
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(c->real_parent, init, "P's exit did not give C to init");
+	release();
+	cr_assert_eq(job_join(&jd), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(c->ptrace, 0u);
+	cr_assert_eq(c->parent, init, "the detach gave C back to a parent that gave it away");
+	cr_assert_eq(job_join(&jc), 0);
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	rp_task_put(p);
+	end_child(init, c);
+	end_child(init, x);
+	finish_all_reaped();
+}
+
+/*
+ * X's @request of @pid beside a shared holder, a subreaper walk held once
+ * it marked W's child K: did it return while the walk was held (an
+ * exclusive taker waits for it)?  Its answer in *@ret.
+ */
+static bool request_beside_walk(struct rp_task *x, long request, pid_t pid, long *ret)
+{
+	struct rp_task *w = fork_of(init), *k = fork_of(w);
+	struct job jw, jx;
+	bool done;
+
+	arm_noting(RP_RACE_SUBREAPER_WALK, k);
+	job_start(&jw, subreaper_job, w);
+	cr_assert(await_reached(1), "the walk did not reach W's child");
+	start_request(&jx, x, request, pid, 0);
+	await_wait_or_return(0);
+	done = uatomic_read(&returned[0]);
+	release();
+	cr_assert_eq(job_join(&jw), 0);
+	*ret = job_join(&jx);
+	rp_debug_race_hook(NULL);
+	end_child(w, k);
+	end_child(init, w);
+	return done;
+}
+
+/*
+ * A one-thread tracee's attach and detach run under the gate shared: each
+ * is done beside a shared holder, which an exclusive taker waits for.
+ */
+Test(ptrace_shared, attach_detach_beside_a_shared_holder)
+{
+	struct rp_task *q, *x;
+	int status = -1;
+	struct job jq;
+	pid_t qpid;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	x = spawn(init, SIGCHLD);
+	qpid = rp_getpid(q);
+	cr_expect(request_beside_walk(x, PTRACE_ATTACH, qpid, &ret),
+		  "an attach waited for a shared holder");
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(q->parent, x);
+	job_start(&jq, signal_job, q);	/* takes the SIGSTOP: a ptrace stop */
+	cr_assert_eq(rp_wait4(x, qpid, &status, __WALL, NULL), qpid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	cr_expect(request_beside_walk(x, PTRACE_DETACH, qpid, &ret),
+		  "a detach waited for a shared holder");
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(job_join(&jq), 0);
+	cr_assert_eq(q->ptrace, 0u);
+	cr_assert_eq(q->parent, init);
+	end_child(init, x);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * A tracee with two threads keeps the exclusive gate: X's seize of it
+ * waits for a shared holder.
+ */
+Test(ptrace_shared, threaded_tracee_exclusive)
+{
+	struct rp_task *q, *q2, *x;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	q2 = thread_of(q);
+	x = spawn(init, SIGCHLD);
+	cr_expect_not(request_beside_walk(x, PTRACE_SEIZE, rp_getpid(q), &ret),
+		      "a threaded tracee's seize took the gate shared");
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(q->parent, x);
+	end_child(init, x);
+	end_task(q2);
+	end_child(init, q);
+	finish_all_reaped();
+}

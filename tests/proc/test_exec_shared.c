@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * exec of a process of one thread under the update gate shared
+ * (docs/process.md, "What is built"): beside another shared holder, and
+ * against the two readers of what it writes that hold no update lock: a
+ * child's exit notice, which reads the parent's exec count under the
+ * parent's T, and the parent's setpgid, which reads the child's
+ * RP_PF_FORKNOEXEC under the child's G and T.
+ */
+#include <sys/prctl.h>
+#include <rcuproc/pgrp.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "task/task.h"
+#include "task/objects.h"
+#include "debug/racepoint.h"
+
+static struct {
+	enum rp_race_point where;	/* hold the thread that reaches this point */
+	struct rp_task *at;		/* with this task */
+	int held, go;			/* uatomic */
+	struct rp_task *waits_on;	/* note a wait for this task's T or G */
+	int waits;			/* uatomic: a writer waits for waits_on's T or G */
+	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
+	int exec_done;			/* uatomic: exec_job returned */
+	int pending_at_exec;		/* SIGUSR1 pending when exec_job's exec returned */
+} hold;
+
+static void await_flag(const int *flag)
+{
+	while (!uatomic_read(flag))
+		usleep(1000);
+}
+
+/* Until a writer waits for waits_on's lock, or (broken) the exec is done. */
+static void await_wait_or_exec(void)
+{
+	while (!uatomic_read(&hold.waits) && !uatomic_read(&hold.exec_done) &&
+	       !uatomic_read(&hold.excl_waits))
+		usleep(1000);
+}
+
+/*
+ * Every point here is reached in a read section (a subreaper walk, a
+ * plain exit's notice, a move's attach): the held thread stays online.
+ */
+static void hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GATE_EXCL_WAITS) {
+		uatomic_set(&hold.excl_waits, 1);
+	} else if ((where == RP_RACE_TREE_WAITS || where == RP_RACE_GROUP_WAITS) &&
+		   t == CMM_LOAD_SHARED(hold.waits_on)) {
+		uatomic_set(&hold.waits, 1);
+	} else if (where == CMM_LOAD_SHARED(hold.where) && t == CMM_LOAD_SHARED(hold.at) &&
+		   uatomic_cmpxchg(&hold.at, t, NULL) == t) {
+		uatomic_set(&hold.held, 1);
+		await_flag(&hold.go);
+	}
+}
+
+/* @fn as job @j on @t, held at @where by task @at: armed before it starts. */
+static void start_held(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+		       enum rp_race_point where, struct rp_task *at)
+{
+	hold.where = where;
+	hold.at = at;
+	rp_debug_race_hook(hook);
+	job_start(j, fn, t);
+	await_flag(&hold.held);
+}
+
+static long exec_job(struct job *j)
+{
+	long ret = rp_execve(j->t, "next");
+
+	hold.pending_at_exec = ret == 0 && is_pending(j->t, SIGUSR1);
+	uatomic_set(&hold.exec_done, 1);
+	return ret;
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+}
+
+static long exit_job(struct job *j)
+{
+	return rp_exit_group(j->t, 0);
+}
+
+static long setpgid_job(struct job *j)
+{
+	return rp_setpgid(j->t, j->pid, j->pid);
+}
+
+/*
+ * W's PR_SET_CHILD_SUBREAPER holds the gate shared, its walk held once it
+ * marked K.  P, a process of one thread whose handler table another
+ * process shares, execs: de_thread and the table's switch, done while the
+ * walk is held.  An exec that takes the gate exclusive waits for the walk.
+ */
+Test(exec_shared, beside_a_shared_holder)
+{
+	struct rp_task *w, *k, *p;
+	struct rp_sighand *old;
+	struct job jw, je;
+
+	start(RP_SYNC_RCU);
+	w = fork_of(init);
+	k = fork_of(w);
+	p = fork_of(init);
+	old = p->sighand;
+	uatomic_inc(&old->count);	/* a sharer, as CLONE_SIGHAND makes */
+	start_held(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k);
+	job_start(&je, exec_job, p);
+	await_wait_or_exec();
+	cr_expect(uatomic_read(&hold.exec_done), "a plain exec waited for a shared holder");
+	uatomic_set(&hold.go, 1);
+	cr_assert_eq(job_join(&jw), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_neq(p->sighand, old, "the exec kept a shared table");
+	rp_sighand_put(old);
+	cr_expect_eq(rp_setpgid(init, rp_getpid(p), 0), -EACCES, "setpgid of an exec'd child");
+	end_child(w, k);
+	end_child(init, w);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * C, P's child with exit signal SIGUSR1, exits: a plain exit, held in its
+ * hold of P's T once its notice chose SIGUSR1 by P's exec count, before it
+ * sends it.  P execs
+ * meanwhile: it counts its exec under its own T, so it waits for C's
+ * notice, which sends SIGUSR1 to the old program (pending across the
+ * exec: P blocks it).  RP_BREAK_EXEC_SHARED_UNLOCKED counts it without
+ * T: the exec returns with nothing pending, and only then does C's
+ * notice, which read the old count, send the old program's signal.
+ */
+Test(exec_shared, exec_id_after_child_notice)
+{
+	struct rp_task *p, *c;
+	struct job jc, je;
+	int status = -1;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	mask_signal(p, SIG_BLOCK, SIGUSR1);
+	cr_assert_gt(rp_clone(p, SIGUSR1, &c), 1);
+	cpid = rp_getpid(c);
+	hold.waits_on = p;
+	start_held(&jc, exit_job, c, RP_RACE_NOTIFY_CHOSEN, c);
+	job_start(&je, exec_job, p);
+	await_wait_or_exec();
+	uatomic_set(&hold.go, 1);
+	cr_assert_eq(job_join(&jc), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(hold.pending_at_exec || !is_pending(p, SIGUSR1),
+		  "a child's notice sent the old program's signal after the exec returned");
+	cr_assert_eq(rp_wait4(p, cpid, &status, __WALL, NULL), cpid);
+	cr_expect_eq(status, EXITED(0));
+	rp_task_put(c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * Q's setpgid of its child C into C's own group checked that C has not
+ * exec'd and is held in the move, before C's proxy leaves Q's group (at
+ * its attach of the old group's id, whose block task is init's).  C
+ * execs meanwhile: it clears RP_PF_FORKNOEXEC under its G and T, which
+ * the setpgid holds, so it waits, and the setpgid that succeeds comes
+ * first.  RP_BREAK_EXEC_SHARED_UNLOCKED clears it without them: the exec
+ * returns, and then the setpgid, which read the flag before, moves a
+ * process that had exec'd.
+ */
+Test(exec_shared, setpgid_before_exec)
+{
+	struct rp_task *q, *c;
+	struct job js, je;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	q = fork_of(init);
+	c = fork_of(q);
+	js.pid = rp_getpid(c);
+	hold.waits_on = c;
+	start_held(&js, setpgid_job, q, RP_RACE_MEMBER_ATTACH, init);
+	job_start(&je, exec_job, c);
+	await_wait_or_exec();
+	/* Read before the setpgid goes on: did the exec return first? */
+	bool exec_first = uatomic_read(&hold.exec_done);
+
+	uatomic_set(&hold.go, 1);
+	ret = job_join(&js);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect(!exec_first || ret == -EACCES,
+		  "setpgid answered %ld for a child whose exec had returned", ret);
+	cr_expect_eq(rp_setpgid(q, js.pid, 0), -EACCES);
+	end_child(q, c);
+	end_child(init, q);
+	finish_all_reaped();
+}

@@ -13,24 +13,15 @@
 #include "../fixture/fixture.h"
 #include "task/task.h"
 #include "task/objects.h"
-#include "debug/racepoint.h"
+#include "../fixture/racehold.h"
 
 static struct {
-	enum rp_race_point where;	/* hold the thread that reaches this point */
-	struct rp_task *at;		/* with this task */
-	int held, go;			/* uatomic */
 	struct rp_task *waits_on;	/* note a wait for this task's T or G */
 	int waits;			/* uatomic: a writer waits for waits_on's T or G */
 	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
 	int exec_done;			/* uatomic: exec_job returned */
 	int pending_at_exec;		/* SIGUSR1 pending when exec_job's exec returned */
 } hold;
-
-static void await_flag(const int *flag)
-{
-	while (!uatomic_read(flag))
-		usleep(1000);
-}
 
 /* Until a writer waits for waits_on's lock, or (broken) the exec is done. */
 static void await_wait_or_exec(void)
@@ -40,33 +31,16 @@ static void await_wait_or_exec(void)
 		usleep(1000);
 }
 
-/*
- * Every point here is reached in a read section (a subreaper walk, a
- * plain exit's notice, a move's attach): the held thread stays online.
- */
-static void hook(enum rp_race_point where, struct rp_task *t)
+/* racehold.h's hook, noting an exclusive taker's wait and a wait for waits_on's T or G. */
+static void note_hook(enum rp_race_point where, struct rp_task *t)
 {
-	if (where == RP_RACE_GATE_EXCL_WAITS) {
+	if (where == RP_RACE_GATE_EXCL_WAITS)
 		uatomic_set(&hold.excl_waits, 1);
-	} else if ((where == RP_RACE_TREE_WAITS || where == RP_RACE_GROUP_WAITS) &&
-		   t == CMM_LOAD_SHARED(hold.waits_on)) {
+	else if ((where == RP_RACE_TREE_WAITS || where == RP_RACE_GROUP_WAITS) &&
+		 t == CMM_LOAD_SHARED(hold.waits_on))
 		uatomic_set(&hold.waits, 1);
-	} else if (where == CMM_LOAD_SHARED(hold.where) && t == CMM_LOAD_SHARED(hold.at) &&
-		   uatomic_cmpxchg(&hold.at, t, NULL) == t) {
-		uatomic_set(&hold.held, 1);
-		await_flag(&hold.go);
-	}
-}
-
-/* @fn as job @j on @t, held at @where by task @at: armed before it starts. */
-static void start_held(struct job *j, long (*fn)(struct job *), struct rp_task *t,
-		       enum rp_race_point where, struct rp_task *at)
-{
-	hold.where = where;
-	hold.at = at;
-	rp_debug_race_hook(hook);
-	job_start(j, fn, t);
-	await_flag(&hold.held);
+	else
+		race_hook(where, t);
 }
 
 static long exec_job(struct job *j)
@@ -111,11 +85,11 @@ Test(exec_shared, beside_a_shared_holder)
 	p = fork_of(init);
 	old = p->sighand;
 	uatomic_inc(&old->count);	/* a sharer, as CLONE_SIGHAND makes */
-	start_held(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k);
+	start_held_with(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k, note_hook);
 	job_start(&je, exec_job, p);
 	await_wait_or_exec();
 	cr_expect(uatomic_read(&hold.exec_done), "a plain exec waited for a shared holder");
-	uatomic_set(&hold.go, 1);
+	release();
 	cr_assert_eq(job_join(&jw), 0);
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);
@@ -151,10 +125,10 @@ Test(exec_shared, exec_id_after_child_notice)
 	cr_assert_gt(rp_clone(p, SIGUSR1, &c), 1);
 	cpid = rp_getpid(c);
 	hold.waits_on = p;
-	start_held(&jc, exit_job, c, RP_RACE_NOTIFY_CHOSEN, c);
+	start_held_with(&jc, exit_job, c, RP_RACE_NOTIFY_CHOSEN, c, note_hook);
 	job_start(&je, exec_job, p);
 	await_wait_or_exec();
-	uatomic_set(&hold.go, 1);
+	release();
 	cr_assert_eq(job_join(&jc), 0);
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);
@@ -188,13 +162,13 @@ Test(exec_shared, setpgid_before_exec)
 	c = fork_of(q);
 	js.pid = rp_getpid(c);
 	hold.waits_on = c;
-	start_held(&js, setpgid_job, q, RP_RACE_MEMBER_ATTACH, init);
+	start_held_with(&js, setpgid_job, q, RP_RACE_MEMBER_ATTACH, init, note_hook);
 	job_start(&je, exec_job, c);
 	await_wait_or_exec();
 	/* Read before the setpgid goes on: did the exec return first? */
 	bool exec_first = uatomic_read(&hold.exec_done);
 
-	uatomic_set(&hold.go, 1);
+	release();
 	ret = job_join(&js);
 	cr_assert_eq(job_join(&je), 0);
 	rp_debug_race_hook(NULL);

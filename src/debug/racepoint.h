@@ -239,6 +239,10 @@ enum rp_race_point {
 	   execs and has not sent it yet (signal/notify.c; T of the parent
 	   held under the gate shared, else the update lock; read section). */
 	RP_RACE_NOTIFY_CHOSEN,
+	/* A plain exec by @t read its real parent under RCU and has not
+	   taken its T yet (proc/exec.c; the gate shared, G of @t's group,
+	   read section): a reparenting may move @t meanwhile. */
+	RP_RACE_EXEC_PARENT_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

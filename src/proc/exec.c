@@ -208,6 +208,17 @@ static void exec_new_domain(struct rp_task *self)
 #define EXEC_TAKES_LOCKS true
 #endif
 
+/*
+ * RP_BREAK_EXEC_NO_PARENT_RECHECK keeps the real parent read before its T
+ * was taken: a reparenting in between leaves the exit signal written
+ * under the old parent's T (the debug build's assertion stops it).
+ */
+#ifdef RP_BREAK_EXEC_NO_PARENT_RECHECK
+#define EXEC_PARENT_RECHECK false
+#else
+#define EXEC_PARENT_RECHECK true
+#endif
+
 /* What rp_execve's de_thread answers to take the gate exclusive instead. */
 #define EXEC_EXCLUSIVE	2
 
@@ -262,11 +273,12 @@ static bool plain_lock(struct rp_task *self, struct rp_lock_set *trees)
 		if (trees->n)
 			plain_trees(trees, false);
 		parent = rcu_dereference(self->real_parent);
+		RP_RACE_POINT(RP_RACE_EXEC_PARENT_READ, self);
 		trees->n = 0;
 		rp_tree_set_add(trees, self);
 		rp_tree_set_add(trees, parent);
 		plain_trees(trees, true);
-	} while (self->real_parent != parent);
+	} while (EXEC_PARENT_RECHECK && self->real_parent != parent);
 	return true;
 }
 

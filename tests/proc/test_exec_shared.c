@@ -57,9 +57,14 @@ static long subreaper_job(struct job *j)
 	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
 }
 
+static int exited;	/* uatomic: exit_job returned */
+
 static long exit_job(struct job *j)
 {
-	return rp_exit_group(j->t, 0);
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&exited, 1);
+	return ret;
 }
 
 static long setpgid_job(struct job *j)
@@ -177,5 +182,40 @@ Test(exec_shared, setpgid_before_exec)
 	cr_expect_eq(rp_setpgid(q, js.pid, 0), -EACCES);
 	end_child(q, c);
 	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * C's exec read its real parent P and is held before P's T.  P exits
+ * meanwhile (a plain exit: it gives C to init, and stores C's exit signal,
+ * under T of P and of init).  The exec takes T of P, finds its parent
+ * changed, and takes init's instead: its exit signal is written under the
+ * T of the parent it has.  RP_BREAK_EXEC_NO_PARENT_RECHECK writes it under
+ * P's: the debug build's assertion of the real parent's T stops it.
+ */
+Test(exec_shared, reparented_before_its_locks)
+{
+	struct rp_task *p, *c;
+	struct job je, jp;
+	int status = -1;
+	pid_t ppid;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	c = fork_of(p);
+	ppid = rp_getpid(p);
+	start_held_with(&je, exec_job, c, RP_RACE_EXEC_PARENT_READ, c, note_hook);
+	job_start(&jp, exit_job, p);
+	while (!uatomic_read(&exited) && !uatomic_read(&hold.excl_waits))
+		usleep(1000);
+	cr_expect(uatomic_read(&exited), "a plain exit waited for a shared holder");
+	release();
+	cr_assert_eq(job_join(&jp), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getppid(c), 1, "the exec'd child went to %d, not init", rp_getppid(c));
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	rp_task_put(p);
+	end_child(init, c);
 	finish_all_reaped();
 }

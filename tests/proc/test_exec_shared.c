@@ -57,6 +57,14 @@ static long subreaper_job(struct job *j)
 	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
 }
 
+/* A system with P, init's child, and C, P's child cloned with @flags. */
+static void family(unsigned long flags, struct rp_task **p, struct rp_task **c)
+{
+	start(RP_SYNC_RCU);
+	*p = fork_of(init);
+	*c = spawn(*p, flags);
+}
+
 static int exited;	/* uatomic: exit_job returned */
 
 static long exit_job(struct job *j)
@@ -124,10 +132,8 @@ Test(exec_shared, exec_id_after_child_notice)
 	int status = -1;
 	pid_t cpid;
 
-	start(RP_SYNC_RCU);
-	p = fork_of(init);
+	family(SIGUSR1, &p, &c);
 	mask_signal(p, SIG_BLOCK, SIGUSR1);
-	cr_assert_gt(rp_clone(p, SIGUSR1, &c), 1);
 	cpid = rp_getpid(c);
 	hold.waits_on = p;
 	start_held_with(&jc, exit_job, c, RP_RACE_NOTIFY_CHOSEN, c, note_hook);
@@ -162,9 +168,7 @@ Test(exec_shared, setpgid_before_exec)
 	struct job js, je;
 	long ret;
 
-	start(RP_SYNC_RCU);
-	q = fork_of(init);
-	c = fork_of(q);
+	family(SIGCHLD, &q, &c);
 	js.pid = rp_getpid(c);
 	hold.waits_on = c;
 	start_held_with(&js, setpgid_job, q, RP_RACE_MEMBER_ATTACH, init, note_hook);
@@ -195,23 +199,22 @@ Test(exec_shared, setpgid_before_exec)
  */
 Test(exec_shared, reparented_before_its_locks)
 {
+	struct job held, jp;
 	struct rp_task *p, *c;
-	struct job je, jp;
 	int status = -1;
-	pid_t ppid;
 
-	start(RP_SYNC_RCU);
-	p = fork_of(init);
-	c = fork_of(p);
-	ppid = rp_getpid(p);
-	start_held_with(&je, exec_job, c, RP_RACE_EXEC_PARENT_READ, c, note_hook);
+	family(SIGCHLD, &p, &c);
+	pid_t ppid = rp_getpid(p);	/* before its exit: a reaped task has none */
+
+	start_held_with(&held, exec_job, c, RP_RACE_EXEC_PARENT_READ, c, note_hook);
 	job_start(&jp, exit_job, p);
+	/* The exit is plain: it goes in beside the held exec, or says it waits. */
 	while (!uatomic_read(&exited) && !uatomic_read(&hold.excl_waits))
 		usleep(1000);
 	cr_expect(uatomic_read(&exited), "a plain exit waited for a shared holder");
 	release();
 	cr_assert_eq(job_join(&jp), 0);
-	cr_assert_eq(job_join(&je), 0);
+	cr_assert_eq(job_join(&held), 0);
 	rp_debug_race_hook(NULL);
 	cr_expect_eq(rp_getppid(c), 1, "the exec'd child went to %d, not init", rp_getppid(c));
 	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);

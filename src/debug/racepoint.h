@@ -236,6 +236,18 @@ enum rp_race_point {
 	   holds the group and is about to take the gate exclusive for the
 	   kill (proc/exit.c; no lock held, no read section). */
 	RP_RACE_EXIT_KILLS_LATER,
+	/* A writer of the group lock (G) of the process whose block task is
+	   @t found it held and is about to wait for it (task/task.h; rcu
+	   mode, whatever the caller holds). */
+	RP_RACE_GROUP_WAITS,
+	/* The death notice of @t chose its signal by its parent's count of
+	   execs and has not sent it yet (signal/notify.c; T of the parent
+	   held under the gate shared, else the update lock; read section). */
+	RP_RACE_NOTIFY_CHOSEN,
+	/* A plain exec by @t read its real parent under RCU and has not
+	   taken its T yet (proc/exec.c; the gate shared, G of @t's group,
+	   read section): a reparenting may move @t meanwhile. */
+	RP_RACE_EXEC_PARENT_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

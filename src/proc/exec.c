@@ -37,7 +37,8 @@
 #endif
 
 /*
- * Are the other threads of @self's group gone (update lock held)?  Released,
+ * Are the other threads of @self's group gone (update lock held, or G of
+ * the group: a plain exec, which finds none)?  Released,
  * not merely exited: a zombie still holds the group's handler table, and a
  * traced one stays until its tracer reaps it (Linux's de_thread waits for
  * notify_count, counted down in __exit_signal).  Only the old leader stays,
@@ -48,7 +49,7 @@ static bool others_released(struct rp_task *self)
 {
 	struct rp_task *t;
 
-	rp_assert_update_held(&self->sys->sync);
+	rp_assert_group_write(self->sys, self->signal);
 	cds_list_for_each_entry(t, &self->signal->thread_head, thread_node) {
 		if (t == self)
 			continue;
@@ -62,7 +63,8 @@ static bool others_released(struct rp_task *self)
 }
 
 /*
- * One look at the group, update lock and siglock held.  -ESRCH if @self is
+ * One look at the group, update lock (or a plain exec's G) and siglock
+ * held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
  * first: that one zapped us), 1 once the other threads are released (the
  * old leader a zombie), 0 to wait.  The first look kills the others and,
@@ -76,7 +78,7 @@ static int de_thread_step(struct rp_task *self)
 	struct rp_signal *sig = self->signal;
 	struct rp_signal_extra *extra;
 
-	rp_assert_update_held(&self->sys->sync);
+	rp_assert_group_write(self->sys, sig);
 	rp_assert_siglock_held(self);
 	if (rp_fatal_signal_pending(self)) {
 		if (rp_group_exec_task(self) == self)
@@ -163,10 +165,160 @@ static void take_leadership(struct rp_task *self)
 }
 
 /*
+ * What every exec changes of @self once the other threads are gone: its
+ * exit signal (T of its real parent, whose wait selects by it and whose
+ * exit's reparenting resets it), its count of execs (T of @self: a
+ * child's exit notice reads it under that T and sends an odd exit signal
+ * only while it is the count the child was forked under) and its
+ * RP_PF_FORKNOEXEC (T of @self: the parent's setpgid reads it under that
+ * T, and G, for EACCES).  The update lock, or a plain exec's G and T.
+ */
+static void exec_new_domain(struct rp_task *self)
+{
+	struct rp_system *sys = self->sys;
+
+	/* "We have changed execution domain": Linux resets it for every exec. */
+	rp_assert_tree_write(sys, self->real_parent);
+	CMM_STORE_SHARED(self->exit_signal, SIGCHLD);
+	/* Children forked before now lose their own exit signals (notify.c). */
+	rp_assert_tree_write(sys, self);
+	rp_assert_group_write(sys, self->signal);
+	CMM_STORE_SHARED(self->self_exec_id, self->self_exec_id + 1);
+	CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_FORKNOEXEC);
+}
+
+/*
+ * ---- de_thread of a process of one thread under the gate shared (rcu
+ * mode; docs/process.md, "What is built") ----
+ *
+ * No thread to kill or wait for, no leader to switch: only the look under
+ * the siglock and exec_new_domain's writes, under G of the group (its
+ * thread count, read there: a new thread comes from a fork that takes the
+ * gate exclusive, and a release of a thread takes G) and T of @self and
+ * of its real parent (increasing address; one lock for init, its own
+ * parent), rechecked after they are taken: a reparenting moves @self
+ * under T of its old parent.  RP_BREAK_EXEC_SHARED_UNLOCKED trusts the
+ * gate, as before the conversion: it tells the checker and takes none of
+ * G and T, and a child's notice or the parent's setpgid reads across the
+ * exec's writes.
+ */
+#ifdef RP_BREAK_EXEC_SHARED_UNLOCKED
+#define EXEC_TAKES_LOCKS false
+#else
+#define EXEC_TAKES_LOCKS true
+#endif
+
+/*
+ * RP_BREAK_EXEC_NO_PARENT_RECHECK keeps the real parent read before its T
+ * was taken: a reparenting in between leaves the exit signal written
+ * under the old parent's T (the debug build's assertion stops it).
+ */
+#ifdef RP_BREAK_EXEC_NO_PARENT_RECHECK
+#define EXEC_PARENT_RECHECK false
+#else
+#define EXEC_PARENT_RECHECK true
+#endif
+
+/* What rp_execve's de_thread answers to take the gate exclusive instead. */
+#define EXEC_EXCLUSIVE	2
+
+static void plain_group_lock(struct rp_signal *sig)
+{
+	if (EXEC_TAKES_LOCKS)
+		rp_group_lock(sig);
+	else
+		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+}
+
+static void plain_group_unlock(struct rp_signal *sig)
+{
+	if (EXEC_TAKES_LOCKS)
+		rp_group_unlock(sig);
+	else
+		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+}
+
+/* T of the tasks of @trees, in their order; let go in the reverse. */
+static void plain_trees(const struct rp_lock_set *trees, bool lock)
+{
+	for (unsigned int k = 0; k < trees->n; k++) {
+		struct rp_task *t = trees->obj[lock ? k : trees->n - 1 - k];
+
+		if (EXEC_TAKES_LOCKS && lock)
+			rp_tree_lock(t);
+		else if (EXEC_TAKES_LOCKS)
+			rp_tree_unlock(t);
+		else if (lock)
+			rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
+		else
+			rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	}
+}
+
+/*
+ * G of @self's group and T of @self and of its real parent, in @trees;
+ * false, with nothing held, if the group has another thread.  In a read
+ * section: the parent read under RCU is not freed before its T is taken.
+ */
+static bool plain_lock(struct rp_task *self, struct rp_lock_set *trees)
+{
+	struct rp_task *parent;
+
+	plain_group_lock(self->signal);
+	if (self->signal->nr_threads != 1) {
+		plain_group_unlock(self->signal);
+		return false;
+	}
+	do {
+		if (trees->n)
+			plain_trees(trees, false);
+		parent = rcu_dereference(self->real_parent);
+		RP_RACE_POINT(RP_RACE_EXEC_PARENT_READ, self);
+		trees->n = 0;
+		rp_tree_set_add(trees, self);
+		rp_tree_set_add(trees, parent);
+		plain_trees(trees, true);
+	} while (EXEC_PARENT_RECHECK && self->real_parent != parent);
+	return true;
+}
+
+/*
+ * de_thread's one look for a process of one thread, under the gate
+ * shared: 1 (and the new domain's writes made), -ESRCH, or EXEC_EXCLUSIVE
+ * with nothing written.
+ */
+static int de_thread_plain(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_lock_set trees = { .n = 0 };
+	struct rp_sighand *sh;
+	int ret = EXEC_EXCLUSIVE;
+
+	rp_update_lock_shared(sync);
+	rp_read_lock(sync);
+	if (plain_lock(self, &trees)) {
+		sh = rp_lock_task_sighand(self);
+		ret = sh ? de_thread_step(self) : -ESRCH;
+		if (sh)
+			rp_unlock_sighand(sh);
+		RP_DEBUG_BUG_ON(ret == 0 || ret == -ENOMEM);	/* nobody to wait for */
+		if (ret > 0)
+			exec_new_domain(self);
+		plain_trees(&trees, false);
+		plain_group_unlock(self->signal);
+	}
+	rp_read_unlock(sync);
+	rp_update_unlock_shared(sync);
+	return ret;
+}
+
+/*
  * Linux's de_thread.  Sleeps on the group's wait queue (rp_chldexit_waitq), which each other
  * thread wakes once it is a zombie (exit_notify) and once it is released
  * (rp_release_task, also when a tracer reaps it later), seeing
  * the group's exec task (rp_group_exec_task) set under the update lock.
+ * In rcu mode a process of one thread takes the gate shared instead
+ * (de_thread_plain).
  */
 static int de_thread(struct rp_task *self)
 {
@@ -174,8 +326,12 @@ static int de_thread(struct rp_task *self)
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_sighand *sh;
 	unsigned long seq;
-	int ret;
+	int ret = EXEC_EXCLUSIVE;
 
+	if (sync->mode == RP_SYNC_RCU)
+		ret = de_thread_plain(self);
+	if (ret != EXEC_EXCLUSIVE)
+		return ret < 0 ? ret : 0;
 	for (;;) {
 		/* Sampled before the look: an exit after it wakes the wait below. */
 		seq = rp_waitq_seq(rp_chldexit_waitq(sig));
@@ -193,11 +349,7 @@ static int de_thread(struct rp_task *self)
 	if (ret > 0) {
 		if (!rp_thread_group_leader(self))
 			take_leadership(self);
-		/* "We have changed execution domain": Linux resets it for every exec. */
-		self->exit_signal = SIGCHLD;
-		/* Children forked before now lose their own exit signals (notify.c). */
-		self->self_exec_id++;
-		CMM_STORE_SHARED(self->flags, self->flags & ~RP_PF_FORKNOEXEC);
+		exec_new_domain(self);
 	}
 	rp_update_unlock(sync);
 	return ret < 0 ? ret : 0;
@@ -205,8 +357,13 @@ static int de_thread(struct rp_task *self)
 
 /*
  * Linux's unshare_sighand: a table that someone else uses too is copied
- * and the copy switched in, under the update lock, the old siglock and the
- * new one.  The old table is freed after a grace period (rp_sighand_put).
+ * and the copy switched in under the old siglock and the new one, inside
+ * the update gate shared (rcu mode; the update lock in the other modes):
+ * ->sighand's writers are @self (here) and its release, its lock-free
+ * readers (senders, rp_lock_task_sighand) recheck it under the siglock
+ * they took, and what reads it under the update lock alone (the table
+ * walk) takes the gate exclusive.  The old table is freed after a grace
+ * period (rp_sighand_put).
  */
 static int unshare_sighand(struct rp_task *self)
 {
@@ -219,13 +376,13 @@ static int unshare_sighand(struct rp_task *self)
 	new = rp_sighand_alloc(self->sys);
 	if (!new)
 		return -ENOMEM;
-	rp_update_lock(sync);
+	rp_update_lock_shared(sync);
 	old = rp_lock_task_sighand(self);
 	rp_sighand_lock_new(new);
 	if (rp_sighand_copy_actions(new, old)) {
 		rp_sighand_unlock_new(new);
 		rp_unlock_sighand(old);
-		rp_update_unlock(sync);
+		rp_update_unlock_shared(sync);
 		rp_sighand_put(new);
 		return -ENOMEM;
 	}
@@ -236,10 +393,12 @@ static int unshare_sighand(struct rp_task *self)
 	 * in rp_lock_task_sighand; a sender spinning on the old lock finds,
 	 * once it gets it, that ->sighand moved on, and retries on the new one.
 	 */
+	rp_assert_siglock_held(self);
+	RP_DEBUG_BUG_ON(!rp_lockdep_holds(new));
 	rcu_assign_pointer(self->sighand, new);
 	rp_sighand_unlock_new(new);
 	rp_unlock_sighand(old);
-	rp_update_unlock(sync);
+	rp_update_unlock_shared(sync);
 	rp_sighand_put(old);
 	return 0;
 }

@@ -51,6 +51,8 @@ bool rp_do_notify_parent(struct rp_task *t, int sig)
 	/* Only the program that chose it gets an odd signal (Linux's exec ids). */
 	if (sig != SIGCHLD && t->parent_exec_id != parent->self_exec_id)
 		sig = SIGCHLD;
+	/* Chosen, not yet sent: an exec of @parent now would be counted too late. */
+	RP_RACE_POINT(RP_RACE_NOTIFY_CHOSEN, t);
 	rp_status_to_cld(rp_zombie_status(t), &code, &status);
 	/* The child as its parent's namespace numbers it (do_notify_parent). */
 	rp_siginfo_init(&info, sig, code, rp_pid_nr_ns(t->pid, rp_task_pidns(parent)),

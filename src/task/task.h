@@ -37,8 +37,11 @@
  *	     and of its real parent, then M of the ids that change, then
  *	     the siglock); ptrace attach and detach of a one-thread process
  *	     (proc/ptrace.c: T of the tracer and of the tracee's real
- *	     parent, then the tracee's siglock); every other writer holds
- *	     the update lock
+ *	     parent, then the tracee's siglock); and exec of a one-thread
+ *	     process (proc/exec.c: G, then T of the task and of its real
+ *	     parent, then the siglock; the handler table's switch under the
+ *	     old and the new siglock); every other writer holds the update
+ *	     lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -460,8 +463,9 @@ struct rp_signal {
 
 /* rp_task.flags */
 #define RP_PF_EXITING		0x1	/* (s) past the exit point */
-#define RP_PF_FORKNOEXEC	0x2	/* (u; setpgid under the gate shared reads it
-					   under T of the task) forked, not yet exec'd */
+#define RP_PF_FORKNOEXEC	0x2	/* (u, or G and T of the task: a plain exec
+					   clears it; setpgid under the gate shared
+					   reads it under both) forked, not yet exec'd */
 #define RP_PF_NPROC_EXCEEDED	0x4	/* (t) set*uid into a user over RLIMIT_NPROC:
 					   the next exec checks again */
 #define RP_PF_NS_CHILDREN	0x8	/* (t, and its release) unshare or setns: its
@@ -550,8 +554,10 @@ struct rp_task {
 					   ->real_parent: a plain attach or
 					   detach) the tracer, or real_parent */
 	struct rp_signal *signal;	/* (c) */
-	struct rp_sighand *sighand;	/* (r, u+s) switched by exec; NULL once
-					   released: use rp_lock_task_sighand */
+	struct rp_sighand *sighand;	/* (r, u+s; exec in rcu mode: the gate shared,
+					   the old and the new siglock) switched by
+					   exec; NULL once released: use
+					   rp_lock_task_sighand */
 	struct rp_cred *cred;		/* (r, t) replaced with rcu_assign_pointer */
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s; a plain attach or detach: T of
@@ -600,7 +606,8 @@ struct rp_task {
 	int8_t pdeath_signal;		/* (t) set by the task (PR_SET_PDEATHSIG, cleared
 					   by its credential changes), read (u) */
 	int8_t exit_signal;		/* (u, T of the old and the new real_parent:
-					   a plain exit's move) to real_parent at exit,
+					   a plain exit's move; T of real_parent: a
+					   plain exec) to real_parent at exit,
 					   below RP_NSIG
 					   (clone checks); -1: none */
 	/*
@@ -614,7 +621,10 @@ struct rp_task {
 	 */
 	unsigned int pgrp_jobc;
 	/* The rest. */
-	unsigned long self_exec_id;	/* (u) execs so far (Linux's self_exec_id) */
+	unsigned long self_exec_id;	/* (u, or G of its group and T of the task:
+					   a plain exec; a child's notice reads it
+					   under that T) execs so far (Linux's
+					   self_exec_id) */
 	unsigned long parent_exec_id;	/* (u) real_parent's self_exec_id at fork:
 					   exit_signal only while they match */
 	char comm[RP_COMM_LEN];		/* (t) */
@@ -1016,6 +1026,12 @@ static inline void rp_object_unlock(enum rp_lock_class class, struct rp_bytelock
  */
 static inline void rp_group_lock(struct rp_signal *sig)
 {
+#ifdef RP_DEBUG
+	/* Another converted writer of the group is in: we are about to wait. */
+	if (CMM_LOAD_SHARED(sig->group_lock.locked))
+		RP_RACE_POINT(RP_RACE_GROUP_WAITS,
+			      &caa_container_of(sig, struct rp_process, signal)->task);
+#endif
 	rp_object_lock(RP_LOCK_GROUP, &sig->group_lock);
 }
 

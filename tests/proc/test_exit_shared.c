@@ -47,11 +47,7 @@ static void await_flag_or_exit(const int *flag, long arg)
 static void start_held(struct job *j, long (*fn)(struct job *), struct rp_task *t,
 		       enum rp_race_point where, struct rp_task *at)
 {
-	race_count_jobs();
-	arm(where, at, true, false);
-	rp_debug_race_hook(note_hook);
-	job_start(j, fn, t);
-	cr_assert(await_reached(1), "the job returned without reaching its race point");
+	start_held_with(j, fn, t, where, at, note_hook);
 }
 
 static long subreaper_job(struct job *j)

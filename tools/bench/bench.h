@@ -198,6 +198,9 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 /* Fork a child of @parent that exits at once, and reap it: the cycle. */
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind);
+/* The same cycle with an exec in the child before its exit; @exec_kind times the exec. */
+void bench_fork_exec_exit_reap(struct bench_thread *t, unsigned int exec_kind,
+			       unsigned int cycle_kind);
 
 /*
  * After bench_catch_interrupt, SIGINT ends the measurement running (and

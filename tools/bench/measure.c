@@ -86,31 +86,53 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 	return 0;
 }
 
-void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
-			  unsigned int cycle_kind)
+/*
+ * The cycle: fork a child of the thread's process, let it exec (@exec) and
+ * exit, reap it.  Kind @op_kind times the fork, or with @exec the exec;
+ * @cycle_kind the whole cycle, whose shared writes it counts.
+ */
+static void fork_cycle(struct bench_thread *t, bool exec, unsigned int op_kind,
+		       unsigned int cycle_kind)
 {
 	unsigned long shared[RP_SHARED_NR];
-	uint64_t t0, t1;
+	uint64_t t0, t1, op0;
 	struct rp_task *child;
 	pid_t pid;
 	int status;
 
 	bench_shared_begin(shared);
-	t0 = bench_clock_ns();
+	t0 = op0 = bench_clock_ns();
 	pid = rp_fork(t->self, &child);
 	t1 = bench_clock_ns();
 	if (pid < 0)
 		return;		/* EAGAIN at pid_max: nothing counted */
+	if (exec) {
+		op0 = t1;
+		rp_execve(child, "bench");
+		t1 = bench_clock_ns();
+	}
 	rp_exit(child, 0);
 	rp_task_put(child);
 	rp_wait4(t->self, pid, &status, 0, NULL);
 	bench_shared_end(t, cycle_kind, shared);
-	t->kinds[fork_kind].ops++;
-	bench_record(t, fork_kind, t1 - t0);
-	if (cycle_kind != fork_kind) {
+	t->kinds[op_kind].ops++;
+	bench_record(t, op_kind, t1 - op0);
+	if (cycle_kind != op_kind) {
 		t->kinds[cycle_kind].ops++;
 		bench_record(t, cycle_kind, bench_clock_ns() - t0);
 	}
+}
+
+void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
+			  unsigned int cycle_kind)
+{
+	fork_cycle(t, false, fork_kind, cycle_kind);
+}
+
+void bench_fork_exec_exit_reap(struct bench_thread *t, unsigned int exec_kind,
+			       unsigned int cycle_kind)
+{
+	fork_cycle(t, true, exec_kind, cycle_kind);
 }
 
 /* Heap bytes in use (small blocks and mmapped ones). */

@@ -251,6 +251,17 @@ const struct bench_workload bench_fork_own = {
 	.thread_setup = bench_own_group, .op = op_fork_exit,
 };
 
+static void op_fork_exec_exit(struct bench_thread *t)
+{
+	bench_fork_exec_exit_reap(t, 0, 1);
+}
+
+const struct bench_workload bench_exec_own = {
+	.name = "exec_own", .summary = "fork+exec+exit+wait, each thread's process in its own group",
+	.kinds = { "exec", "fork+exec+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = bench_own_group, .op = op_fork_exec_exit,
+};
+
 const struct bench_workload bench_fork_onepg = {
 	.name = "fork_onepg", .summary = "fork+exit+wait, every thread's process in one group",
 	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,

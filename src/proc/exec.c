@@ -447,7 +447,11 @@ static pid_t tid_for_tracer(struct rp_task *self)
 	pid_t nr = 0;
 
 	rp_read_lock(sync);
-	/* ->parent changes under the update lock; the task it names goes after a grace period. */
+	/*
+	 * ->parent changes under the update lock, or T of the tracer and of the
+	 * real parent (ptrace.c, protocol (f)); the task it names goes after a
+	 * grace period.
+	 */
 	ns = rp_task_pidns(rcu_dereference(self->parent));
 	if (ns)			/* else the tracer was released meanwhile: 0 */
 		nr = rp_pid_nr_ns(self->pid, ns);

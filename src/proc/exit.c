@@ -185,9 +185,10 @@ void rp_release_task(struct rp_task *t)
 /*
  * A process whose release the gate shared covers: its leader, alone in
  * its group (a zombie leader alone stays so: no thread is left to
- * clone), untraced (an attach takes the gate exclusive), of the root
- * namespace and not init, with no pid namespace for its children
- * (unshare, setns), in a group and a session of the root namespace:
+ * clone), untraced (an attach, under T of its real parent, refuses a
+ * zombie: protocol (f)), of the root namespace and not init, with no pid
+ * namespace for its children (unshare, setns), in a group and a session
+ * of the root namespace:
  * every pid its release detaches is one whose last detach ends no
  * namespace.  Read from fields that the release leaves as they are, in
  * memory that the caller's read section or reference keeps.  Who

@@ -115,7 +115,7 @@ static struct rp_task *alloc_child(struct rp_system *sys, unsigned long flags)
  * Else the caller's RLIMIT_NPROC in *@nproc.
  */
 static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			    struct rp_fork_record *rec, rlim_t *nproc)
+			    struct rp_pidns *ns, struct rp_fork_record *rec, rlim_t *nproc)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);	/* @self runs: never NULL */
 
@@ -143,7 +143,7 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 	p->blocked = self->blocked;
 	rp_prio_copy(self, p);
 	if (rec)
-		rp_fork_record_open(self, rec);
+		rp_fork_record_open(self, rec, ns);
 	rp_unlock_sighand(sh);
 	return 0;
 }
@@ -449,7 +449,7 @@ static pid_t copy_process(struct rp_task *self, unsigned long flags, struct rp_p
 	if (!p)
 		return -ENOMEM;
 	p->cred = rp_cred_get(self->cred);
-	err = copy_from_caller(self, p, flags, rec, &nproc);
+	err = copy_from_caller(self, p, flags, ns, rec, &nproc);
 	if (err) {
 		free_unlinked(p, false);
 		return err;

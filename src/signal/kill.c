@@ -99,7 +99,7 @@ static int send_member(struct rp_task *p, struct group_kill *k)
 	err = k->self ? rp_send_signal_from_locked(k->self, p, k->sig, info, true) :
 			rp_send_signal_locked(p, k->sig, info, true);
 	if (!err)
-		rp_fork_record_signal(p, k->sig, info);
+		rp_fork_record_signal(p, k->self, k->sig, info);
 	return err;
 }
 

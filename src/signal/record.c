@@ -22,9 +22,10 @@ struct recorded {
 	siginfo_t info;
 };
 
-void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec)
+void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec, struct rp_pidns *ns)
 {
 	rp_assert_siglock_held(self);
+	rec->ns = ns;
 	rec->signals = 0;
 	CDS_INIT_LIST_HEAD(&rec->queue);
 	cds_hlist_add_head(&rec->node, &self->signal->multiprocess);
@@ -73,13 +74,28 @@ static void record_one(struct rp_fork_record *rec, int sig, const siginfo_t *inf
 	cds_list_add_tail(&r->list, &rec->queue);
 }
 
-void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info)
+/*
+ * The child of a fork into a namespace of its own, or into one that setns
+ * chose, may not see a sender its parent sees: its copy says 0, as a
+ * receiver's own does (send.c, rp_send_signal_from_locked), never a number
+ * from outside its namespace.
+ */
+void rp_fork_record_signal(struct rp_task *p, struct rp_task *sender, int sig,
+			   const siginfo_t *info)
 {
 	struct rp_fork_record *rec;
+	siginfo_t zeroed;
 
 	rp_assert_siglock_held(p);
-	cds_hlist_for_each_entry_2(rec, &p->signal->multiprocess, node)
-		record_one(rec, sig, info);
+	cds_hlist_for_each_entry_2(rec, &p->signal->multiprocess, node) {
+		if (info && info->si_pid && sender && !rp_ns_sees_sender_rcu(sender, rec->ns)) {
+			zeroed = *info;
+			zeroed.si_pid = 0;
+			record_one(rec, sig, &zeroed);
+		} else {
+			record_one(rec, sig, info);
+		}
+	}
 }
 
 void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,

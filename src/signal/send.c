@@ -347,15 +347,18 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	return send_signal_locked(t, sig, info, group, !info || info->si_code == SI_KERNEL);
 }
 
-bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t)
+bool rp_ns_sees_sender_rcu(struct rp_task *self, struct rp_pidns *ns)
 {
 	struct rp_pid *sender = rp_signal_leader_pid(self->signal);
-	struct rp_pidns *ns;
 
-	if (!sender->nested && !t->pid->nested)
+	return !ns || ns == &self->sys->pidns || rp_pid_nr_ns(sender, ns);
+}
+
+bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t)
+{
+	if (!rp_signal_leader_pid(self->signal)->nested && !t->pid->nested)
 		return true;	/* both in the root */
-	ns = rp_task_pidns(t);
-	return !ns || rp_pid_nr_ns(sender, ns);
+	return rp_ns_sees_sender_rcu(self, rp_task_pidns(t));
 }
 
 /*

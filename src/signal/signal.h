@@ -51,6 +51,9 @@ int rp_send_signal_from_locked(struct rp_task *self, struct rp_task *t, int sig,
  */
 bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t);
 
+/* Does namespace @ns see @self (NULL: a released task's, counted as one that does)?  In a read section. */
+bool rp_ns_sees_sender_rcu(struct rp_task *self, struct rp_pidns *ns);
+
 /*
  * A POSIX timer's preallocated entry @q, charged for the timer's whole life
  * to the creator @self's user under @self's RLIMIT_SIGPENDING, without
@@ -261,10 +264,11 @@ struct rp_fork_record {
 	struct cds_hlist_node node;	/* (s) on signal->multiprocess */
 	uint64_t signals;		/* (s) signals recorded, bit sig - 1 */
 	struct cds_list_head queue;	/* (s) what was recorded (record.c), in order */
+	struct rp_pidns *ns;		/* (c) the child's pid namespace, held by the fork */
 };
 
-/* Open @rec on @self's process (siglock held). */
-void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec);
+/* Open @rec on @self's process for a child in namespace @ns (siglock held). */
+void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec, struct rp_pidns *ns);
 
 /*
  * Close @rec (the parent's siglock held: @held) and give what it recorded
@@ -273,8 +277,13 @@ void rp_fork_record_open(struct rp_task *self, struct rp_fork_record *rec);
 void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
 			  struct rp_sighand *held);
 
-/* A group walker sent @sig with @info to @p (@p's siglock held): record it for @p's forks. */
-void rp_fork_record_signal(struct rp_task *p, int sig, const siginfo_t *info);
+/*
+ * A group walker @sender (NULL: the table) sent @sig with @info to @p
+ * (@p's siglock held, in a read section): record it for @p's forks, each
+ * child with si_pid 0 if its namespace does not see @sender.
+ */
+void rp_fork_record_signal(struct rp_task *p, struct rp_task *sender, int sig,
+			   const siginfo_t *info);
 
 /* ---- the parent's death notice (notify.c) ---- */
 

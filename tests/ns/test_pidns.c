@@ -1327,6 +1327,73 @@ Test(pidns, group_kill_sender_pid_joined)
 	}
 }
 
+/* The child of clone_job, and its number in its parent's namespace. */
+static struct rp_task *cloned;
+
+static long clone_job(struct job *j)
+{
+	return rp_clone(j->t, (unsigned long)j->arg | SIGCHLD, &cloned);
+}
+
+/*
+ * Job @j: @parent clones with @flags, held before it links the child (its
+ * fork window open: docs/pgrp.md, "The rule") until release(); offline, as
+ * the fork holds nothing there.  Returns once it is held.
+ */
+static void start_clone_held(struct job *j, struct rp_task *parent, unsigned long flags)
+{
+	race_count_jobs();
+	arm(RP_RACE_FORK_LINKS, parent, true, true);
+	j->arg = (long)flags;
+	job_start(j, clone_job, parent);
+	cr_assert(await_reached(1), "the clone returned without reaching its race point");
+}
+
+/*
+ * A group kill that reaches a process while it forks is recorded for the
+ * child, which takes it after the fork (docs/pgrp.md): with the sender's
+ * number as the child sees it, so 0 if the child's namespace does not see
+ * the sender, as a receiver's own copy is 0 then (Linux gives such a
+ * child the signal with no siginfo at all: si_pid 0).  S, in the root,
+ * leads its group with its children B (CLONE_NEWPID), who does not see S,
+ * and A, the newest.  A's clone of C into a new namespace is held in its
+ * fork window while S's kill(0) reaches A: Linux's walk meets A first (S's
+ * number), then B (0, and so S 0); C gets 0.  A receiver that does not
+ * see the sender comes at or after the first such one in Linux's order:
+ * its copy, recorded for its child, is 0 already.
+ */
+Test(pidns, group_kill_recorded_for_child_sees)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *s, *a, *b, *c;
+		pid_t snr, anr, bnr, cnr;
+		struct job j;
+
+		start(m);
+		s = clone_of(init, SIGCHLD, &snr);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		handle(s, SIGUSR1);
+		b = clone_of(s, CLONE_NEWPID | SIGCHLD, &bnr);
+		handle(b, SIGUSR1);
+		a = clone_of(s, SIGCHLD, &anr);
+		handle(a, SIGUSR1);
+		start_clone_held(&j, a, CLONE_NEWPID);
+		cr_assert_eq(rp_kill(s, 0, SIGUSR1), 0);
+		release();
+		cnr = (pid_t)job_join(&j);
+		rp_debug_race_hook(NULL);
+		cr_assert_gt(cnr, 0, "A's clone: %d", cnr);
+		c = cloned;
+		took_all((struct receipt[]){ { a, snr, "A" }, { b, 0, "B" }, { s, 0, "the sender" },
+					     { c, 0, "C (A's child, in a namespace of its own)" } }, 4);
+		reap(a, c, cnr, 0);
+		reap(s, a, anr, 0);
+		reap(s, b, bnr, 0);
+		reap(init, s, snr, 0);
+		finish_all_reaped();
+	}
+}
+
 /*
  * Open: these tests fail on today's code, so they are built only with
  * -DRP_KNOWN_OPEN_SIPID_JOINER.  The second pass ranks a process that

@@ -166,6 +166,15 @@ enum rp_race_point {
 	   shared holders inside; it is about to wait for them (sync.c; the
 	   update mutex held); @t NULL. */
 	RP_RACE_GATE_EXCL_WAITS,
+	/* An exclusive taker of the update side (rp_update_lock, the modes
+	   with an update mutex) found the mutex held and is about to wait
+	   for it (sync.h; no lock held); @t NULL. */
+	RP_RACE_UPDATE_WAITS,
+	/* A group kill (kill(0), kill(-pgrp), kill(-1)) by sender @t made
+	   its first pass (order_cut) and has not begun its second
+	   (signal/kill.c; read section; in rcu mode the set of receivers
+	   held: passes_hold). */
+	RP_RACE_KILL_BETWEEN_PASSES,
 	/* prctl(PR_SET_CHILD_SUBREAPER)'s walk marked process @t as having
 	   a subreaper above it and has not marked @t's children yet
 	   (sys/ids.c; the update gate held shared, read section). */

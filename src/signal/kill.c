@@ -17,6 +17,8 @@
  * order that does not see the sender, by each process's birth or joining
  * order (rp_signal_birth, rp_signal_pgrp_joined); the second sends, with
  * si_pid 0 to that one and every receiver after it in Linux's order.
+ * Both passes must see one set of receivers, as Linux's one walk under
+ * tasklist_lock does (passes_hold).
  */
 #include <errno.h>
 #include <limits.h>
@@ -170,33 +172,85 @@ static int order_cut_any(struct rp_task *p, void *arg)
 }
 
 /*
+ * Does a sender's group kill of @sig make a first pass (order_cut)?  Only
+ * if a receiver may not see the sender, and only a process of a namespace
+ * below the root can fail to: the root's namespace numbers every process.
+ * So while the table has never made a namespace (no nested tables: they
+ * come before the first nested pid), every receiver sees the sender and
+ * no si_pid is written 0: no first pass.  Signal 0 delivers no siginfo:
+ * none either.  A root sender is no such case once namespaces exist (a
+ * receiver below the root does not see it), so the rule is the table's,
+ * not the sender's.  RP_BREAK_SIPID_PER_RECEIVER makes no first pass:
+ * each receiver gets the sender's number as it sees it, as a kill of one
+ * process (the answer before this rule).
+ */
+static bool two_passes(struct rp_system *sys, int sig)
+{
+#ifdef RP_BREAK_SIPID_PER_RECEIVER
+	(void)sys;
+	(void)sig;
+	return false;
+#else
+	/* Non-NULL once and for ever: a load outside a read section is enough. */
+	return sig && uatomic_read(&sys->pidns_tables);
+#endif
+}
+
+/*
+ * What keeps one set of receivers across the two passes.  The lock modes'
+ * read side does: every change of a list takes their update lock.  In rcu
+ * mode the list a pass walks changes under the gate shared and an object
+ * lock, so the kill holds the update side across both passes:
+ * - a group's: the gate shared and the group's M, which every change of
+ *   its member list holds (a fork into it, a reap out of it, setpgid and
+ *   setsid: M; the rest: the gate exclusive), so that no process joins or
+ *   leaves between the passes (a receiver that does not see the sender
+ *   and joins after the first would be met first by Linux's walk, and
+ *   the others would have got the sender's number);
+ * - kill(-1)'s, every process: the gate exclusive, for sys->tasks, whose
+ *   links and unlinks hold L under the gate shared.
+ * Returns what was taken.  RP_BREAK_SIPID_PASSES_UNHELD takes nothing.
+ */
+enum passes_hold { HOLD_NONE, HOLD_MEMBER, HOLD_EXCLUSIVE };
+
+static enum passes_hold passes_hold(struct rp_system *sys, bool whole_table)
+{
+#ifdef RP_BREAK_SIPID_PASSES_UNHELD
+	(void)sys;
+	(void)whole_table;
+	return HOLD_NONE;
+#else
+	if (sys->sync.mode != RP_SYNC_RCU)
+		return HOLD_NONE;
+	if (whole_table) {
+		rp_update_lock(&sys->sync);
+		return HOLD_EXCLUSIVE;
+	}
+	rp_update_lock_shared(&sys->sync);
+	return HOLD_MEMBER;
+#endif
+}
+
+static void passes_release(struct rp_system *sys, enum passes_hold hold)
+{
+	if (hold == HOLD_EXCLUSIVE)
+		rp_update_unlock(&sys->sync);
+	else if (hold == HOLD_MEMBER)
+		rp_update_unlock_shared(&sys->sync);
+}
+
+/*
  * Make the first pass of a sender's group kill (@pgrp's members, or with
- * NULL every process) if a receiver may not see the sender.  Only a
- * process of a namespace below the root can fail to see a sender: the
- * root's namespace numbers every process.  So while the table has never
- * made a namespace (no nested tables: they come before the first nested
- * pid), every receiver sees the sender and no si_pid is written 0: no
- * first pass.  Signal 0 delivers no siginfo: none either.  A root sender
- * is no such case once namespaces exist (a receiver below the root does
- * not see it), so the rule is the table's, not the sender's.  A process
- * that joins the list between the passes is ranked in the second only.
- * RP_BREAK_SIPID_PER_RECEIVER makes no first pass: each receiver gets the
- * sender's number as it sees it, as a kill of one process (the answer
- * before this rule).
+ * NULL every process), the set of receivers held (passes_hold).
  */
 static void order_cut(struct rp_system *sys, struct rp_pid *pgrp, struct group_kill *k)
 {
-#ifdef RP_BREAK_SIPID_PER_RECEIVER
-	return;
-#endif
-	/* Non-NULL once and for ever; pairs with rcu_assign_pointer in rp_pidns_create. */
-	if (!k->sig || !rcu_dereference(sys->pidns_tables))
-		return;
 	k->by_group = pgrp != NULL;
 	if (pgrp)
 		rp_for_each_pid_member_siglocked_rcu(pgrp, RP_PIDTYPE_PGID, order_cut_group, k);
 	else
 		rp_for_each_process_siglocked_rcu(sys, order_cut_any, k);
+	RP_RACE_POINT(RP_RACE_KILL_BETWEEN_PASSES, k->self);
 }
 
 /* kill(-1): all in reach but the sender's own; a refusal does not change the answer. */
@@ -214,34 +268,80 @@ static int kill_any(struct rp_task *p, void *arg)
 	return 0;
 }
 
-int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info)
+/* kill(-1) from @self. */
+static int kill_all(struct rp_task *self, struct group_kill *k)
 {
 	struct rp_system *sys = self->sys;
+	bool passes = two_passes(sys, k->sig);
+	enum passes_hold hold = passes ? passes_hold(sys, true) : HOLD_NONE;
+
+	rp_read_lock(&sys->sync);
+	if (passes)
+		order_cut(sys, NULL, k);
+	rp_for_each_process_siglocked_rcu(sys, kill_any, k);
+	rp_read_unlock(&sys->sync);
+	passes_release(sys, hold);
+	return k->count ? k->ret : -ESRCH;
+}
+
+/*
+ * The group kill(-@nr) names (kill(-pgrp): as the caller's namespace
+ * numbers it), or with 0 the caller's own (pairs with rcu_assign_pointer
+ * in rp_pgrp_move).  In a read section.
+ */
+static struct rp_pid *target_group_rcu(struct rp_task *self, pid_t nr)
+{
+	return nr ? rp_pid_find_vnr_rcu(self, nr) : rcu_dereference(self->signal->pgrp);
+}
+
+/*
+ * kill(0) and kill(-pgrp) from @self.  With two passes in rcu mode, the
+ * group is looked up, its M taken, and looked up again under it: a move
+ * of the caller (kill(0)) or the number's reuse (kill(-pgrp)) meanwhile
+ * makes it another pid, and the search starts anew (TIOCSPGRP's
+ * lock_session_pgrp does the same).  The group's members then stay as
+ * they are until the kill ends (passes_hold).
+ */
+static int kill_group(struct rp_task *self, pid_t nr, struct group_kill *k)
+{
+	struct rp_system *sys = self->sys;
+	bool passes = two_passes(sys, k->sig);
+	enum passes_hold hold = passes ? passes_hold(sys, false) : HOLD_NONE;
+	struct rp_lock_set m = { .n = 0 };
+	struct rp_pid *pgrp;
+	int ret = -ESRCH;
+
+	rp_read_lock(&sys->sync);
+	for (;;) {
+		pgrp = target_group_rcu(self, nr);
+		/* A thread's tid is no group's id: it has no members, nor M. */
+		if (!pgrp || !pgrp->in_process || hold != HOLD_MEMBER)
+			break;
+		rp_member_set_add(&m, pgrp);
+		rp_member_lock_set(&m, true);
+		if (target_group_rcu(self, nr) == pgrp)
+			break;
+		rp_member_unlock_set(&m, true);
+		m.n = 0;
+	}
+	if (pgrp) {
+		if (passes)
+			order_cut(sys, pgrp, k);
+		ret = kill_pid_members(pgrp, RP_PIDTYPE_PGID, k);
+	}
+	rp_member_unlock_set(&m, true);
+	rp_read_unlock(&sys->sync);
+	passes_release(sys, hold);
+	return ret;
+}
+
+int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info)
+{
 	struct group_kill k = { .self = self, .sig = sig, .info = info };
-	int ret;
 
 	if (pid == INT_MIN)
 		return -ESRCH;	/* -INT_MIN does not exist */
-	rp_read_lock(&sys->sync);
-	if (pid == -1) {
-		order_cut(sys, NULL, &k);
-		rp_for_each_process_siglocked_rcu(sys, kill_any, &k);
-		ret = k.count ? k.ret : -ESRCH;
-	} else {
-		/*
-		 * kill(-pgrp): the group as the caller's namespace numbers it;
-		 * kill(0): the caller's own (pairs with rcu_assign_pointer in
-		 * rp_pgrp_move).
-		 */
-		struct rp_pid *pgrp = pid ? rp_pid_find_vnr_rcu(self, -pid) :
-					    rcu_dereference(self->signal->pgrp);
-
-		if (pgrp)
-			order_cut(sys, pgrp, &k);
-		ret = pgrp ? kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k) : -ESRCH;
-	}
-	rp_read_unlock(&sys->sync);
-	return ret;
+	return pid == -1 ? kill_all(self, &k) : kill_group(self, -pid, &k);
 }
 
 int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info)

@@ -15,6 +15,7 @@
 #include "rcu.h"
 #include "../debug/bug.h"
 #include "../debug/lockorder.h"
+#include "../debug/racepoint.h"
 #include "../debug/shared.h"
 #include "qrwlock.h"
 
@@ -443,6 +444,7 @@ static inline void rp_update_lock(struct rp_sync *s)
 	case RP_SYNC_RCU:
 	case RP_SYNC_RCU_GLOBAL:
 		if (pthread_mutex_trylock(&s->update) != 0) {
+			RP_RACE_POINT(RP_RACE_UPDATE_WAITS, NULL);
 			rp_sync_block_begin();
 			pthread_mutex_lock(&s->update);
 			rp_sync_block_end();

@@ -1395,113 +1395,166 @@ Test(pidns, group_kill_recorded_for_child_sees)
 }
 
 /*
- * Open: these tests fail on today's code, so they are built only with
- * -DRP_KNOWN_OPEN_SIPID_JOINER.  The second pass ranks a process that
- * joined after the first but never makes it the cut, and a group's
- * newest joiner comes first in Linux's order: a fork's child, linked
- * behind its parent, is met after receivers already sent to with the
- * sender's number.  kill(-1) has the same hole when two processes are
- * born during its second pass, the first of them not seeing the sender.
- * And the first pass's cut may be released before the second, which
- * still gives 0 from its rank on.  The two passes see two sets of
- * receivers; Linux's one read-locked walk sees one.
+ * A sender's group kill makes two passes while a namespace exists (order_cut
+ * in src/signal/kill.c), and Linux's read-locked walk sees one set of
+ * receivers: so in rcu mode the set is kept for both passes, a group's by
+ * the gate shared and its M, kill(-1)'s by the gate exclusive.  These
+ * tests hold the kill between its passes (RP_RACE_KILL_BETWEEN_PASSES)
+ * and let a change of the set come to it: it must wait for the kill.
+ * RP_BREAK_SIPID_PASSES_UNHELD holds nothing: the change lands between
+ * the passes, the second meets what the first did not rank, and the
+ * answer is none Linux gives.
  */
-#ifdef RP_KNOWN_OPEN_SIPID_JOINER
-/* The sender of group_kill_joiner_between_passes, and the hits of its group's first member to let pass. */
-static struct rp_task *passes_sender;
-static int passes_skip;
+static pthread_t passes_changer;	/* the thread that changes the set (changer_begins) */
+static int passes_changer_set;		/* uatomic: passes_changer is set */
+static int passes_update_waits;		/* uatomic: it waits for the gate, its mutex or an M */
 
-/*
- * race_hook, from the second time the kill locks its sender's siglock on:
- * the first time is the first pass's (order_cut), the second the send's.
- */
-static void second_pass_hook(enum rp_race_point where, struct rp_task *t)
+static void passes_hook(enum rp_race_point where, struct rp_task *t)
 {
-	if (where == RP_RACE_SIGHAND_LOADED && t == CMM_LOAD_SHARED(passes_sender) &&
-	    uatomic_add_return(&passes_skip, -1) >= 0)
+	if (where == RP_RACE_GATE_EXCL_WAITS || where == RP_RACE_GATE_BACKS_OUT ||
+	    where == RP_RACE_UPDATE_WAITS || where == RP_RACE_MEMBER_WAITS) {
+		/* Another thread of the table's (its grace-period work) may wait too. */
+		if (uatomic_read(&passes_changer_set) && pthread_equal(pthread_self(), passes_changer))
+			uatomic_set(&passes_update_waits, 1);
 		return;
+	}
 	race_hook(where, t);
 }
 
-/*
- * A process that joins a group between a group kill's two passes is the
- * newest joiner, so Linux's walk meets it first: if it does not see the
- * sender, every receiver gets si_pid 0 (the kill's receivers are the
- * second pass's).  S, in the root namespace, leads its group with its
- * child A; another namespace exists.  S's kill(0) is held as its send
- * begins, after the first pass found no cut; A forks N (CLONE_NEWPID) into
- * the group meanwhile.  N, A and S must all get 0.
- */
-Test(pidns, group_kill_joiner_between_passes)
+/* @sender's kill(@pid), held between its passes; returns once it is held. */
+static void start_kill_between_passes(struct job *k, struct rp_task *sender, pid_t pid)
 {
-	struct rp_task *x, *s, *a, *n = NULL;
-	pid_t xnr, snr, anr, nnr;
-	struct job k;
+	uatomic_set(&passes_changer_set, 0);
+	uatomic_set(&passes_update_waits, 0);
+	k->pid = pid;
+	k->sig = SIGUSR1;
+	start_held_with(k, kill_job, sender, RP_RACE_KILL_BETWEEN_PASSES, sender, passes_hook);
+}
+
+/* A job that changes the set of receivers names its thread first. */
+static void changer_begins(void)
+{
+	passes_changer = pthread_self();
+	uatomic_set(&passes_changer_set, 1);
+}
+
+/* Until the changing job waits for the update side or has returned; true if it waits. */
+static bool change_waits(void)
+{
+	while (!uatomic_read(&passes_update_waits) && CMM_LOAD_SHARED(race.done) < 1)
+		usleep(1000);
+	return uatomic_read(&passes_update_waits);
+}
+
+static long setpgid_job(struct job *j)
+{
+	changer_begins();
+	return rp_setpgid(j->t, j->pid, (pid_t)j->arg);
+}
+
+/*
+ * S, in the root, leads its group with its child A; A's child N
+ * (CLONE_NEWPID), which does not see S, leads a group of its own.  S's
+ * kill(0) is held between its passes, the first of which found every
+ * receiver seeing S; A's setpgid of N into S's group must wait for it.
+ * Linux's walk meets N first if N is in the group: then N, A and S get 0;
+ * else N gets nothing and A and S S's number.  Without the hold N joins
+ * between the passes and gets 0 while A and S get S's number.
+ */
+Test(pidns, group_kill_setpgid_joiner_waits)
+{
+	struct rp_task *s, *a, *n;
+	pid_t snr, anr, nnr;
+	struct job k, j;
 
 	start(RP_SYNC_RCU);
-	x = clone_of(init, CLONE_NEWPID | SIGCHLD, &xnr);	/* the table has a namespace */
 	s = clone_of(init, SIGCHLD, &snr);
 	cr_assert_eq(rp_setpgid(s, 0, 0), 0);
 	handle(s, SIGUSR1);
 	a = clone_of(s, SIGCHLD, &anr);
 	handle(a, SIGUSR1);
-	passes_sender = s;
-	passes_skip = 1;
-	k.pid = 0;
-	k.sig = SIGUSR1;
-	start_held_with(&k, kill_job, s, RP_RACE_SIGHAND_LOADED, s, second_pass_hook);
-	nnr = rp_clone(a, CLONE_NEWPID | SIGCHLD, &n);
-	cr_assert_gt(nnr, 0, "clone: %d", nnr);
+	n = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
 	handle(n, SIGUSR1);
+	cr_assert_eq(rp_setpgid(a, nnr, nnr), 0);
+	start_kill_between_passes(&k, s, 0);
+	j.pid = nnr;
+	j.arg = snr;
+	job_start(&j, setpgid_job, a);
+	cr_expect(change_waits(), "the setpgid into the group did not wait for the kill");
 	release();
 	cr_assert_eq(job_join(&k), 0);
+	cr_assert_eq(job_join(&j), 0);
 	rp_debug_race_hook(NULL);
-	took_all((struct receipt[]){ { n, 0, "N (joined last)" }, { a, 0, "A" },
-				     { s, 0, "the sender" } }, 3);
+	cr_assert_eq(rp_get_signal(n, NULL), 0,
+		     "N joined between the passes and was sent to, while A and S keep S's number");
+	took_all((struct receipt[]){ { a, snr, "A" }, { s, snr, "the sender" } }, 2);
 	reap(a, n, nnr, 0);
 	reap(s, a, anr, 0);
 	reap(init, s, snr, 0);
-	reap(init, x, xnr, 0);
 	finish_all_reaped();
+}
+
+static struct rp_task *births[2];	/* births_job's parents: the first clones a namespace */
+static long births_ret[2];
+
+/* births[0] forks a child into the namespace it unshared, then births[1] forks one. */
+static long births_job(struct job *j)
+{
+	changer_begins();
+	births_ret[0] = rp_clone(births[0], SIGCHLD, &cloned);
+	j->ret = births_ret[0];
+	births_ret[1] = rp_clone(births[1], SIGCHLD, NULL);
+	return 0;
 }
 
 /*
- * The same window the other way: the first pass's cut is gone before the
- * second.  S leads its group with its child A and A's child N
- * (CLONE_NEWPID), the newest joiner, which does not see S; the first pass
- * makes N the cut.  S's kill(0) is held as its send begins while N exits
- * and A reaps it: the receivers are S and A, who both see S, and Linux
- * gives them S's number.
+ * kill(-1) walks in creation order in Linux.  S, in the root, has the
+ * children P1 and P2, behind it on the list; P1 unshared a pid namespace
+ * for its children (so the table makes the first pass).  S's kill(-1) is
+ * held between its passes; meanwhile P1 forks C1, the init of that
+ * namespace, which does not see S, then P2 forks C2.  Linux's walk meets
+ * C1 before C2 if both are there: C2 would get 0.  With the gate held
+ * exclusive, C1's fork waits for the kill, which reaches P1 in C1's fork
+ * window: C1 gets the signal from that record (0: it does not see S), P1
+ * and P2 S's number, and P2's fork, which starts with the signal pending,
+ * restarts.  Without the hold both are born between the passes, and C2
+ * gets S's number although C1, before it, does not see S.
  */
-Test(pidns, group_kill_cut_gone_between_passes)
+Test(pidns, kill_all_births_wait)
 {
-	struct rp_task *x, *s, *a, *n;
-	pid_t xnr, snr, anr, nnr;
-	struct job k;
+	struct rp_task *s, *p1, *p2, *c1;
+	pid_t snr, p1nr, p2nr, c1nr;
+	struct job k, j;
 
 	start(RP_SYNC_RCU);
-	x = clone_of(init, CLONE_NEWPID | SIGCHLD, &xnr);
 	s = clone_of(init, SIGCHLD, &snr);
-	cr_assert_eq(rp_setpgid(s, 0, 0), 0);
 	handle(s, SIGUSR1);
-	a = clone_of(s, SIGCHLD, &anr);
-	n = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
-	passes_sender = s;
-	passes_skip = 1;
-	k.pid = 0;
-	k.sig = SIGUSR1;
-	start_held_with(&k, kill_job, s, RP_RACE_SIGHAND_LOADED, s, second_pass_hook);
-	reap(a, n, nnr, 0);
+	births[0] = p1 = clone_of(s, SIGCHLD, &p1nr);
+	handle(p1, SIGUSR1);
+	cr_assert_eq(rp_unshare(p1, CLONE_NEWPID), 0);
+	births[1] = p2 = clone_of(s, SIGCHLD, &p2nr);
+	handle(p2, SIGUSR1);
+	start_kill_between_passes(&k, s, -1);
+	job_start(&j, births_job, p1);
+	cr_expect(change_waits(), "the births did not wait for the kill");
 	release();
 	cr_assert_eq(job_join(&k), 0);
+	job_join(&j);
 	rp_debug_race_hook(NULL);
-	took_all((struct receipt[]){ { a, snr, "A" }, { s, snr, "the sender" } }, 2);
-	reap(s, a, anr, 0);
+	c1nr = (pid_t)births_ret[0];
+	cr_assert_gt(c1nr, 0, "P1's clone: %d", c1nr);
+	c1 = cloned;
+	cr_assert_eq(births_ret[1], -RP_ERESTARTNOINTR,
+		     "P2's fork began without the signal pending (%ld): C2 was born between the passes",
+		     births_ret[1]);
+	took_all((struct receipt[]){ { p1, snr, "P1" }, { p2, snr, "P2" },
+				     { c1, 0, "C1 (from its parent's fork window)" } }, 3);
+	reap(p1, c1, c1nr, 0);
+	reap(s, p2, p2nr, 0);
+	reap(s, p1, p1nr, 0);
 	reap(init, s, snr, 0);
-	reap(init, x, xnr, 0);
 	finish_all_reaped();
 }
-#endif /* RP_KNOWN_OPEN_SIPID_JOINER */
 
 /*
  * The root's init too drops a default-action signal queued while it

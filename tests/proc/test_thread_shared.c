@@ -95,70 +95,26 @@ Test(thread_shared, beside_a_shared_holder)
 	finish_all_reaped();
 }
 
-/* A system with P, init's child, and C, P's child. */
-static void family(struct rp_task **p, struct rp_task **c)
-{
-	start(RP_SYNC_RCU);
-	*p = fork_of(init);
-	*c = fork_of(*p);
-}
-
 /*
- * C's clone of a thread read its group's real parent P and is held
- * before P's T.  P exits meanwhile (a plain exit: it gives C, every
- * thread of it, to init under T of P and of init).  The clone takes T of
- * P, finds the parent changed, and takes init's: the new thread's parent
- * is init, as its leader's.  RP_BREAK_THREAD_NO_PARENT_RECHECK keeps P:
- * the new thread's parent is the process that gave its group away.
+ * P, init's child, and C, P's child: C's clone of a thread is held at
+ * @where while P exits (a plain exit: it gives C, every thread of it, to
+ * init under T of P and of init, and goes in beside the held clone or
+ * waits for P's T, never for the gate).  Let go, the clone ends, and the
+ * new thread's parent must be init, as its leader's.
  */
-Test(thread_shared, reparented_before_its_locks)
+static void clone_held_while_parent_exits(enum rp_race_point where)
 {
 	struct job held, jp;
 	struct rp_task *p, *c;
 	int status = -1;
 
-	family(&p, &c);
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	c = fork_of(p);
 	pid_t ppid = rp_getpid(p);	/* before its exit: a reaped task has none */
 
-	start_held_with(&held, clone_job, c, RP_RACE_THREAD_PARENT_READ, c, note_hook);
-	job_start(&jp, exit_job, p);
-	/* The exit is plain: it goes in beside the held clone, or says it waits. */
-	while (!uatomic_read(&hold.exited) && !uatomic_read(&hold.excl_waits))
-		usleep(1000);
-	cr_expect(uatomic_read(&hold.exited), "a plain exit waited for a shared holder");
-	release();
-	cr_assert_eq(job_join(&jp), 0);
-	cr_assert_gt(job_join(&held), 1);
-	rp_debug_race_hook(NULL);
-	cr_expect_eq(rp_getppid(c), 1);
-	cr_assert_eq(rp_getppid(hold.born), 1, "the new thread's parent is %d, not init",
-		     rp_getppid(hold.born));
-	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
-	rp_task_put(p);
-	end_two(c, hold.born);
-	finish_all_reaped();
-}
-
-/*
- * C's clone of a thread holds G of C's group and T of its real parent P,
- * checked, and is held before it links the thread.  P exits meanwhile: a
- * plain exit, which must move every thread of C to init under P's T, so
- * it waits for that T; let go, the clone links its thread, and the exit's
- * walk of C's threads finds it.  RP_BREAK_THREAD_PARENT_UNLOCKED takes no
- * T: the exit moves C's threads while the clone is held, and then the
- * new thread is linked with P, which has given its group away, for parent.
- */
-Test(thread_shared, parent_exit_waits_for_the_link)
-{
-	struct job held, jp;
-	struct rp_task *p, *c;
-	int status = -1;
-
-	family(&p, &c);
-	pid_t ppid = rp_getpid(p);
-
 	hold.waits_on = p;
-	start_held_with(&held, clone_job, c, RP_RACE_THREAD_LOCKED, c, note_hook);
+	start_held_with(&held, clone_job, c, where, c, note_hook);
 	job_start(&jp, exit_job, p);
 	while (!uatomic_read(&hold.waits) && !uatomic_read(&hold.exited) &&
 	       !uatomic_read(&hold.excl_waits))
@@ -175,6 +131,32 @@ Test(thread_shared, parent_exit_waits_for_the_link)
 	rp_task_put(p);
 	end_two(c, hold.born);
 	finish_all_reaped();
+}
+
+/*
+ * C's clone read its group's real parent P and is held before P's T
+ * (RP_RACE_THREAD_PARENT_READ): P's exit is done meanwhile.  The clone
+ * takes T of P, finds the parent changed, and takes init's.
+ * RP_BREAK_THREAD_NO_PARENT_RECHECK keeps P: the new thread's parent is
+ * the process that gave its group away.
+ */
+Test(thread_shared, reparented_before_its_locks)
+{
+	clone_held_while_parent_exits(RP_RACE_THREAD_PARENT_READ);
+}
+
+/*
+ * C's clone holds G of C's group and T of P, checked, and is held before
+ * it links the thread (RP_RACE_THREAD_LOCKED): P's exit, which must move
+ * every thread of C under P's T, waits for that T; let go, the clone
+ * links its thread, and the exit's walk of C's threads finds it.
+ * RP_BREAK_THREAD_PARENT_UNLOCKED takes no T: the exit moves C's threads
+ * while the clone is held, and the clone then links the new thread with
+ * P, which has given its group away, for parent.
+ */
+Test(thread_shared, parent_exit_waits_for_the_link)
+{
+	clone_held_while_parent_exits(RP_RACE_THREAD_LOCKED);
 }
 
 /*

@@ -108,6 +108,9 @@ runs=(
 	"ptrace_attach_exit  correct                          verify safety"
 	"ptrace_attach_exit  BROKEN_PARENT_UNLOCKED           fail   safety"
 	"ptrace_attach_exit  BROKEN_NO_RECHECK                fail   safety"
+	"thread_clone_reparent correct                        verify safety"
+	"thread_clone_reparent BROKEN_NO_RECHECK              fail   safety"
+	"thread_clone_reparent BROKEN_UNLOCKED                fail   safety"
 )
 
 now() { date +%s.%N; }

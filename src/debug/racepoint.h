@@ -257,6 +257,15 @@ enum rp_race_point {
 	   taken its T yet (proc/exec.c; the gate shared, G of @t's group,
 	   read section): a reparenting may move @t meanwhile. */
 	RP_RACE_EXEC_PARENT_READ,
+	/* A thread fork by @t under the gate shared holds G of its group and
+	   read the group's real parent under RCU, and has not taken its T
+	   yet (proc/fork.c; read section): a reparenting may move the group
+	   meanwhile. */
+	RP_RACE_THREAD_PARENT_READ,
+	/* A thread fork by @t under the gate shared holds G of its group and
+	   T of the group's real parent, checked, and has not taken its
+	   siglock for the link yet (proc/fork.c; read section). */
+	RP_RACE_THREAD_LOCKED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -193,8 +193,8 @@ static void exec_new_domain(struct rp_task *self)
  *
  * No thread to kill or wait for, no leader to switch: only the look under
  * the siglock and exec_new_domain's writes, under G of the group (its
- * thread count, read there: a new thread comes from a fork that takes the
- * gate exclusive, and a release of a thread takes G) and T of @self and
+ * thread count, read there: a thread's clone and a thread's release take
+ * G) and T of @self and
  * of its real parent (increasing address; one lock for init, its own
  * parent), rechecked after they are taken: a reparenting moves @self
  * under T of its old parent.  RP_BREAK_EXEC_SHARED_UNLOCKED trusts the

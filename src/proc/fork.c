@@ -4,9 +4,9 @@
  * (v6.18; clone3's set_tid as copy_clone_args_from_user and alloc_pid).
  * The child is built off line (credentials, tables, mask, name), then
  * linked under the update gate (shared with object locks for a plain fork
- * in rcu mode, else exclusive) and the caller's siglock: every field a
- * reader looks at is set before the list insertion that publishes the
- * child (Group 2), and the check for a dying caller is made under the same
+ * or a thread in rcu mode, else exclusive) and the caller's siglock: every
+ * field a reader looks at is set before the list insertion that publishes
+ * the child (Group 2), and the check for a dying caller is made under the same
  * siglock as the thread-list insertion, so a group exit either sees the
  * new thread (and kills it) or makes the fork fail.
  *
@@ -142,6 +142,11 @@ static int copy_from_caller(struct rp_task *self, struct rp_task *p, unsigned lo
 	}
 	p->blocked = self->blocked;
 	rp_prio_copy(self, p);
+#ifdef RP_BREAK_THREAD_STOP_JOIN_EARLY
+	/* A stop that begins before the link marks the group without @p. */
+	if (flags & CLONE_THREAD)
+		rp_jobctl_join_group_stop(self, p);
+#endif
 	if (rec)
 		rp_fork_record_open(self, rec, ns);
 	rp_unlock_sighand(sh);
@@ -215,16 +220,18 @@ static void copy_subreaper_mark(struct rp_task *p)
  * Fill in the family fields, then publish: each insertion (liburcu's
  * _rcu adds) comes after the fields its readers use.  Children join their
  * parent's list at the tail, as Linux's: wait reports, and a reparenting
- * notifies, the oldest first.
+ * notifies, the oldest first.  @parent is the child's real parent: @self,
+ * or for a thread or CLONE_PARENT @self's real parent, read where its T
+ * keeps it (lock_thread).
  * The update lock, or for a plain fork the gate shared and the object
  * locks (lock_family); and the caller's siglock.
  */
-static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags)
+static void link_child(struct rp_task *self, struct rp_task *p, unsigned long flags,
+		       struct rp_task *parent)
 {
 	rp_assert_siglock_held(self);
 	p->flags |= RP_PF_FORKNOEXEC;
-	p->real_parent = p->parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
-				     self->real_parent : self;
+	p->real_parent = p->parent = parent;
 	rp_assert_tree_write(self->sys, p->real_parent);
 	p->self_exec_id = self->self_exec_id;
 	p->parent_exec_id = (flags & (CLONE_PARENT | CLONE_THREAD)) ?
@@ -232,9 +239,14 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
 	if (flags & CLONE_THREAD) {
 		p->group_leader = self->group_leader;
 		p->exit_signal = -1;
+		/* The thread list and its count: G (lock_thread), as a reap's. */
+		rp_assert_group_write(self->sys, p->signal);
 		p->signal->nr_threads++;
 		uatomic_inc(&p->signal->live);
+#ifndef RP_BREAK_THREAD_STOP_JOIN_EARLY
+		/* In the hold that links it: a group stop marks @p or counts it. */
 		rp_jobctl_join_group_stop(self, p);
+#endif
 	} else {
 		p->group_leader = p;
 		/* CLONE_PARENT: the parent gets the signal the caller would have sent. */
@@ -270,10 +282,16 @@ static void link_child(struct rp_task *self, struct rp_task *p, unsigned long fl
  * skips the second copy.
  */
 static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned long flags,
-			      struct rp_fork_record *rec)
+			      struct rp_fork_record *rec, struct rp_task *parent)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(self);
+#ifdef RP_BREAK_THREAD_KILL_UNCHECKED
+	/* A thread trusts copy_from_caller's look, before its locks: a group
+	   kill since then misses it, and it outlives its process's death. */
+	int err = (rec && fork_interrupted(self)) ? -RP_ERESTARTNOINTR : 0;
+#else
 	int err = fork_interrupted(self) ? -RP_ERESTARTNOINTR : 0;
+#endif
 
 	if (rec)
 		rp_fork_record_close(rec, err ? NULL : p, sh);
@@ -284,7 +302,7 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 	sh = rp_lock_task_sighand(self);
 #endif
 	if (!err) {
-		link_child(self, p, flags);
+		link_child(self, p, flags, parent);
 #ifndef RP_BREAK_PRIO_NO_FORK_ORDER
 		rp_prio_copy(self, p);
 #endif
@@ -295,23 +313,23 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 
 /*
  * Take the update gate for the link: shared, with the object locks after
- * it (lock_family), for a plain fork or clone of a process into the root
- * namespace by an untraced caller in rcu mode (docs/process.md, "What is
- * built"); true then.  Every other clone takes it exclusive, as every
- * fork in the other modes: a thread (G and the group stop), CLONE_PARENT
- * (a second parent's T), a traced caller or CLONE_PTRACE (the ptrace
- * set-up), a nested namespace (its count of pids and its init's end,
- * written under the exclusive gate).  ->ptrace is read inside the gate:
- * an attach under it shared (ptrace.c, protocol (f)) that links the
- * caller after this read comes after the fork, whose child starts
- * untraced, as Linux's kernel_clone reads current->ptrace once.
+ * it (lock_family), for a plain fork or clone of a process, or a thread,
+ * into the root namespace by an untraced caller in rcu mode
+ * (docs/process.md, "What is built"); true then.  Every other clone takes
+ * it exclusive, as every fork in the other modes: CLONE_PARENT (a second
+ * parent's T), a traced caller or CLONE_PTRACE (the ptrace set-up), a
+ * nested namespace (its count of pids and its init's end, written under
+ * the exclusive gate; a thread's namespace is its caller's).  ->ptrace is
+ * read inside the gate: an attach under it shared (ptrace.c, protocol
+ * (f)) that links the caller after this read comes after the fork, whose
+ * child starts untraced, as Linux's kernel_clone reads current->ptrace
+ * once.
  */
 static bool enter_gate(struct rp_task *self, unsigned long flags, const struct rp_pidns *ns)
 {
 	struct rp_sync *sync = &self->sys->sync;
 
-	if (sync->mode == RP_SYNC_RCU &&
-	    !(flags & (CLONE_THREAD | CLONE_PARENT | CLONE_PTRACE | CLONE_NEWPID)) &&
+	if (sync->mode == RP_SYNC_RCU && !(flags & (CLONE_PARENT | CLONE_PTRACE | CLONE_NEWPID)) &&
 	    ns == &self->sys->pidns) {
 		rp_update_lock_shared(sync);
 		if (!self->ptrace)
@@ -323,26 +341,103 @@ static bool enter_gate(struct rp_task *self, unsigned long flags, const struct r
 }
 
 /*
+ * RP_BREAK_THREAD_NO_PARENT_RECHECK keeps the real parent a thread fork
+ * read before its T: a reparenting in between has moved the group's other
+ * threads, and the new one goes to the parent that gave them away.
+ * RP_BREAK_THREAD_PARENT_UNLOCKED tells the checker it took that T and
+ * takes nothing: a reparenting's walk of the thread list runs inside the
+ * fork's hold and misses the new thread.
+ */
+#ifdef RP_BREAK_THREAD_NO_PARENT_RECHECK
+#define THREAD_PARENT_RECHECK false
+#else
+#define THREAD_PARENT_RECHECK true
+#endif
+
+static void thread_parent_lock(struct rp_task *parent)
+{
+#ifdef RP_BREAK_THREAD_PARENT_UNLOCKED
+	rp_lockdep_acquire_obj(RP_LOCK_TREE, &parent->tree_lock);
+#else
+	rp_tree_lock(parent);
+#endif
+}
+
+static void thread_parent_unlock(struct rp_task *parent)
+{
+#ifdef RP_BREAK_THREAD_PARENT_UNLOCKED
+	rp_lockdep_release_obj(RP_LOCK_TREE, &parent->tree_lock);
+#else
+	rp_tree_unlock(parent);
+#endif
+}
+
+/*
+ * A thread's object locks under the gate shared: G of @self's group (the
+ * thread list and nr_threads, which setpgid, a plain exec and a thread's
+ * release read or write under it), then, in a read section, T of the
+ * group's real parent, the new thread's: read under RCU, and again under
+ * its T, since a plain exit of that parent moves the group's threads to
+ * a reaper under it (exit.c's reparent_threads walks the thread list
+ * there), so the walk sees the new thread or the fork sees the reaper.
+ * The same T keeps a plain ptrace attach or detach of the leader, which
+ * judges the group one thread under it, on one side of the fork.  The
+ * parent, whose T is held, is returned; the read section stays open
+ * until unlock_family.  The siglock comes later, in link_under_siglock.
+ */
+static struct rp_task *lock_thread(struct rp_task *self)
+{
+	struct rp_task *parent;
+
+	rp_group_lock(self->signal);
+	rp_read_lock(&self->sys->sync);
+	for (;;) {
+		parent = rcu_dereference(self->real_parent);
+		RP_RACE_POINT(RP_RACE_THREAD_PARENT_READ, self);
+		thread_parent_lock(parent);
+		if (!THREAD_PARENT_RECHECK || CMM_LOAD_SHARED(self->real_parent) == parent)
+			break;
+		thread_parent_unlock(parent);
+	}
+	RP_RACE_POINT(RP_RACE_THREAD_LOCKED, self);
+	return parent;
+}
+
+/*
  * A plain fork's object locks (protocol (c)'s fork half): T of @self, the
  * child's parent, and only then its group's and session's ids, frozen by
  * it (a move of @self's process under the gate shared holds its leader's
  * T, and is made so only while @self is that leader, its one thread:
- * pgrp/setpgid.c), and their M in increasing address.  The siglock and L come later, in
- * link_under_siglock.
+ * pgrp/setpgid.c), and their M in increasing address.  A thread's are
+ * lock_thread's, its parent's T in @held.  The siglock and L come later,
+ * in link_under_siglock.  The child's real parent, whose T is held.
  */
-static void lock_family(struct rp_task *self, struct rp_lock_set *ids)
+static struct rp_task *lock_family(struct rp_task *self, unsigned long flags,
+				   struct rp_lock_set *held)
 {
+	held->n = 0;
+	if (flags & CLONE_THREAD) {
+		rp_tree_set_add(held, lock_thread(self));
+		return held->obj[0];
+	}
 	rp_tree_lock(self);
-	ids->n = 0;
-	rp_member_set_add(ids, self->signal->pgrp);
-	rp_member_set_add(ids, self->signal->session);
+	rp_member_set_add(held, self->signal->pgrp);
+	rp_member_set_add(held, self->signal->session);
 	RP_RACE_POINT(RP_RACE_FORK_IDS_READ, self);
-	rp_member_lock_set(ids, true);
+	rp_member_lock_set(held, true);
+	return self;
 }
 
-static void unlock_family(struct rp_task *self, const struct rp_lock_set *ids)
+static void unlock_family(struct rp_task *self, unsigned long flags,
+			  const struct rp_lock_set *held)
 {
-	rp_member_unlock_set(ids, true);
+	if (flags & CLONE_THREAD) {
+		thread_parent_unlock(held->obj[0]);
+		rp_read_unlock(&self->sys->sync);
+		rp_group_unlock(self->signal);
+		return;
+	}
+	rp_member_unlock_set(held, true);
 	rp_tree_unlock(self);
 }
 
@@ -358,7 +453,8 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_pid_levels *lv;
-	struct rp_lock_set ids;
+	struct rp_task *parent;
+	struct rp_lock_set held;
 	bool shared;
 	int err = 0;
 
@@ -387,20 +483,21 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	bool closed = ns->dying;
 #endif
 	if (shared) {
-		lock_family(self, &ids);
+		parent = lock_family(self, flags, &held);
 		/* What the update lock implied: the record's close sends under RCU. */
 		rp_read_lock(sync);
 		err = closed ? -ENOMEM : 0;	/* untraced: no ptrace set-up */
 	} else {
+		parent = (flags & (CLONE_PARENT | CLONE_THREAD)) ? self->real_parent : self;
 		err = closed ? -ENOMEM : rp_ptrace_prepare_child(self, p, flags);
 	}
 	if (err)
 		cancel_record(self, rec);
 	else
-		err = link_under_siglock(self, p, flags, rec);
+		err = link_under_siglock(self, p, flags, rec, parent);
 	if (shared) {
 		rp_read_unlock(sync);
-		unlock_family(self, &ids);
+		unlock_family(self, flags, &held);
 	}
 	if (err && shared) {
 		/* A pid's last detach may end its number's namespace: exclusive. */

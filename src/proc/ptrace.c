@@ -928,10 +928,11 @@ static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_se
 
 /*
  * May an attach or detach of @t run under protocol (f)'s locks?  @t is a
- * process's leader and its only thread: threads are born under the gate
- * exclusive, so it stays one while the gate is held shared, and none of
- * its threads' exits or exec's leader switch, which write a thread's
- * links under locks the attach does not take, can come.  Every other
+ * process's leader and its only thread: a thread's clone counts its
+ * thread under T of @t's real parent, which we hold, so it stays one
+ * while we do, and none of its threads' exits or exec's leader switch,
+ * which write a thread's links under locks the attach does not take,
+ * can come.  Every other
  * tracee keeps the exclusive gate, decided before anything is written.
  */
 static bool link_plain(const struct rp_task *t)

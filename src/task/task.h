@@ -40,8 +40,10 @@
  *	     parent, then the tracee's siglock); and exec of a one-thread
  *	     process (proc/exec.c: G, then T of the task and of its real
  *	     parent, then the siglock; the handler table's switch under the
- *	     old and the new siglock); every other writer holds the update
- *	     lock
+ *	     old and the new siglock); and a thread's clone (proc/fork.c:
+ *	     G of the group, then T of the group's real parent, read again
+ *	     under it, then the caller's siglock); every other writer holds
+ *	     the update lock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -403,10 +405,11 @@ struct rp_signal_extra {
 struct rp_signal {
 	unsigned int sigcnt;		/* (a) references: its tasks (rp_signal_put) */
 	unsigned int live;		/* (a) threads that have not exited */
-	unsigned int nr_threads;	/* (u, G: a plain reap) threads on
-					   thread_head; setpgid under the gate
-					   shared reads it under G (a new thread's
-					   fork takes the gate exclusive) */
+	unsigned int nr_threads;	/* (u, G: a plain reap; G and T of the
+					   group's real parent: a thread's clone)
+					   threads on thread_head; setpgid and a
+					   plain exec read it under G, a plain
+					   ptrace attach under that T */
 	/*
 	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):
 	 * the block's word, kept here in the 4 bytes beside the counts; in the
@@ -414,7 +417,8 @@ struct rp_signal {
 	 * pid, before the group is published) its birth, rp_signal_birth.
 	 */
 	unsigned int parts_live;
-	struct cds_list_head thread_head; /* (r, u, G: a plain reap) Group 2: the threads */
+	struct cds_list_head thread_head; /* (r, u, G: a plain reap, a thread's
+					   clone) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
 	unsigned int flags;		/* (s) RP_SIGNAL_* */
 	int group_exit_code;		/* (s) */
@@ -548,7 +552,9 @@ struct rp_task {
 	struct rp_pid *pid;		/* (r, u) tid; exec may swap with leader */
 	struct rp_task *group_leader;	/* (r, u) */
 	struct rp_task *real_parent;	/* (r, u, T of the old and the new one: a
-					   plain exit's move) who gets the exit signal */
+					   plain exit's move; a thread's clone
+					   reads its caller's under that T) who
+					   gets the exit signal */
 	struct rp_task *parent;		/* (r, u, T as ->real_parent's while
 					   untraced; T of the tracer and of
 					   ->real_parent: a plain attach or
@@ -588,8 +594,8 @@ struct rp_task {
 					   predecessor: a plain fork's link, a plain
 					   reap's unlink, validated; ->prev NULL once
 					   off the list) Group 2: sys->tasks, leaders */
-	struct cds_list_head thread_node; /* (r, u, G: a plain reap) Group 2:
-					   signal->thread_head */
+	struct cds_list_head thread_node; /* (r, u, G: a plain reap, a thread's
+					   clone) Group 2: signal->thread_head */
 	struct rp_ptrace_part *ptrace_part; /* (r, u, a) NULL until its first attach,
 					   as tracer or tracee; then kept until
 					   the task is freed (rcu_assign_pointer,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The workloads of the process core: lookups, scans, wait, fork+exit, and
- * the mixes of readers and writers that the performance contract quotes.
+ * The workloads of the process core: lookups, scans, wait, fork+exit, a
+ * thread's clone and exit, and the mixes of readers and writers that the
+ * performance contract quotes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -354,4 +355,37 @@ const struct bench_workload bench_kill0_under_ps = {
 	.kinds = { "kill(pid,0)", "fork", "ps" }, .min_threads = 3,
 	.sized = true, .children_in_run = 1, .setup = bench_setup_table,
 	.thread_setup = kill0_under_ps_place, .op = op_kill0_under_ps,
+};
+
+/*
+ * A thread of the bench thread's own process (in a group of its own, as
+ * the other _own workloads): cloned, then its exit, whose release is its
+ * own (a thread's exit signal is none: nothing to wait for, as a join
+ * after pthread_exit).  Kind 0 times the clone; kind 1 the cycle, whose
+ * shared writes it counts.
+ */
+static void op_thread_exit(struct bench_thread *t)
+{
+	unsigned long shared[RP_SHARED_NR];
+	struct rp_task *thread;
+	uint64_t t0, t1;
+
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
+	if (rp_clone(t->self, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &thread) < 0)
+		return;		/* EAGAIN at pid_max: nothing counted */
+	t1 = bench_clock_ns();
+	rp_exit(thread, 0);
+	rp_task_put(thread);
+	bench_shared_end(t, 1, shared);
+	t->kinds[0].ops++;
+	bench_record(t, 0, t1 - t0);
+	t->kinds[1].ops++;
+	bench_record(t, 1, bench_clock_ns() - t0);
+}
+
+const struct bench_workload bench_thread_own = {
+	.name = "thread_own", .summary = "a thread's clone+exit, each thread's process in its own group",
+	.kinds = { "clone", "clone+exit" }, .unsynchronized_ok = true, .scaling = true,
+	.children_in_run = 1, .thread_setup = bench_own_group, .op = op_thread_exit,
 };

@@ -15,7 +15,7 @@ void bench_op_ps(struct bench_thread *t, unsigned int kind);
 
 extern const struct bench_workload bench_kill0, bench_kill0_hot, bench_getppid, bench_kill_all,
 	bench_ps, bench_wait_scan, bench_fork_exit, bench_lookups_under_storm,
-	bench_fork_vs_kill_all, bench_fork_vs_ps, bench_kill0_under_ps;
+	bench_fork_vs_kill_all, bench_fork_vs_ps, bench_kill0_under_ps, bench_thread_own;
 
 /* workloads_pgrp.c */
 extern const struct bench_workload bench_getpgid, bench_killpg, bench_kill_session,

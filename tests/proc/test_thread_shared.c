@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A thread's clone (CLONE_THREAD) under the update gate shared
+ * (docs/process.md, "What is built"): beside another shared holder, and
+ * against what reads or writes what it writes with no update lock: a
+ * plain exit of the group's real parent, which moves the group's threads
+ * to a reaper under its T, a group kill and a group stop, which walk the
+ * thread list under the siglock.
+ */
+#include <sys/prctl.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "task/task.h"
+#include "../fixture/racehold.h"
+#include "../fixture/puppet.h"
+
+static struct {
+	struct rp_task *waits_on;	/* note a wait for this task's T */
+	int waits;			/* uatomic: a writer waits for waits_on's T */
+	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
+	int cloned;			/* uatomic: clone_job returned */
+	int exited;			/* uatomic: exit_job returned */
+	struct rp_task *born;		/* clone_job's thread, read after its join */
+} hold;
+
+/* racehold.h's hook, noting an exclusive taker's wait and a wait for waits_on's T. */
+static void note_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GATE_EXCL_WAITS)
+		uatomic_set(&hold.excl_waits, 1);
+	else if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(hold.waits_on))
+		uatomic_set(&hold.waits, 1);
+	else
+		race_hook(where, t);
+}
+
+/* A thread of the job's process: its tid, the task in hold.born. */
+static long clone_job(struct job *j)
+{
+	long ret = rp_clone(j->t, THREAD_FLAGS, &hold.born);
+
+	uatomic_set(&hold.cloned, 1);
+	return ret;
+}
+
+static long exit_job(struct job *j)
+{
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&hold.exited, 1);
+	return ret;
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* End process @c of threads @c (its leader) and @b, a child of init. */
+static void end_two(struct rp_task *c, struct rp_task *b)
+{
+	cr_assert_eq(rp_exit(b, 0), 0);
+	rp_task_put(b);
+	end_child(init, c);
+}
+
+/*
+ * W's PR_SET_CHILD_SUBREAPER holds the gate shared, its walk held once it
+ * marked K.  P clones a thread meanwhile, done while the walk is held.  A
+ * clone that takes the gate exclusive waits for the walk.
+ */
+Test(thread_shared, beside_a_shared_holder)
+{
+	struct rp_task *w, *k, *p;
+	struct job jw, jc;
+
+	start(RP_SYNC_RCU);
+	w = fork_of(init);
+	k = fork_of(w);
+	p = fork_of(init);
+	start_held_with(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k, note_hook);
+	job_start(&jc, clone_job, p);
+	while (!uatomic_read(&hold.cloned) && !uatomic_read(&hold.excl_waits))
+		usleep(1000);
+	cr_expect(uatomic_read(&hold.cloned), "a thread's clone waited for a shared holder");
+	release();
+	cr_assert_eq(job_join(&jw), 0);
+	cr_assert_gt(job_join(&jc), 1);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getpid(hold.born), rp_getpid(p));
+	cr_expect_eq(rp_getppid(hold.born), 1);
+	end_two(p, hold.born);
+	end_child(w, k);
+	end_child(init, w);
+	finish_all_reaped();
+}
+
+/*
+ * P, init's child, and C, P's child: C's clone of a thread is held at
+ * @where while P exits (a plain exit: it gives C, every thread of it, to
+ * init under T of P and of init, and goes in beside the held clone or
+ * waits for P's T, never for the gate).  Let go, the clone ends, and the
+ * new thread's parent must be init, as its leader's.
+ */
+static void clone_held_while_parent_exits(enum rp_race_point where)
+{
+	struct job held, jp;
+	struct rp_task *p, *c;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	c = fork_of(p);
+	pid_t ppid = rp_getpid(p);	/* before its exit: a reaped task has none */
+
+	hold.waits_on = p;
+	start_held_with(&held, clone_job, c, where, c, note_hook);
+	job_start(&jp, exit_job, p);
+	while (!uatomic_read(&hold.waits) && !uatomic_read(&hold.exited) &&
+	       !uatomic_read(&hold.excl_waits))
+		usleep(1000);
+	cr_expect(!uatomic_read(&hold.excl_waits), "a plain exit waited for a shared holder");
+	release();
+	cr_assert_eq(job_join(&jp), 0);
+	cr_assert_gt(job_join(&held), 1);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getppid(c), 1);
+	cr_assert_eq(rp_getppid(hold.born), 1, "the new thread's parent is %d, not init",
+		     rp_getppid(hold.born));
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	rp_task_put(p);
+	end_two(c, hold.born);
+	finish_all_reaped();
+}
+
+/*
+ * C's clone read its group's real parent P and is held before P's T
+ * (RP_RACE_THREAD_PARENT_READ): P's exit is done meanwhile.  The clone
+ * takes T of P, finds the parent changed, and takes init's.
+ * RP_BREAK_THREAD_NO_PARENT_RECHECK keeps P: the new thread's parent is
+ * the process that gave its group away.
+ */
+Test(thread_shared, reparented_before_its_locks)
+{
+	clone_held_while_parent_exits(RP_RACE_THREAD_PARENT_READ);
+}
+
+/*
+ * C's clone holds G of C's group and T of P, checked, and is held before
+ * it links the thread (RP_RACE_THREAD_LOCKED): P's exit, which must move
+ * every thread of C under P's T, waits for that T; let go, the clone
+ * links its thread, and the exit's walk of C's threads finds it.
+ * RP_BREAK_THREAD_PARENT_UNLOCKED takes no T: the exit moves C's threads
+ * while the clone is held, and the clone then links the new thread with
+ * P, which has given its group away, for parent.
+ */
+Test(thread_shared, parent_exit_waits_for_the_link)
+{
+	clone_held_while_parent_exits(RP_RACE_THREAD_LOCKED);
+}
+
+/*
+ * C's clone of a thread is held inside its locks, before the siglock
+ * hold that links the thread, and C takes a SIGKILL meanwhile (the group
+ * exit starts as it is sent, every thread on the list marked).  The
+ * clone's look in that hold fails it (to be restarted, which C's death
+ * ends): no thread is born after the kill's walk of the thread list to
+ * outlive its process.  RP_BREAK_THREAD_KILL_UNCHECKED trusts the look
+ * the clone made before its locks: the thread is born and nothing kills it.
+ */
+Test(thread_shared, group_kill_while_held)
+{
+	struct rp_task *c;
+	struct puppet dc;
+	struct job held;
+	int status = -1;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	c = fork_of(init);
+	pid_t cpid = rp_getpid(c);
+
+	start_held_with(&held, clone_job, c, RP_RACE_THREAD_LOCKED, c, race_hook);
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	release();
+	ret = job_join(&held);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(ret, -RP_ERESTARTNOINTR, "a thread was born (%ld) after its group's SIGKILL",
+		     ret);
+	puppet_start(&dc, c);
+	puppet_join_dead(&dc);
+	cr_assert_eq(rp_wait4(init, cpid, &status, 0, NULL), cpid);
+	cr_expect_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+	finish_all_reaped();
+}
+
+/*
+ * X, C's second thread, clones a third and is held inside its locks,
+ * before the siglock hold that links it; C's leader L takes a SIGSTOP
+ * meanwhile and begins the group stop, which marks L and X, and stops.
+ * The clone links the new thread B into the stop in progress, in the
+ * hold that links it: the group stops when all three have, and the
+ * parent's wait4(WUNTRACED) reports it only then.
+ * RP_BREAK_THREAD_STOP_JOIN_EARLY joins B to the stop in the clone's
+ * first hold, before its locks, when there was none: B runs on in a
+ * process its parent was told is stopped.
+ */
+Test(thread_shared, group_stop_while_held)
+{
+	struct puppet dl, dx, db;
+	struct rp_task *c, *x, *b;
+	struct job held;
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	c = fork_of(init);
+	x = thread_of(c);
+	pid_t cpid = rp_getpid(c);
+
+	puppet_start(&dl, c);
+	start_held_with(&held, clone_job, x, RP_RACE_THREAD_LOCKED, x, race_hook);
+	cr_assert_eq(rp_kill(init, cpid, SIGSTOP), 0);
+	await_task(task_stopped, c);
+	release();
+	cr_assert_gt(job_join(&held), 1);
+	rp_debug_race_hook(NULL);
+	b = hold.born;
+	puppet_start(&dx, x);
+	puppet_start(&db, b);
+	cr_assert_eq(rp_wait4(init, cpid, &status, WUNTRACED, NULL), cpid);
+	cr_expect_eq(status, STOPPED_BY(SIGSTOP));
+	cr_assert(task_stopped(b), "the new thread runs in a stopped process");
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	puppet_join_dead(&dl);
+	puppet_join_dead(&dx);
+	puppet_join_dead(&db);
+	cr_assert_eq(rp_wait4(init, cpid, &status, 0, NULL), cpid);
+	cr_expect_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(b);
+	rp_task_put(x);
+	rp_task_put(c);
+	finish_all_reaped();
+}

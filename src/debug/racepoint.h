@@ -248,6 +248,13 @@ enum rp_race_point {
 	   taken its T yet (proc/exec.c; the gate shared, G of @t's group,
 	   read section): a reparenting may move @t meanwhile. */
 	RP_RACE_EXEC_PARENT_READ,
+	/* wait's stopped or continued report of @t under the gate shared
+	   holds T of @t's real parent, has found the link leading to the
+	   caller's group and @t with the same to report, and has not taken
+	   @t's siglock yet (proc/wait.c; read section): a SIGCONT or a new
+	   stop may come meanwhile, a reparenting, an attach or @t's exit
+	   waits for that T. */
+	RP_RACE_REPORT_LINKED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -102,6 +102,27 @@ static void start_held_report(struct job *j, struct rp_task *p, struct rp_task *
 	cr_assert(await_reached(1), "the report did not go under the gate shared");
 }
 
+/*
+ * With a report held, start @fn as @t on @j, noted in returned, and wait
+ * until it waits for T of tree_of or for the gate exclusive, or returns.
+ */
+static void start_beside_held(struct job *j, long (*fn)(struct job *), struct rp_task *t)
+{
+	uatomic_set(&returned, 0);	/* the wait is held: now this job's */
+	job_start(j, fn, t);
+	await_wait_or_return();
+}
+
+/* Let the held report go: it reports @pid with @status; then job @j returns @ret. */
+static void release_report(struct job *jr, pid_t pid, int status, struct job *j, long ret)
+{
+	release();
+	cr_assert_eq(job_join(jr), pid);
+	cr_expect_eq(jr->status, status, "status %#x", (unsigned int)jr->status);
+	cr_assert_eq(job_join(j), ret);
+	rp_debug_race_hook(NULL);
+}
+
 /* Is @t's group stopped with code @sig, not yet reported (its siglock)? */
 static bool group_stopped_by(struct rp_task *t, int sig)
 {
@@ -135,10 +156,10 @@ static void stop_child(struct rp_task *p, struct rp_task *c, struct puppet *d)
  * P, init's child, and C, P's child with a puppet, stopped by SIGSTOP and
  * reportable to P (stop_child).  P blocks SIGCHLD, so that its waits are
  * never interrupted.  With @own_group C is in a process group of its own, tied
- * to P's (so that SIGTSTP stops it).
+ * to P's (so that SIGTSTP stops it).  C's pid.
  */
-static void stopped_child(struct rp_task **p, struct rp_task **c, struct puppet *d,
-			  bool own_group)
+static pid_t stopped_child(struct rp_task **p, struct rp_task **c, struct puppet *d,
+			   bool own_group)
 {
 	start(RP_SYNC_RCU);
 	*p = fork_of(init);
@@ -147,6 +168,7 @@ static void stopped_child(struct rp_task **p, struct rp_task **c, struct puppet 
 	if (own_group)
 		cr_assert_eq(rp_setpgid(*p, rp_getpid(*c), rp_getpid(*c)), 0);
 	stop_child(*p, *c, d);
+	return rp_getpid(*c);
 }
 
 /* @c (puppet @d) is killed and @p reaps it; then @p ends. */
@@ -176,8 +198,7 @@ Test(reports_shared, beside_a_shared_holder)
 	struct puppet d;
 	pid_t cpid;
 
-	stopped_child(&p, &c, &d, false);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, false);
 	w = fork_of(init);
 	k = fork_of(w);
 	note_afresh(NULL);
@@ -223,8 +244,7 @@ Test(reports_shared, continued_and_stopped_again)
 	pid_t cpid;
 	long ret;
 
-	stopped_child(&p, &c, &d, true);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, true);
 	start_held_report(&jr, p, c, WUNTRACED, p);
 	cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
 	cr_assert_eq(rp_kill(init, cpid, SIGTSTP), 0);
@@ -259,22 +279,15 @@ Test(reports_shared, attach_waits_for_report)
 	struct puppet d;
 	pid_t cpid;
 
-	stopped_child(&p, &c, &d, false);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, false);
 	x = fork_of(init);
 	start_held_report(&jr, p, c, WUNTRACED, p);
-	uatomic_set(&returned, 0);	/* the wait is held: now the seize's */
 	jx.sig = PTRACE_SEIZE;
 	jx.pid = cpid;
-	job_start(&jx, noted_request_job, x);
-	await_wait_or_return();
+	start_beside_held(&jx, noted_request_job, x);
 	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
 		  "a seize of the child did not wait for the report's T of its real parent");
-	release();
-	cr_assert_eq(job_join(&jr), cpid);
-	cr_expect_eq(jr.status, STOPPED_BY(SIGSTOP));
-	cr_assert_eq(job_join(&jx), 0);
-	rp_debug_race_hook(NULL);
+	release_report(&jr, cpid, STOPPED_BY(SIGSTOP), &jx, 0);
 	cr_expect_eq(CMM_LOAD_SHARED(c->parent), x);
 	end_child(init, x);	/* C untraced again */
 	end_stopped_child(p, c, &d);
@@ -295,22 +308,15 @@ Test(reports_shared, exit_waits_for_report)
 	int status = -1;
 	pid_t cpid;
 
-	stopped_child(&p, &c, &d, false);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, false);
 	cr_assert_eq(rp_wait4(p, cpid, &status, WUNTRACED, NULL), cpid);
 	cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
 	cr_assert_eq(puppet_quit(&d), 0);	/* C's own calls from here: no puppet */
 	start_held_report(&jr, p, c, WCONTINUED, p);
-	uatomic_set(&returned, 0);	/* the wait is held: now the exit's */
-	job_start(&je, noted_exit_job, c);
-	await_wait_or_return();
+	start_beside_held(&je, noted_exit_job, c);
 	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
 		  "the child's exit did not wait for the report's T of its parent");
-	release();
-	cr_assert_eq(job_join(&jr), cpid);
-	cr_expect_eq(jr.status, CONTINUED);
-	cr_assert_eq(job_join(&je), 0);
-	rp_debug_race_hook(NULL);
+	release_report(&jr, cpid, CONTINUED, &je, 0);
 	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid);
 	cr_expect_eq(status, EXITED(0));
 	rp_task_put(c);
@@ -338,16 +344,10 @@ Test(reports_shared, reparenting_waits_for_report)
 	c = fork_of(p2);
 	stop_child(p, c, &d);
 	start_held_report(&jr, p, c, WUNTRACED, p2);
-	uatomic_set(&returned, 0);	/* the wait is held: now the exit's */
-	job_start(&je, noted_exit_job, p2);
-	await_wait_or_return();
+	start_beside_held(&je, noted_exit_job, p2);
 	cr_expect(uatomic_read(&excl_waits) && !uatomic_read(&returned),
 		  "a reparenting did not wait for the report");
-	release();
-	cr_assert_eq(job_join(&jr), rp_getpid(c));
-	cr_expect_eq(jr.status, STOPPED_BY(SIGSTOP));
-	cr_assert_eq(job_join(&je), 0);
-	rp_debug_race_hook(NULL);
+	release_report(&jr, rp_getpid(c), STOPPED_BY(SIGSTOP), &je, 0);
 	rp_task_put(p2);
 	cr_expect_eq(CMM_LOAD_SHARED(c->real_parent), p);
 	end_stopped_child(p, c, &d);
@@ -370,8 +370,7 @@ Test(reports_shared, traced_by_own_group_goes_exclusive)
 	siginfo_t si;
 	pid_t cpid;
 
-	stopped_child(&p, &c, &d, false);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, false);
 	p2 = thread_of(p);
 	race_count_jobs();
 	arm(RP_RACE_WAIT_CLAIM, c, true, true);
@@ -410,8 +409,7 @@ Test(reports_shared, no_update_lock)
 	int status = -1;
 	pid_t cpid;
 
-	stopped_child(&p, &c, &d, false);
-	cpid = rp_getpid(c);
+	cpid = stopped_child(&p, &c, &d, false);
 	rp_debug_shared_writes(before);
 	cr_assert_eq(rp_wait4(p, cpid, &status, WUNTRACED, NULL), cpid);
 	cr_expect_eq(status, STOPPED_BY(SIGSTOP));

@@ -266,6 +266,13 @@ enum rp_race_point {
 	   T of the group's real parent, checked, and has not taken its
 	   siglock for the link yet (proc/fork.c; read section). */
 	RP_RACE_THREAD_LOCKED,
+	/* wait's stopped or continued report of @t under the gate shared
+	   holds T of @t's real parent, has found the link leading to the
+	   caller's group and @t with the same to report, and has not taken
+	   @t's siglock yet (proc/wait.c; read section): a SIGCONT or a new
+	   stop may come meanwhile, a reparenting, an attach or @t's exit
+	   waits for that T. */
+	RP_RACE_REPORT_LINKED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -13,7 +13,10 @@
  * RP_EXIT_DEAD, so that each is reaped exactly once (I3).  In rcu mode a
  * plain zombie (a process alone in its group, untraced, of the root
  * namespace) is claimed and released under the update gate shared and
- * object locks instead (protocol (d): claim_shared).
+ * object locks instead (protocol (d): claim_shared), and so is a child's
+ * stopped or continued report (protocol (g): report_shared: T of its
+ * real parent and its siglock); a tracee's report keeps the gate
+ * exclusive.
  *
  * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck;
  * RP_BREAK_CLAIM_PARENT_FIRST rechecks the parent before the child's death,
@@ -63,6 +66,19 @@
 #define WAIT_PID_BY_NUMBER true
 #else
 #define WAIT_PID_BY_NUMBER false
+#endif
+
+/*
+ * RP_BREAK_REPORT_JUDGED_UNLOCKED judges a stopped or continued report
+ * under the gate shared by its recheck under T, outside the child's
+ * siglock, and consumes it under the siglock: a SIGCONT and a new stop in
+ * between (the siglock's writers, which T does not keep out) are reported
+ * as the stop that was, and the new one is consumed unreported.
+ */
+#ifdef RP_BREAK_REPORT_JUDGED_UNLOCKED
+#define REPORT_JUDGED_UNLOCKED true
+#else
+#define REPORT_JUDGED_UNLOCKED false
 #endif
 
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
@@ -343,8 +359,14 @@ static bool scan_rcu(struct rp_task *self, struct wait_opts *wo, struct candidat
 	return found;
 }
 
+/*
+ * The report of @p.  Its pid's one writer, exec's leader switch, holds the
+ * gate exclusive (and G), so either side of the gate reads it stably; the
+ * numbers of a pid are constant.
+ */
 static void fill(struct wait_opts *wo, struct rp_task *p, int status, int code, int cld_status)
 {
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&p->sys->sync));
 	wo->pid = rp_pid_nr_ns(p->pid, wo->ns);
 	wo->status = status;
 	wo->code = code;
@@ -395,37 +417,61 @@ static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 	return true;
 }
 
-/* Linux's wait_task_stopped: report and consume the stop (update lock held). */
+/*
+ * Linux's wait_task_stopped, under @p's siglock and the update lock or T
+ * of @p's real parent: report the stop whose @code (0: none) was read
+ * under that siglock, and consume it.
+ */
+static bool report_stopped_locked(struct wait_opts *wo, struct rp_task *p, bool ptrace, int code)
+{
+	rp_assert_siglock_held(p);
+	rp_assert_tree_write(p->sys, p->real_parent);
+	if (!code)
+		return false;
+	fill(wo, p, (code << 8) | 0x7f, ptrace ? CLD_TRAPPED : CLD_STOPPED, code);
+	if (!(wo->flags & WNOWAIT) && ptrace)
+		p->exit_code = 0;
+	else if (!(wo->flags & WNOWAIT))
+		p->signal->group_exit_code = 0;
+	return true;
+}
+
+/*
+ * Linux's wait_task_continued, under @p's siglock and the update lock or
+ * T of @p's real parent: report the continue if @ok (read under that
+ * siglock), and consume it.
+ */
+static bool report_continued_locked(struct wait_opts *wo, struct rp_task *p, bool ok)
+{
+	rp_assert_siglock_held(p);
+	rp_assert_tree_write(p->sys, p->real_parent);
+	if (!ok)
+		return false;
+	fill(wo, p, 0xffff, CLD_CONTINUED, SIGCONT);
+	if (!(wo->flags & WNOWAIT))
+		p->signal->flags &= ~RP_SIGNAL_STOP_CONTINUED;
+	return true;
+}
+
+/* Report and consume @p's stop (update lock held). */
 static bool report_stopped(struct wait_opts *wo, struct rp_task *p, bool ptrace)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
-	int code = sh ? stopped_code(wo, p, ptrace) : 0;
+	bool ok = sh && report_stopped_locked(wo, p, ptrace, stopped_code(wo, p, ptrace));
 
 	rp_assert_update_held(&p->sys->sync);
-	if (code) {
-		fill(wo, p, (code << 8) | 0x7f, ptrace ? CLD_TRAPPED : CLD_STOPPED, code);
-		if (!(wo->flags & WNOWAIT) && ptrace)
-			p->exit_code = 0;
-		else if (!(wo->flags & WNOWAIT))
-			p->signal->group_exit_code = 0;
-	}
 	if (sh)
 		rp_unlock_sighand(sh);
-	return code != 0;
+	return ok;
 }
 
-/* Linux's wait_task_continued: report and consume it (update lock held). */
+/* Report and consume @p's continue (update lock held). */
 static bool report_continued(struct wait_opts *wo, struct rp_task *p)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(p);
-	bool ok = sh && continued(wo, p);
+	bool ok = sh && report_continued_locked(wo, p, continued(wo, p));
 
 	rp_assert_update_held(&p->sys->sync);
-	if (ok) {
-		fill(wo, p, 0xffff, CLD_CONTINUED, SIGCONT);
-		if (!(wo->flags & WNOWAIT))
-			p->signal->flags &= ~RP_SIGNAL_STOP_CONTINUED;
-	}
 	if (sh)
 		rp_unlock_sighand(sh);
 	return ok;
@@ -462,17 +508,21 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 }
 
 /*
- * May @c be claimed under the gate shared (docs/process.md, protocol (d),
- * "What is built")?  A hint, read under no lock, which the claim checks
- * again under its locks: in rcu mode, a zombie found on a children list
- * and not reported as a tracee, to be reaped (not WNOWAIT) by a caller of
- * the root namespace (its report numbers no nested pid).
+ * May @c be claimed under the gate shared (docs/process.md, protocols (d)
+ * and (g), "What is built")?  A hint, read under no lock, which the claim
+ * checks again under its locks: in rcu mode, a child found on a children
+ * list and not reported as a tracee; a zombie only to be reaped (not
+ * WNOWAIT) by a caller of the root namespace (its report numbers no
+ * nested pid), a stopped or continued report whatever the flags and the
+ * caller's namespace (it releases nothing, and a pid's numbers in each
+ * namespace are constant).
  */
 static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
 		       const struct candidate *c)
 {
-	return self->sys->sync.mode == RP_SYNC_RCU && c->what == REPORT_ZOMBIE &&
-	       !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT) && !wo->ns->level;
+	if (self->sys->sync.mode != RP_SYNC_RCU || c->on_ptraced || c->ptrace)
+		return false;
+	return c->what != REPORT_ZOMBIE || (!(wo->flags & WNOWAIT) && !wo->ns->level);
 }
 
 enum shared_claim { SHARED_LOST, SHARED_REPORTED, SHARED_EXCLUSIVE };
@@ -576,21 +626,17 @@ out:
 }
 
 /*
- * Claim and reap @c under the gate shared, if it is plain: its times,
- * then its release under the locks the claim took (rp_release_task takes
- * the rest).  SHARED_EXCLUSIVE: not plain, nothing done, @c's reference
- * kept for the exclusive claim.  Else @c's reference is dropped.
+ * Claim and reap zombie @c (the gate held shared), if it is plain: its
+ * times, then its release under the locks the claim took
+ * (rp_release_task takes the rest).
  */
-static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo,
-				      struct candidate *c)
+static enum shared_claim reap_shared(struct rp_task *self, struct wait_opts *wo,
+				     struct candidate *c)
 {
-	struct rp_sync *sync = &self->sys->sync;
 	struct rp_task *p = c->p, *rp = NULL;
 	struct rp_signal *sig = p->signal;	/* kept by our reference to @p */
-	enum shared_claim ret;
+	enum shared_claim ret = claim_locked_shared(self, wo, p, &rp);
 
-	rp_update_lock_shared(sync);
-	ret = claim_locked_shared(self, wo, p, &rp);
 	if (ret == SHARED_REPORTED) {
 		rp_cputimers_wait_rusage(p, wo->rusage);
 		rp_cputimers_reap(p);
@@ -598,6 +644,98 @@ static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo
 		rp_tree_unlock(rp);
 		rp_group_unlock(sig);
 	}
+	return ret;
+}
+
+/*
+ * Protocol (g), a stopped or continued report of @c under the gate shared
+ * (held), in a read section: dead first (released, @p's real parent may
+ * be freed, as claim_locked_shared), then T of @p's real parent, read
+ * under RCU; the link must still lead there and to a thread of our group
+ * (reparenting moves it under that T), else scan again.  Under that T
+ * the link, the wait's selection (process group, exit signal), @p's
+ * ptrace state and its becoming a zombie stand still: consider() judges
+ * them once.  @p traced by our own group meanwhile: a tracee's report,
+ * under the gate exclusive (SHARED_EXCLUSIVE, nothing written).  Then
+ * @p's siglock, under which the stop or the continue is judged again
+ * and consumed in one hold, as Linux's wait_task_stopped and
+ * wait_task_continued: SIGSTOP, SIGCONT and the stops change it only
+ * under that siglock.  RP_BREAK_REPORT_JUDGED_UNLOCKED reports what was
+ * judged under T.
+ */
+static enum shared_claim report_locked_shared(struct rp_task *self, struct wait_opts *wo,
+					      struct candidate *c)
+{
+	enum shared_claim ret = SHARED_LOST;
+	struct rp_task *p = c->p, *rp;
+	struct rp_sighand *sh;
+	bool ptrace = false;
+	int seen;
+
+	rp_assert_read_section(&self->sys->sync);
+	if (uatomic_read(&p->exit_state) == RP_EXIT_DEAD)
+		return SHARED_LOST;
+	/* Pairs with the real_parent stores of reparenting (exit.c). */
+	rp = rcu_dereference(p->real_parent);
+	if (!ours(self, wo->flags, rp))
+		return SHARED_LOST;
+	rp_tree_lock(rp);
+	if (CMM_LOAD_SHARED(p->real_parent) != rp)
+		goto out;	/* moved meanwhile: scan again */
+	if (consider(wo, p, &ptrace) != c->what)
+		goto out;	/* nothing, or something else, to report now: scan again */
+	if (ptrace) {
+		ret = SHARED_EXCLUSIVE;
+		goto out;
+	}
+	seen = c->what == REPORT_STOPPED ? stopped_code(wo, p, false) : continued(wo, p);
+	RP_RACE_POINT(RP_RACE_REPORT_LINKED, p);
+	sh = rp_lock_task_sighand_rcu(p);
+	if (!sh)
+		goto out;	/* released: scan again */
+	if (c->what == REPORT_STOPPED &&
+	    report_stopped_locked(wo, p, false,
+				  REPORT_JUDGED_UNLOCKED ? seen : stopped_code(wo, p, false)))
+		ret = SHARED_REPORTED;
+	else if (c->what == REPORT_CONTINUED &&
+		 report_continued_locked(wo, p, REPORT_JUDGED_UNLOCKED ? seen : continued(wo, p)))
+		ret = SHARED_REPORTED;
+	rp_unlock_sighand(sh);
+out:
+	rp_tree_unlock(rp);
+	return ret;
+}
+
+/* A stopped or continued report of @c (the gate held shared), then the rusage. */
+static enum shared_claim report_shared(struct rp_task *self, struct wait_opts *wo,
+				       struct candidate *c)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	enum shared_claim ret;
+
+	rp_read_lock(sync);
+	ret = report_locked_shared(self, wo, c);
+	rp_read_unlock(sync);
+	if (ret == SHARED_REPORTED)
+		rp_cputimers_wait_rusage(c->p, wo->rusage);
+	return ret;
+}
+
+/*
+ * Claim @c under the gate shared, if it is plain: a zombie's reap
+ * (protocol (d)) or a stopped or continued report (protocol (g)).
+ * SHARED_EXCLUSIVE: not plain, nothing done, @c's reference kept for the
+ * exclusive claim.  Else @c's reference is dropped.
+ */
+static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo,
+				      struct candidate *c)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_task *p = c->p;
+	enum shared_claim ret;
+
+	rp_update_lock_shared(sync);
+	ret = c->what == REPORT_ZOMBIE ? reap_shared(self, wo, c) : report_shared(self, wo, c);
 	if (ret != SHARED_EXCLUSIVE) {
 		/* In the section: the last puts join its batch, as claim's. */
 		rp_task_put(p);

@@ -43,7 +43,11 @@
  *	     old and the new siglock); and a thread's clone (proc/fork.c:
  *	     G of the group, then T of the group's real parent, read again
  *	     under it, then the caller's siglock); every other writer holds
- *	     the update lock
+ *	     the update lock.  wait's stopped and continued reports of a
+ *	     child (proc/wait.c, under the gate shared) write no such field:
+ *	     they read the child's link, selection and ptrace state under T
+ *	     of its real parent and consume its group's (s) stop state under
+ *	     its siglock
  *
  * "r, u" means: readers under rp_read_lock, writers under the update lock.
  * The lock order is in src/debug/lockorder.h: update lock, then rcu mode's
@@ -420,8 +424,10 @@ struct rp_signal {
 	struct cds_list_head thread_head; /* (r, u, G: a plain reap, a thread's
 					   clone) Group 2: the threads */
 	struct rp_sigpending shared_pending; /* (s) process-directed signals */
-	unsigned int flags;		/* (s) RP_SIGNAL_* */
-	int group_exit_code;		/* (s) */
+	unsigned int flags;		/* (s) RP_SIGNAL_*; wait consumes
+					   STOP_CONTINUED under the siglock */
+	int group_exit_code;		/* (s) wait consumes a stop's under the
+					   siglock */
 	int group_stop_count;		/* (s) */
 	bool is_child_subreaper;	/* (G, and u for reading; PR_GET reads it
 					   with one load) PR_SET_CHILD_SUBREAPER */

@@ -415,7 +415,7 @@ Test(bench, format_json)
 }
 
 #define SCALING_RUN QUICK "--workload fork_own,fork_onepg,setpgid_own,setpgid_onepg," \
-	"ptrace_own,ptrace_onepg,exec_own --threads 1,2 --mode rcu,qrwlock "
+	"ptrace_own,ptrace_onepg,exec_own,stop_own --threads 1,2 --mode rcu,qrwlock "
 
 /*
  * The update-side scaling workloads: every one in both modes with 1 and 2
@@ -429,18 +429,18 @@ Test(bench, scaling_quick)
 	char *out;
 
 	expect_jq(SCALING_RUN "--json",
-		  "(map(select(.type == \"result\")) | length == 40 and "
+		  "(map(select(.type == \"result\")) | length == 44 and "
 		  "all(.[] | select(.kind != \"fork\" and .kind != \"exec\"); "
 		  "(.shared_writes_per_op | type) == \"number\") and "
 		  "all(.[] | select(.kind == \"fork+exit+wait\" or .kind == \"fork+exec+exit+wait\"); "
 		  ".shared_writes_per_op >= 1)) and "
-		  "(map(select(.type == \"speedup\")) | length == 10 and "
+		  "(map(select(.type == \"speedup\")) | length == 11 and "
 		  "all(.[]; (.rcu_t2_over_rcu_t1 | type) == \"number\" and "
 		  "(.rcu_t2_over_qrwlock_t2 | type) == \"number\"))");
 	expect_jq(SCALING_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
-		  ".[0] | map(select(.type == \"speedup\")) | length == 20 and "
+		  ".[0] | map(select(.type == \"speedup\")) | length == 22 and "
 		  "all(.[]; (keys | length) == 32 and (.measured | tonumber) > 0)");
 	out = run_ok(SCALING_RUN);
 	cr_expect(strstr(out, "update-side scaling, ratios of this run's best ops/s (QUICK run") !=
@@ -448,6 +448,7 @@ Test(bench, scaling_quick)
 	cr_expect(strstr(out, "rcu: shared writes per setpgid ") != NULL, "%s", out);
 	cr_expect(strstr(out, "rcu: shared writes per attach+detach ") != NULL, "%s", out);
 	cr_expect(strstr(out, "rcu: shared writes per fork+exec+exit+wait ") != NULL, "%s", out);
+	cr_expect(strstr(out, "rcu: shared writes per stop+cont cycle ") != NULL, "%s", out);
 	free(out);
 }
 

@@ -39,4 +39,7 @@ extern const struct bench_workload bench_kill0_ns;
 /* workloads_ptrace.c */
 extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg;
 
+/* workloads_stop.c */
+extern const struct bench_workload bench_stop_own;
+
 #endif /* RP_TOOLS_WORKLOADS_H */

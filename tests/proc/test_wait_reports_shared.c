@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * wait's stopped and continued reports under the update gate shared (rcu
+ * mode; docs/process.md, protocol (g), "What is built"): beside another
+ * shared holder, and held between the selection under T of the child's
+ * real parent and the judgement under the child's siglock while the child
+ * is continued and stopped again, traced, exits, or is reparented; a
+ * child traced by the waiter's own group before the report's locks, whose
+ * report keeps the gate exclusive; and the update lock no report takes.
+ */
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <rcuproc/pgrp.h>
+#include <criterion/criterion.h>
+#include "../fixture/fixture.h"
+#include "../fixture/puppet.h"
+#include "../fixture/racehold.h"
+#include "../fixture/racenote.h"
+#include "debug/shared.h"
+
+static int returned;		/* uatomic: the job noting it returned */
+
+static long noted_wait_job(struct job *j)
+{
+	long ret = wait_job(j);
+
+	uatomic_set(&returned, 1);
+	return ret;
+}
+
+static siginfo_t reported;	/* noted_waitid_job's */
+
+/* waitid(P_PID, pid, WSTOPPED) as the job's task, into reported. */
+static long noted_waitid_job(struct job *j)
+{
+	long ret = rp_waitid(j->t, P_PID, (id_t)j->pid, &reported, WSTOPPED);
+
+	uatomic_set(&returned, 1);
+	return ret;
+}
+
+static long noted_request_job(struct job *j)
+{
+	long ret = rp_ptrace(j->t, j->sig, j->pid, NULL, NULL);
+
+	uatomic_set(&returned, 1);
+	return ret;
+}
+
+static long noted_exit_job(struct job *j)
+{
+	long ret = rp_exit(j->t, 0);
+
+	uatomic_set(&returned, 1);
+	return ret;
+}
+
+static long subreaper_job(struct job *j)
+{
+	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Until a taker of T of tree_of or of the gate exclusive waits, or the noted job returned. */
+static void await_wait_or_return(void)
+{
+	while (!uatomic_read(&tree_waits) && !uatomic_read(&excl_waits) &&
+	       !uatomic_read(&returned))
+		usleep(1000);
+}
+
+/* Note waits and returns afresh; @t's T in tree_waits. */
+static void note_afresh(struct rp_task *t)
+{
+	uatomic_set(&excl_waits, 0);
+	uatomic_set(&tree_waits, 0);
+	uatomic_set(&returned, 0);
+	CMM_STORE_SHARED(tree_of, t);
+}
+
+/* Start wait4(@pid, @options) as @t on @j, noted in returned. */
+static void start_wait(struct job *j, struct rp_task *t, pid_t pid, int options)
+{
+	j->pid = pid;
+	j->options = options;
+	job_start(j, noted_wait_job, t);
+}
+
+/*
+ * Hold @t's next report under the gate shared between its selection under
+ * T of @t's real parent and its siglock (held online: a read section),
+ * noting waits for T of @tree, and start @p's wait4(@t's pid, @options)
+ * on @j, which reaches it.
+ */
+static void start_held_report(struct job *j, struct rp_task *p, struct rp_task *t, int options,
+			      struct rp_task *tree)
+{
+	note_afresh(tree);
+	race_count_jobs();
+	arm(RP_RACE_REPORT_LINKED, t, true, false);
+	rp_debug_race_hook(note_hook);
+	start_wait(j, p, rp_getpid(t), options);
+	cr_assert(await_reached(1), "the report did not go under the gate shared");
+}
+
+/*
+ * With a report held, start @fn as @t on @j, noted in returned, and wait
+ * until it waits for T of tree_of or for the gate exclusive, or returns.
+ */
+static void start_beside_held(struct job *j, long (*fn)(struct job *), struct rp_task *t)
+{
+	uatomic_set(&returned, 0);	/* the wait is held: now this job's */
+	job_start(j, fn, t);
+	await_wait_or_return();
+}
+
+/* Let the held report go: it reports @pid with @status; then job @j returns @ret. */
+static void release_report(struct job *jr, pid_t pid, int status, struct job *j, long ret)
+{
+	release();
+	cr_assert_eq(job_join(jr), pid);
+	cr_expect_eq(jr->status, status, "status %#x", (unsigned int)jr->status);
+	cr_assert_eq(job_join(j), ret);
+	rp_debug_race_hook(NULL);
+}
+
+/* Is @t's group stopped with code @sig, not yet reported (its siglock)? */
+static bool group_stopped_by(struct rp_task *t, int sig)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	bool stopped = sh && (t->signal->flags & RP_SIGNAL_STOP_STOPPED) &&
+		       t->signal->group_exit_code == sig;
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return stopped;
+}
+
+static bool group_stopped_by_tstp(struct rp_task *t)
+{
+	return group_stopped_by(t, SIGTSTP);
+}
+
+/* @p's child @c, given a puppet @d, stopped by SIGSTOP and reportable to @p. */
+static void stop_child(struct rp_task *p, struct rp_task *c, struct puppet *d)
+{
+	pid_t cpid = rp_getpid(c);
+	siginfo_t si;
+
+	puppet_start(d, c);
+	cr_assert_eq(rp_kill(p, cpid, SIGSTOP), 0);
+	cr_assert_eq(rp_waitid(p, P_PID, (id_t)cpid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_assert_eq(si.si_code, CLD_STOPPED);
+}
+
+/*
+ * P, init's child, and C, P's child with a puppet, stopped by SIGSTOP and
+ * reportable to P (stop_child).  P blocks SIGCHLD, so that its waits are
+ * never interrupted.  With @own_group C is in a process group of its own, tied
+ * to P's (so that SIGTSTP stops it).  C's pid.
+ */
+static pid_t stopped_child(struct rp_task **p, struct rp_task **c, struct puppet *d,
+			   bool own_group)
+{
+	start(RP_SYNC_RCU);
+	*p = fork_of(init);
+	mask_signal(*p, SIG_BLOCK, SIGCHLD);
+	*c = fork_of(*p);
+	if (own_group)
+		cr_assert_eq(rp_setpgid(*p, rp_getpid(*c), rp_getpid(*c)), 0);
+	stop_child(*p, *c, d);
+	return rp_getpid(*c);
+}
+
+/* @c (puppet @d) is killed and @p reaps it; then @p ends. */
+static void end_stopped_child(struct rp_task *p, struct rp_task *c, struct puppet *d)
+{
+	pid_t cpid = rp_getpid(c);
+	int status = -1;
+
+	cr_assert_eq(rp_kill(p, cpid, SIGKILL), 0);
+	puppet_join_dead(d);
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+	end_child(init, p);
+}
+
+/*
+ * W's PR_SET_CHILD_SUBREAPER holds the gate shared, its walk held once it
+ * marked K.  P's wait4(WUNTRACED) of its stopped child C and, after a
+ * SIGCONT, its wait4(WCONTINUED) are both done while the walk is held.
+ * A report that takes the gate exclusive waits for the walk.
+ */
+Test(reports_shared, beside_a_shared_holder)
+{
+	struct rp_task *w, *k, *p, *c;
+	struct job jw, jr;
+	struct puppet d;
+	pid_t cpid;
+
+	cpid = stopped_child(&p, &c, &d, false);
+	w = fork_of(init);
+	k = fork_of(w);
+	note_afresh(NULL);
+	start_held_with(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k, note_hook);
+	start_wait(&jr, p, cpid, WUNTRACED);
+	await_wait_or_return();
+	cr_expect(uatomic_read(&returned), "a stopped report waited for a shared holder");
+	if (uatomic_read(&returned)) {
+		cr_assert_eq(job_join(&jr), cpid);
+		cr_expect_eq(jr.status, STOPPED_BY(SIGSTOP));
+		cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
+		note_afresh(NULL);
+		start_wait(&jr, p, cpid, WCONTINUED);
+		await_wait_or_return();
+		cr_expect(uatomic_read(&returned), "a continued report waited for a shared holder");
+	}
+	release();
+	cr_assert_eq(job_join(&jw), 0);
+	cr_assert_gt(job_join(&jr), 0);
+	rp_debug_race_hook(NULL);
+	end_child(w, k);
+	end_child(init, w);
+	end_stopped_child(p, c, &d);
+	finish_all_reaped();
+}
+
+/*
+ * P's wait4(WUNTRACED) of C, stopped by SIGSTOP, is held after its
+ * selection under T of P, before C's siglock.  Meanwhile C is continued
+ * and then stopped by SIGTSTP: a stop and a continue are the siglock's to
+ * change, not T's.  The report judges the stop again under the siglock:
+ * it reports SIGTSTP, and nothing is left to report.  Had it reported the
+ * SIGSTOP stop, which came before the SIGCONT, the SIGTSTP stop after it
+ * would still be due.  RP_BREAK_REPORT_JUDGED_UNLOCKED reports the SIGSTOP
+ * it judged under T and consumes the SIGTSTP stop unreported.
+ */
+Test(reports_shared, continued_and_stopped_again)
+{
+	struct rp_task *p, *c;
+	struct puppet d;
+	struct job jr;
+	int status = -1;
+	pid_t cpid;
+	long ret;
+
+	cpid = stopped_child(&p, &c, &d, true);
+	start_held_report(&jr, p, c, WUNTRACED, p);
+	cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
+	cr_assert_eq(rp_kill(init, cpid, SIGTSTP), 0);
+	await_task(group_stopped_by_tstp, c);
+	release();
+	cr_assert_eq(job_join(&jr), cpid);
+	rp_debug_race_hook(NULL);
+	ret = rp_wait4(p, cpid, &status, WUNTRACED | WCONTINUED | WNOHANG, NULL);
+	if (jr.status == STOPPED_BY(SIGSTOP)) {
+		cr_expect(ret == cpid && status == STOPPED_BY(SIGTSTP),
+			  "the stop before SIGCONT was reported, then the SIGTSTP stop after it "
+			  "was not (%ld, status %#x)", ret, (unsigned int)status);
+	} else {
+		cr_expect_eq(jr.status, STOPPED_BY(SIGTSTP), "status %#x", (unsigned int)jr.status);
+		cr_expect_eq(ret, 0, "the SIGTSTP stop reported twice");
+	}
+	end_stopped_child(p, c, &d);
+	finish_all_reaped();
+}
+
+/*
+ * P's wait4(WUNTRACED) of its stopped child C is held after its selection
+ * under T of P.  X, a process outside P's group, seizes C meanwhile: the
+ * attach writes C's link under T of X and of C's real parent, P, so it
+ * waits for the report, which reports the group stop to P; then the seize
+ * succeeds.
+ */
+Test(reports_shared, attach_waits_for_report)
+{
+	struct rp_task *p, *c, *x;
+	struct job jr, jx;
+	struct puppet d;
+	pid_t cpid;
+
+	cpid = stopped_child(&p, &c, &d, false);
+	x = fork_of(init);
+	start_held_report(&jr, p, c, WUNTRACED, p);
+	jx.sig = PTRACE_SEIZE;
+	jx.pid = cpid;
+	start_beside_held(&jx, noted_request_job, x);
+	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
+		  "a seize of the child did not wait for the report's T of its real parent");
+	release_report(&jr, cpid, STOPPED_BY(SIGSTOP), &jx, 0);
+	cr_expect_eq(CMM_LOAD_SHARED(c->parent), x);
+	end_child(init, x);	/* C untraced again */
+	end_stopped_child(p, c, &d);
+	finish_all_reaped();
+}
+
+/*
+ * C, stopped, reported and continued; P's wait4(WCONTINUED) of it is held
+ * after its selection under T of P.  C exits meanwhile, a plain exit,
+ * which makes it a zombie under T of its parent: it waits for the report,
+ * which reports the continue; then P reaps C.
+ */
+Test(reports_shared, exit_waits_for_report)
+{
+	struct rp_task *p, *c;
+	struct job jr, je;
+	struct puppet d;
+	int status = -1;
+	pid_t cpid;
+
+	cpid = stopped_child(&p, &c, &d, false);
+	cr_assert_eq(rp_wait4(p, cpid, &status, WUNTRACED, NULL), cpid);
+	cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
+	cr_assert_eq(puppet_quit(&d), 0);	/* C's own calls from here: no puppet */
+	start_held_report(&jr, p, c, WCONTINUED, p);
+	start_beside_held(&je, noted_exit_job, c);
+	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
+		  "the child's exit did not wait for the report's T of its parent");
+	release_report(&jr, cpid, CONTINUED, &je, 0);
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid);
+	cr_expect_eq(status, EXITED(0));
+	rp_task_put(c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * P has a second thread P2, which forked C; C is stopped.  P's
+ * wait4(WUNTRACED) is held after its selection under T of P2.  P2 exits
+ * meanwhile and gives C to P: the exit of a thread, under the gate
+ * exclusive, which waits for the report.  The report is P's group's, and
+ * C is P's child after.
+ */
+Test(reports_shared, reparenting_waits_for_report)
+{
+	struct rp_task *p, *p2, *c;
+	struct job jr, je;
+	struct puppet d;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	mask_signal(p, SIG_BLOCK, SIGCHLD);
+	p2 = thread_of(p);
+	c = fork_of(p2);
+	stop_child(p, c, &d);
+	start_held_report(&jr, p, c, WUNTRACED, p2);
+	start_beside_held(&je, noted_exit_job, p2);
+	cr_expect(uatomic_read(&excl_waits) && !uatomic_read(&returned),
+		  "a reparenting did not wait for the report");
+	release_report(&jr, rp_getpid(c), STOPPED_BY(SIGSTOP), &je, 0);
+	rp_task_put(p2);
+	cr_expect_eq(CMM_LOAD_SHARED(c->real_parent), p);
+	end_stopped_child(p, c, &d);
+	finish_all_reaped();
+}
+
+/*
+ * P's waitid(WSTOPPED) of its stopped child C is held before its claim.
+ * P's second thread P2 seizes C meanwhile, and C traps: C is a tracee of
+ * P's own group now, whose stop P reports as its tracer's (CLD_TRAPPED),
+ * consuming the trap, not the group stop.  The report's locks find C
+ * traced: it lets them go and takes the gate exclusive, having written
+ * nothing.
+ */
+Test(reports_shared, traced_by_own_group_goes_exclusive)
+{
+	struct rp_task *p, *p2, *c;
+	struct puppet d;
+	struct job jr;
+	siginfo_t si;
+	pid_t cpid;
+
+	cpid = stopped_child(&p, &c, &d, false);
+	p2 = thread_of(p);
+	race_count_jobs();
+	arm(RP_RACE_WAIT_CLAIM, c, true, true);
+	jr.pid = cpid;
+	job_start(&jr, noted_waitid_job, p);
+	cr_assert(await_reached(1), "the wait did not find C");
+	cr_assert_eq(rp_ptrace(p2, PTRACE_SEIZE, cpid, NULL, NULL), 0);
+	release();
+	cr_assert_eq(job_join(&jr), 0);
+	rp_debug_race_hook(NULL);
+	si = reported;
+	cr_expect_eq(si.si_pid, cpid);
+	cr_expect_eq(si.si_code, CLD_TRAPPED, "a tracee of the waiter's group reported "
+		     "as a group stop (si_code %d)", si.si_code);
+	cr_expect_eq(rp_waitid(p, P_PID, (id_t)cpid, &si, WSTOPPED | WNOHANG), 0);
+	cr_expect_eq(si.si_pid, 0, "reported once");
+	cr_assert_eq(rp_kill(p2, cpid, SIGKILL), 0);
+	puppet_join_dead(&d);
+	cr_assert_eq(rp_wait4(p2, cpid, NULL, __WALL, NULL), cpid);
+	rp_task_put(c);
+	end_task(p2);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * In rcu mode a child's stopped report and its continued report take no
+ * update lock (the gate exclusive): the waiting thread's count of shared
+ * writes on that line does not move across the two waits.
+ */
+Test(reports_shared, no_update_lock)
+{
+	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
+	struct rp_task *p, *c;
+	struct puppet d;
+	int status = -1;
+	pid_t cpid;
+
+	cpid = stopped_child(&p, &c, &d, false);
+	rp_debug_shared_writes(before);
+	cr_assert_eq(rp_wait4(p, cpid, &status, WUNTRACED, NULL), cpid);
+	cr_expect_eq(status, STOPPED_BY(SIGSTOP));
+	cr_assert_eq(rp_kill(init, cpid, SIGCONT), 0);
+	cr_assert_eq(rp_wait4(p, cpid, &status, WCONTINUED, NULL), cpid);
+	cr_expect_eq(status, CONTINUED);
+	rp_debug_shared_writes(after);
+	cr_expect_eq(after[RP_SHARED_UPDATE_LOCK] - before[RP_SHARED_UPDATE_LOCK], 0,
+		     "a stopped and a continued report took the update lock %lu times",
+		     after[RP_SHARED_UPDATE_LOCK] - before[RP_SHARED_UPDATE_LOCK]);
+	end_stopped_child(p, c, &d);
+	finish_all_reaped();
+}

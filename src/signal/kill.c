@@ -213,14 +213,19 @@ static bool two_passes(struct rp_system *sys, int sig)
  */
 enum passes_hold { HOLD_NONE, HOLD_MEMBER, HOLD_EXCLUSIVE };
 
+bool rp_group_kill_holds_update(struct rp_system *sys)
+{
+#if defined(RP_BREAK_SIPID_PASSES_UNHELD) || defined(RP_BREAK_SIPID_PER_RECEIVER)
+	(void)sys;
+	return false;
+#else
+	return sys->sync.mode == RP_SYNC_RCU && two_passes(sys, SIGKILL);
+#endif
+}
+
 static enum passes_hold passes_hold(struct rp_system *sys, bool whole_table)
 {
-#ifdef RP_BREAK_SIPID_PASSES_UNHELD
-	(void)sys;
-	(void)whole_table;
-	return HOLD_NONE;
-#else
-	if (sys->sync.mode != RP_SYNC_RCU)
+	if (!rp_group_kill_holds_update(sys))
 		return HOLD_NONE;
 	if (whole_table) {
 		rp_update_lock(&sys->sync);
@@ -228,7 +233,6 @@ static enum passes_hold passes_hold(struct rp_system *sys, bool whole_table)
 	}
 	rp_update_lock_shared(&sys->sync);
 	return HOLD_MEMBER;
-#endif
 }
 
 static void passes_release(struct rp_system *sys, enum passes_hold hold)

@@ -253,6 +253,15 @@ int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const si
  */
 int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t *info);
 
+/*
+ * Does a sender's group kill of a signal hold the update side across its
+ * walks (rcu mode once the table has made a pid namespace: kill.c,
+ * passes_hold)?  Then no change of its set of receivers (a fork, a reap,
+ * a setpgid) runs beside its walk.  Once true, true for good.  No lock
+ * needed.
+ */
+bool rp_group_kill_holds_update(struct rp_system *sys);
+
 /* ---- the fork window (record.c) ---- */
 
 /*

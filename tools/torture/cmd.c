@@ -252,14 +252,17 @@ static uint64_t ns_scenes(struct run *run)
 }
 
 /*
- * A timed run that may draw ns owes one scene checked to the end (ops_ns.c
- * runs none with --fail-rate, and --overlap 100 draws nothing but the
- * shared operations); a run by --ops stops at its count.
+ * A timed run that may draw ns owes one scene checked to the end; a run
+ * by --ops stops at its count.
  */
+bool tt_may_draw_ns(const struct torture_config *cfg)
+{
+	return cfg->weights[OP_NS] && cfg->fail_rate <= 0 && !(cfg->overlap_given && cfg->overlap == 100);
+}
+
 static bool ns_owed(struct run *run)
 {
-	return !run->cfg.ops && run->cfg.weights[OP_NS] && run->cfg.fail_rate <= 0 &&
-	       !(run->cfg.overlap_given && run->cfg.overlap == 100) && !ns_scenes(run);
+	return !run->cfg.ops && tt_may_draw_ns(&run->cfg) && !ns_scenes(run);
 }
 
 /* Workers that have not run one operation yet. */

@@ -159,12 +159,26 @@ void tt_op_claim(struct worker *w, struct handle *h)
 }
 
 /*
+ * Does a group kill's walk hold nothing for the rest of the run, so that
+ * the worker may fork, exec or move beside a walk held open?  Once the
+ * table has made a pid namespace, a group kill with a signal holds the
+ * update side across its walks (rp_group_kill_holds_update), and another
+ * worker's ns may make the first namespace at any time: so only in a run
+ * that draws no ns.
+ */
+static bool walks_unheld(const struct worker *w, struct rp_system *sys)
+{
+	return !tt_may_draw_ns(w->cfg) && !rp_group_kill_holds_update(sys);
+}
+
+/*
  * kill(-1) across an exec and a fork (a review found it): @h forks process
  * p with a second thread n and its leader a zombie; @h's kill(-1) is held
  * (rcu mode) on the leader's node of the process list while n execs,
  * taking the leader's place on that list, and forks child c.  The walk
  * signals p only after c was linked behind it, so c must get the signal
- * too (I2); in the lock modes the kill simply follows the fork.
+ * too (I2); in the lock modes the kill simply follows the fork, and so it
+ * does when the walk would hold the update side (walks_unheld).
  */
 void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 {
@@ -192,7 +206,8 @@ void tt_op_exec_kill_all(struct worker *w, struct handle *h)
 	rp_exit(leader, 0);	/* a zombie leader: the exec takes its place */
 	tt_drop_handle(w, (unsigned int)(tt_handle_of(w, leader) - w->h));
 	k.hold.t = leader;
-	started = tt_rcu_readers(w->cfg->mode) && tt_hold_available();
+	started = tt_rcu_readers(w->cfg->mode) && tt_hold_available() &&
+		  walks_unheld(w, k.t->sys);
 	if (started)
 		held = tt_start_held(&k, kill_all_thread);
 	nh = tt_handle_of(w, n);
@@ -252,14 +267,17 @@ static void killpg_across_move(struct worker *w, struct held_call *kc, struct rp
 	sigset_t none;
 	bool held = false;
 
+	bool started = w->cfg->mode == RP_SYNC_RCU && tt_hold_available() &&
+		       walks_unheld(w, k->sys);
+
 	kc->hold.t = k;
-	if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available())
+	if (started)
 		held = tt_start_held(kc, killpg_thread);
 	kh = tt_handle_of(w, k);
 	tt_worker_drive(w, kh, rp_setpgid(k, 0, w->hot.tgid));
 	if (held) {
 		tt_end_held(kc);
-	} else if (w->cfg->mode == RP_SYNC_RCU && tt_hold_available()) {
+	} else if (started) {
 		tt_join_offline(kc->thread);	/* it went past k: no window */
 	} else {
 		kc->start = tt_clock_tick();
@@ -298,7 +316,8 @@ static void killpg_across_move(struct worker *w, struct held_call *kc, struct rp
  * process's receipts against the group sends that can reach it).
  * RP_BREAK_RELINK_PROXY moves k's entry itself, and the walk follows it
  * into the hot group's list.  The lock modes: a walk held in the read lock
- * would keep the move out, so the send simply follows it.
+ * would keep the move out, so the send simply follows it; so too when the
+ * walk would hold the group's M (walks_unheld).
  */
 void tt_op_killpg_move(struct worker *w, struct handle *h)
 {

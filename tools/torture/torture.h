@@ -251,6 +251,13 @@ struct hot_proc {
 };
 int tt_hot_start(struct hot_proc *hp, struct rp_task *init, struct worker *ws, unsigned int n);
 void tt_disjoint_weights(struct torture_config *cfg);
+
+/*
+ * May the run draw ns, the only operation that makes pid namespaces?  Not
+ * with --fail-rate (ops_ns.c runs none), nor with --overlap 100 (nothing
+ * but the shared operations).
+ */
+bool tt_may_draw_ns(const struct torture_config *cfg);
 bool tt_disjoint(const struct torture_config *cfg);
 void tt_hot_leave(struct worker *w);
 void tt_hot_end(struct hot_proc *hp, struct worker *log);

@@ -248,6 +248,12 @@ enum rp_race_point {
 	   taken its T yet (proc/exec.c; the gate shared, G of @t's group,
 	   read section): a reparenting may move @t meanwhile. */
 	RP_RACE_EXEC_PARENT_READ,
+	/* A ptrace request other than an attach or a detach found tracee @t
+	   linked to its caller, its tracer, and has not checked its stop nor
+	   made its change yet (proc/ptrace.c; the update lock held, or the
+	   gate shared, T of the tracer and a read section;
+	   RP_BREAK_PTRACE_UNFROZEN: the stop already checked). */
+	RP_RACE_PTRACE_REQUEST,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

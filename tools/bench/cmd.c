@@ -17,7 +17,7 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, &bench_fork_own, &bench_exec_own,
 	&bench_fork_onepg,
 	&bench_setpgid_own, &bench_setpgid_onepg, &bench_ptrace_own, &bench_ptrace_onepg,
-	&bench_ptrace_requests,
+	&bench_ptrace_requests, &bench_ptrace_eventmsg,
 	&bench_kill0_ns, NULL,
 };
 

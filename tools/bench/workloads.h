@@ -37,6 +37,7 @@ int bench_join_one_group(struct bench_thread *t);
 extern const struct bench_workload bench_kill0_ns;
 
 /* workloads_ptrace.c */
-extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_ptrace_requests;
+extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_ptrace_requests,
+	bench_ptrace_eventmsg;
 
 #endif /* RP_TOOLS_WORKLOADS_H */

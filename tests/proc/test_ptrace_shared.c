@@ -308,6 +308,18 @@ static struct rp_task *stopped_child(struct rp_task *x, struct job *jc)
 	return c;
 }
 
+/* X's @request (@what) of @pid with @data is done beside a shared holder, and answers 0. */
+static void done_beside_walk(struct rp_task *x, long request, pid_t pid, void *data,
+			     const char *what)
+{
+	long ret;
+
+	request_data[0] = data;
+	cr_expect(request_beside_walk(x, request, pid, &ret), "%s waited for a shared holder",
+		  what);
+	cr_assert_eq(ret, 0, "%s answered %ld", what, ret);
+}
+
 /*
  * The requests on a stopped one-thread tracee run under the gate shared:
  * each is done beside a shared holder, which an exclusive taker waits
@@ -320,31 +332,18 @@ Test(ptrace_requests, beside_a_shared_holder)
 	siginfo_t info;
 	struct job jc;
 	pid_t cpid;
-	long ret;
 
 	start(RP_SYNC_RCU);
 	x = spawn(init, SIGCHLD);
 	c = stopped_child(x, &jc);
 	cpid = rp_getpid(c);
-	request_data[0] = &msg;
-	cr_expect(request_beside_walk(x, PTRACE_GETEVENTMSG, cpid, &ret),
-		  "GETEVENTMSG waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_GETEVENTMSG, cpid, &msg, "GETEVENTMSG");
 	cr_assert_eq(msg, 0ul, "a signal's stop has no event message");
-	request_data[0] = (void *)PTRACE_O_TRACEEXEC;
-	cr_expect(request_beside_walk(x, PTRACE_SETOPTIONS, cpid, &ret),
-		  "SETOPTIONS waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_SETOPTIONS, cpid, (void *)PTRACE_O_TRACEEXEC, "SETOPTIONS");
 	cr_assert(c->ptrace & RP_PT_EVENT_FLAG(PTRACE_EVENT_EXEC));
-	request_data[0] = &info;
-	cr_expect(request_beside_walk(x, PTRACE_GETSIGINFO, cpid, &ret),
-		  "GETSIGINFO waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_GETSIGINFO, cpid, &info, "GETSIGINFO");
 	cr_assert_eq(info.si_signo, SIGSTOP);
-	request_data[0] = NULL;
-	cr_expect(request_beside_walk(x, PTRACE_CONT, cpid, &ret),
-		  "CONT waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_CONT, cpid, NULL, "CONT");
 	cr_assert_eq(job_join(&jc), 0, "the tracee did not resume with no signal");
 	end_child(x, c);
 	end_child(init, x);
@@ -364,7 +363,6 @@ Test(ptrace_requests, threaded_tracee_shared)
 	int status = -1;
 	struct job jq;
 	pid_t qpid;
-	long ret;
 
 	start(RP_SYNC_RCU);
 	x = spawn(init, SIGCHLD);
@@ -372,17 +370,11 @@ Test(ptrace_requests, threaded_tracee_shared)
 	q2 = thread_of(q);
 	qpid = rp_getpid(q);
 	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, qpid, NULL, NULL), 0);
-	request_data[0] = NULL;
-	cr_expect(request_beside_walk(x, PTRACE_INTERRUPT, qpid, &ret),
-		  "INTERRUPT of a threaded tracee waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_INTERRUPT, qpid, NULL, "INTERRUPT of a threaded tracee");
 	job_start(&jq, signal_job, q);	/* takes the trap */
 	cr_assert_eq(rp_wait4(x, qpid, &status, __WALL, NULL), qpid);
 	cr_assert_eq(status, ((SIGTRAP | (PTRACE_EVENT_STOP << 8)) << 8) | 0x7f);
-	request_data[0] = &msg;
-	cr_expect(request_beside_walk(x, PTRACE_GETEVENTMSG, qpid, &ret),
-		  "GETEVENTMSG of a threaded tracee waited for a shared holder");
-	cr_assert_eq(ret, 0);
+	done_beside_walk(x, PTRACE_GETEVENTMSG, qpid, &msg, "GETEVENTMSG of a threaded tracee");
 	cr_assert_eq(rp_ptrace(x, PTRACE_DETACH, qpid, NULL, NULL), 0);
 	cr_assert_eq(job_join(&jq), 0);
 	end_task(q2);

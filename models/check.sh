@@ -108,6 +108,9 @@ runs=(
 	"ptrace_attach_exit  correct                          verify safety"
 	"ptrace_attach_exit  BROKEN_PARENT_UNLOCKED           fail   safety"
 	"ptrace_attach_exit  BROKEN_NO_RECHECK                fail   safety"
+	"ptrace_request      correct                          verify safety"
+	"ptrace_request      BROKEN_UNFROZEN                  fail   safety"
+	"ptrace_request      BROKEN_TRACER_UNLOCKED           fail   safety"
 )
 
 now() { date +%s.%N; }

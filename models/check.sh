@@ -111,6 +111,9 @@ runs=(
 	"thread_clone_reparent correct                        verify safety"
 	"thread_clone_reparent BROKEN_NO_RECHECK              fail   safety"
 	"thread_clone_reparent BROKEN_UNLOCKED                fail   safety"
+	"ptrace_request      correct                          verify safety"
+	"ptrace_request      BROKEN_UNFROZEN                  fail   safety"
+	"ptrace_request      BROKEN_TRACER_UNLOCKED           fail   safety"
 )
 
 now() { date +%s.%N; }

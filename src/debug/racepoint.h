@@ -273,6 +273,12 @@ enum rp_race_point {
 	   stop may come meanwhile, a reparenting, an attach or @t's exit
 	   waits for that T. */
 	RP_RACE_REPORT_LINKED,
+	/* A ptrace request other than an attach or a detach found tracee @t
+	   linked to its caller, its tracer, and has not checked its stop nor
+	   made its change yet (proc/ptrace.c; the update lock held, or the
+	   gate shared, T of the tracer and a read section;
+	   RP_BREAK_PTRACE_UNFROZEN: the stop already checked). */
+	RP_RACE_PTRACE_REQUEST,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -715,14 +715,21 @@ static bool valid_signal(long sig)
 	return sig >= 0 && sig < RP_NSIG;
 }
 
-/* PTRACE_SETOPTIONS (update lock and siglock held): Linux's ptrace_setoptions. */
+/*
+ * PTRACE_SETOPTIONS (siglock held, and the update lock or T of the tracer):
+ * Linux's ptrace_setoptions.  The options alone change, in one store: a
+ * reader of the flags under T of the real parent (a plain exit's move, a
+ * plain reap's "untraced") sees them as they were.
+ */
 static long set_options(struct rp_task *t, unsigned long options)
 {
 	long ret = check_options(options);
 
+	rp_assert_siglock_held(t);
+	rp_assert_tree_write(t->sys, t->parent);
 	if (!ret)
-		t->ptrace = (t->ptrace & ~(PTRACE_O_MASK << RP_PT_OPT_SHIFT)) |
-			    (unsigned int)(options << RP_PT_OPT_SHIFT);
+		CMM_STORE_SHARED(t->ptrace, (t->ptrace & ~(PTRACE_O_MASK << RP_PT_OPT_SHIFT)) |
+					    (unsigned int)(options << RP_PT_OPT_SHIFT));
 	return ret;
 }
 
@@ -747,54 +754,94 @@ static long listen(struct rp_task *t)
 #define STOP_TELLING	(-EINPROGRESS)
 
 /*
- * Requests on a tracee in a ptrace stop (update lock held; for
- * PTRACE_DETACH, or protocol (f)'s locks): -ESRCH if it is
- * not stopped or listens, as Linux's ptrace_check_attach, STOP_TELLING if
- * it has not told of the stop yet; then LISTEN, CONT resumes it with
- * signal @data, DETACH unlinks it and resumes it with @data, SETOPTIONS
- * sets the options @data, GETEVENTMSG stores the last event's message at
- * @data (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
+ * Is @t in a ptrace stop its tracer may act on (siglock held)?  -ESRCH if
+ * it is not stopped, listens or is killed, as Linux's ptrace_check_attach
+ * (whose ptrace_freeze_traced fails for a fatal signal), STOP_TELLING if
+ * it has not told of the stop yet, else 0.
+ */
+static long check_stopped(struct rp_task *t)
+{
+	rp_assert_siglock_held(t);
+	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
+	    stop_killed(t))
+		return -ESRCH;
+	return stop_told(t) ? 0 : STOP_TELLING;
+}
+
+/*
+ * RP_BREAK_PTRACE_UNFROZEN checks the stop under one hold of the siglock
+ * (in tracee_request, before the request's window) and makes the request
+ * under another, without checking again: Linux without
+ * ptrace_freeze_traced.  A kill in between is not seen, and the request
+ * acts on a tracee that has left its stop, or is leaving it.
+ */
+#ifdef RP_BREAK_PTRACE_UNFROZEN
+#define CHECK_STOPPED(t)	0L
+#else
+#define CHECK_STOPPED(t)	check_stopped(t)
+#endif
+
+/*
+ * The change of a request on tracee @t, whose stop check_stopped accepted
+ * in this hold of its siglock (held): LISTEN, CONT resumes it with signal
+ * @data, DETACH leaves the signal @data to resume with, SETOPTIONS sets
+ * the options @data, GETEVENTMSG stores the last event's message at @data
+ * (0 after a stop that had none), GETSIGINFO and SETSIGINFO copy the
  * stop's siginfo to and from @data (it stays in the stopped task's frame
  * while RP_JOBCTL_TRACED, under this siglock).
  */
-static long stopped_request(struct rp_task *t, long request, void *data)
+static long stopped_change(struct rp_task *t, long request, void *data)
 {
 	struct rp_ptrace_part *pt = t->ptrace_part;	/* traced: it has one */
+	long sig = (long)(intptr_t)data;
+
+	rp_assert_siglock_held(t);
+	if (request == PTRACE_LISTEN)
+		return listen(t);
+	if (request == PTRACE_SETOPTIONS)
+		return set_options(t, (unsigned long)data);
+	if (request == PTRACE_GETEVENTMSG) {
+		*(unsigned long *)data = pt->message;
+		return 0;
+	}
+	if (request == PTRACE_GETSIGINFO || request == PTRACE_SETSIGINFO) {
+		if (!pt->last_siginfo)
+			return -EINVAL;	/* a group stop's trap of a tracee of PTRACE_ATTACH */
+		if (request == PTRACE_GETSIGINFO)
+			*(siginfo_t *)data = *pt->last_siginfo;
+		else
+			*pt->last_siginfo = *(const siginfo_t *)data;
+		return 0;
+	}
+	if ((request != PTRACE_CONT && request != PTRACE_DETACH) || !valid_signal(sig))
+		return -EIO;
+	/* Pairs with CMM_LOAD_SHARED in wait's scan (a hint it reads again). */
+	CMM_STORE_SHARED(t->exit_code, (int)sig);
+	if (request == PTRACE_CONT) {
+		t->jobctl &= ~RP_JOBCTL_TRACED;
+		rp_signal_wake_up(t);
+	}
+	return 0;
+}
+
+/*
+ * Requests on a tracee in a ptrace stop (the update lock held, or the gate
+ * shared and T of the tracer; for PTRACE_DETACH protocol (f)'s locks):
+ * check_stopped's answer, else stopped_change's, in one hold of the
+ * siglock, so that the stop cannot end between the check and the change
+ * (what Linux's ptrace_freeze_traced keeps); then a DETACH unlinks.
+ */
+static long stopped_request(struct rp_task *t, long request, void *data)
+{
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
-	long sig = (long)(intptr_t)data, ret = 0;
+	long ret;
 
 	RP_DEBUG_BUG_ON(!rp_update_section_here(&t->sys->sync));
 	if (!sh)
 		return -ESRCH;
-	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
-	    stop_killed(t))
-		ret = -ESRCH;
-	else if (!stop_told(t))
-		ret = STOP_TELLING;
-	else if (request == PTRACE_LISTEN)
-		ret = listen(t);
-	else if (request == PTRACE_SETOPTIONS)
-		ret = set_options(t, (unsigned long)data);
-	else if (request == PTRACE_GETEVENTMSG)
-		*(unsigned long *)data = pt->message;
-	else if ((request == PTRACE_GETSIGINFO || request == PTRACE_SETSIGINFO) &&
-		 !pt->last_siginfo)
-		ret = -EINVAL;	/* a group stop's trap of a tracee of PTRACE_ATTACH */
-	else if (request == PTRACE_GETSIGINFO)
-		*(siginfo_t *)data = *pt->last_siginfo;
-	else if (request == PTRACE_SETSIGINFO)
-		*pt->last_siginfo = *(const siginfo_t *)data;
-	else if (request != PTRACE_CONT && request != PTRACE_DETACH)
-		ret = -EIO;
-	else if (!valid_signal(sig))
-		ret = -EIO;
-	else {
-		t->exit_code = (int)sig;
-		if (request == PTRACE_CONT) {
-			t->jobctl &= ~RP_JOBCTL_TRACED;
-			rp_signal_wake_up(t);
-		}
-	}
+	ret = CHECK_STOPPED(t);
+	if (!ret)
+		ret = stopped_change(t, request, data);
 	rp_unlock_sighand(sh);
 	if (!ret && request == PTRACE_DETACH)
 		rp_ptrace_unlink(t);
@@ -819,13 +866,51 @@ static long interrupt(struct rp_task *t)
 	return ret;
 }
 
-/* A request on tracee @t of @self (update lock held; PTRACE_DETACH: or protocol (f)'s locks). */
+/*
+ * The stop of @t checked under a hold of the siglock of its own, as
+ * RP_BREAK_PTRACE_UNFROZEN does before the request's window: its answer.
+ */
+#ifdef RP_BREAK_PTRACE_UNFROZEN
+static long check_stopped_early(struct rp_task *t, long request)
+{
+	struct rp_sighand *sh;
+	long ret;
+
+	if (request == PTRACE_KILL || request == PTRACE_INTERRUPT)
+		return 0;
+	sh = rp_lock_task_sighand(t);
+	if (!sh)
+		return -ESRCH;
+	ret = check_stopped(t);
+	rp_unlock_sighand(sh);
+	return ret;
+}
+#endif
+
+/*
+ * A request on tracee @t of @self (update lock held, or the gate shared
+ * and T of @self; PTRACE_DETACH: protocol (f)'s locks).  Linux's
+ * ptrace_check_attach in two steps: the link, stable from here to the
+ * end under T of @self, which each of its writers holds or else the gate
+ * exclusive, which waits for us (a detach; the tracer's or the tracee's
+ * exit, the claim of a traced zombie: docs/process.md, protocol (f),
+ * "The other requests"); then the stop, checked under the tracee's
+ * siglock in the same hold as the request's change (stopped_request).
+ */
 static long tracee_request(struct rp_task *self, struct rp_task *t, long request, void *data)
 {
 	RP_DEBUG_BUG_ON(!rp_update_section_here(&self->sys->sync));
-	RP_DEBUG_BUG_ON(request != PTRACE_DETACH && !rp_update_held_here(&self->sys->sync));
-	if (!(t->ptrace & RP_PT_PTRACED) || t->parent != self)
+	rp_assert_tree_write(self->sys, self);
+	/* Read under T of @self: stable if @self is the tracer; else ESRCH either way. */
+	if (!(CMM_LOAD_SHARED(t->ptrace) & RP_PT_PTRACED) || CMM_LOAD_SHARED(t->parent) != self)
 		return -ESRCH;
+#ifdef RP_BREAK_PTRACE_UNFROZEN
+	long early = check_stopped_early(t, request);
+
+	if (early)
+		return early;
+#endif
+	RP_RACE_POINT(RP_RACE_PTRACE_REQUEST, t);
 	switch (request) {
 	case PTRACE_KILL:
 		/* As Linux since 6.0: a SIGKILL, stopped or not. */
@@ -885,6 +970,18 @@ static void await_trap(struct rp_task *t)
 #define PARENT_RECHECK true
 #endif
 
+/*
+ * RP_BREAK_PTRACE_TRACER_UNLOCKED: a request other than an attach or a
+ * detach trusts the gate for T of the tracer (and tells the checker it
+ * took it): the tracer's detach from another thread cuts the link
+ * between the request's check and its change.
+ */
+#ifdef RP_BREAK_PTRACE_TRACER_UNLOCKED
+#define TRACER_UNTAKEN	1U
+#else
+#define TRACER_UNTAKEN	0U
+#endif
+
 /* The locks of @s that the twin leaves untaken (rp_tree_lock_set's @untaken). */
 static unsigned int link_untaken(const struct rp_task *self, const struct rp_lock_set *s)
 {
@@ -927,6 +1024,19 @@ static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_se
 }
 
 /*
+ * T of tracer @self alone, for a request other than an attach or a detach
+ * (the gate shared, a read section), in @s; what it leaves untaken (a
+ * broken twin's) for rp_tree_unlock_set.
+ */
+static unsigned int lock_tracer(struct rp_task *self, struct rp_lock_set *s)
+{
+	s->n = 0;
+	rp_tree_set_add(s, self);
+	rp_tree_lock_set(s, TRACER_UNTAKEN);
+	return TRACER_UNTAKEN;
+}
+
+/*
  * May an attach or detach of @t run under protocol (f)'s locks?  @t is a
  * process's leader and its only thread: a thread's clone counts its
  * thread under T of @t's real parent, which we hold, so it stays one
@@ -941,19 +1051,23 @@ static bool link_plain(const struct rp_task *t)
 }
 
 /*
- * @request on @pid under the update lock, or, for an attach or a detach in
- * rcu mode, the gate shared and protocol (f)'s locks if the tracee is
- * plain (link_plain; else the update lock, nothing written).  *@waitfor:
- * NULL, or the tracee, referenced, that the caller waits for with no lock
- * held: the one it attached, or the one that was still telling of its stop.
+ * @request on @pid under the update lock, or, in rcu mode, the gate
+ * shared and: for an attach or a detach, protocol (f)'s locks if the
+ * tracee is plain (link_plain; else the update lock, nothing written);
+ * for any other request, T of @self, whatever the tracee's threads (the
+ * request writes no link).  *@waitfor: NULL, or the tracee, referenced,
+ * that the caller waits for with no lock held: the one it attached, or
+ * the one that was still telling of its stop.
  */
 static long request_locked(struct rp_task *self, long request, pid_t pid, void *addr,
 			   void *data, struct rp_task **waitfor)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	bool attaching = request == PTRACE_ATTACH || request == PTRACE_SEIZE;
-	bool shared = sync->mode == RP_SYNC_RCU && (attaching || request == PTRACE_DETACH);
+	bool link = attaching || request == PTRACE_DETACH;
+	bool shared = sync->mode == RP_SYNC_RCU;
 	struct rp_lock_set trees = { .n = 0 };
+	unsigned int untaken = 0;
 	struct rp_task *t;
 	long ret;
 
@@ -967,8 +1081,11 @@ again:
 		rp_update_lock(sync);
 	}
 	t = rp_find_task_vnr_rcu(self, pid);
-	if (t && shared) {
+	if (t && shared && !link) {
+		untaken = lock_tracer(self, &trees);
+	} else if (t && shared) {
 		lock_link(self, t, &trees);
+		untaken = link_untaken(self, &trees);
 		if (!link_plain(t)) {
 			unlock_link(self, &trees);
 			rp_read_unlock(sync);
@@ -987,7 +1104,7 @@ again:
 	if (((attaching && !ret) || ret == STOP_TELLING) && rp_task_get_rcu(t))
 		*waitfor = t;
 	if (shared) {
-		unlock_link(self, &trees);
+		rp_tree_unlock_set(&trees, untaken);
 		rp_read_unlock(sync);
 		rp_update_unlock_shared(sync);
 	} else {

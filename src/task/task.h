@@ -37,7 +37,9 @@
  *	     and of its real parent, then M of the ids that change, then
  *	     the siglock); ptrace attach and detach of a one-thread process
  *	     (proc/ptrace.c: T of the tracer and of the tracee's real
- *	     parent, then the tracee's siglock); and exec of a one-thread
+ *	     parent, then the tracee's siglock); the other ptrace requests
+ *	     (proc/ptrace.c: T of the tracer, then the tracee's siglock:
+ *	     the options of ->ptrace, the stop); and exec of a one-thread
  *	     process (proc/exec.c: G, then T of the task and of its real
  *	     parent, then the siglock; the handler table's switch under the
  *	     old and the new siglock); and a thread's clone (proc/fork.c:
@@ -574,9 +576,14 @@ struct rp_task {
 	unsigned int flags;		/* RP_PF_*: see each */
 	unsigned int ptrace;		/* (u, s; a plain attach or detach: T of
 					   the tracer and of ->real_parent, and
-					   s) RP_PT_*: read under either T or
+					   s; the options alone, SETOPTIONS: T of
+					   the tracer and s) RP_PT_*: the flags
+					   read under either T or the siglock,
+					   the options under T of the tracer or
 					   the siglock */
-	int exit_code;			/* (u, s) status for wait, stop reports */
+	int exit_code;			/* (u, s; a ptrace request: T of the
+					   tracer and s) status for wait, stop
+					   reports; read again under s */
 	/*
 	 * CPU time (src/timers): held by a tick (rp_account_cpu) on this
 	 * thread from its exit check to its last timer fired, and taken by the

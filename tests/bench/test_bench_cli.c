@@ -453,6 +453,25 @@ Test(bench, scaling_quick)
 }
 
 /*
+ * The ptrace requests on a stopped tracee take the gate shared in rcu
+ * mode: a GETEVENTMSG makes no shared write there, and one, the update
+ * lock, in rcu-global; a seize..detach cycle no more than two, the
+ * tracer's waits for its traps.
+ */
+Test(bench, ptrace_requests_shared_writes)
+{
+	expect_jq(QUICK "--workload ptrace_eventmsg,ptrace_requests --threads 1,2 "
+		  "--mode rcu,rcu-global --json",
+		  "map(select(.type == \"result\")) | length == 8 and "
+		  "all(.[] | select(.mode == \"rcu\" and .workload == \"ptrace_eventmsg\"); "
+		  ".shared_writes_per_op == 0) and "
+		  "all(.[] | select(.mode == \"rcu-global\" and .workload == \"ptrace_eventmsg\"); "
+		  ".shared_writes_per_op == 1) and "
+		  "all(.[] | select(.mode == \"rcu\" and .workload == \"ptrace_requests\"); "
+		  ".shared_writes_per_op <= 2)");
+}
+
+/*
  * Every workload then the targets: the list of every workload has room for
  * all of them.  It once had room for 17 entries, and a suite of 17 and the
  * NULL after them overwrote the flags that follow: the targets never ran.

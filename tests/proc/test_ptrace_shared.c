@@ -4,7 +4,11 @@
  * protocol (f)): two attaches that make one task's ptrace part at once, an
  * attach against a plain exit of its tracee, a detach whose tracee's real
  * parent gives it away meanwhile, and a threaded tracee's attach, which
- * keeps the exclusive gate.
+ * keeps the exclusive gate.  The other requests (ptrace_requests) under
+ * the gate shared and T of the tracer: beside a shared holder, and held
+ * between their check of the link and their change while the tracee is
+ * killed, while it exits, and while the tracer detaches it from another
+ * thread.
  */
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -15,6 +19,7 @@
 #include "../fixture/racenote.h"
 
 static int returned[2];		/* uatomic: the request of job ->arg returned */
+static void *request_data[2];	/* the data of the request of job ->arg */
 
 /* Arm @where for @at (held, online: in a read section) with note_hook. */
 static void arm_noting(enum rp_race_point where, struct rp_task *at)
@@ -38,7 +43,7 @@ static void await_wait_or_return(long arg)
 
 static long request_job(struct job *j)
 {
-	long ret = rp_ptrace(j->t, j->sig, j->pid, NULL, NULL);
+	long ret = rp_ptrace(j->t, j->sig, j->pid, NULL, request_data[j->arg]);
 
 	uatomic_set(&returned[j->arg], 1);
 	return ret;
@@ -283,5 +288,224 @@ Test(ptrace_shared, threaded_tracee_exclusive)
 	end_child(init, x);
 	end_task(q2);
 	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * C, a new child of @x, in the ptrace stop of the SIGSTOP that X's
+ * PTRACE_ATTACH sends, taken by job @jc, reported to X.
+ */
+static struct rp_task *stopped_child(struct rp_task *x, struct job *jc)
+{
+	struct rp_task *c = spawn(x, SIGCHLD);
+	pid_t cpid = rp_getpid(c);
+	int status = -1;
+
+	cr_assert_eq(rp_ptrace(x, PTRACE_ATTACH, cpid, NULL, NULL), 0);
+	job_start(jc, signal_job, c);
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	return c;
+}
+
+/* X's @request (@what) of @pid with @data is done beside a shared holder, and answers 0. */
+static void done_beside_walk(struct rp_task *x, long request, pid_t pid, void *data,
+			     const char *what)
+{
+	long ret;
+
+	request_data[0] = data;
+	cr_expect(request_beside_walk(x, request, pid, &ret), "%s waited for a shared holder",
+		  what);
+	cr_assert_eq(ret, 0, "%s answered %ld", what, ret);
+}
+
+/*
+ * The requests on a stopped one-thread tracee run under the gate shared:
+ * each is done beside a shared holder, which an exclusive taker waits
+ * for, and answers as before.
+ */
+Test(ptrace_requests, beside_a_shared_holder)
+{
+	struct rp_task *x, *c;
+	unsigned long msg = 1;
+	siginfo_t info;
+	struct job jc;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	c = stopped_child(x, &jc);
+	cpid = rp_getpid(c);
+	done_beside_walk(x, PTRACE_GETEVENTMSG, cpid, &msg, "GETEVENTMSG");
+	cr_assert_eq(msg, 0ul, "a signal's stop has no event message");
+	done_beside_walk(x, PTRACE_SETOPTIONS, cpid, (void *)PTRACE_O_TRACEEXEC, "SETOPTIONS");
+	cr_assert(c->ptrace & RP_PT_EVENT_FLAG(PTRACE_EVENT_EXEC));
+	done_beside_walk(x, PTRACE_GETSIGINFO, cpid, &info, "GETSIGINFO");
+	cr_assert_eq(info.si_signo, SIGSTOP);
+	done_beside_walk(x, PTRACE_CONT, cpid, NULL, "CONT");
+	cr_assert_eq(job_join(&jc), 0, "the tracee did not resume with no signal");
+	end_child(x, c);
+	end_child(init, x);
+	finish_all_reaped();
+}
+
+/*
+ * A tracee of two threads: a request writes no link, and keeps the gate
+ * shared.  X seizes Q (exclusive: a threaded tracee's attach); its
+ * PTRACE_INTERRUPT and, in the trap, its GETEVENTMSG are done beside a
+ * shared holder.
+ */
+Test(ptrace_requests, threaded_tracee_shared)
+{
+	struct rp_task *x, *q, *q2;
+	unsigned long msg = 1;
+	int status = -1;
+	struct job jq;
+	pid_t qpid;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	q = spawn(x, SIGCHLD);
+	q2 = thread_of(q);
+	qpid = rp_getpid(q);
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, qpid, NULL, NULL), 0);
+	done_beside_walk(x, PTRACE_INTERRUPT, qpid, NULL, "INTERRUPT of a threaded tracee");
+	job_start(&jq, signal_job, q);	/* takes the trap */
+	cr_assert_eq(rp_wait4(x, qpid, &status, __WALL, NULL), qpid);
+	cr_assert_eq(status, ((SIGTRAP | (PTRACE_EVENT_STOP << 8)) << 8) | 0x7f);
+	done_beside_walk(x, PTRACE_GETEVENTMSG, qpid, &msg, "GETEVENTMSG of a threaded tracee");
+	cr_assert_eq(rp_ptrace(x, PTRACE_DETACH, qpid, NULL, NULL), 0);
+	cr_assert_eq(job_join(&jq), 0);
+	end_task(q2);
+	end_child(x, q);
+	end_child(init, x);
+	finish_all_reaped();
+}
+
+/* X reaps C (pid @cpid), its child and tracee, killed by SIGKILL. */
+static void reap_killed(struct rp_task *x, struct rp_task *c, pid_t cpid)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_assert_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+}
+
+/*
+ * X's PTRACE_CONT of C, stopped, is held after it found C its tracee and
+ * before it checked C's stop; C is killed meanwhile.  The stop is checked
+ * in the siglock's hold that makes the change, which sees the kill:
+ * ESRCH, as Linux's ptrace_freeze_traced for a fatal signal.
+ * RP_BREAK_PTRACE_UNFROZEN checked the stop before the hold and resumes
+ * a killed tracee (0).
+ */
+Test(ptrace_requests, tracee_killed_in_the_window)
+{
+	struct rp_task *x, *c;
+	struct job jc, jr;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	c = stopped_child(x, &jc);
+	cpid = rp_getpid(c);
+	request_data[0] = (void *)(intptr_t)SIGUSR1;
+	arm_noting(RP_RACE_PTRACE_REQUEST, c);
+	start_request(&jr, x, PTRACE_CONT, cpid, 0);
+	cr_assert(await_reached(1), "the CONT did not find its tracee");
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	release();
+	cr_assert_eq(job_join(&jr), -ESRCH, "a CONT resumed a killed tracee");
+	rp_debug_race_hook(NULL);
+	job_join(&jc);		/* it left its stop and exited */
+	reap_killed(x, c, cpid);
+	end_child(init, x);
+	finish_all_reaped();
+}
+
+/*
+ * X's PTRACE_GETSIGINFO of C, stopped, is held after it found C its
+ * tracee; C is killed, leaves its stop, whose siginfo lived in its frame,
+ * and exits until it waits for the request's locks (T of X, its parent
+ * and tracer, or the gate exclusive: a traced exit).  The request then
+ * sees no stop (ESRCH) and copies nothing; the exit completes after it.
+ * RP_BREAK_PTRACE_UNFROZEN checked the stop before the hold and finds no
+ * siginfo (EINVAL).
+ */
+Test(ptrace_requests, tracee_exits_in_the_window)
+{
+	struct rp_task *x, *c;
+	struct job jc, jr;
+	siginfo_t info;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	c = stopped_child(x, &jc);
+	cpid = rp_getpid(c);
+	memset(&info, 0x5a, sizeof(info));
+	request_data[0] = &info;
+	CMM_STORE_SHARED(tree_of, x);
+	arm_noting(RP_RACE_PTRACE_REQUEST, c);
+	start_request(&jr, x, PTRACE_GETSIGINFO, cpid, 0);
+	cr_assert(await_reached(1), "the GETSIGINFO did not find its tracee");
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	await_wait_or_return(0);
+	cr_assert_not(uatomic_read(&returned[0]), "the held request returned");
+	cr_assert_eq(c->jobctl & RP_JOBCTL_TRACED, 0u, "the tracee did not leave its stop");
+	cr_assert_eq(uatomic_read(&c->exit_state), 0, "the tracee's exit did not wait");
+	release();
+	cr_assert_eq(job_join(&jr), -ESRCH, "a GETSIGINFO read a stop that was over");
+	cr_assert_eq(info.si_signo, 0x5a5a5a5a, "a GETSIGINFO copied a siginfo of a stop that was over");
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(tree_of, NULL);
+	job_join(&jc);
+	reap_killed(x, c, cpid);
+	end_child(init, x);
+	finish_all_reaped();
+}
+
+/*
+ * X's PTRACE_GETEVENTMSG of C, stopped, is held after it found C its
+ * tracee; X's PTRACE_DETACH of C, from another thread, waits for T of X,
+ * which the request holds: the link is not cut between the request's
+ * check and its change.  Then the request answers and the detach lets C
+ * go.  RP_BREAK_PTRACE_TRACER_UNLOCKED takes no T of the tracer: the
+ * detach is done inside the request's window.
+ */
+Test(ptrace_requests, detach_from_another_thread_waits)
+{
+	struct rp_task *x, *c;
+	struct job jc, jr, jd;
+	unsigned long msg = 1;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	x = spawn(init, SIGCHLD);
+	c = stopped_child(x, &jc);
+	cpid = rp_getpid(c);
+	request_data[0] = &msg;
+	request_data[1] = NULL;
+	CMM_STORE_SHARED(tree_of, x);
+	arm_noting(RP_RACE_PTRACE_REQUEST, c);
+	start_request(&jr, x, PTRACE_GETEVENTMSG, cpid, 0);
+	cr_assert(await_reached(1), "the GETEVENTMSG did not find its tracee");
+	start_request(&jd, x, PTRACE_DETACH, cpid, 1);
+	await_wait_or_return(1);
+	cr_assert_not(uatomic_read(&returned[1]),
+		      "the tracer's detach cut the link inside a request's window (%ld)",
+		      job_join(&jd));
+	release();
+	cr_assert_eq(job_join(&jr), 0);
+	cr_assert_eq(msg, 0ul);
+	cr_assert_eq(job_join(&jd), 0);
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(tree_of, NULL);
+	cr_assert_eq(job_join(&jc), 0);
+	cr_assert_eq(c->ptrace, 0u);
+	end_child(x, c);
+	end_child(init, x);
 	finish_all_reaped();
 }

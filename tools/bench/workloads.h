@@ -37,7 +37,8 @@ int bench_join_one_group(struct bench_thread *t);
 extern const struct bench_workload bench_kill0_ns;
 
 /* workloads_ptrace.c */
-extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg;
+extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_ptrace_requests,
+	bench_ptrace_eventmsg;
 
 /* workloads_stop.c */
 extern const struct bench_workload bench_stop_own;

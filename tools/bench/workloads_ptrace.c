@@ -2,7 +2,10 @@
 /*
  * ptrace attach and detach, an update-side scaling workload (workloads.h):
  * each thread's process attaches to a child of its own, waits for its stop
- * and detaches.  A stop needs the tracee to run: an OS thread of the
+ * and detaches; ptrace_requests adds the requests on a stopped tracee
+ * between the two (a seize, two traps, the requests of a debugger in
+ * each, a detach); ptrace_eventmsg makes one request, PTRACE_GETEVENTMSG,
+ * on a tracee that stays in its trap for the whole run.  A stop needs the tracee to run: an OS thread of the
  * bench's plays it, calling rp_get_signal once each time the tracer has
  * attached (the SIGSTOP that PTRACE_ATTACH sends stops it there, and the
  * detach lets it go on).
@@ -24,6 +27,7 @@ struct tracee {
 	bool started;			/* thread runs: tracee_stop joins it */
 	sem_t go;			/* posted once per attach, and at the end */
 	int end;			/* CMM_STORE_SHARED before the last post */
+	bool trapped;			/* seized and in its trap: tracee_release detaches */
 	/* The tracee thread's shared writes in rp_get_signal; read after the join. */
 	unsigned long shared[RP_SHARED_NR];
 };
@@ -124,6 +128,44 @@ static void op_attach_detach(struct bench_thread *t)
 	t->kinds[0].ops++;
 }
 
+/*
+ * PTRACE_SEIZE, PTRACE_INTERRUPT and its trap, GETSIGINFO, SETOPTIONS,
+ * GETEVENTMSG and CONT in it, a second INTERRUPT and trap, PTRACE_DETACH:
+ * two posts to the tracee thread, one per trap.  A request that fails ends
+ * the cycle uncounted (the next seize then fails too: the run counts
+ * nothing more, which shows).
+ */
+static void op_requests(struct bench_thread *t)
+{
+	struct tracee *tr = t->priv;
+	unsigned long shared[RP_SHARED_NR], msg;
+	struct rp_task *self = t->self;
+	siginfo_t info;
+	uint64_t t0;
+	int status;
+
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
+	if (rp_ptrace(self, PTRACE_SEIZE, tr->pid, NULL, NULL) != 0 ||
+	    rp_ptrace(self, PTRACE_INTERRUPT, tr->pid, NULL, NULL) != 0)
+		return;
+	sem_post(&tr->go);
+	if (rp_wait4(self, tr->pid, &status, __WALL, NULL) != tr->pid ||
+	    rp_ptrace(self, PTRACE_GETSIGINFO, tr->pid, NULL, &info) != 0 ||
+	    rp_ptrace(self, PTRACE_SETOPTIONS, tr->pid, NULL, (void *)PTRACE_O_TRACEEXEC) != 0 ||
+	    rp_ptrace(self, PTRACE_GETEVENTMSG, tr->pid, NULL, &msg) != 0 ||
+	    rp_ptrace(self, PTRACE_CONT, tr->pid, NULL, NULL) != 0 ||
+	    rp_ptrace(self, PTRACE_INTERRUPT, tr->pid, NULL, NULL) != 0)
+		return;
+	sem_post(&tr->go);
+	if (rp_wait4(self, tr->pid, &status, __WALL, NULL) != tr->pid ||
+	    rp_ptrace(self, PTRACE_DETACH, tr->pid, NULL, NULL) != 0)
+		return;
+	bench_record(t, 0, bench_clock_ns() - t0);
+	bench_shared_end(t, 0, shared);
+	t->kinds[0].ops++;
+}
+
 const struct bench_workload bench_ptrace_own = {
 	.name = "ptrace_own", .summary = "ptrace attach+detach of a child, each thread in its own group",
 	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
@@ -135,4 +177,68 @@ const struct bench_workload bench_ptrace_onepg = {
 	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
 	.setup = bench_setup_one_group, .thread_setup = tracee_one_group,
 	.op = op_attach_detach, .thread_end = tracee_stop,
+};
+
+const struct bench_workload bench_ptrace_requests = {
+	.name = "ptrace_requests",
+	.summary = "ptrace seize, two traps with the requests on a stopped tracee, detach, of a child",
+	.kinds = { "seize..detach" }, .scaling = true, .children_in_run = 1,
+	.thread_setup = tracee_own, .op = op_requests, .thread_end = tracee_stop,
+};
+
+/*
+ * ptrace_eventmsg's set-up: the child seized and in the PTRACE_EVENT_STOP
+ * trap of a PTRACE_INTERRUPT for the whole run, told to its tracer.
+ */
+static int tracee_trapped(struct bench_thread *t)
+{
+	struct tracee *tr;
+	int err = tracee_own(t), status;
+
+	if (err)
+		return err;
+	tr = t->priv;
+	err = (int)rp_ptrace(t->self, PTRACE_SEIZE, tr->pid, NULL, NULL);
+	if (!err)
+		err = (int)rp_ptrace(t->self, PTRACE_INTERRUPT, tr->pid, NULL, NULL);
+	if (err)
+		return err;
+	sem_post(&tr->go);
+	if (rp_wait4(t->self, tr->pid, &status, __WALL, NULL) != tr->pid)
+		return -ECHILD;
+	tr->trapped = true;
+	return 0;
+}
+
+/* The run is over: let the trapped child go, then end its thread. */
+static void tracee_release(struct bench_thread *t)
+{
+	struct tracee *tr = t->priv;
+
+	if (tr && tr->trapped)
+		rp_ptrace(t->self, PTRACE_DETACH, tr->pid, NULL, NULL);
+	tracee_stop(t);
+}
+
+/* PTRACE_GETEVENTMSG of the trapped child. */
+static void op_eventmsg(struct bench_thread *t)
+{
+	struct tracee *tr = t->priv;
+	unsigned long shared[RP_SHARED_NR], msg;
+	uint64_t t0;
+
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
+	if (rp_ptrace(t->self, PTRACE_GETEVENTMSG, tr->pid, NULL, &msg) != 0)
+		return;
+	bench_record(t, 0, bench_clock_ns() - t0);
+	bench_shared_end(t, 0, shared);
+	t->kinds[0].ops++;
+}
+
+const struct bench_workload bench_ptrace_eventmsg = {
+	.name = "ptrace_eventmsg",
+	.summary = "ptrace GETEVENTMSG of a child in a trap, each thread its own",
+	.kinds = { "geteventmsg" }, .scaling = true, .children_in_run = 1,
+	.thread_setup = tracee_trapped, .op = op_eventmsg, .thread_end = tracee_release,
 };

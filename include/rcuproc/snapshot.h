@@ -33,7 +33,9 @@ struct rp_ps_entry {
 
 /*
  * List the processes of @self's system into @out (at most @max rows), in the
- * order of the process list.  Returns how many processes the walk saw (more
+ * order of the process list: those @self's pid namespace numbers, by those
+ * numbers (a parent, group or session outside it reads 0), as /proc shows
+ * them in a namespace.  Returns how many processes the walk saw (more
  * than @max means the listing was cut short), or -ESRCH if @self has exited.
  * @out may be NULL when @max is 0: a count.
  */

@@ -23,18 +23,32 @@ static char task_state(const struct rp_task *p)
 	return 'S';
 }
 
-/* Fill @e from leader @p, under rp_read_lock. */
-static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p)
+/*
+ * The number @pid has in namespace @ns, or with @ns NULL (a caller of the
+ * root namespace) in the root; 0 where it has none, as Linux's
+ * pid_nr_ns.  In a read section.
+ */
+static pid_t nr_in(struct rp_pid *pid, struct rp_pidns *ns)
+{
+	return ns ? rp_pid_nr_ns(pid, ns) : pid->nr;
+}
+
+/*
+ * Fill @e from leader @p as namespace @ns numbers it (NULL: the root's),
+ * as Linux's /proc/PID/stat in a namespace: a parent, group or session
+ * outside reads 0.  Under rp_read_lock.
+ */
+static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p, struct rp_pidns *ns)
 {
 	/* Pairs with the parent's update under the update lock at reparent. */
 	struct rp_task *parent = rcu_dereference(p->real_parent);
 
 	rp_assert_read_section(&p->sys->sync);
-	e->pid = rp_task_tgid(p);
-	e->ppid = parent && parent != p ? rp_task_tgid(parent) : 0;
-	/* The accessors pair with the publication of a new pgrp or session (setpgid/setsid). */
-	e->pgid = rp_task_pgrp_nr_rcu(p);
-	e->sid = rp_task_session_nr_rcu(p);
+	e->pid = nr_in(rp_signal_leader_pid(p->signal), ns);
+	e->ppid = parent && parent != p ? nr_in(rp_signal_leader_pid(parent->signal), ns) : 0;
+	/* Pair with the publication of a new pgrp or session (setpgid/setsid). */
+	e->pgid = nr_in(rcu_dereference(p->signal->pgrp), ns);
+	e->sid = nr_in(rcu_dereference(p->signal->session), ns);
 	e->state = task_state(p);
 	/* The leader's nice (s): setpriority stores it with CMM_STORE_SHARED. */
 	e->nice = CMM_LOAD_SHARED(p->nice);
@@ -47,16 +61,23 @@ static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p)
 long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max)
 {
 	struct rp_sync *sync = &self->sys->sync;
+	struct rp_pidns *ns;
 	struct rp_task *p;
 	long seen = 0;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
 	rp_read_lock(sync);
+	ns = rp_task_pidns(self);
+	if (ns == &self->sys->pidns)
+		ns = NULL;	/* the root numbers every process */
 	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
 	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
+		/* Only the processes @self's namespace numbers (/proc in a namespace). */
+		if (ns && !rp_pid_nr_ns(rp_signal_leader_pid(p->signal), ns))
+			continue;
 		if ((size_t)seen < max)
-			fill_entry_rcu(&out[seen], p);
+			fill_entry_rcu(&out[seen], p, ns);
 		seen++;
 	}
 	rp_read_unlock(sync);

@@ -1349,6 +1349,57 @@ static void start_clone_held(struct job *j, struct rp_task *parent, unsigned lon
 	cr_assert(await_reached(1), "the clone returned without reaching its race point");
 }
 
+/* The row of process @pid in @rows (@n of them), or NULL. */
+static const struct rp_ps_entry *row_of(const struct rp_ps_entry *rows, long n, pid_t pid)
+{
+	for (long i = 0; i < n; i++)
+		if (rows[i].pid == pid)
+			return &rows[i];
+	return NULL;
+}
+
+/*
+ * ps in a namespace lists the processes that namespace numbers, by those
+ * numbers, as Linux's /proc there: a namespace's init (1, with its
+ * children 2 and 3) sees no parent, group or session (all outside: 0),
+ * and not init's process; the root's init lists all four by the root's
+ * numbers.  Before, a caller in the namespace got every process by the
+ * root's numbers.
+ */
+Test(pidns, ps_in_namespace)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_ps_entry rows[8];
+		const struct rp_ps_entry *r;
+		struct rp_task *nsinit, *a, *b;
+		pid_t inr, anr, bnr;
+		long n;
+
+		start(m);
+		nsinit = clone_of(init, CLONE_NEWPID | SIGCHLD, &inr);
+		a = clone_of(nsinit, SIGCHLD, &anr);
+		b = clone_of(nsinit, SIGCHLD, &bnr);
+		n = rp_ps_snapshot(nsinit, rows, 8);
+		cr_assert_eq(n, 3, "the namespace's 3 processes, not the table's: %ld", n);
+		r = row_of(rows, n, 1);
+		cr_assert(r && r->ppid == 0 && r->pgid == 0 && r->sid == 0,
+			  "its init: parent, group and session outside read 0");
+		for (pid_t nr = anr; nr; nr = nr == anr ? bnr : 0) {
+			r = row_of(rows, n, nr);
+			cr_assert(r && r->ppid == 1 && r->pgid == 0 && r->sid == 0,
+				  "child %d: parent 1, group and session outside", nr);
+		}
+		n = rp_ps_snapshot(init, rows, 8);
+		cr_assert_eq(n, 4, "init and the namespace's 3: %ld", n);
+		r = row_of(rows, n, inr);
+		cr_assert(r && r->ppid == 1 && r->pgid == 1, "the namespace's init by its root number");
+		reap(nsinit, b, bnr, 0);
+		reap(nsinit, a, anr, 0);
+		reap(init, nsinit, inr, 0);
+		finish_all_reaped();
+	}
+}
+
 /*
  * A group kill that reaches a process while it forks is recorded for the
  * child, which takes it after the fork (docs/pgrp.md): with the sender's

@@ -81,6 +81,17 @@
 #define REPORT_JUDGED_UNLOCKED false
 #endif
 
+/*
+ * RP_BREAK_REPORT_TRACE_UNRELEASED takes only a DEAD task for released: a
+ * claim of a report of the old leader an exec released follows its
+ * real_parent to a thread that may have been freed since (released_yet).
+ */
+#ifdef RP_BREAK_REPORT_TRACE_UNRELEASED
+#define REPORT_TRACE_UNRELEASED true
+#else
+#define REPORT_TRACE_UNRELEASED false
+#endif
+
 #define WAIT4_OPTIONS	((unsigned int)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | \
 					__WCLONE | __WALL))
 #define WAITID_OPTIONS	((unsigned int)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | \
@@ -478,6 +489,24 @@ static bool report_continued(struct wait_opts *wo, struct rp_task *p)
 }
 
 /*
+ * Has @p been released, so that its real parent may be freed (a claim
+ * checks this before it follows the link)?  RP_EXIT_DEAD, or
+ * RP_EXIT_TRACE: the old leader that a non-leader's exec releases stays
+ * TRACE for ever, its real_parent left as it was (exec.c,
+ * take_leadership), and that parent thread may exit and be freed while a
+ * wait holds the old leader it found.  A tracer's hand-back is TRACE only
+ * within one hold of the update lock, which no claim sees, and consider()
+ * reports nothing of a TRACE task.  RP_BREAK_REPORT_TRACE_UNRELEASED
+ * counts only DEAD, as before.
+ */
+static bool released_yet(struct rp_task *p)
+{
+	int state = uatomic_read(&p->exit_state);
+
+	return state == RP_EXIT_DEAD || (!REPORT_TRACE_UNRELEASED && state == RP_EXIT_TRACE);
+}
+
+/*
  * Under the update lock, is @c still what the scan saw: our child (or
  * tracee), with the same thing to report?  Nothing that changes it can run
  * while we hold the lock, except the siglock-protected state, which each
@@ -492,13 +521,14 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 	if (!WAIT_RECHECK)
 		return true;
 	/*
-	 * Dead first.  Our reference keeps @p, not its parents: once @p is
+	 * Released first (released_yet: DEAD, or an old leader an exec
+	 * released).  Our reference keeps @p, not its parents: once @p is
 	 * released (by another thread of our group, say) its parent thread may
 	 * exit and be freed.  A child not yet released has live parents: a
 	 * parent gives its children away and its tracees back, under this
 	 * lock, before it is released itself.
 	 */
-	if (!CLAIM_PARENT_FIRST && uatomic_read(&p->exit_state) == RP_EXIT_DEAD)
+	if (!CLAIM_PARENT_FIRST && released_yet(p))
 		return false;
 	if (!ours(self, wo->flags, c->on_ptraced ? p->parent : p->real_parent) ||
 	    (c->on_ptraced && !p->ptrace) || consider(wo, p, &ptrace) != c->what)
@@ -649,8 +679,8 @@ static enum shared_claim reap_shared(struct rp_task *self, struct wait_opts *wo,
 
 /*
  * Protocol (g), a stopped or continued report of @c under the gate shared
- * (held), in a read section: dead first (released, @p's real parent may
- * be freed, as claim_locked_shared), then T of @p's real parent, read
+ * (held), in a read section: released first (released_yet: @p's real
+ * parent may be freed, as claim_locked_shared), then T of @p's real parent, read
  * under RCU; the link must still lead there and to a thread of our group
  * (reparenting moves it under that T), else scan again.  Under that T
  * the link, the wait's selection (process group, exit signal), @p's
@@ -673,7 +703,7 @@ static enum shared_claim report_locked_shared(struct rp_task *self, struct wait_
 	int seen;
 
 	rp_assert_read_section(&self->sys->sync);
-	if (uatomic_read(&p->exit_state) == RP_EXIT_DEAD)
+	if (released_yet(p))
 		return SHARED_LOST;
 	/* Pairs with the real_parent stores of reparenting (exit.c). */
 	rp = rcu_dereference(p->real_parent);

@@ -6,7 +6,9 @@
  * real parent and the judgement under the child's siglock while the child
  * is continued and stopped again, traced, exits, or is reparented; a
  * child traced by the waiter's own group before the report's locks, whose
- * report keeps the gate exclusive; and the update lock no report takes.
+ * report keeps the gate exclusive; the update lock no report takes; and
+ * a report of an old leader that an exec released, whose real parent is
+ * freed meanwhile.
  */
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -422,4 +424,77 @@ Test(reports_shared, no_update_lock)
 		     after[RP_SHARED_UPDATE_LOCK] - before[RP_SHARED_UPDATE_LOCK]);
 	end_stopped_child(p, c, &d);
 	finish_all_reaped();
+}
+
+static long exec_call(struct rp_task *t, long arg)
+{
+	(void)arg;
+	return rp_execve(t, "next");
+}
+
+/*
+ * A's second thread B forked P; P has a second thread T, and a puppet on
+ * each.  P is stopped and continued, and A's wait4(P, WCONTINUED) is held
+ * at its claim of the continue it found on P, the leader.  Meanwhile T
+ * execs: it takes P's pid and place, and the old leader P is released,
+ * left RP_EXIT_TRACE, not DEAD, its real_parent still B.  B exits (T goes
+ * to A) and is freed.  The claim must see that P is released before it
+ * follows P's real_parent: reading B, or taking its T, is a use after
+ * free (debug builds stop at rp_task_assert_not_freed; ASan too).  Scanned
+ * again, the continue is T's, now the leader with P's pid, A's child.
+ */
+static void continued_old_leader_released(enum rp_sync_mode mode)
+{
+	struct rp_task *a, *b, *p, *t;
+	struct puppet dp, dt;
+	struct job w;
+	siginfo_t si;
+	int status = -1;
+	pid_t ppid;
+
+	start(mode);
+	a = fork_of(init);
+	mask_signal(a, SIG_BLOCK, SIGCHLD);
+	b = thread_of(a);
+	p = fork_of(b);
+	t = thread_of(p);
+	ppid = rp_getpid(p);
+	puppet_start(&dp, p);
+	puppet_start(&dt, t);
+	cr_assert_eq(rp_kill(a, ppid, SIGSTOP), 0);
+	cr_assert_eq(rp_waitid(a, P_PID, (id_t)ppid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_assert_eq(rp_kill(a, ppid, SIGCONT), 0);
+	race_count_jobs();
+	arm(RP_RACE_WAIT_CLAIM, p, true, true);
+	w = (struct job){ .pid = ppid, .options = WCONTINUED | WNOHANG };
+	job_start(&w, wait_job, a);
+	cr_assert(await_reached(1), "the wait did not find P's continue");
+	cr_assert_eq(puppet_call(&dt, exec_call, 0), 0);
+	puppet_join_dead(&dp);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	rp_task_put(b);
+	rp_deferred_barrier();
+	release();
+	cr_assert_eq(job_join(&w), ppid);
+	cr_expect_eq(w.status, CONTINUED, "status %#x", (unsigned int)w.status);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_kill(a, ppid, SIGKILL), 0);
+	puppet_join_dead(&dt);
+	cr_assert_eq(rp_wait4(a, ppid, &status, 0, NULL), ppid);
+	cr_expect_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(p);
+	rp_task_put(t);
+	end_child(init, a);
+	finish_all_reaped();
+}
+
+Test(reports_shared, continued_old_leader_released)
+{
+	continued_old_leader_released(RP_SYNC_RCU);
+}
+
+/* The same under the update lock: the exclusive claim's recheck. */
+Test(reports_shared, continued_old_leader_released_locked)
+{
+	continued_old_leader_released(RP_SYNC_RWLOCK);
 }

@@ -255,7 +255,7 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 
 /*
  * Does a sender's group kill of a signal hold the update side across its
- * walks (rcu mode once the table has made a pid namespace: kill.c,
+ * walks (rcu and rcu-global once the table has made a pid namespace: kill.c,
  * passes_hold)?  Then no change of its set of receivers (a fork, a reap,
  * a setpgid) runs beside its walk.  Once true, true for good.  No lock
  * needed.

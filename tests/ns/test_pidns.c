@@ -1398,7 +1398,8 @@ Test(pidns, group_kill_recorded_for_child_sees)
  * A sender's group kill makes two passes while a namespace exists (order_cut
  * in src/signal/kill.c), and Linux's read-locked walk sees one set of
  * receivers: so in rcu mode the set is kept for both passes, a group's by
- * the gate shared and its M, kill(-1)'s by the gate exclusive.  These
+ * the gate shared and its M, kill(-1)'s by the gate exclusive, and in
+ * rcu-global by the update mutex.  These
  * tests hold the kill between its passes (RP_RACE_KILL_BETWEEN_PASSES)
  * and let a change of the set come to it: it must wait for the kill.
  * RP_BREAK_SIPID_PASSES_UNHELD holds nothing: the change lands between
@@ -1461,13 +1462,13 @@ static long setpgid_job(struct job *j)
  * else N gets nothing and A and S S's number.  Without the hold N joins
  * between the passes and gets 0 while A and S get S's number.
  */
-Test(pidns, group_kill_setpgid_joiner_waits)
+static void setpgid_joiner_waits_body(enum rp_sync_mode m)
 {
 	struct rp_task *s, *a, *n;
 	pid_t snr, anr, nnr;
 	struct job k, j;
 
-	start(RP_SYNC_RCU);
+	start(m);
 	s = clone_of(init, SIGCHLD, &snr);
 	cr_assert_eq(rp_setpgid(s, 0, 0), 0);
 	handle(s, SIGUSR1);
@@ -1492,6 +1493,21 @@ Test(pidns, group_kill_setpgid_joiner_waits)
 	reap(s, a, anr, 0);
 	reap(init, s, snr, 0);
 	finish_all_reaped();
+}
+
+Test(pidns, group_kill_setpgid_joiner_waits)
+{
+	setpgid_joiner_waits_body(RP_SYNC_RCU);
+}
+
+/*
+ * rcu-global has no gate: every change of a list takes its update mutex
+ * while the walks are RCU readers, as in rcu mode, so the kill holds that
+ * mutex across its passes.
+ */
+Test(pidns, group_kill_setpgid_joiner_waits_rcu_global)
+{
+	setpgid_joiner_waits_body(RP_SYNC_RCU_GLOBAL);
 }
 
 static struct rp_task *births[2];	/* births_job's parents: the first clones a namespace */
@@ -1520,13 +1536,13 @@ static long births_job(struct job *j)
  * restarts.  Without the hold both are born between the passes, and C2
  * gets S's number although C1, before it, does not see S.
  */
-Test(pidns, kill_all_births_wait)
+static void kill_all_births_wait_body(enum rp_sync_mode m)
 {
 	struct rp_task *s, *p1, *p2, *c1;
 	pid_t snr, p1nr, p2nr, c1nr;
 	struct job k, j;
 
-	start(RP_SYNC_RCU);
+	start(m);
 	s = clone_of(init, SIGCHLD, &snr);
 	handle(s, SIGUSR1);
 	births[0] = p1 = clone_of(s, SIGCHLD, &p1nr);
@@ -1554,6 +1570,17 @@ Test(pidns, kill_all_births_wait)
 	reap(s, p1, p1nr, 0);
 	reap(init, s, snr, 0);
 	finish_all_reaped();
+}
+
+Test(pidns, kill_all_births_wait)
+{
+	kill_all_births_wait_body(RP_SYNC_RCU);
+}
+
+/* rcu-global: the births take the update mutex, which the kill holds. */
+Test(pidns, kill_all_births_wait_rcu_global)
+{
+	kill_all_births_wait_body(RP_SYNC_RCU_GLOBAL);
 }
 
 /*

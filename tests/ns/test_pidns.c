@@ -1583,6 +1583,54 @@ Test(pidns, kill_all_births_wait_rcu_global)
 	kill_all_births_wait_body(RP_SYNC_RCU_GLOBAL);
 }
 
+#ifdef RP_KNOWN_OPEN_SIPID_FIRST_NS
+/*
+ * Open, built with -DRP_KNOWN_OPEN_SIPID_FIRST_NS only: a group kill
+ * decides before its walk whether it makes two passes (two_passes in
+ * src/signal/kill.c), and while the table has made no namespace it makes
+ * one and holds nothing; the table's first namespace can be made during
+ * that walk, and a process that does not see the sender born into it.
+ * S's kill(-1) is held on S's own node (before its children); P1 clones
+ * C1 into a new namespace, the table's first (C1 does not see S), then
+ * P2 forks C2, which sees S.  The walk meets P2, C2, P1, C1 (children
+ * behind their parent): C1 gets 0 and C2 S's number.  Linux's walk goes
+ * in creation order, C1 before C2: if both are receivers C2 gets 0 too,
+ * and C2, forked after C1's fork ended, cannot be a receiver unless C1 is
+ * one.
+ */
+Test(pidns, kill_all_first_namespace_during_walk)
+{
+	struct rp_task *s, *p1, *p2, *c1, *c2;
+	pid_t snr, p1nr, p2nr, c1nr, c2nr;
+	struct job k;
+
+	start(RP_SYNC_RCU);
+	s = clone_of(init, SIGCHLD, &snr);
+	handle(s, SIGUSR1);
+	p1 = clone_of(s, SIGCHLD, &p1nr);
+	handle(p1, SIGUSR1);
+	p2 = clone_of(s, SIGCHLD, &p2nr);
+	handle(p2, SIGUSR1);
+	k.pid = -1;
+	k.sig = SIGUSR1;
+	start_held_with(&k, kill_job, s, RP_RACE_PROCESS_WALK_NODE, s, race_hook);
+	c1 = clone_of(p1, CLONE_NEWPID | SIGCHLD, &c1nr);
+	c2 = clone_of(p2, SIGCHLD, &c2nr);
+	release();
+	cr_assert_eq(job_join(&k), 0);
+	rp_debug_race_hook(NULL);
+	took_all((struct receipt[]){ { p1, snr, "P1" }, { p2, snr, "P2" },
+				     { c1, 0, "C1 (in the table's first namespace)" },
+				     { c2, 0, "C2 (born after C1, after it in Linux's walk)" } }, 4);
+	reap(p1, c1, c1nr, 0);
+	reap(p2, c2, c2nr, 0);
+	reap(s, p2, p2nr, 0);
+	reap(s, p1, p1nr, 0);
+	reap(init, s, snr, 0);
+	finish_all_reaped();
+}
+#endif
+
 /*
  * The root's init too drops a default-action signal queued while it
  * blocked it, when it unblocks it (it died of it before).

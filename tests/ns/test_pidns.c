@@ -1395,6 +1395,54 @@ Test(pidns, group_kill_recorded_for_child_sees)
 }
 
 /*
+ * SIGSTOP recorded for the child of a CLONE_NEWPID clone: the child is its
+ * namespace's init and does not see the sender, so the signal is forced
+ * on it as the send path forces it on such a receiver (Linux sets the
+ * recorded signals in the child's shared_pending, no init's filter on the
+ * way, and an init takes SIGSTOP from there).  S leads its group with its
+ * child A; A's clone of C into a new namespace is held in its fork window
+ * while init's killpg of S's group sends SIGSTOP: C has it pending.
+ */
+/* SIGSTOP in @t's process's pending set (sigpending cannot report it: never blocked). */
+static bool stop_pending(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	bool pending = sh && (t->signal->shared_pending.signal & (1ULL << (SIGSTOP - 1)));
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return pending;
+}
+
+Test(pidns, group_stop_recorded_for_child_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *s, *a, *c;
+		pid_t snr, anr, cnr;
+		struct job j;
+
+		start(m);
+		s = clone_of(init, SIGCHLD, &snr);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		a = clone_of(s, SIGCHLD, &anr);
+		start_clone_held(&j, a, CLONE_NEWPID);
+		cr_assert_eq(rp_killpg(init, snr, SIGSTOP), 0);
+		release();
+		cnr = (pid_t)job_join(&j);
+		rp_debug_race_hook(NULL);
+		cr_assert_gt(cnr, 0, "A's clone: %d", cnr);
+		c = cloned;
+		cr_assert(stop_pending(a));
+		cr_assert(stop_pending(c),
+			  "C, its namespace's init, dropped the SIGSTOP recorded in its fork window");
+		reap(a, c, cnr, 0);
+		reap(s, a, anr, 0);
+		reap(init, s, snr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
  * A sender's group kill makes two passes while a namespace exists (order_cut
  * in src/signal/kill.c), and Linux's read-locked walk sees one set of
  * receivers: so in rcu mode the set is kept for both passes, a group's by

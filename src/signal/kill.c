@@ -198,9 +198,11 @@ static bool two_passes(struct rp_system *sys, int sig)
 
 /*
  * What keeps one set of receivers across the two passes.  The lock modes'
- * read side does: every change of a list takes their update lock.  In rcu
- * mode the list a pass walks changes under the gate shared and an object
- * lock, so the kill holds the update side across both passes:
+ * read side does: every change of a list takes their update lock.  The
+ * rcu modes' read side keeps out no writer.  rcu-global's writers all take
+ * its update mutex, so the kill holds that mutex across both passes.  In
+ * rcu mode the list a pass walks changes under the gate shared and an
+ * object lock, so the kill holds the update side across both passes:
  * - a group's: the gate shared and the group's M, which every change of
  *   its member list holds (a fork into it, a reap out of it, setpgid and
  *   setsid: M; the rest: the gate exclusive), so that no process joins or
@@ -219,7 +221,7 @@ bool rp_group_kill_holds_update(struct rp_system *sys)
 	(void)sys;
 	return false;
 #else
-	return sys->sync.mode == RP_SYNC_RCU && two_passes(sys, SIGKILL);
+	return rp_sync_mode_rcu(sys->sync.mode) && two_passes(sys, SIGKILL);
 #endif
 }
 
@@ -227,7 +229,8 @@ static enum passes_hold passes_hold(struct rp_system *sys, bool whole_table)
 {
 	if (!rp_group_kill_holds_update(sys))
 		return HOLD_NONE;
-	if (whole_table) {
+	/* rcu-global has no gate: its update mutex is every writer's. */
+	if (whole_table || sys->sync.mode != RP_SYNC_RCU) {
 		rp_update_lock(&sys->sync);
 		return HOLD_EXCLUSIVE;
 	}

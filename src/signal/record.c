@@ -19,6 +19,7 @@ struct recorded {
 	struct cds_list_head list;
 	int sig;
 	bool has_info;
+	bool forced;		/* its sender is not seen by the child: as the send path's force */
 	siginfo_t info;
 };
 
@@ -52,7 +53,7 @@ static void forget(struct rp_fork_record *rec, uint64_t mask)
 	}
 }
 
-static void record_one(struct rp_fork_record *rec, int sig, const siginfo_t *info)
+static void record_one(struct rp_fork_record *rec, int sig, const siginfo_t *info, bool forced)
 {
 	struct recorded *r;
 
@@ -67,6 +68,7 @@ static void record_one(struct rp_fork_record *rec, int sig, const siginfo_t *inf
 	if (!r)
 		return;
 	r->sig = sig;
+	r->forced = forced;
 	r->has_info = info != NULL;
 	if (info)
 		r->info = *info;
@@ -78,7 +80,11 @@ static void record_one(struct rp_fork_record *rec, int sig, const siginfo_t *inf
  * The child of a fork into a namespace of its own, or into one that setns
  * chose, may not see a sender its parent sees: its copy says 0, as a
  * receiver's own does (send.c, rp_send_signal_from_locked), never a number
- * from outside its namespace.
+ * from outside its namespace, and is forced on it as on such a receiver,
+ * so that the init of a new namespace takes SIGSTOP (Linux sets the
+ * recorded signals in the child's pending set, no init's filter on the
+ * way).  RP_BREAK_RECORD_UNFORCED records it unforced: the new init drops
+ * SIGSTOP.
  */
 void rp_fork_record_signal(struct rp_task *p, struct rp_task *sender, int sig,
 			   const siginfo_t *info)
@@ -88,12 +94,19 @@ void rp_fork_record_signal(struct rp_task *p, struct rp_task *sender, int sig,
 
 	rp_assert_siglock_held(p);
 	cds_hlist_for_each_entry_2(rec, &p->signal->multiprocess, node) {
-		if (info && info->si_pid && sender && !rp_ns_sees_sender_rcu(sender, rec->ns)) {
+		bool unseen = sender && !rp_ns_sees_sender_rcu(sender, rec->ns);
+#ifdef RP_BREAK_RECORD_UNFORCED
+		bool forced = false;
+#else
+		bool forced = unseen;
+#endif
+
+		if (unseen && info && info->si_pid) {
 			zeroed = *info;
 			zeroed.si_pid = 0;
-			record_one(rec, sig, &zeroed);
+			record_one(rec, sig, &zeroed, forced);
 		} else {
-			record_one(rec, sig, info);
+			record_one(rec, sig, info, forced);
 		}
 	}
 }
@@ -115,7 +128,8 @@ void rp_fork_record_close(struct rp_fork_record *rec, struct rp_task *child,
 		rp_sighand_lock_new(child->sighand);
 	cds_list_for_each_entry_safe(r, tmp, &rec->queue, list) {
 		if (child)
-			rp_send_signal_locked(child, r->sig, r->has_info ? &r->info : NULL, true);
+			rp_send_signal_forced_locked(child, r->sig, r->has_info ? &r->info : NULL,
+						     true, r->forced);
 		cds_list_del(&r->list);
 		rp_free(r);
 	}

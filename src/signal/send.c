@@ -347,6 +347,15 @@ int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, boo
 	return send_signal_locked(t, sig, info, group, !info || info->si_code == SI_KERNEL);
 }
 
+int rp_send_signal_forced_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group,
+				 bool force)
+{
+	if (!force)
+		return rp_send_signal_locked(t, sig, info, group);
+	rp_assert_siglock_held(t);
+	return send_signal_locked(t, sig, info, group, true);
+}
+
 bool rp_ns_sees_sender_rcu(struct rp_task *self, struct rp_pidns *ns)
 {
 	struct rp_pid *sender = rp_signal_leader_pid(self->signal);

@@ -37,6 +37,15 @@ int rp_check_kill_permission_rcu(struct rp_task *self, int sig, struct rp_task *
  * Wakes a thread that can take it.  Returns 0 or -EAGAIN.
  */
 int rp_send_signal_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group);
+
+/*
+ * As rp_send_signal_locked, @force'd as Linux's send for a sender the
+ * receiver does not see (SIGKILL and SIGSTOP reach a namespace's init)
+ * if @force, else as rp_send_signal_locked.
+ */
+int rp_send_signal_forced_locked(struct rp_task *t, int sig, const siginfo_t *info, bool group,
+				 bool force);
+
 /*
  * The same for a signal @self sends (kill, tgkill, the group kills), as
  * Linux's send_signal_locked: to a receiver in a namespace below @self's,
@@ -255,7 +264,7 @@ int rp_kill_group_info(struct rp_task *self, pid_t pid, int sig, const siginfo_t
 
 /*
  * Does a sender's group kill of a signal hold the update side across its
- * walks (rcu mode once the table has made a pid namespace: kill.c,
+ * walks (rcu and rcu-global once the table has made a pid namespace: kill.c,
  * passes_hold)?  Then no change of its set of receivers (a fork, a reap,
  * a setpgid) runs beside its walk.  Once true, true for good.  No lock
  * needed.

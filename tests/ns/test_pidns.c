@@ -1446,10 +1446,59 @@ Test(pidns, group_kill_recorded_for_child_sees)
 }
 
 /*
+ * SIGSTOP recorded for the child of a CLONE_NEWPID clone: the child is its
+ * namespace's init and does not see the sender, so the signal is forced
+ * on it as the send path forces it on such a receiver (Linux sets the
+ * recorded signals in the child's shared_pending, no init's filter on the
+ * way, and an init takes SIGSTOP from there).  S leads its group with its
+ * child A; A's clone of C into a new namespace is held in its fork window
+ * while init's killpg of S's group sends SIGSTOP: C has it pending.
+ */
+/* SIGSTOP in @t's process's pending set (sigpending cannot report it: never blocked). */
+static bool stop_pending(struct rp_task *t)
+{
+	struct rp_sighand *sh = rp_lock_task_sighand(t);
+	bool pending = sh && (t->signal->shared_pending.signal & (1ULL << (SIGSTOP - 1)));
+
+	if (sh)
+		rp_unlock_sighand(sh);
+	return pending;
+}
+
+Test(pidns, group_stop_recorded_for_child_init)
+{
+	FOR_EACH_MODE(m) {
+		struct rp_task *s, *a, *c;
+		pid_t snr, anr, cnr;
+		struct job j;
+
+		start(m);
+		s = clone_of(init, SIGCHLD, &snr);
+		cr_assert_eq(rp_setpgid(s, 0, 0), 0);
+		a = clone_of(s, SIGCHLD, &anr);
+		start_clone_held(&j, a, CLONE_NEWPID);
+		cr_assert_eq(rp_killpg(init, snr, SIGSTOP), 0);
+		release();
+		cnr = (pid_t)job_join(&j);
+		rp_debug_race_hook(NULL);
+		cr_assert_gt(cnr, 0, "A's clone: %d", cnr);
+		c = cloned;
+		cr_assert(stop_pending(a));
+		cr_assert(stop_pending(c),
+			  "C, its namespace's init, dropped the SIGSTOP recorded in its fork window");
+		reap(a, c, cnr, 0);
+		reap(s, a, anr, 0);
+		reap(init, s, snr, 0);
+		finish_all_reaped();
+	}
+}
+
+/*
  * A sender's group kill makes two passes while a namespace exists (order_cut
  * in src/signal/kill.c), and Linux's read-locked walk sees one set of
  * receivers: so in rcu mode the set is kept for both passes, a group's by
- * the gate shared and its M, kill(-1)'s by the gate exclusive.  These
+ * the gate shared and its M, kill(-1)'s by the gate exclusive, and in
+ * rcu-global by the update mutex.  These
  * tests hold the kill between its passes (RP_RACE_KILL_BETWEEN_PASSES)
  * and let a change of the set come to it: it must wait for the kill.
  * RP_BREAK_SIPID_PASSES_UNHELD holds nothing: the change lands between
@@ -1512,13 +1561,13 @@ static long setpgid_job(struct job *j)
  * else N gets nothing and A and S S's number.  Without the hold N joins
  * between the passes and gets 0 while A and S get S's number.
  */
-Test(pidns, group_kill_setpgid_joiner_waits)
+static void setpgid_joiner_waits_body(enum rp_sync_mode m)
 {
 	struct rp_task *s, *a, *n;
 	pid_t snr, anr, nnr;
 	struct job k, j;
 
-	start(RP_SYNC_RCU);
+	start(m);
 	s = clone_of(init, SIGCHLD, &snr);
 	cr_assert_eq(rp_setpgid(s, 0, 0), 0);
 	handle(s, SIGUSR1);
@@ -1543,6 +1592,21 @@ Test(pidns, group_kill_setpgid_joiner_waits)
 	reap(s, a, anr, 0);
 	reap(init, s, snr, 0);
 	finish_all_reaped();
+}
+
+Test(pidns, group_kill_setpgid_joiner_waits)
+{
+	setpgid_joiner_waits_body(RP_SYNC_RCU);
+}
+
+/*
+ * rcu-global has no gate: every change of a list takes its update mutex
+ * while the walks are RCU readers, as in rcu mode, so the kill holds that
+ * mutex across its passes.
+ */
+Test(pidns, group_kill_setpgid_joiner_waits_rcu_global)
+{
+	setpgid_joiner_waits_body(RP_SYNC_RCU_GLOBAL);
 }
 
 static struct rp_task *births[2];	/* births_job's parents: the first clones a namespace */
@@ -1571,13 +1635,13 @@ static long births_job(struct job *j)
  * restarts.  Without the hold both are born between the passes, and C2
  * gets S's number although C1, before it, does not see S.
  */
-Test(pidns, kill_all_births_wait)
+static void kill_all_births_wait_body(enum rp_sync_mode m)
 {
 	struct rp_task *s, *p1, *p2, *c1;
 	pid_t snr, p1nr, p2nr, c1nr;
 	struct job k, j;
 
-	start(RP_SYNC_RCU);
+	start(m);
 	s = clone_of(init, SIGCHLD, &snr);
 	handle(s, SIGUSR1);
 	births[0] = p1 = clone_of(s, SIGCHLD, &p1nr);
@@ -1606,6 +1670,65 @@ Test(pidns, kill_all_births_wait)
 	reap(init, s, snr, 0);
 	finish_all_reaped();
 }
+
+Test(pidns, kill_all_births_wait)
+{
+	kill_all_births_wait_body(RP_SYNC_RCU);
+}
+
+/* rcu-global: the births take the update mutex, which the kill holds. */
+Test(pidns, kill_all_births_wait_rcu_global)
+{
+	kill_all_births_wait_body(RP_SYNC_RCU_GLOBAL);
+}
+
+#ifdef RP_KNOWN_OPEN_SIPID_FIRST_NS
+/*
+ * Open, built with -DRP_KNOWN_OPEN_SIPID_FIRST_NS only: a group kill
+ * decides before its walk whether it makes two passes (two_passes in
+ * src/signal/kill.c), and while the table has made no namespace it makes
+ * one and holds nothing; the table's first namespace can be made during
+ * that walk, and a process that does not see the sender born into it.
+ * S's kill(-1) is held on S's own node (before its children); P1 clones
+ * C1 into a new namespace, the table's first (C1 does not see S), then
+ * P2 forks C2, which sees S.  The walk meets P2, C2, P1, C1 (children
+ * behind their parent): C1 gets 0 and C2 S's number.  Linux's walk goes
+ * in creation order, C1 before C2: if both are receivers C2 gets 0 too,
+ * and C2, forked after C1's fork ended, cannot be a receiver unless C1 is
+ * one.
+ */
+Test(pidns, kill_all_first_namespace_during_walk)
+{
+	struct rp_task *s, *p1, *p2, *c1, *c2;
+	pid_t snr, p1nr, p2nr, c1nr, c2nr;
+	struct job k;
+
+	start(RP_SYNC_RCU);
+	s = clone_of(init, SIGCHLD, &snr);
+	handle(s, SIGUSR1);
+	p1 = clone_of(s, SIGCHLD, &p1nr);
+	handle(p1, SIGUSR1);
+	p2 = clone_of(s, SIGCHLD, &p2nr);
+	handle(p2, SIGUSR1);
+	k.pid = -1;
+	k.sig = SIGUSR1;
+	start_held_with(&k, kill_job, s, RP_RACE_PROCESS_WALK_NODE, s, race_hook);
+	c1 = clone_of(p1, CLONE_NEWPID | SIGCHLD, &c1nr);
+	c2 = clone_of(p2, SIGCHLD, &c2nr);
+	release();
+	cr_assert_eq(job_join(&k), 0);
+	rp_debug_race_hook(NULL);
+	took_all((struct receipt[]){ { p1, snr, "P1" }, { p2, snr, "P2" },
+				     { c1, 0, "C1 (in the table's first namespace)" },
+				     { c2, 0, "C2 (born after C1, after it in Linux's walk)" } }, 4);
+	reap(p1, c1, c1nr, 0);
+	reap(p2, c2, c2nr, 0);
+	reap(s, p2, p2nr, 0);
+	reap(s, p1, p1nr, 0);
+	reap(init, s, snr, 0);
+	finish_all_reaped();
+}
+#endif
 
 /*
  * The root's init too drops a default-action signal queued while it

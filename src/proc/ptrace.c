@@ -848,7 +848,13 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	return ret;
 }
 
-/* PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal, one that listens at once. */
+/*
+ * PTRACE_INTERRUPT: a seized tracee traps at its next rp_get_signal, one
+ * that listens at once.  One in a trap stays in it, and traps again after
+ * the request that ends it (Linux: "another trap will happen after the
+ * current trap is ended with PTRACE_CONT"): the trap stays pending, as
+ * the stop it is in took it at its entry (enter_stop).
+ */
 static long interrupt(struct rp_task *t)
 {
 	struct rp_sighand *sh = rp_lock_task_sighand(t);
@@ -856,11 +862,14 @@ static long interrupt(struct rp_task *t)
 
 	if (!sh)
 		return -ESRCH;
-	if (!(t->ptrace & RP_PT_SEIZED))
+	if (!(t->ptrace & RP_PT_SEIZED)) {
 		ret = -EIO;
-	else if (!(t->jobctl & RP_JOBCTL_TRACED) || (t->jobctl & RP_JOBCTL_LISTENING)) {
-		t->jobctl = (t->jobctl | RP_JOBCTL_TRAP_STOP) & ~RP_JOBCTL_TRACED;
-		rp_signal_wake_up(t);
+	} else {
+		t->jobctl |= RP_JOBCTL_TRAP_STOP;
+		if (!(t->jobctl & RP_JOBCTL_TRACED) || (t->jobctl & RP_JOBCTL_LISTENING)) {
+			t->jobctl &= ~RP_JOBCTL_TRACED;
+			rp_signal_wake_up(t);
+		}
 	}
 	rp_unlock_sighand(sh);
 	return ret;

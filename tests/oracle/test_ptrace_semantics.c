@@ -274,12 +274,25 @@ static const struct or_step trap_notices_nocldstop[] = {
 	WAIT4(P2, S(P1), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
 	END };
 
+/* PTRACE_INTERRUPT of a tracee in a trap leaves that trap as it is and
+ * makes another after it: the CONT that ends the first one leads to a
+ * second PTRACE_EVENT_STOP trap, with SIGTRAP (Linux's "another trap will
+ * happen after the current trap is ended"). */
+static const struct or_step interrupt_trapped[] = {
+	FORK(P0, P1), FORK(P0, P2),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P1), 0),
+	WAIT4(P2, S(P1), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
 	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
 	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
-	X(trap_notices_seize) X(trap_notices_nocldstop)
+	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)
 
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

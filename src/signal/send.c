@@ -360,7 +360,7 @@ bool rp_ns_sees_sender_rcu(struct rp_task *self, struct rp_pidns *ns)
 {
 	struct rp_pid *sender = rp_signal_leader_pid(self->signal);
 
-	return !ns || ns == &self->sys->pidns || rp_pid_nr_ns(sender, ns);
+	return !ns || rp_pid_nr_ns(sender, ns);	/* the root's: every number */
 }
 
 bool rp_sees_sender_rcu(struct rp_task *self, struct rp_task *t)

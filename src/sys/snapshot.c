@@ -24,18 +24,8 @@ static char task_state(const struct rp_task *p)
 }
 
 /*
- * The number @pid has in namespace @ns, or with @ns NULL (a caller of the
- * root namespace) in the root; 0 where it has none, as Linux's
- * pid_nr_ns.  In a read section.
- */
-static pid_t nr_in(struct rp_pid *pid, struct rp_pidns *ns)
-{
-	return ns ? rp_pid_nr_ns(pid, ns) : pid->nr;
-}
-
-/*
- * Fill @e from leader @p as namespace @ns numbers it (NULL: the root's),
- * as Linux's /proc/PID/stat in a namespace: a parent, group or session
+ * Fill @e from leader @p as namespace @ns numbers it (rp_pid_nr_ns), as
+ * Linux's /proc/PID/stat in a namespace: a parent, group or session
  * outside reads 0.  Under rp_read_lock.
  */
 static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p, struct rp_pidns *ns)
@@ -44,11 +34,11 @@ static void fill_entry_rcu(struct rp_ps_entry *e, struct rp_task *p, struct rp_p
 	struct rp_task *parent = rcu_dereference(p->real_parent);
 
 	rp_assert_read_section(&p->sys->sync);
-	e->pid = nr_in(rp_signal_leader_pid(p->signal), ns);
-	e->ppid = parent && parent != p ? nr_in(rp_signal_leader_pid(parent->signal), ns) : 0;
+	e->pid = rp_pid_nr_ns(rp_signal_leader_pid(p->signal), ns);
+	e->ppid = parent && parent != p ? rp_pid_nr_ns(rp_signal_leader_pid(parent->signal), ns) : 0;
 	/* Pair with the publication of a new pgrp or session (setpgid/setsid). */
-	e->pgid = nr_in(rcu_dereference(p->signal->pgrp), ns);
-	e->sid = nr_in(rcu_dereference(p->signal->session), ns);
+	e->pgid = rp_pid_nr_ns(rcu_dereference(p->signal->pgrp), ns);
+	e->sid = rp_pid_nr_ns(rcu_dereference(p->signal->session), ns);
 	e->state = task_state(p);
 	/* The leader's nice (s): setpriority stores it with CMM_STORE_SHARED. */
 	e->nice = CMM_LOAD_SHARED(p->nice);
@@ -69,12 +59,10 @@ long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t max)
 		return -ESRCH;
 	rp_read_lock(sync);
 	ns = rp_task_pidns(self);
-	if (ns == &self->sys->pidns)
-		ns = NULL;	/* the root numbers every process */
 	/* Pairs with cds_list_add_tail_rcu of tasks in fork. */
 	cds_list_for_each_entry_rcu(p, &self->sys->tasks, tasks) {
-		/* Only the processes @self's namespace numbers (/proc in a namespace). */
-		if (ns && !rp_pid_nr_ns(rp_signal_leader_pid(p->signal), ns))
+		/* Only the processes @self's namespace numbers (the root's: all of them). */
+		if (!rp_pid_nr_ns(rp_signal_leader_pid(p->signal), ns))
 			continue;
 		if ((size_t)seen < max)
 			fill_entry_rcu(&out[seen], p, ns);

@@ -279,6 +279,12 @@ enum rp_race_point {
 	   gate shared, T of the tracer and a read section;
 	   RP_BREAK_PTRACE_UNFROZEN: the stop already checked). */
 	RP_RACE_PTRACE_REQUEST,
+	/* A fork publishing pid @t's numbers in the nested namespaces
+	   (task/pidns.c, rp_pid_levels_publish) is about to count it in
+	   the namespace at one level: @t is the namespace's init task if
+	   it has one, else NULL (the update lock held, or the gate shared;
+	   RP_BREAK_NS_COUNT_UNLOCKED: between its load and its store). */
+	RP_RACE_NS_COUNT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -312,25 +312,38 @@ static int link_under_siglock(struct rp_task *self, struct rp_task *p, unsigned 
 }
 
 /*
+ * Does the child become its namespace's init (number 1 at the deepest of
+ * its levels @lv; NULL: the root namespace's only)?  That fork makes the
+ * namespace's reaper, and its failure ends the namespace.
+ */
+static bool makes_ns_init(const struct rp_pid_levels *lv)
+{
+	return lv && lv->up[lv->level - 1].nr == 1;
+}
+
+/*
  * Take the update gate for the link: shared, with the object locks after
  * it (lock_family), for a plain fork or clone of a process, or a thread,
- * into the root namespace by an untraced caller in rcu mode
- * (docs/process.md, "What is built"); true then.  Every other clone takes
- * it exclusive, as every fork in the other modes: CLONE_PARENT (a second
- * parent's T), a traced caller or CLONE_PTRACE (the ptrace set-up), a
- * nested namespace (its count of pids and its init's end, written under
- * the exclusive gate; a thread's namespace is its caller's).  ->ptrace is
- * read inside the gate: an attach under it shared (ptrace.c, protocol
- * (f)) that links the caller after this read comes after the fork, whose
- * child starts untraced, as Linux's kernel_clone reads current->ptrace
- * once.
+ * by an untraced caller in rcu mode, into the root namespace or a nested
+ * one whose init it does not make (docs/process.md, "What is built"); true
+ * then.  Every other clone takes it exclusive, as every fork in the other
+ * modes: CLONE_PARENT (a second parent's T), a traced caller or
+ * CLONE_PTRACE (the ptrace set-up), CLONE_NEWPID and the first fork into
+ * an unshared namespace (a namespace's init and its failure's end, under
+ * the exclusive gate).  A nested namespace's count of pids takes a shared
+ * fork's add atomically (task/pidns.c), and its end, under the exclusive
+ * gate, comes wholly before the fork's hold (which then finds it dying)
+ * or after (and kills the child).  ->ptrace is read inside the gate: an
+ * attach under it shared (ptrace.c, protocol (f)) that links the caller
+ * after this read comes after the fork, whose child starts untraced, as
+ * Linux's kernel_clone reads current->ptrace once.
  */
-static bool enter_gate(struct rp_task *self, unsigned long flags, const struct rp_pidns *ns)
+static bool enter_gate(struct rp_task *self, unsigned long flags, const struct rp_pid_levels *lv)
 {
 	struct rp_sync *sync = &self->sys->sync;
 
 	if (sync->mode == RP_SYNC_RCU && !(flags & (CLONE_PARENT | CLONE_PTRACE | CLONE_NEWPID)) &&
-	    ns == &self->sys->pidns) {
+	    !makes_ns_init(lv)) {
 		rp_update_lock_shared(sync);
 		if (!self->ptrace)
 			return true;
@@ -468,7 +481,7 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	bool closed = CMM_LOAD_SHARED(ns->dying);
 #endif
 	RP_RACE_POINT(RP_RACE_FORK_LINKS, self);
-	shared = enter_gate(self, flags, ns);
+	shared = enter_gate(self, flags, lv);
 	rp_pid_publish(p->pid, lv);	/* under the pid's bucket lock (B) */
 	/*
 	 * alloc_pid's PIDNS_ADDING check: a namespace whose init is gone
@@ -476,8 +489,9 @@ static int attach_child(struct rp_task *self, struct rp_task *p, unsigned long f
 	 * init's end (which marks the namespace under this lock) either comes
 	 * first and the fork fails, or comes after and finds the child
 	 * (docs/namespaces.md, "Init's end and a fork in flight").
-	 * RP_BREAK_PIDNS_CHECK_EARLY checks before the lock.  A fork under
-	 * the gate shared goes into the root namespace, which never dies.
+	 * RP_BREAK_PIDNS_CHECK_EARLY checks before the lock.  Under the gate
+	 * shared the mark is stable: init's end makes it under the gate
+	 * exclusive.
 	 */
 #ifndef RP_BREAK_PIDNS_CHECK_EARLY
 	bool closed = ns->dying;

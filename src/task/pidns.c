@@ -354,17 +354,39 @@ void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv)
 	rp_free(lv);
 }
 
+/*
+ * One pid more numbered in @ns.  Under the gate shared two forks into one
+ * namespace count at once, so the add is atomic; every decrement
+ * (pid_gone) and every read that decides (an init's end) is made under the
+ * gate exclusive, which waits for every shared holder, so none of them
+ * meets an add in flight.  RP_BREAK_NS_COUNT_UNLOCKED adds by a plain load
+ * and store: two forks side by side count one pid.
+ */
+static void pid_counted(struct rp_pidns *ns)
+{
+#ifdef RP_BREAK_NS_COUNT_UNLOCKED
+	unsigned int n = CMM_LOAD_SHARED(ns->nr_pids);
+
+	RP_RACE_POINT(RP_RACE_NS_COUNT, NULL);
+	CMM_STORE_SHARED(ns->nr_pids, n + 1);
+#else
+	RP_RACE_POINT(RP_RACE_NS_COUNT, NULL);
+	uatomic_inc(&ns->nr_pids);
+#endif
+}
+
 void rp_pid_levels_publish(struct rp_pid_levels *lv)
 {
 	struct rp_pidns_tables *tb = lv->sys->pidns_tables;
 
-	rp_assert_update_held(&lv->sys->sync);
+	/* A fork into an open namespace takes the gate shared (proc/fork.c). */
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&lv->sys->sync));
 	/* Complete before found: rp_bucket_add's rcu_assign_pointer. */
 	rp_bucket_add(&lv->sys->sync, pid_lock(tb, lv->pid), &lv->hash, pid_bucket(tb, lv->pid));
 	for (unsigned int i = 0; i < lv->level; i++) {
 		struct rp_upid *up = &lv->up[i];
 
-		up->ns->nr_pids++;
+		pid_counted(up->ns);
 		up->pid = lv->pid;
 		rp_bucket_add(&lv->sys->sync, nr_lock(tb, up), &up->hash,
 			      nr_bucket(tb, up->ns, up->nr));

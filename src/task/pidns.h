@@ -43,7 +43,8 @@ struct rp_pidns {
 	bool dying;			/* (u) its init has exited, or its first
 					   fork failed: no pid may be published
 					   in it any more (ENOMEM) */
-	unsigned int nr_pids;		/* (u) published pids with a number here,
+	unsigned int nr_pids;		/* (u; a shared fork's add: uatomic)
+					   published pids with a number here,
 					   those of the namespaces below included
 					   (Linux's pid_allocated) */
 	unsigned int settle_at;		/* (u) 0, or the count at which the exit

@@ -185,6 +185,56 @@ static void walk_jobc(struct rp_system *sys, struct rp_verify_report *r)
 	free(rows);
 }
 
+/* One nested namespace met by walk_pidns_counts, and its numbers counted. */
+struct ns_count {
+	const struct rp_pidns *ns;
+	unsigned int numbers;
+};
+
+/*
+ * Each nested namespace's count of pids (nr_pids, which an init's end
+ * waits on) against the numbers it has in the nested tables' by-number
+ * hash: a pid is counted in a namespace exactly while it has a number
+ * there (pidns.c, publish and unpublish).  A count that lost an add lets
+ * an init's end finish while a process of its namespace lives.
+ */
+static void walk_pidns_counts(struct rp_system *sys, struct rp_verify_report *r)
+{
+	struct rp_pidns_tables *tb = sys->pidns_tables;
+	struct ns_count *rows = NULL;
+	size_t n = 0;
+
+	if (!tb)
+		return;
+	for (size_t b = 0; b < RP_NSPID_HASH_SIZE; b++) {
+		struct rp_upid *up;
+
+		cds_hlist_for_each_entry_rcu_2(up, &tb->by_nr[b], hash) {
+			size_t i = 0;
+
+			while (i < n && rows[i].ns != up->ns)
+				i++;
+			if (i == n) {
+				struct ns_count *more = realloc(rows, (n + 1) * sizeof(*rows));
+
+				if (!more) {
+					rp_verify_record(r, "no memory to count the namespaces' pids");
+					free(rows);
+					return;
+				}
+				rows = more;
+				rows[n++] = (struct ns_count){ up->ns, 0 };
+			}
+			rows[i].numbers++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].ns->nr_pids != rows[i].numbers)
+			rp_verify_record(r, "pid namespace at level %u: nr_pids %u, but %u numbers",
+					 rows[i].ns->level, rows[i].ns->nr_pids, rows[i].numbers);
+	free(rows);
+}
+
 unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_report *r)
 {
 	unsigned long before = r->violations;
@@ -198,6 +248,7 @@ unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_repor
 		walk_group(sys, leader, r);
 	}
 	walk_jobc(sys, r);
+	walk_pidns_counts(sys, r);
 	rp_read_unlock(&sys->sync);
 	rp_update_unlock(&sys->sync);
 	return r->violations - before;

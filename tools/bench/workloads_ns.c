@@ -3,9 +3,11 @@
  * kill0_ns: kill(pid, 0) of the same processes by the number each caller
  * sees, from the root namespace, from a namespace at level 1 and from one
  * at level 2 (the processes' own), in one run: what a lookup in a nested
- * namespace costs over one in the root (docs/namespaces.md).
+ * namespace costs over one in the root (docs/namespaces.md).  fork_ns:
+ * fork+exit+wait inside a namespace of each thread's own.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <urcu/arch.h>
 #include "bench.h"
@@ -168,4 +170,61 @@ const struct bench_workload bench_kill0_ns = {
 	.sized = true, .extra_pids = 2, .children_in_run = 2,
 	.pid_max = RP_PID_MAX_LIMIT, .setup = setup_nested, .op = op_kill0_ns,
 	.thread_end = end_kill0_ns,
+};
+
+/* fork_ns's per thread: the namespace's init, kept for the run, and its number as the thread's process sees it. */
+struct ns_home {
+	struct rp_task *init;
+	pid_t nr;
+};
+
+/*
+ * fork_ns: each thread's process, in a group of its own, unshares its pid
+ * namespace and forks the namespace's init, which waits out the run; the
+ * cycle's children are then numbered in the namespace (2, 3, ...): a fork
+ * into a namespace that does not make its init.
+ */
+static int setup_fork_ns(struct bench_thread *t)
+{
+	struct ns_home *h = calloc(1, sizeof(*h));
+	int err = h ? bench_own_group(t) : -ENOMEM;
+
+	if (!err)
+		err = rp_unshare(t->self, CLONE_NEWPID);
+	if (!err) {
+		h->nr = rp_fork(t->self, &h->init);
+		err = h->nr < 0 ? h->nr : 0;
+	}
+	if (err) {
+		free(h);
+		return err;
+	}
+	t->priv = h;
+	return 0;
+}
+
+static void op_fork_ns(struct bench_thread *t)
+{
+	bench_fork_exit_reap(t, 0, 1);
+}
+
+/* The namespace's init ends, and the thread's process reaps it. */
+static void end_fork_ns(struct bench_thread *t)
+{
+	struct ns_home *h = t->priv;
+
+	if (!h)
+		return;
+	rp_exit_group(h->init, 0);
+	rp_wait4(t->self, h->nr, NULL, 0, NULL);
+	rp_task_put(h->init);
+	free(h);
+	t->priv = NULL;
+}
+
+const struct bench_workload bench_fork_ns = {
+	.name = "fork_ns",
+	.summary = "fork+exit+wait in a pid namespace of each thread's own (a container's forks)",
+	.kinds = { "fork", "fork+exit+wait" }, .scaling = true, .children_in_run = 2,
+	.thread_setup = setup_fork_ns, .op = op_fork_ns, .thread_end = end_fork_ns,
 };

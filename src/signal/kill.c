@@ -256,6 +256,17 @@ static void passes_release(struct rp_system *sys, enum passes_hold hold)
 		rp_update_unlock_shared(&sys->sync);
 }
 
+/* kill_enter's two passes: the hold, taken outside the read section (lock order). */
+static enum passes_hold enter_holding(struct rp_system *sys, bool whole_table)
+{
+	enum passes_hold hold;
+
+	rp_read_unlock(&sys->sync);
+	hold = passes_hold(sys, whole_table);
+	rp_read_lock(&sys->sync);
+	return hold;
+}
+
 /*
  * Enter the read section of a sender's group kill of @sig and decide in
  * it whether the kill makes two passes (returned); what holds its set of
@@ -275,19 +286,17 @@ static void passes_release(struct rp_system *sys, enum passes_hold hold)
  * update lock.
  *
  * Two passes take their hold outside a read section (lock order), so the
- * section is left and entered again: the tables, once made, stay, and
- * the decision stands.
+ * section is left and entered again (enter_holding): the tables, once
+ * made, stay, and the decision stands.
  */
-static bool kill_enter(struct rp_system *sys, int sig, bool whole_table,
-		       enum passes_hold *hold)
+static inline bool kill_enter(struct rp_system *sys, int sig, bool whole_table,
+			      enum passes_hold *hold)
 {
 	*hold = HOLD_NONE;
 	rp_read_lock(&sys->sync);
 	if (!two_passes(sys, sig))
 		return false;
-	rp_read_unlock(&sys->sync);
-	*hold = passes_hold(sys, whole_table);
-	rp_read_lock(&sys->sync);
+	*hold = enter_holding(sys, whole_table);
 	return true;
 }
 

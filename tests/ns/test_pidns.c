@@ -1529,14 +1529,18 @@ static void passes_hook(enum rp_race_point where, struct rp_task *t)
 	race_hook(where, t);
 }
 
-/* @sender's kill(@pid), held between its passes; returns once it is held. */
-static void start_kill_between_passes(struct job *k, struct rp_task *sender, pid_t pid)
+/*
+ * @sender's kill(@pid) of SIGUSR1, held at @where on @sender (between its
+ * passes: RP_RACE_KILL_BETWEEN_PASSES); returns once it is held.
+ */
+static void start_kill_held(struct job *k, struct rp_task *sender, pid_t pid,
+			    enum rp_race_point where)
 {
 	uatomic_set(&passes_changer_set, 0);
 	uatomic_set(&passes_update_waits, 0);
 	k->pid = pid;
 	k->sig = SIGUSR1;
-	start_held_with(k, kill_job, sender, RP_RACE_KILL_BETWEEN_PASSES, sender, passes_hook);
+	start_held_with(k, kill_job, sender, where, sender, passes_hook);
 }
 
 /* A job that changes the set of receivers names its thread first. */
@@ -1584,7 +1588,7 @@ static void setpgid_joiner_waits_body(enum rp_sync_mode m)
 	n = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
 	handle(n, SIGUSR1);
 	cr_assert_eq(rp_setpgid(a, nnr, nnr), 0);
-	start_kill_between_passes(&k, s, 0);
+	start_kill_held(&k, s, 0, RP_RACE_KILL_BETWEEN_PASSES);
 	j.pid = nnr;
 	j.arg = snr;
 	job_start(&j, setpgid_job, a);
@@ -1660,7 +1664,7 @@ static void kill_all_births_wait_body(enum rp_sync_mode m)
 	cr_assert_eq(rp_unshare(p1, CLONE_NEWPID), 0);
 	births[1] = p2 = clone_of(s, SIGCHLD, &p2nr);
 	handle(p2, SIGUSR1);
-	start_kill_between_passes(&k, s, -1);
+	start_kill_held(&k, s, -1, RP_RACE_KILL_BETWEEN_PASSES);
 	j.arg = 0;
 	job_start(&j, births_job, p1);
 	cr_expect(change_waits(), "the births did not wait for the kill");
@@ -1724,11 +1728,7 @@ static void kill_all_first_namespace_body(enum rp_sync_mode m)
 	handle(p1, SIGUSR1);
 	births[1] = p2 = clone_of(s, SIGCHLD, &p2nr);
 	handle(p2, SIGUSR1);
-	uatomic_set(&passes_changer_set, 0);
-	uatomic_set(&passes_update_waits, 0);
-	k.pid = -1;
-	k.sig = SIGUSR1;
-	start_held_with(&k, kill_job, s, RP_RACE_PROCESS_WALK_NODE, s, passes_hook);
+	start_kill_held(&k, s, -1, RP_RACE_PROCESS_WALK_NODE);
 	j.arg = CLONE_NEWPID;
 	job_start(&j, births_job, p1);
 	cr_expect(change_waits(), "the first namespace's creation did not wait for the kill");

@@ -175,6 +175,10 @@ enum rp_race_point {
 	   (signal/kill.c; read section; in rcu mode the set of receivers
 	   held: passes_hold). */
 	RP_RACE_KILL_BETWEEN_PASSES,
+	/* The creator of a namespace found the nested tables published and
+	   not yet settled, and is about to wait for a grace period
+	   (task/pidns.c, tables_settle; no lock held); @t NULL. */
+	RP_RACE_FIRST_NS_WAITS,
 	/* prctl(PR_SET_CHILD_SUBREAPER)'s walk marked process @t as having
 	   a subreaper above it and has not marked @t's children yet
 	   (sys/ids.c; the update gate held shared, read section). */

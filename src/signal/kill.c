@@ -171,10 +171,14 @@ static int order_cut_any(struct rp_task *p, void *arg)
 	return 0;
 }
 
-/* Has the table made a pid namespace (its nested tables)?  (Unused by RP_BREAK_SIPID_PER_RECEIVER's build.) */
+/*
+ * Has the table made a pid namespace (its nested tables)?  Non-NULL once
+ * and for ever.  A kill that makes one pass on the answer NULL asks in
+ * the read section of its walk (kill_enter).  (Unused by
+ * RP_BREAK_SIPID_PER_RECEIVER's build.)
+ */
 static bool __attribute__((unused)) namespace_made(struct rp_system *sys)
 {
-	/* Non-NULL once and for ever: a load outside a read section is enough. */
 	return uatomic_read(&sys->pidns_tables) != NULL;
 }
 
@@ -252,6 +256,50 @@ static void passes_release(struct rp_system *sys, enum passes_hold hold)
 		rp_update_unlock_shared(&sys->sync);
 }
 
+/* kill_enter's two passes: the hold, taken outside the read section (lock order). */
+static enum passes_hold enter_holding(struct rp_system *sys, bool whole_table)
+{
+	enum passes_hold hold;
+
+	rp_read_unlock(&sys->sync);
+	hold = passes_hold(sys, whole_table);
+	rp_read_lock(&sys->sync);
+	return hold;
+}
+
+/*
+ * Enter the read section of a sender's group kill of @sig and decide in
+ * it whether the kill makes two passes (returned); what holds its set of
+ * receivers in *@hold (@whole_table: kill(-1)'s, every process).
+ *
+ * One pass is decided and walked in this one read section, to the last
+ * send: the table's first namespace is published (its nested tables)
+ * and then waits for a grace period before any namespace can number a
+ * process (tables_settle in task/pidns.c; pairs with its
+ * synchronize_rcu).  So a kill that found no tables here has sent its
+ * last signal before a process that may not see the sender is born: its
+ * read section began before the publication and ends before the grace
+ * period does.  Under QSBR the section runs from the call's last
+ * quiescent state, and nothing between the decision and the last send
+ * goes offline (no wait inside a read section: lockorder.h).  In the lock
+ * modes the read lock excludes the tables' publication, made under the
+ * update lock.
+ *
+ * Two passes take their hold outside a read section (lock order), so the
+ * section is left and entered again (enter_holding): the tables, once
+ * made, stay, and the decision stands.
+ */
+static inline bool kill_enter(struct rp_system *sys, int sig, bool whole_table,
+			      enum passes_hold *hold)
+{
+	*hold = HOLD_NONE;
+	rp_read_lock(&sys->sync);
+	if (!two_passes(sys, sig))
+		return false;
+	*hold = enter_holding(sys, whole_table);
+	return true;
+}
+
 /*
  * Make the first pass of a sender's group kill (@pgrp's members, or with
  * NULL every process), the set of receivers held (passes_hold).
@@ -285,11 +333,9 @@ static int kill_any(struct rp_task *p, void *arg)
 static int kill_all(struct rp_task *self, struct group_kill *k)
 {
 	struct rp_system *sys = self->sys;
-	bool passes = two_passes(sys, k->sig);
-	enum passes_hold hold = passes ? passes_hold(sys, true) : HOLD_NONE;
+	enum passes_hold hold;
 
-	rp_read_lock(&sys->sync);
-	if (passes)
+	if (kill_enter(sys, k->sig, true, &hold))
 		order_cut(sys, NULL, k);
 	rp_for_each_process_siglocked_rcu(sys, kill_any, k);
 	rp_read_unlock(&sys->sync);
@@ -318,13 +364,12 @@ static struct rp_pid *target_group_rcu(struct rp_task *self, pid_t nr)
 static int kill_group(struct rp_task *self, pid_t nr, struct group_kill *k)
 {
 	struct rp_system *sys = self->sys;
-	bool passes = two_passes(sys, k->sig);
-	enum passes_hold hold = passes ? passes_hold(sys, false) : HOLD_NONE;
+	enum passes_hold hold;
+	bool passes = kill_enter(sys, k->sig, false, &hold);
 	struct rp_lock_set m = { .n = 0 };
 	struct rp_pid *pgrp;
 	int ret = -ESRCH;
 
-	rp_read_lock(&sys->sync);
 	for (;;) {
 		pgrp = target_group_rcu(self, nr);
 		/* A thread's tid is no group's id: it has no members, nor M. */

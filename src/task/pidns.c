@@ -87,23 +87,72 @@ void rp_pidns_destroy_root(struct rp_system *sys)
 	rp_free(sys->pidns_tables);
 }
 
-/* Make the nested tables if this is the table's first namespace. */
+/*
+ * Return once no group kill that found no nested tables @tb can still be
+ * sending.  Such a kill makes one pass, giving every receiver the
+ * sender's number, and decides so in the read section of its walk
+ * (kill_enter in signal/kill.c): a process born into the first namespace
+ * during that walk, which may not see the sender, would then get a
+ * si_pid that Linux's one walk under tasklist_lock never gives.  The
+ * tables were published before this call: a grace period that begins
+ * now ends after every read section that could have missed them (pairs
+ * with the rcu_read_lock before kill_enter's load), and no namespace
+ * numbers a process before its creator returns from here.  A second
+ * creator that finds the tables published but not settled waits for a
+ * grace period of its own, which began after the publication too.  The
+ * lock modes wait for nothing: their kill decides and walks under the
+ * read lock, which the publication's update lock excluded.
+ *
+ * At a quiescent state (no lock, no read section; lockorder.h asserts
+ * it), offline while it waits, as every wait of a registered thread
+ * (QSBR).  Not under the update gate, which the publication takes
+ * exclusive: a grace period there would end (no reader waits for the
+ * update side inside its read section, lockorder.h, and the releases that
+ * liburcu's call_rcu worker and the grace-period thread run take no lock
+ * of the table's update side), but every update of the table would wait
+ * with it.
+ * RP_BREAK_FIRST_NS_NO_GRACE waits for nothing.
+ */
+static void tables_settle(struct rp_system *sys, struct rp_pidns_tables *tb)
+{
+	/* Pairs with the release store below: that grace period came first. */
+	if (__atomic_load_n(&tb->settled, __ATOMIC_ACQUIRE))
+		return;
+#ifdef RP_BREAK_FIRST_NS_NO_GRACE
+	(void)sys;
+#else
+	rp_lockdep_assert_quiescent();
+	RP_RACE_POINT(RP_RACE_FIRST_NS_WAITS, NULL);
+	if (rp_sync_mode_rcu(sys->sync.mode)) {
+		rp_sync_block_begin();
+		synchronize_rcu();
+		rp_sync_block_end();
+	}
+#endif
+	__atomic_store_n(&tb->settled, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Make the nested tables if this is the table's first namespace, and
+ * return once they are settled (tables_settle).
+ */
 static int tables_ready(struct rp_system *sys)
 {
 	struct rp_pidns_tables *tb;
-	int err = 0;
 
 	rp_update_lock(&sys->sync);
-	if (!sys->pidns_tables) {
+	tb = sys->pidns_tables;
+	if (!tb) {
 		tb = rp_zalloc(sizeof(*tb));
 		if (tb)
 			/* Empty heads first: pairs with tables()'s rcu_dereference. */
 			rcu_assign_pointer(sys->pidns_tables, tb);
-		else
-			err = -ENOMEM;
 	}
 	rp_update_unlock(&sys->sync);
-	return err;
+	if (!tb)
+		return -ENOMEM;
+	tables_settle(sys, tb);
+	return 0;
 }
 
 struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err)

@@ -113,6 +113,10 @@ struct rp_pidns_tables {
 	struct cds_hlist_head by_pid[RP_NSPID_HASH_SIZE];	/* (r, B) rp_pid_levels */
 	struct cds_hlist_head children[RP_NSCHILD_HASH_SIZE];	/* (r, B) rp_ns_children */
 	struct rp_spinlock locks[RP_NSPID_HASH_LOCKS];		/* B of the three */
+	/* (a) set once, after a grace period that began after the tables'
+	   publication: no group kill that decided "no namespace" still
+	   walks (tables_settle in pidns.c) */
+	bool settled;
 };
 
 /* The root namespace of @sys: its numbers below @pid_max.  0 or -ENOMEM. */

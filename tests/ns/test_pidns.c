@@ -1342,11 +1342,17 @@ static long clone_job(struct job *j)
  */
 static void start_clone_held(struct job *j, struct rp_task *parent, unsigned long flags)
 {
+	bool reached;
+
 	race_count_jobs();
 	arm(RP_RACE_FORK_LINKS, parent, true, true);
 	j->arg = (long)flags;
 	job_start(j, clone_job, parent);
-	cr_assert(await_reached(1), "the clone returned without reaching its race point");
+	/* QSBR: the table's first namespace waits for a grace period, which waits for us too. */
+	rp_thread_offline();
+	reached = await_reached(1);
+	rp_thread_online();
+	cr_assert(reached, "the clone returned without reaching its race point");
 }
 
 /* The row of process @pid in @rows (@n of them), or NULL. */
@@ -1507,12 +1513,14 @@ Test(pidns, group_stop_recorded_for_child_init)
  */
 static pthread_t passes_changer;	/* the thread that changes the set (changer_begins) */
 static int passes_changer_set;		/* uatomic: passes_changer is set */
-static int passes_update_waits;		/* uatomic: it waits for the gate, its mutex or an M */
+static int passes_update_waits;		/* uatomic: it waits for the gate, its mutex, an M
+					   or the first namespace's grace period */
 
 static void passes_hook(enum rp_race_point where, struct rp_task *t)
 {
 	if (where == RP_RACE_GATE_EXCL_WAITS || where == RP_RACE_GATE_BACKS_OUT ||
-	    where == RP_RACE_UPDATE_WAITS || where == RP_RACE_MEMBER_WAITS) {
+	    where == RP_RACE_UPDATE_WAITS || where == RP_RACE_MEMBER_WAITS ||
+	    where == RP_RACE_FIRST_NS_WAITS) {
 		/* Another thread of the table's (its grace-period work) may wait too. */
 		if (uatomic_read(&passes_changer_set) && pthread_equal(pthread_self(), passes_changer))
 			uatomic_set(&passes_update_waits, 1);
@@ -1521,14 +1529,18 @@ static void passes_hook(enum rp_race_point where, struct rp_task *t)
 	race_hook(where, t);
 }
 
-/* @sender's kill(@pid), held between its passes; returns once it is held. */
-static void start_kill_between_passes(struct job *k, struct rp_task *sender, pid_t pid)
+/*
+ * @sender's kill(@pid) of SIGUSR1, held at @where on @sender (between its
+ * passes: RP_RACE_KILL_BETWEEN_PASSES); returns once it is held.
+ */
+static void start_kill_held(struct job *k, struct rp_task *sender, pid_t pid,
+			    enum rp_race_point where)
 {
 	uatomic_set(&passes_changer_set, 0);
 	uatomic_set(&passes_update_waits, 0);
 	k->pid = pid;
 	k->sig = SIGUSR1;
-	start_held_with(k, kill_job, sender, RP_RACE_KILL_BETWEEN_PASSES, sender, passes_hook);
+	start_held_with(k, kill_job, sender, where, sender, passes_hook);
 }
 
 /* A job that changes the set of receivers names its thread first. */
@@ -1576,7 +1588,7 @@ static void setpgid_joiner_waits_body(enum rp_sync_mode m)
 	n = clone_of(a, CLONE_NEWPID | SIGCHLD, &nnr);
 	handle(n, SIGUSR1);
 	cr_assert_eq(rp_setpgid(a, nnr, nnr), 0);
-	start_kill_between_passes(&k, s, 0);
+	start_kill_held(&k, s, 0, RP_RACE_KILL_BETWEEN_PASSES);
 	j.pid = nnr;
 	j.arg = snr;
 	job_start(&j, setpgid_job, a);
@@ -1612,11 +1624,14 @@ Test(pidns, group_kill_setpgid_joiner_waits_rcu_global)
 static struct rp_task *births[2];	/* births_job's parents: the first clones a namespace */
 static long births_ret[2];
 
-/* births[0] forks a child into the namespace it unshared, then births[1] forks one. */
+/*
+ * births[0] clones a child with the flags @j->arg (CLONE_NEWPID: into a new
+ * namespace; 0: into the one it unshared), then births[1] forks one.
+ */
 static long births_job(struct job *j)
 {
 	changer_begins();
-	births_ret[0] = rp_clone(births[0], SIGCHLD, &cloned);
+	births_ret[0] = rp_clone(births[0], (unsigned long)j->arg | SIGCHLD, &cloned);
 	j->ret = births_ret[0];
 	births_ret[1] = rp_clone(births[1], SIGCHLD, NULL);
 	return 0;
@@ -1649,7 +1664,8 @@ static void kill_all_births_wait_body(enum rp_sync_mode m)
 	cr_assert_eq(rp_unshare(p1, CLONE_NEWPID), 0);
 	births[1] = p2 = clone_of(s, SIGCHLD, &p2nr);
 	handle(p2, SIGUSR1);
-	start_kill_between_passes(&k, s, -1);
+	start_kill_held(&k, s, -1, RP_RACE_KILL_BETWEEN_PASSES);
+	j.arg = 0;
 	job_start(&j, births_job, p1);
 	cr_expect(change_waits(), "the births did not wait for the kill");
 	release();
@@ -1682,53 +1698,69 @@ Test(pidns, kill_all_births_wait_rcu_global)
 	kill_all_births_wait_body(RP_SYNC_RCU_GLOBAL);
 }
 
-#ifdef RP_KNOWN_OPEN_SIPID_FIRST_NS
 /*
- * Open, built with -DRP_KNOWN_OPEN_SIPID_FIRST_NS only: a group kill
- * decides before its walk whether it makes two passes (two_passes in
- * src/signal/kill.c), and while the table has made no namespace it makes
- * one and holds nothing; the table's first namespace can be made during
- * that walk, and a process that does not see the sender born into it.
- * S's kill(-1) is held on S's own node (before its children); P1 clones
- * C1 into a new namespace, the table's first (C1 does not see S), then
- * P2 forks C2, which sees S.  The walk meets P2, C2, P1, C1 (children
- * behind their parent): C1 gets 0 and C2 S's number.  Linux's walk goes
- * in creation order, C1 before C2: if both are receivers C2 gets 0 too,
- * and C2, forked after C1's fork ended, cannot be a receiver unless C1 is
- * one.
+ * A group kill decides before its walk whether it makes two passes
+ * (two_passes in src/signal/kill.c): while the table has made no
+ * namespace it makes one, holds nothing, and gives every receiver the
+ * sender's number.  So the table's first namespace waits, before it can
+ * number a process, until no kill that found none still walks (a grace
+ * period after its tables are published: tables_settle in
+ * src/task/pidns.c).  S's kill(-1) is held on S's own node (it decided on
+ * one pass, in its read section); P1 clones C1 into a new namespace, the
+ * table's first, then P2 forks C2.  P1's clone must wait for the kill,
+ * which reaches P1 and P2 before their forks begin: both forks start with
+ * the signal pending and restart.  Without the wait C1 (which does not
+ * see S) and C2 are born during the walk, which meets P2, C2, P1, C1
+ * (children behind their parent): C1 gets 0 and C2 S's number, while
+ * Linux's walk, in creation order, meets C1 first and gives C2 0 too.
+ * RP_BREAK_FIRST_NS_NO_GRACE waits for nothing and fails every run.
  */
-Test(pidns, kill_all_first_namespace_during_walk)
+static void kill_all_first_namespace_body(enum rp_sync_mode m)
 {
-	struct rp_task *s, *p1, *p2, *c1, *c2;
-	pid_t snr, p1nr, p2nr, c1nr, c2nr;
-	struct job k;
+	struct rp_task *s, *p1, *p2;
+	pid_t snr, p1nr, p2nr;
+	struct job k, j;
 
-	start(RP_SYNC_RCU);
+	start(m);
 	s = clone_of(init, SIGCHLD, &snr);
 	handle(s, SIGUSR1);
-	p1 = clone_of(s, SIGCHLD, &p1nr);
+	births[0] = p1 = clone_of(s, SIGCHLD, &p1nr);
 	handle(p1, SIGUSR1);
-	p2 = clone_of(s, SIGCHLD, &p2nr);
+	births[1] = p2 = clone_of(s, SIGCHLD, &p2nr);
 	handle(p2, SIGUSR1);
-	k.pid = -1;
-	k.sig = SIGUSR1;
-	start_held_with(&k, kill_job, s, RP_RACE_PROCESS_WALK_NODE, s, race_hook);
-	c1 = clone_of(p1, CLONE_NEWPID | SIGCHLD, &c1nr);
-	c2 = clone_of(p2, SIGCHLD, &c2nr);
+	start_kill_held(&k, s, -1, RP_RACE_PROCESS_WALK_NODE);
+	j.arg = CLONE_NEWPID;
+	job_start(&j, births_job, p1);
+	cr_expect(change_waits(), "the first namespace's creation did not wait for the kill");
 	release();
+	/* QSBR: the grace period P1's clone waits for waits for this thread too. */
+	rp_thread_offline();
 	cr_assert_eq(job_join(&k), 0);
+	job_join(&j);
+	rp_thread_online();
 	rp_debug_race_hook(NULL);
-	took_all((struct receipt[]){ { p1, snr, "P1" }, { p2, snr, "P2" },
-				     { c1, 0, "C1 (in the table's first namespace)" },
-				     { c2, 0, "C2 (born after C1, after it in Linux's walk)" } }, 4);
-	reap(p1, c1, c1nr, 0);
-	reap(p2, c2, c2nr, 0);
+	cr_assert_eq(births_ret[0], -RP_ERESTARTNOINTR,
+		     "P1's clone returned %ld: C1 was born into the first namespace during the walk",
+		     births_ret[0]);
+	cr_assert_eq(births_ret[1], -RP_ERESTARTNOINTR,
+		     "P2's fork returned %ld: C2 was born during the walk", births_ret[1]);
+	took_all((struct receipt[]){ { p1, snr, "P1" }, { p2, snr, "P2" } }, 2);
 	reap(s, p2, p2nr, 0);
 	reap(s, p1, p1nr, 0);
 	reap(init, s, snr, 0);
 	finish_all_reaped();
 }
-#endif
+
+Test(pidns, kill_all_first_namespace_during_walk)
+{
+	kill_all_first_namespace_body(RP_SYNC_RCU);
+}
+
+/* rcu-global: its readers are RCU readers too. */
+Test(pidns, kill_all_first_namespace_during_walk_rcu_global)
+{
+	kill_all_first_namespace_body(RP_SYNC_RCU_GLOBAL);
+}
 
 /*
  * The root's init too drops a default-action signal queued while it

@@ -297,3 +297,19 @@ static const struct or_step interrupt_trapped[] = {
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
 SCENARIOS(SCENARIO_TEST)
+
+/*
+ * The oracle names a process by S(P0) + n, and __WALL is S(P0)'s value:
+ * only an argument that takes a pid is read as a name, so that a tracer
+ * can wait for a traced thread with __WALL.
+ */
+Test(ptrace_semantics, wall_is_no_name)
+{
+	const struct or_step wait_wall = WAIT4(P2, S(P3), __WALL | WUNTRACED);
+	struct or_pidmap map = { .pid = { 100, 101, 102, 103 } };
+	long arg[3];
+
+	or_resolve_args(&wait_wall, &map, arg);
+	cr_expect_eq(arg[0], 103);
+	cr_expect_eq(arg[1], __WALL | WUNTRACED, "the options: 0x%lx", arg[1]);
+}

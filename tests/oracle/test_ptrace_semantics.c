@@ -287,12 +287,23 @@ static const struct or_step interrupt_trapped[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/* A seized thread, not its process's leader, traps for PTRACE_INTERRUPT and
+ * answers nothing until its tracer's CONT, as a leader does; its tracer
+ * waits for it with __WALL. */
+static const struct or_step thread_trap[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2),
+	PTRACE(P2, PTRACE_SEIZE, S(P3), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0),
+	WAIT4(P2, S(P3), __WALL), GETPID(P3), PTRACE(P2, PTRACE_CONT, S(P3), 0), GETPID(P3),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
 	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
 	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
-	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)
+	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)	\
+	X(thread_trap)
 
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

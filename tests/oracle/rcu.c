@@ -193,16 +193,15 @@ static void rcu_worker_start(struct rcu_run *run, int i)
 	w->started = pthread_create(&w->thread, NULL, rcu_worker_main, w) == 0;
 }
 
-/* Process @i's state as /proc would say it (T, t, ...; 0 if not listed). */
+/*
+ * @i's own state as /proc/PID/stat says it (T, t, ...; 0 if gone), a
+ * thread's too: the process listing has only each process's leader.
+ */
 static char rcu_state(struct rcu_run *run, int i)
 {
-	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
-	long n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
+	int state = rp_proc_state(run->init, run->map.pid[i]);
 
-	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++)
-		if (ps[k].pid == run->map.pid[i])
-			return ps[k].state;
-	return 0;
+	return state > 0 ? (char)state : 0;
 }
 
 /*

@@ -50,6 +50,14 @@ RP_API long rp_ps_snapshot(struct rp_task *self, struct rp_ps_entry *out, size_t
  */
 RP_API int rp_proc_nspid(struct rp_task *self, pid_t pid, pid_t *out, size_t max);
 
+/*
+ * /proc/PID/stat's state of the task @pid (as @self numbers it), a thread
+ * too, as /proc/TID/stat is its own: S, T (stopped), t (traced) or Z, as
+ * struct rp_ps_entry's state.  Returns the letter, or -ESRCH (no such task
+ * in @self's namespace, or @self has exited).
+ */
+RP_API int rp_proc_state(struct rp_task *self, pid_t pid);
+
 /* ps's STAT column: the state, then s (session leader), < or N (nice),
  * l (multi-threaded), written to @buf (at least 6 bytes). */
 RP_API void rp_ps_stat(const struct rp_ps_entry *e, char *buf);

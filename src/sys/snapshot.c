@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rp_ps_snapshot: one walk of the process list under the read side; and
- * rp_proc_nspid, the NSpid line of Linux's proc_pid_status
- * (fs/proc/array.c, v6.18).
+ * rp_ps_snapshot: one walk of the process list under the read side;
+ * rp_proc_nspid, the NSpid line of Linux's proc_pid_status, and
+ * rp_proc_state, the state of do_task_stat (fs/proc/array.c, v6.18).
  */
 #include <errno.h>
 #include <string.h>
 #include <rcuproc/snapshot.h>
 #include "../task/relations.h"
 
-/* ps's state letter of leader @p, read without the siglock as /proc does. */
+/* ps's state letter of task @p, read without the siglock as /proc does. */
 static char task_state(const struct rp_task *p)
 {
 	unsigned long jobctl = CMM_LOAD_SHARED(p->jobctl);
@@ -98,6 +98,22 @@ int rp_proc_nspid(struct rp_task *self, pid_t pid, pid_t *out, size_t max)
 	rp_read_unlock(&self->sys->sync);
 	rp_sync_quiescent();
 	return levels;
+}
+
+int rp_proc_state(struct rp_task *self, pid_t pid)
+{
+	struct rp_task *t;
+	int state = -ESRCH;
+
+	if (rp_task_exited(self))
+		return -ESRCH;
+	rp_read_lock(&self->sys->sync);
+	t = pid > 0 ? rp_find_task_vnr_rcu(self, pid) : NULL;
+	if (t)
+		state = task_state(t);
+	rp_read_unlock(&self->sys->sync);
+	rp_sync_quiescent();
+	return state;
 }
 
 void rp_ps_stat(const struct rp_ps_entry *e, char *buf)

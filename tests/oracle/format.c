@@ -42,11 +42,39 @@ void or_view(const struct or_pidmap *map, int who, struct or_pidmap *view)
 	}
 }
 
+/*
+ * Which arguments of @op name a process (bit 0: a, 1: b, 2: c).  The others
+ * pass as they are: a flag word may hold any bits, S(P0)'s (__WALL) too.
+ */
+static unsigned int pid_args(enum or_op op)
+{
+	switch (op) {
+	case OP_WAIT4:
+	case OP_KILL:
+	case OP_TIOCSPGRP:
+	case OP_NSPID:
+		return 1u << 0;
+	case OP_WAITID:
+	case OP_IOPRIO_SET:
+	case OP_IOPRIO_GET:
+	case OP_PTRACE:
+	case OP_ATTACH_POLL:
+		return 1u << 1;
+	case OP_TGKILL:
+	case OP_SETPGID:
+		return 1u << 0 | 1u << 1;
+	default:
+		return 0;
+	}
+}
+
 void or_resolve_args(const struct or_step *s, const struct or_pidmap *map, long out[3])
 {
-	out[0] = or_resolve(map, s->a);
-	out[1] = or_resolve(map, s->b);
-	out[2] = or_resolve(map, s->c);
+	const long in[3] = { s->a, s->b, s->c };
+	unsigned int pids = pid_args(s->op);
+
+	for (int k = 0; k < 3; k++)
+		out[k] = pids & (1u << k) ? or_resolve(map, in[k]) : in[k];
 }
 
 void or_reply_siginfo(struct or_reply *r, const siginfo_t *si)

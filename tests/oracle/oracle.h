@@ -19,7 +19,9 @@
  * ping, is stopped (a group stop or a ptrace stop: /proc says T or t), or is
  * dead and its exit fully processed; in rcuproc every live task runs
  * rp_get_signal() (its return to user space, on a thread of its own) until
- * nothing is left or it is stopped (rp_ps_snapshot says T or t).  A stopped
+ * nothing is left or it is stopped (rp_proc_state, the task's own state as
+ * /proc/TID/stat gives a thread's, says T or t).  A task that does neither
+ * within the hang bound ends the run, said in the step's answer.  A stopped
  * process answers no call: the step's answer is "stopped" on both sides.
  */
 #ifndef RP_TESTS_ORACLE_H

@@ -65,7 +65,9 @@ struct rcu_run {
 	struct rp_pidns *ns[OR_MAX_PROCS * OR_MAX_LEVELS];	/* the namespaces of */
 	int nns;			/* the places, held: their handles stay theirs */
 	struct rp_pidns *root_ns;	/* init's */
-	bool failed;			/* a process could not be placed */
+	bool failed;			/* a process could not be placed, or hung */
+	int hung;			/* the process that neither finished a settling
+					   round nor stopped in it; -1: none */
 };
 
 /* Installed as the handler; rcuproc hands the signal back instead of calling it. */
@@ -191,16 +193,15 @@ static void rcu_worker_start(struct rcu_run *run, int i)
 	w->started = pthread_create(&w->thread, NULL, rcu_worker_main, w) == 0;
 }
 
-/* Process @i's state as /proc would say it (T, t, ...; 0 if not listed). */
+/*
+ * @i's own state as /proc/PID/stat says it (T, t, ...; 0 if gone), a
+ * thread's too: the process listing has only each process's leader.
+ */
 static char rcu_state(struct rcu_run *run, int i)
 {
-	struct rp_ps_entry ps[4 * OR_MAX_PROCS];
-	long n = rp_ps_snapshot(run->init, ps, 4 * OR_MAX_PROCS);
+	int state = rp_proc_state(run->init, run->map.pid[i]);
 
-	for (long k = 0; k < n && k < 4 * OR_MAX_PROCS; k++)
-		if (ps[k].pid == run->map.pid[i])
-			return ps[k].state;
-	return 0;
+	return state > 0 ? (char)state : 0;
 }
 
 /*
@@ -307,13 +308,21 @@ static int rcu_user_round(struct rcu_run *run, int i, const struct or_step *s,
 	return idle ? OR_OK : hung ? OR_TIMEOUT : OR_STOPPED;
 }
 
+/*
+ * A settling round of @i.  One that reaches the hang bound is a hang, never
+ * a settled state: it ends the run (or_run_rcuproc reports it), and later
+ * settlings leave @i to its end (rcu_end), not to wait the bound again.
+ */
 static bool rcu_settle_one(void *arg, int i)
 {
 	struct rcu_run *run = arg;
 	bool delivered = false;
 
-	if (rcu_live(run, i) && run->worker[i].started)
-		rcu_user_round(run, i, NULL, NULL, &delivered);
+	if (rcu_live(run, i) && run->worker[i].started && run->hung != i &&
+	    rcu_user_round(run, i, NULL, NULL, &delivered) == OR_TIMEOUT && run->hung < 0) {
+		run->hung = i;
+		run->failed = true;
+	}
 	return delivered;
 }
 
@@ -673,6 +682,7 @@ static void rcu_step(struct rcu_run *run, const struct or_step *s, struct or_rep
 static void rcu_setup(struct rcu_run *run, enum rp_sync_mode mode)
 {
 	memset(run, 0, sizeof(*run));
+	run->hung = -1;
 	if (rp_system_create(&(struct rp_system_opts){ .mode = mode }, &run->sys))
 		return;
 	run->init = rp_system_init(run->sys);
@@ -770,6 +780,18 @@ static void rcu_teardown(struct rcu_run *run, struct rp_system_counts *left)
 	rp_system_destroy(run->sys);
 }
 
+/*
+ * Answer @step says first that @i hung after it (neither returned to user
+ * space nor stopped), so that no cut at OR_RESULT_LEN hides that.
+ */
+static void rcu_say_hung(char *step, int i)
+{
+	char answer[OR_RESULT_LEN];
+
+	memcpy(answer, step, OR_RESULT_LEN);
+	snprintf(step, OR_RESULT_LEN, "then P%d hung; %.100s", i, answer);
+}
+
 void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 		    struct or_results *res, struct rp_system_counts *left)
 {
@@ -786,12 +808,17 @@ void or_run_rcuproc(const struct or_scenario *sc, enum rp_sync_mode mode,
 		rp_thread_unregister();
 		return;
 	}
-	/* A process that cannot be placed ends the run: its steps read "not run". */
+	/*
+	 * A process that cannot be placed, or hangs in the settling after a
+	 * step (said in that step's answer), ends the run: the rest read "not run".
+	 */
 	for (i = 0; !run.failed && sc->steps[i].op != OP_END && i < OR_MAX_STEPS; i++) {
 		rcu_step(&run, &sc->steps[i], &r);
 		or_settle(&run, rcu_settle_one);
 		or_view(&run.map, sc->steps[i].who, &view);
 		or_format(&sc->steps[i], &r, &view, res->step[i], OR_RESULT_LEN);
+		if (run.hung >= 0)
+			rcu_say_hung(res->step[i], run.hung);
 	}
 	res->n = i;
 	rcu_teardown(&run, left);

@@ -287,13 +287,93 @@ static const struct or_step interrupt_trapped[] = {
 	EXIT(P1, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/* A seized thread, not its process's leader, traps for PTRACE_INTERRUPT and
+ * answers nothing until its tracer's CONT, as a leader does; its tracer
+ * waits for it with __WALL. */
+static const struct or_step thread_trap[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2),
+	PTRACE(P2, PTRACE_SEIZE, S(P3), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0),
+	WAIT4(P2, S(P3), __WALL), GETPID(P3), PTRACE(P2, PTRACE_CONT, S(P3), 0), GETPID(P3),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* PTRACE_LISTEN on a seized thread of a stopped group: PTRACE_INTERRUPT
+ * makes it trap again at once (the group's SIGSTOP), SIGCONT to its
+ * process once more (SIGTRAP: the group runs); its PTRACE_KILL kills the
+ * process. */
+static const struct or_step thread_listen[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2),
+	PTRACE(P2, PTRACE_SEIZE, S(P3), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0),
+	WAIT4(P2, S(P3), __WALL), PTRACE(P2, PTRACE_GETEVENTMSG, S(P3), 0),
+	KILL(P0, S(P1), SIGSTOP), PTRACE(P2, PTRACE_CONT, S(P3), 0), WAIT4(P2, S(P3), __WALL),
+	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0),
+	WAIT4(P2, S(P3), __WALL), PTRACE(P2, PTRACE_LISTEN, S(P3), 0),
+	KILL(P0, S(P1), SIGCONT), WAIT4(P2, S(P3), __WALL), PTRACE(P2, PTRACE_CONT, S(P3), 0),
+	PTRACE(P2, PTRACE_KILL, S(P3), 0), WAIT4(P2, S(P3), __WALL),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* A seized thread that listens in PTRACE_INTERRUPT's trap, its group
+ * running, is out of its tracer's wait until another PTRACE_INTERRUPT
+ * makes it trap again (SIGTRAP). */
+static const struct or_step thread_listen_interrupt[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2), PTRACE(P2, PTRACE_SEIZE, S(P3), 0),
+	PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0), WAIT4(P2, S(P3), __WALL),
+	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), WAIT4(P2, S(P3), __WALL), GETPID(P3),
+	PTRACE(P2, PTRACE_INTERRUPT, S(P3), 0), WAIT4(P2, S(P3), __WALL),
+	PTRACE(P2, PTRACE_CONT, S(P3), 0), GETPID(P3),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
+/* PTRACE_KILL of a thread that listens: neither stopped for its tracer's
+ * requests nor running, it is killed all the same, and its process. */
+static const struct or_step thread_listen_kill[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2), PTRACE(P2, PTRACE_SEIZE, S(P3), 0),
+	KILL(P0, S(P1), SIGSTOP), WAIT4(P2, S(P3), __WALL), WAIT4(P0, S(P1), WUNTRACED),
+	PTRACE(P2, PTRACE_LISTEN, S(P3), 0), WAIT4(P2, S(P3), __WALL),
+	PTRACE(P2, PTRACE_GETEVENTMSG, S(P3), 0), PTRACE(P2, PTRACE_KILL, S(P3), 0),
+	WAIT4(P2, S(P3), __WALL), WAIT4(P0, S(P1), 0), EXIT(P2, 0), WAIT4(P0, S(P2), 0),
+	END };
+
+/* A seized leader that listens in its group's stop traps again for
+ * SIGCONT (SIGTRAP), then reports the SIGCONT (its other thread, untraced,
+ * blocks it), while that thread runs on from the SIGCONT. */
+static const struct or_step leader_listen_thread[] = {
+	FORK(P0, P1), THREAD(P1, P3), FORK(P0, P2), SIGMASK(P3, SIG_BLOCK, SIGCONT),
+	PTRACE(P2, PTRACE_SEIZE, S(P1), 0), KILL(P0, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGSTOP), WAIT4(P2, S(P1), 0), GETPID(P3),
+	WAIT4(P0, S(P1), WUNTRACED), PTRACE(P2, PTRACE_LISTEN, S(P1), 0),
+	KILL(P0, S(P1), SIGCONT), GETPID(P3), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), 0), WAIT4(P2, S(P1), 0),
+	PTRACE(P2, PTRACE_CONT, S(P1), SIGCONT), GETPID(P1),
+	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P3, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
 	X(siginfo) X(exit_event) X(group_stop_attach) X(group_stop_seize)	\
 	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
-	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)
+	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)	\
+	X(thread_trap) X(thread_listen) X(thread_listen_interrupt) X(thread_listen_kill)	\
+	X(leader_listen_thread)
 
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }
 SCENARIOS(SCENARIO_TEST)
+
+/*
+ * The oracle names a process by S(P0) + n, and __WALL is S(P0)'s value:
+ * only an argument that takes a pid is read as a name, so that a tracer
+ * can wait for a traced thread with __WALL.
+ */
+Test(ptrace_semantics, wall_is_no_name)
+{
+	const struct or_step wait_wall = WAIT4(P2, S(P3), __WALL | WUNTRACED);
+	struct or_pidmap map = { .pid = { 100, 101, 102, 103 } };
+	long arg[3];
+
+	or_resolve_args(&wait_wall, &map, arg);
+	cr_expect_eq(arg[0], 103);
+	cr_expect_eq(arg[1], __WALL | WUNTRACED, "the options: 0x%lx", arg[1]);
+}

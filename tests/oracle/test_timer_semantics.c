@@ -20,7 +20,7 @@
 
 #define RT40	40
 #define MS	1000000L
-#define FAR	(2000 * MS)	/* 2 s of CPU, never reached here (arguments fit in a pid_t) */
+#define FAR	(2000 * MS)	/* 2 s of CPU, never reached here */
 
 /*
  * A periodic timer fires when set to a time passed; it is not re-armed,

@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
+#include <rcuproc/snapshot.h>
 #include "../fixture/puppet.h"
 #include "../fixture/nomem.h"
 #include "task/task.h"
@@ -403,6 +404,50 @@ Test(ptrace, tracer_exit_detaches)
 {
 	FOR_EACH_MODE(m)
 		ptrace_tracer_exit(m);
+}
+
+/*
+ * A task's own state (rp_proc_state, /proc/TID/stat): a seized thread in
+ * its trap reads t while its leader reads S; resumed, it reads S again.
+ * A tid nobody has: ESRCH.
+ */
+static void ptrace_thread_state(enum rp_sync_mode mode)
+{
+	struct rp_task *tracer, *p, *t;
+	struct puppet dp, dt;
+	pid_t tid;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	t = thread_of(p);
+	tid = rp_gettid(t);
+	cr_assert_eq(rp_proc_state(init, tid), 'S');
+	puppet_start(&dp, p);
+	puppet_start(&dt, t);
+	tracer = spawn(init, SIGCHLD);
+	cr_assert_eq(ptrace_at(tracer, PTRACE_SEIZE, t, 0), 0);
+	cr_assert_eq(ptrace_at(tracer, PTRACE_INTERRUPT, t, 0), 0);
+	cr_assert_eq(rp_wait4(tracer, tid, NULL, __WALL, NULL), tid);
+	cr_assert_eq(rp_proc_state(init, tid), 't');
+	cr_assert_eq(rp_proc_state(init, rp_getpid(p)), 'S');
+	cr_assert_eq(ptrace_at(tracer, PTRACE_CONT, t, 0), 0);
+	cr_assert_eq(rp_proc_state(init, tid), 'S');
+	cr_assert_eq(rp_proc_state(init, 30000), -ESRCH);
+	/* The tracer goes, then the process, whose thread runs its own exit. */
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(tracer);
+	cr_assert_eq(puppet_quit(&dp), 0);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	rp_task_put(p);
+	puppet_join_dead(&dt);
+	rp_task_put(t);
+	finish();
+}
+
+Test(ptrace, thread_state_is_its_own)
+{
+	FOR_EACH_MODE(m)
+		ptrace_thread_state(m);
 }
 
 /* ------------------------------------------------- the ptrace part without memory */

@@ -279,6 +279,11 @@ enum rp_race_point {
 	   gate shared, T of the tracer and a read section;
 	   RP_BREAK_PTRACE_UNFROZEN: the stop already checked). */
 	RP_RACE_PTRACE_REQUEST,
+	/* wait's report of tracee @t's stop under the gate shared read @t's
+	   real parent and tracer under RCU and has not taken their T yet
+	   (proc/wait.c; read section): a detach and an attach may move the
+	   link meanwhile. */
+	RP_RACE_REPORT_TRACER_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -73,7 +73,8 @@
  * under the gate shared by its recheck under T, outside the child's
  * siglock, and consumes it under the siglock: a SIGCONT and a new stop in
  * between (the siglock's writers, which T does not keep out) are reported
- * as the stop that was, and the new one is consumed unreported.
+ * as the stop that was, and the new one is consumed unreported; a
+ * tracee's stop that a kill ended is reported.
  */
 #ifdef RP_BREAK_REPORT_JUDGED_UNLOCKED
 #define REPORT_JUDGED_UNLOCKED true
@@ -81,11 +82,6 @@
 #define REPORT_JUDGED_UNLOCKED false
 #endif
 
-/*
- * RP_BREAK_REPORT_TRACE_UNRELEASED takes only a DEAD task for released: a
- * claim of a report of the old leader an exec released follows its
- * real_parent to a thread that may have been freed since (released_yet).
- */
 /*
  * RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED leaves T of the tracer untaken in
  * a tracee's report under the gate shared (and tells the checker it took
@@ -109,6 +105,11 @@
 #define TRACE_REPORT_RECHECK true
 #endif
 
+/*
+ * RP_BREAK_REPORT_TRACE_UNRELEASED takes only a DEAD task for released: a
+ * claim of a report of the old leader an exec released follows its
+ * real_parent to a thread that may have been freed since (released_yet).
+ */
 #ifdef RP_BREAK_REPORT_TRACE_UNRELEASED
 #define REPORT_TRACE_UNRELEASED true
 #else
@@ -743,13 +744,28 @@ static bool report_lock(struct rp_task *p, const struct candidate *c, struct rp_
 }
 
 /*
+ * Is the end of the link the scan followed to @p (its tracer, still
+ * tracing it, for a ptraced list; else its real parent) a thread of our
+ * group?  Read under RCU before the locks (a parent of a task not
+ * released is not freed) and again under them.
+ */
+static bool link_ours(struct rp_task *self, const struct wait_opts *wo,
+		      const struct candidate *c, struct rp_task *p)
+{
+	/* Pairs with the parents' stores of reparenting and of ptrace link and unlink. */
+	if (c->on_ptraced)
+		return (CMM_LOAD_SHARED(p->ptrace) & RP_PT_PTRACED) &&
+		       ours(self, wo->flags, rcu_dereference(p->parent));
+	return ours(self, wo->flags, rcu_dereference(p->real_parent));
+}
+
+/*
  * Protocol (g), and (h) for a tracee's report, of @c under the gate
  * shared (held), in a read section: released first (released_yet: @p's
- * parents may be freed, as claim_locked_shared), then the locks
+ * parents may be freed, as claim_locked_shared), then the end of the
+ * link the scan followed, ours (link_ours), then the locks
  * (report_lock): T of @p's real parent, and for a tracee's report T of
- * its tracer.  The end of the link the scan followed (the real parent,
- * or the tracer for a ptraced list, still tracing @p) must still be a
- * thread of our group, else scan again.  Under those T the links, the
+ * its tracer; under them the link must still be ours, else scan again.  Under those T the links, the
  * wait's selection (process group, exit signal), @p's ptrace state and
  * its becoming a zombie stand still: consider() judges them once, and a
  * report that became a tracee's, or stopped being one, scans again.
@@ -773,11 +789,9 @@ static enum shared_claim report_locked_shared(struct rp_task *self, struct wait_
 	int seen;
 
 	rp_assert_read_section(&self->sys->sync);
-	if (released_yet(p) || !report_lock(p, c, &trees, &untaken))
+	if (released_yet(p) || !link_ours(self, wo, c, p) || !report_lock(p, c, &trees, &untaken))
 		return SHARED_LOST;
-	if (c->on_ptraced ? !(CMM_LOAD_SHARED(p->ptrace) & RP_PT_PTRACED) ||
-			    !ours(self, wo->flags, p->parent) :
-			    !ours(self, wo->flags, p->real_parent))
+	if (!link_ours(self, wo, c, p))
 		goto out;	/* not ours now: scan again */
 	if (consider(wo, p, &ptrace) != c->what || ptrace != c->ptrace)
 		goto out;	/* nothing, or something else, to report now: scan again */
@@ -816,9 +830,10 @@ static enum shared_claim report_shared(struct rp_task *self, struct wait_opts *w
 
 /*
  * Claim @c under the gate shared, if it is plain: a zombie's reap
- * (protocol (d)) or a stopped or continued report (protocol (g)).
- * SHARED_EXCLUSIVE: not plain, nothing done, @c's reference kept for the
- * exclusive claim.  Else @c's reference is dropped.
+ * (protocol (d)) or a stopped or continued report, a tracee's too
+ * (protocols (g) and (h)).  SHARED_EXCLUSIVE: a zombie not plain,
+ * nothing done, @c's reference kept for the exclusive claim.  Else @c's
+ * reference is dropped.
  */
 static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo,
 				      struct candidate *c)

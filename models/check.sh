@@ -114,6 +114,10 @@ runs=(
 	"ptrace_request      correct                          verify safety"
 	"ptrace_request      BROKEN_UNFROZEN                  fail   safety"
 	"ptrace_request      BROKEN_TRACER_UNLOCKED           fail   safety"
+	"trace_report        correct                          verify safety"
+	"trace_report        BROKEN_NO_RECHECK                fail   safety"
+	"trace_report        BROKEN_TRACER_UNLOCKED           fail   safety"
+	"trace_report        BROKEN_JUDGED_UNLOCKED           fail   safety"
 )
 
 now() { date +%s.%N; }

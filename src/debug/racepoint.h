@@ -283,12 +283,17 @@ enum rp_race_point {
 	   gate shared, T of the tracer and a read section;
 	   RP_BREAK_PTRACE_UNFROZEN: the stop already checked). */
 	RP_RACE_PTRACE_REQUEST,
-	/* A fork publishing pid @t's numbers in the nested namespaces
+	/* A fork publishing a pid's numbers in the nested namespaces
 	   (task/pidns.c, rp_pid_levels_publish) is about to count it in
-	   the namespace at one level: @t is the namespace's init task if
-	   it has one, else NULL (the update lock held, or the gate shared;
-	   RP_BREAK_NS_COUNT_UNLOCKED: between its load and its store). */
+	   the namespace at one level (the update lock held, or the gate
+	   shared; RP_BREAK_NS_COUNT_UNLOCKED: between its load and its
+	   store); @t NULL. */
 	RP_RACE_NS_COUNT,
+	/* wait's report of tracee @t's stop under the gate shared read @t's
+	   real parent and tracer under RCU and has not taken their T yet
+	   (proc/wait.c; read section): a detach and an attach may move the
+	   link meanwhile. */
+	RP_RACE_REPORT_TRACER_READ,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

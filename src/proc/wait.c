@@ -15,8 +15,8 @@
  * namespace) is claimed and released under the update gate shared and
  * object locks instead (protocol (d): claim_shared), and so is a child's
  * stopped or continued report (protocol (g): report_shared: T of its
- * real parent and its siglock); a tracee's report keeps the gate
- * exclusive.
+ * real parent and its siglock), and a tracee's stop or continue reported
+ * to its tracer (protocol (h): T of its tracer too).
  *
  * RP_BREAK_WAIT_NO_RECHECK claims what the scan found without the recheck;
  * RP_BREAK_CLAIM_PARENT_FIRST rechecks the parent before the child's death,
@@ -73,12 +73,36 @@
  * under the gate shared by its recheck under T, outside the child's
  * siglock, and consumes it under the siglock: a SIGCONT and a new stop in
  * between (the siglock's writers, which T does not keep out) are reported
- * as the stop that was, and the new one is consumed unreported.
+ * as the stop that was, and the new one is consumed unreported; a
+ * tracee's stop that a kill ended is reported.
  */
 #ifdef RP_BREAK_REPORT_JUDGED_UNLOCKED
 #define REPORT_JUDGED_UNLOCKED true
 #else
 #define REPORT_JUDGED_UNLOCKED false
+#endif
+
+/*
+ * RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED leaves T of the tracer untaken in
+ * a tracee's report under the gate shared (and tells the checker it took
+ * it): a request of the tracer that resumes the tracee, or its detach,
+ * runs inside the report's window.
+ */
+#ifdef RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED
+#define TRACE_REPORT_TRACER_UNLOCKED true
+#else
+#define TRACE_REPORT_TRACER_UNLOCKED false
+#endif
+
+/*
+ * RP_BREAK_TRACE_REPORT_NO_RECHECK trusts the tracer read under RCU before
+ * its T: a detach and another thread's attach meanwhile leave a tracee's
+ * report holding T of a task that traces it no more.
+ */
+#ifdef RP_BREAK_TRACE_REPORT_NO_RECHECK
+#define TRACE_REPORT_RECHECK false
+#else
+#define TRACE_REPORT_RECHECK true
 #endif
 
 /*
@@ -430,18 +454,22 @@ static bool reap_zombie(struct wait_opts *wo, struct rp_task *p)
 
 /*
  * Linux's wait_task_stopped, under @p's siglock and the update lock or T
- * of @p's real parent: report the stop whose @code (0: none) was read
- * under that siglock, and consume it.
+ * of @p's real parent (and for a tracee's stop, @ptrace, of its tracer):
+ * report the stop whose @code (0: none) was read under that siglock, and
+ * consume it.
  */
 static bool report_stopped_locked(struct wait_opts *wo, struct rp_task *p, bool ptrace, int code)
 {
 	rp_assert_siglock_held(p);
 	rp_assert_tree_write(p->sys, p->real_parent);
+	if (ptrace)
+		rp_assert_tree_write(p->sys, p->parent);
 	if (!code)
 		return false;
 	fill(wo, p, (code << 8) | 0x7f, ptrace ? CLD_TRAPPED : CLD_STOPPED, code);
+	/* Pairs with CMM_LOAD_SHARED in the scan (a hint it reads again). */
 	if (!(wo->flags & WNOWAIT) && ptrace)
-		p->exit_code = 0;
+		CMM_STORE_SHARED(p->exit_code, 0);
 	else if (!(wo->flags & WNOWAIT))
 		p->signal->group_exit_code = 0;
 	return true;
@@ -538,21 +566,23 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
 }
 
 /*
- * May @c be claimed under the gate shared (docs/process.md, protocols (d)
- * and (g), "What is built")?  A hint, read under no lock, which the claim
- * checks again under its locks: in rcu mode, a child found on a children
- * list and not reported as a tracee; a zombie only to be reaped (not
+ * May @c be claimed under the gate shared (docs/process.md, protocols (d),
+ * (g) and (h), "What is built")?  A hint, read under no lock, which the
+ * claim checks again under its locks: in rcu mode, a zombie found on a
+ * children list and not reaped as a tracee, only to be reaped (not
  * WNOWAIT) by a caller of the root namespace (its report numbers no
- * nested pid), a stopped or continued report whatever the flags and the
- * caller's namespace (it releases nothing, and a pid's numbers in each
- * namespace are constant).
+ * nested pid); a stopped or continued report, a tracee's too, whatever
+ * the flags and the caller's namespace (it releases nothing, and a pid's
+ * numbers in each namespace are constant).
  */
 static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
 		       const struct candidate *c)
 {
-	if (self->sys->sync.mode != RP_SYNC_RCU || c->on_ptraced || c->ptrace)
+	if (self->sys->sync.mode != RP_SYNC_RCU)
 		return false;
-	return c->what != REPORT_ZOMBIE || (!(wo->flags & WNOWAIT) && !wo->ns->level);
+	if (c->what != REPORT_ZOMBIE)
+		return true;
+	return !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT) && !wo->ns->level;
 }
 
 enum shared_claim { SHARED_LOST, SHARED_REPORTED, SHARED_EXCLUSIVE };
@@ -678,61 +708,108 @@ static enum shared_claim reap_shared(struct rp_task *self, struct wait_opts *wo,
 }
 
 /*
- * Protocol (g), a stopped or continued report of @c under the gate shared
- * (held), in a read section: released first (released_yet: @p's real
- * parent may be freed, as claim_locked_shared), then T of @p's real parent, read
- * under RCU; the link must still lead there and to a thread of our group
- * (reparenting moves it under that T), else scan again.  Under that T
- * the link, the wait's selection (process group, exit signal), @p's
- * ptrace state and its becoming a zombie stand still: consider() judges
- * them once.  @p traced by our own group meanwhile: a tracee's report,
- * under the gate exclusive (SHARED_EXCLUSIVE, nothing written).  Then
- * @p's siglock, under which the stop or the continue is judged again
+ * The locks of @c's report under the gate shared (a read section held),
+ * into @s: T of @p's real parent, read under RCU, and for a tracee's
+ * report (@c->ptrace, as the scan judged it) T of its tracer too, read
+ * under RCU, one lock if they are one task; false if either link moved
+ * before its T (reparenting moves the first under that T, an attach or a
+ * detach the second: scan again), every lock let go.  *@untaken: what
+ * RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED leaves untaken (the tracer's T);
+ * RP_BREAK_TRACE_REPORT_NO_RECHECK does not read the tracer again.
+ */
+static bool report_lock(struct rp_task *p, const struct candidate *c, struct rp_lock_set *s,
+			unsigned int *untaken)
+{
+	/* Pairs with the real_parent stores of reparenting (exit.c). */
+	struct rp_task *rp = rcu_dereference(p->real_parent);
+	/* Pairs with the parent stores of ptrace link and unlink. */
+	struct rp_task *tracer = c->ptrace ? rcu_dereference(p->parent) : NULL;
+
+	s->n = 0;
+	*untaken = 0;
+	rp_tree_set_add(s, rp);
+	if (tracer)
+		rp_tree_set_add(s, tracer);
+	for (unsigned int i = 0; i < s->n; i++)
+		if (TRACE_REPORT_TRACER_UNLOCKED && s->obj[i] == tracer)
+			*untaken |= 1U << i;
+	if (tracer)
+		RP_RACE_POINT(RP_RACE_REPORT_TRACER_READ, p);
+	rp_tree_lock_set(s, *untaken);
+	if (CMM_LOAD_SHARED(p->real_parent) == rp &&
+	    (!tracer || !TRACE_REPORT_RECHECK || CMM_LOAD_SHARED(p->parent) == tracer))
+		return true;
+	rp_tree_unlock_set(s, *untaken);
+	return false;
+}
+
+/*
+ * Is the end of the link the scan followed to @p (its tracer, still
+ * tracing it, for a ptraced list; else its real parent) a thread of our
+ * group?  Read under RCU before the locks (a parent of a task not
+ * released is not freed) and again under them.
+ */
+static bool link_ours(struct rp_task *self, const struct wait_opts *wo,
+		      const struct candidate *c, struct rp_task *p)
+{
+	/* Pairs with the parents' stores of reparenting and of ptrace link and unlink. */
+	if (c->on_ptraced)
+		return (CMM_LOAD_SHARED(p->ptrace) & RP_PT_PTRACED) &&
+		       ours(self, wo->flags, rcu_dereference(p->parent));
+	return ours(self, wo->flags, rcu_dereference(p->real_parent));
+}
+
+/*
+ * Protocol (g), and (h) for a tracee's report, of @c under the gate
+ * shared (held), in a read section: released first (released_yet: @p's
+ * parents may be freed, as claim_locked_shared), then the end of the
+ * link the scan followed, ours (link_ours), then the locks
+ * (report_lock): T of @p's real parent, and for a tracee's report T of
+ * its tracer; under them the link must still be ours, else scan again.  Under those T the links, the
+ * wait's selection (process group, exit signal), @p's ptrace state and
+ * its becoming a zombie stand still: consider() judges them once, and a
+ * report that became a tracee's, or stopped being one, scans again.
+ * Then @p's siglock, under which the stop (a group stop, or for a
+ * tracee its ptrace stop and exit_code) or the continue is judged again
  * and consumed in one hold, as Linux's wait_task_stopped and
- * wait_task_continued: SIGSTOP, SIGCONT and the stops change it only
- * under that siglock.  RP_BREAK_REPORT_JUDGED_UNLOCKED reports what was
- * judged under T.
+ * wait_task_continued: SIGSTOP, SIGCONT, the stops and a SIGKILL change
+ * it only under that siglock, and a tracer's request that resumes the
+ * tracee under it and the tracer's T.  RP_BREAK_REPORT_JUDGED_UNLOCKED
+ * reports what was judged under T.
  */
 static enum shared_claim report_locked_shared(struct rp_task *self, struct wait_opts *wo,
 					      struct candidate *c)
 {
+	struct rp_lock_set trees = { .n = 0 };
 	enum shared_claim ret = SHARED_LOST;
-	struct rp_task *p = c->p, *rp;
+	struct rp_task *p = c->p;
+	bool ptrace = c->on_ptraced;
 	struct rp_sighand *sh;
-	bool ptrace = false;
+	unsigned int untaken;
 	int seen;
 
 	rp_assert_read_section(&self->sys->sync);
-	if (released_yet(p))
+	if (released_yet(p) || !link_ours(self, wo, c, p) || !report_lock(p, c, &trees, &untaken))
 		return SHARED_LOST;
-	/* Pairs with the real_parent stores of reparenting (exit.c). */
-	rp = rcu_dereference(p->real_parent);
-	if (!ours(self, wo->flags, rp))
-		return SHARED_LOST;
-	rp_tree_lock(rp);
-	if (CMM_LOAD_SHARED(p->real_parent) != rp)
-		goto out;	/* moved meanwhile: scan again */
-	if (consider(wo, p, &ptrace) != c->what)
+	if (!link_ours(self, wo, c, p))
+		goto out;	/* not ours now: scan again */
+	if (consider(wo, p, &ptrace) != c->what || ptrace != c->ptrace)
 		goto out;	/* nothing, or something else, to report now: scan again */
-	if (ptrace) {
-		ret = SHARED_EXCLUSIVE;
-		goto out;
-	}
-	seen = c->what == REPORT_STOPPED ? stopped_code(wo, p, false) : continued(wo, p);
+	seen = c->what == REPORT_STOPPED ? stopped_code(wo, p, ptrace) : continued(wo, p);
 	RP_RACE_POINT(RP_RACE_REPORT_LINKED, p);
 	sh = rp_lock_task_sighand_rcu(p);
 	if (!sh)
 		goto out;	/* released: scan again */
 	if (c->what == REPORT_STOPPED &&
-	    report_stopped_locked(wo, p, false,
-				  REPORT_JUDGED_UNLOCKED ? seen : stopped_code(wo, p, false)))
+	    report_stopped_locked(wo, p, ptrace,
+				  REPORT_JUDGED_UNLOCKED ? seen : stopped_code(wo, p, ptrace)))
 		ret = SHARED_REPORTED;
 	else if (c->what == REPORT_CONTINUED &&
 		 report_continued_locked(wo, p, REPORT_JUDGED_UNLOCKED ? seen : continued(wo, p)))
 		ret = SHARED_REPORTED;
 	rp_unlock_sighand(sh);
 out:
-	rp_tree_unlock(rp);
+	rp_tree_unlock_set(&trees, untaken);
 	return ret;
 }
 
@@ -753,9 +830,10 @@ static enum shared_claim report_shared(struct rp_task *self, struct wait_opts *w
 
 /*
  * Claim @c under the gate shared, if it is plain: a zombie's reap
- * (protocol (d)) or a stopped or continued report (protocol (g)).
- * SHARED_EXCLUSIVE: not plain, nothing done, @c's reference kept for the
- * exclusive claim.  Else @c's reference is dropped.
+ * (protocol (d)) or a stopped or continued report, a tracee's too
+ * (protocols (g) and (h)).  SHARED_EXCLUSIVE: a zombie not plain,
+ * nothing done, @c's reference kept for the exclusive claim.  Else @c's
+ * reference is dropped.
  */
 static enum shared_claim claim_shared(struct rp_task *self, struct wait_opts *wo,
 				      struct candidate *c)

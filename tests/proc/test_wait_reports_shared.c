@@ -6,9 +6,12 @@
  * real parent and the judgement under the child's siglock while the child
  * is continued and stopped again, traced, exits, or is reparented; a
  * child traced by the waiter's own group before the report's locks, whose
- * report keeps the gate exclusive; the update lock no report takes; and
+ * report becomes a tracee's; the update lock no report takes; and
  * a report of an old leader that an exec released, whose real parent is
- * freed meanwhile.
+ * freed meanwhile.  A tracee's stop reported to its tracer (protocol (h)):
+ * held between its locks (T of the real parent and of the tracer) and
+ * the tracee's siglock while the tracer resumes the tracee from another
+ * thread, and while the tracee is killed; the update lock it takes not.
  */
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -62,6 +65,11 @@ static long subreaper_job(struct job *j)
 	return rp_prctl(j->t, PR_SET_CHILD_SUBREAPER, 1);
 }
 
+static long signal_job(struct job *j)
+{
+	return rp_get_signal(j->t, NULL);
+}
+
 /* Until a taker of T of tree_of or of the gate exclusive waits, or the noted job returned. */
 static void await_wait_or_return(void)
 {
@@ -113,6 +121,20 @@ static void start_beside_held(struct job *j, long (*fn)(struct job *), struct rp
 	uatomic_set(&returned, 0);	/* the wait is held: now this job's */
 	job_start(j, fn, t);
 	await_wait_or_return();
+}
+
+/*
+ * With a report held, @t's ptrace(@request, @pid) on @j (start_beside_held)
+ * waits for the T of tree_of that the report holds (@what: the request).
+ */
+static void request_beside_held(struct job *j, struct rp_task *t, long request, pid_t pid,
+				const char *what)
+{
+	j->sig = (int)request;
+	j->pid = pid;
+	start_beside_held(j, noted_request_job, t);
+	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
+		  "%s did not wait for the report's T", what);
 }
 
 /* Let the held report go: it reports @pid with @status; then job @j returns @ret. */
@@ -171,6 +193,16 @@ static pid_t stopped_child(struct rp_task **p, struct rp_task **c, struct puppet
 		cr_assert_eq(rp_setpgid(*p, rp_getpid(*c), rp_getpid(*c)), 0);
 	stop_child(*p, *c, d);
 	return rp_getpid(*c);
+}
+
+/* @t's waitid of @cpid's stop finds nothing left to report; then @cpid is killed. */
+static void reported_once_then_killed(struct rp_task *t, pid_t cpid)
+{
+	siginfo_t si;
+
+	cr_expect_eq(rp_waitid(t, P_PID, (id_t)cpid, &si, WSTOPPED | WNOHANG), 0);
+	cr_expect_eq(si.si_pid, 0, "reported once");
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
 }
 
 /* @c (puppet @d) is killed and @p reaps it; then @p ends. */
@@ -284,11 +316,8 @@ Test(reports_shared, attach_waits_for_report)
 	cpid = stopped_child(&p, &c, &d, false);
 	x = fork_of(init);
 	start_held_report(&jr, p, c, WUNTRACED, p);
-	jx.sig = PTRACE_SEIZE;
-	jx.pid = cpid;
-	start_beside_held(&jx, noted_request_job, x);
-	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
-		  "a seize of the child did not wait for the report's T of its real parent");
+	request_beside_held(&jx, x, PTRACE_SEIZE, cpid,
+			    "a seize of the child (T of its real parent)");
 	release_report(&jr, cpid, STOPPED_BY(SIGSTOP), &jx, 0);
 	cr_expect_eq(CMM_LOAD_SHARED(c->parent), x);
 	end_child(init, x);	/* C untraced again */
@@ -360,11 +389,12 @@ Test(reports_shared, reparenting_waits_for_report)
  * P's waitid(WSTOPPED) of its stopped child C is held before its claim.
  * P's second thread P2 seizes C meanwhile, and C traps: C is a tracee of
  * P's own group now, whose stop P reports as its tracer's (CLD_TRAPPED),
- * consuming the trap, not the group stop.  The report's locks find C
- * traced: it lets them go and takes the gate exclusive, having written
- * nothing.
+ * consuming the trap, not the group stop.  The report's locks (T of P
+ * alone: the scan saw no tracee) find C traced: it lets them go, having
+ * written nothing, and scans again, and reports C as a tracee under T of
+ * P and of P2.
  */
-Test(reports_shared, traced_by_own_group_goes_exclusive)
+Test(reports_shared, traced_by_own_group_meanwhile)
 {
 	struct rp_task *p, *p2, *c;
 	struct puppet d;
@@ -387,9 +417,7 @@ Test(reports_shared, traced_by_own_group_goes_exclusive)
 	cr_expect_eq(si.si_pid, cpid);
 	cr_expect_eq(si.si_code, CLD_TRAPPED, "a tracee of the waiter's group reported "
 		     "as a group stop (si_code %d)", si.si_code);
-	cr_expect_eq(rp_waitid(p, P_PID, (id_t)cpid, &si, WSTOPPED | WNOHANG), 0);
-	cr_expect_eq(si.si_pid, 0, "reported once");
-	cr_assert_eq(rp_kill(p2, cpid, SIGKILL), 0);
+	reported_once_then_killed(p, cpid);
 	puppet_join_dead(&d);
 	cr_assert_eq(rp_wait4(p2, cpid, NULL, __WALL, NULL), cpid);
 	rp_task_put(c);
@@ -497,4 +525,208 @@ Test(reports_shared, continued_old_leader_released)
 Test(reports_shared, continued_old_leader_released_locked)
 {
 	continued_old_leader_released(RP_SYNC_RWLOCK);
+}
+
+/*
+ * *@c, a new child of @p, in the ptrace stop of the SIGSTOP that @x's
+ * PTRACE_ATTACH sent, entered by job @jc, reportable to @x.  Its pid.
+ */
+static pid_t tracee_stopped(struct rp_task *x, struct rp_task *p, struct rp_task **c,
+			    struct job *jc)
+{
+	pid_t cpid;
+	siginfo_t si;
+
+	*c = fork_of(p);
+	cpid = rp_getpid(*c);
+	cr_assert_eq(rp_ptrace(x, PTRACE_ATTACH, cpid, NULL, NULL), 0);
+	job_start(jc, signal_job, *c);
+	cr_assert_eq(rp_waitid(x, P_PID, (id_t)cpid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_assert_eq(si.si_code, CLD_TRAPPED);
+	return cpid;
+}
+
+/*
+ * P and X, init's children, and C, P's child stopped as X's tracee
+ * (tracee_stopped): X, outside P's group, is its tracer, so that a report
+ * of the stop takes two T.  C's pid.
+ */
+static pid_t foreign_tracee_stopped(struct rp_task **x, struct rp_task **p, struct rp_task **c,
+				    struct job *jc)
+{
+	start(RP_SYNC_RCU);
+	*p = fork_of(init);
+	mask_signal(*p, SIG_BLOCK, SIGCHLD);
+	*x = fork_of(init);
+	mask_signal(*x, SIG_BLOCK, SIGCHLD);
+	return tracee_stopped(*x, *p, c, jc);
+}
+
+/*
+ * C, running (its job done), is killed and takes the kill on job @jc; X
+ * reaps it if it traces it still, which hands it back to P, and P reaps
+ * it; then X and P end.
+ */
+static void end_tracee(struct rp_task *x, struct rp_task *p, struct rp_task *c, struct job *jc)
+{
+	bool traced = CMM_LOAD_SHARED(c->parent) == x;
+	pid_t cpid = rp_getpid(c);
+	int status = -1;
+
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	job_start(jc, signal_job, c);
+	job_join(jc);
+	if (traced)
+		cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid);
+	cr_assert_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+	end_child(init, x);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * In rcu mode a tracee's stop reported to its tracer takes no update lock:
+ * X's waitid(WNOWAIT) and its wait4 of C's stop, and, after a
+ * PTRACE_INTERRUPT, of C's PTRACE_EVENT_STOP trap, leave the waiting
+ * thread's count of shared writes on that line as it was.
+ */
+Test(reports_shared, tracee_no_update_lock)
+{
+	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR];
+	struct rp_task *x, *p, *c;
+	int status = -1;
+	struct job jc;
+	siginfo_t si;
+	pid_t cpid;
+
+	cpid = foreign_tracee_stopped(&x, &p, &c, &jc);
+	rp_debug_shared_writes(before);
+	cr_assert_eq(rp_waitid(x, P_PID, (id_t)cpid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_expect_eq(si.si_status, SIGSTOP);
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_expect_eq(status, STOPPED_BY(SIGSTOP));
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL | WNOHANG, NULL), 0, "reported twice");
+	rp_debug_shared_writes(after);
+	cr_expect_eq(after[RP_SHARED_UPDATE_LOCK] - before[RP_SHARED_UPDATE_LOCK], 0,
+		     "a tracee's stop reported to its tracer took the update lock %lu times",
+		     after[RP_SHARED_UPDATE_LOCK] - before[RP_SHARED_UPDATE_LOCK]);
+	cr_assert_eq(rp_ptrace(x, PTRACE_DETACH, cpid, NULL, NULL), 0);
+	cr_assert_eq(job_join(&jc), 0);
+	end_tracee(x, p, c, &jc);
+}
+
+/*
+ * X's wait4 of C's stop is held under T of P and of X, before C's
+ * siglock.  X's PTRACE_CONT of C, from another thread of X, is a writer
+ * of the stop under T of X (and C's siglock): it waits for the report,
+ * which reports the stop; then the CONT resumes C.
+ * RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED takes no T of X: the CONT is done
+ * inside the report's window, which then finds no stop.
+ */
+Test(reports_shared, tracer_request_waits_for_report)
+{
+	struct rp_task *x, *p, *c;
+	struct job jc, jr, jx;
+	pid_t cpid;
+
+	cpid = foreign_tracee_stopped(&x, &p, &c, &jc);
+	start_held_report(&jr, x, c, __WALL | WNOHANG, x);
+	request_beside_held(&jx, x, PTRACE_CONT, cpid, "the tracer's PTRACE_CONT (T of the tracer)");
+	release_report(&jr, cpid, STOPPED_BY(SIGSTOP), &jx, 0);
+	cr_assert_eq(job_join(&jc), 0, "the tracee did not resume with no signal");
+	end_tracee(x, p, c, &jc);
+}
+
+/*
+ * X's wait4 of C's stop is held under T of P and of X, before C's
+ * siglock; C is killed meanwhile, leaves its stop, and exits until it
+ * waits for the report (for T of P, under which an exit judges itself
+ * traced, before the gate exclusive of a traced exit).  Judged under C's
+ * siglock, the stop is over: the wait scans again and reports C's death
+ * after its exit.  RP_BREAK_REPORT_JUDGED_UNLOCKED reports the stop it
+ * judged under T, which the kill ended.
+ */
+Test(reports_shared, tracee_killed_in_the_window)
+{
+	struct rp_task *x, *p, *c;
+	struct job jc, jr;
+	int status = -1;
+	pid_t cpid;
+
+	cpid = foreign_tracee_stopped(&x, &p, &c, &jc);
+	start_held_report(&jr, x, c, __WALL, p);
+	cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	await_wait_or_return();
+	cr_assert(uatomic_read(&tree_waits) || uatomic_read(&excl_waits),
+		  "the tracee's exit did not wait for the report");
+	cr_assert_eq(CMM_LOAD_SHARED(c->jobctl) & RP_JOBCTL_TRACED, 0u,
+		     "the tracee did not leave its stop");
+	release();
+	cr_assert_eq(job_join(&jr), cpid);
+	rp_debug_race_hook(NULL);
+	job_join(&jc);
+	if (jr.status != KILLED_BY(SIGKILL)) {
+		cr_expect_eq(jr.status, KILLED_BY(SIGKILL),
+			     "a stop that a kill ended was reported (status %#x)",
+			     (unsigned int)jr.status);
+		cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	}
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid, "not handed back to P");
+	cr_expect_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+	end_child(init, x);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * X traces its child C, stopped; W, another thread of X, waits for C,
+ * held after it read C's tracer X under RCU and before the T.
+ * Meanwhile X detaches C, which goes on, and X's thread X2 attaches it:
+ * C stops for X2.  The report reads the link again under the T, finds it
+ * moved, and scans again: C's stop is reported (to W, of X2's group)
+ * under T of X2, and consumed once.
+ * RP_BREAK_TRACE_REPORT_NO_RECHECK trusts the tracer it read: it holds
+ * X's T for X2's stop, which the lock checker stops at the consumption
+ * (report_stopped_locked: T of the tracer).
+ */
+Test(reports_shared, tracer_moved_before_the_locks)
+{
+	struct rp_task *x, *x2, *w, *c;
+	struct job jc, jr;
+	siginfo_t si;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	x = fork_of(init);
+	w = thread_of(x);
+	mask_signal(w, SIG_BLOCK, SIGCHLD);
+	cpid = tracee_stopped(x, x, &c, &jc);
+	x2 = thread_of(x);
+	note_afresh(NULL);
+	race_count_jobs();
+	arm(RP_RACE_REPORT_TRACER_READ, c, true, false);
+	rp_debug_race_hook(note_hook);
+	start_wait(&jr, w, cpid, __WALL);
+	cr_assert(await_reached(1), "the report did not go under the gate shared");
+	cr_assert_eq(rp_ptrace(x, PTRACE_DETACH, cpid, NULL, NULL), 0);
+	cr_assert_eq(job_join(&jc), 0, "the tracee did not go on after the detach");
+	cr_assert_eq(rp_ptrace(x2, PTRACE_ATTACH, cpid, NULL, NULL), 0);
+	job_start(&jc, signal_job, c);
+	cr_assert_eq(rp_waitid(x2, P_PID, (id_t)cpid, &si, WSTOPPED | WNOWAIT), 0);
+	cr_assert_eq(CMM_LOAD_SHARED(c->parent), x2);
+	release();
+	cr_assert_eq(job_join(&jr), cpid);
+	cr_expect_eq(jr.status, STOPPED_BY(SIGSTOP), "status %#x", (unsigned int)jr.status);
+	rp_debug_race_hook(NULL);
+	reported_once_then_killed(x2, cpid);
+	job_join(&jc);
+	cr_assert_eq(rp_wait4(x2, cpid, NULL, __WALL, NULL), cpid);
+	rp_task_put(c);
+	end_task(w);
+	end_task(x2);
+	end_child(init, x);
+	finish_all_reaped();
 }

@@ -1065,18 +1065,9 @@ static bool thread_exit_may_be_plain(const struct rp_task *t, bool group_dead)
  * another thread of the group holds G to link its own.
  */
 #ifdef RP_BREAK_THREAD_EXIT_GROUP_UNLOCKED
-static void thread_exit_group_lock(struct rp_signal *sig)
-{
-	rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
-}
-
-static void thread_exit_group_unlock(struct rp_signal *sig)
-{
-	rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
-}
+#define EXIT_TAKES_GROUP false
 #else
-#define thread_exit_group_lock		rp_group_lock
-#define thread_exit_group_unlock	rp_group_unlock
+#define EXIT_TAKES_GROUP true
 #endif
 
 /*
@@ -1123,7 +1114,10 @@ static bool exit_thread_plain(struct rp_task *t, bool group_dead)
 	if (!thread_exit_may_be_plain(t, group_dead))
 		return false;
 	rp_update_lock_shared(sync);
-	thread_exit_group_lock(sig);
+	if (EXIT_TAKES_GROUP)
+		rp_group_lock(sig);
+	else	/* the twin: the checker is told */
+		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
 	rp_tree_lock(t);
 	done = exit_thread_locked(t);
 	if (done) {
@@ -1133,7 +1127,10 @@ static bool exit_thread_plain(struct rp_task *t, bool group_dead)
 	rp_tree_unlock(t);
 	if (done)
 		release_one(t);
-	thread_exit_group_unlock(sig);
+	if (EXIT_TAKES_GROUP)
+		rp_group_unlock(sig);
+	else
+		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
 	rp_update_unlock_shared(sync);
 	if (done)
 		rp_task_put(t);		/* the table's reference */

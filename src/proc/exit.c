@@ -35,10 +35,10 @@
 #define KEEP_REAPER false
 #endif
 
-/* Is @t's group down to @t alone on its thread list?  (update lock held) */
+/* Is @t's group down to @t alone on its thread list?  (update lock or G held) */
 static bool alone_in_group(const struct rp_task *t)
 {
-	rp_assert_update_held(&t->sys->sync);
+	rp_assert_update_or_held(&t->sys->sync, &t->signal->group_lock);
 	return t->signal->nr_threads == 1;
 }
 
@@ -122,19 +122,28 @@ static void lock_reap_members(struct rp_signal *sig, struct rp_lock_set *m)
  * of @t's group and T of its real parent held, which takes L around its
  * node on sys->tasks and then M of the pids it detaches itself, in that
  * order: a fork beside it that links behind the neighbouring node, or
- * attaches to the same group, meets each lock on its own.
+ * attaches to the same group, meets each lock on its own.  Or a plain
+ * thread's (exit_thread_plain: not its group's leader, whose release
+ * neither ends its process nor leaves a zombie leader alone) under the
+ * gate shared and G alone: such a thread is on no children list, and
+ * its release changes no tie and detaches no group's id, so it reads no
+ * tie and takes no T of a parent and no M.
  */
 static bool unhash_task(struct rp_task *t)
 {
 	struct rp_signal *sig = t->signal;
-	struct rp_pid *tied = rp_jobc_own_tie(sig);	/* before the count of threads */
-	struct rp_lock_set members;
+	bool thread = !rp_thread_group_leader(t) && rp_gate_shared_here(&t->sys->sync);
+	/* Before the count of threads. */
+	struct rp_pid *tied = thread ? NULL : rp_jobc_own_tie(sig);
+	struct rp_lock_set members = { .n = 0 };
 	bool exec_waits;
 
 	if (t->ptrace)		/* never a plain reap's */
 		rp_ptrace_unlink(t);
-	rp_assert_tree_write(t->sys, t->real_parent);
-	rp_hlist_tail_del_init_pub(&t->sibling, &t->real_parent->children);
+	if (!thread) {
+		rp_assert_tree_write(t->sys, t->real_parent);
+		rp_hlist_tail_del_init_pub(&t->sibling, &t->real_parent->children);
+	}
 	if (rp_thread_group_leader(t))
 		rp_tasks_unlink(t->sys, &t->tasks);
 	rp_assert_group_write(t->sys, sig);
@@ -142,7 +151,8 @@ static bool unhash_task(struct rp_task *t)
 	rcu_assign_pointer(t->pid->task, NULL);
 	if (t->flags & RP_PF_NS_CHILDREN)	/* never a plain reap's */
 		rp_task_drop_ns_children(t);
-	lock_reap_members(sig, &members);
+	if (!thread)
+		lock_reap_members(sig, &members);
 	rp_pid_detach(t->pid);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
@@ -156,23 +166,32 @@ static bool unhash_task(struct rp_task *t)
 }
 
 /*
+ * @t off the table (unhash_task).  An exec of the group waits for each
+ * other thread's release (de_thread): wake it.  The table's reference
+ * stays the caller's to put.
+ */
+static void release_one(struct rp_task *t)
+{
+	check_not_released(t);
+	if (unhash_task(t))
+		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
+}
+
+/*
  * Linux's release_task.  Releasing the last thread but a zombie leader makes
  * that leader reportable (delay_group_leader): tell its parent now, and
- * release it too if the parent does not want it.  An exec of the group
- * waits for each other thread's release (de_thread): wake it.  Under the
- * update lock, or for a plain reap (a leader alone: neither of those) the
- * gate shared with the locks unhash_task names.
+ * release it too if the parent does not want it.  Under the update lock,
+ * or for a plain reap (a leader alone: no leader to tell) the gate shared
+ * with the locks unhash_task names.
  */
 void rp_release_task(struct rp_task *t)
 {
 	struct rp_task *leader = t->group_leader;
 
-	check_not_released(t);
 	RP_DEBUG_BUG_ON(!rp_update_held_here(&t->sys->sync) &&
 			(!rp_gate_shared_here(&t->sys->sync) || leader != t || t->ptrace ||
 			 t->signal->nr_threads != 1));
-	if (unhash_task(t))
-		rp_wake_up_parent(t);	/* de_thread sleeps on its own group's queue */
+	release_one(t);
 	if (leader != t && alone_in_group(leader) &&
 	    uatomic_read(&leader->exit_state) == RP_EXIT_ZOMBIE &&
 	    rp_do_notify_parent(leader, leader->exit_signal)) {
@@ -1013,6 +1032,111 @@ out:
 	return done;
 }
 
+/*
+ * May @t's exit be a plain thread's (docs/process.md, "A thread's
+ * exit")?  What can be answered before the gate: rcu mode, not its
+ * group's leader, its group alive (another thread still runs: its
+ * release never ends the process), of the root namespace (its tid has no
+ * nested number to end a namespace with), not init's (whose threads pass
+ * the reaper's role).  exit_thread_locked answers the rest.
+ */
+static bool thread_exit_may_be_plain(const struct rp_task *t, bool group_dead)
+{
+	return t->sys->sync.mode == RP_SYNC_RCU && !group_dead && !rp_thread_group_leader(t) &&
+	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t);
+}
+
+/*
+ * RP_BREAK_THREAD_EXIT_LEADER_UNCHECKED trusts thread_exit_may_be_plain's
+ * "another thread still runs", read before the gate: that thread's exit,
+ * under the gate exclusive, may be done before ours takes it shared, and
+ * our release then leaves a zombie leader alone that nobody tells its
+ * parent of.
+ */
+#ifdef RP_BREAK_THREAD_EXIT_LEADER_UNCHECKED
+#define LEADER_CHECKED false
+#else
+#define LEADER_CHECKED true
+#endif
+
+/*
+ * RP_BREAK_THREAD_EXIT_GROUP_UNLOCKED takes no G (and tells the checker
+ * it did): the thread list and its count are written while a clone by
+ * another thread of the group holds G to link its own.
+ */
+#ifdef RP_BREAK_THREAD_EXIT_GROUP_UNLOCKED
+#define EXIT_TAKES_GROUP false
+#else
+#define EXIT_TAKES_GROUP true
+#endif
+
+/*
+ * The rest of a plain thread's exit conditions, under the gate shared, G
+ * of @t's group and T of @t: untraced (an attach of a thread holds the
+ * gate exclusive: protocol (f)), no tracees (an attach by @t would be
+ * @t's own), no children (they would go to a reaper; a plain exit that
+ * chose @t as its children's reaper holds @t's T to splice, and then
+ * finds @t closed), and a release that does not leave a zombie leader
+ * alone on the thread list (its notice to its parent keeps the gate
+ * exclusive): the leader's exit state changes under the gate exclusive
+ * while it has other threads, and the count of threads under G.
+ */
+static bool exit_thread_locked(struct rp_task *t)
+{
+	struct rp_ptrace_part *pt = t->ptrace_part;
+	struct rp_signal *sig = t->signal;
+
+	rp_assert_group_write(t->sys, sig);
+	rp_assert_tree_write(t->sys, t);
+	if (t->ptrace || (pt && !cds_list_empty(&pt->ptraced)) || t->children.head.next)
+		return false;
+	return !LEADER_CHECKED || sig->nr_threads > 2 ||
+	       !uatomic_read(&t->group_leader->exit_state);
+}
+
+/*
+ * A plain thread's exit (Linux's exit_notify and release_task for a
+ * thread that nobody waits for): under the gate shared, G of its group
+ * and its own T, @t closed (protocol (a): a reparenting onto @t that
+ * takes @t's T later looks for another reaper) and set DEAD; then its
+ * release under G (unhash_task), the siglock inside it for the thread
+ * list and the group's signal state, B for its tid's bucket.  Nobody
+ * reads a thread's exit state under a lock: set once, DEAD at once, as
+ * exit_notify_parent does for an untraced thread.  True if done, false
+ * (nothing written) if @t's exit must take the gate exclusive.
+ */
+static bool exit_thread_plain(struct rp_task *t, bool group_dead)
+{
+	struct rp_sync *sync = &t->sys->sync;
+	struct rp_signal *sig = t->signal;
+	bool done;
+
+	if (!thread_exit_may_be_plain(t, group_dead))
+		return false;
+	rp_update_lock_shared(sync);
+	if (EXIT_TAKES_GROUP)
+		rp_group_lock(sig);
+	else	/* the twin: the checker is told */
+		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_tree_lock(t);
+	done = exit_thread_locked(t);
+	if (done) {
+		CMM_STORE_SHARED(t->flags, t->flags | RP_PF_CLOSED);
+		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
+	}
+	rp_tree_unlock(t);
+	if (done)
+		release_one(t);
+	if (EXIT_TAKES_GROUP)
+		rp_group_unlock(sig);
+	else
+		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_update_unlock_shared(sync);
+	if (done)
+		rp_task_put(t);		/* the table's reference */
+	return done;
+}
+
 void rp_do_exit(struct rp_task *t, int code)
 {
 	struct rp_sync *sync = &t->sys->sync;
@@ -1045,7 +1169,7 @@ void rp_do_exit(struct rp_task *t, int code)
 #endif
 		RP_RACE_POINT(RP_RACE_NS_INIT_EXITS, t);
 	}
-	if (!ns_ends && exit_plain(t, group_dead))
+	if (!ns_ends && (exit_plain(t, group_dead) || exit_thread_plain(t, group_dead)))
 		return;
 	rp_update_lock(sync);
 	rp_exit_ptrace(t);

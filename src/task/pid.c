@@ -213,9 +213,14 @@ void rp_pid_detach(struct rp_pid *pid)
 
 	/*
 	 * Under the gate shared, setpgid, setsid and wait's plain reap detach
-	 * a process's pid (its own, or a group's or session's id) under its M.
+	 * a process's pid (its own, or a group's or session's id) under its M;
+	 * a thread's plain release its tid, whose one attachment is its own
+	 * thread's, under G of its group (proc/exit.c).
 	 */
-	rp_assert_update_or_held(&sys->sync, pid->in_process ? rp_member_lock_of(pid) : NULL);
+	if (pid->in_process)
+		rp_assert_update_or_held(&sys->sync, rp_member_lock_of(pid));
+	else
+		RP_DEBUG_BUG_ON(!rp_update_section_here(&sys->sync));
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;

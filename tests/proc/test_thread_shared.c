@@ -5,7 +5,13 @@
  * against what reads or writes what it writes with no update lock: a
  * plain exit of the group's real parent, which moves the group's threads
  * to a reaper under its T, a group kill and a group stop, which walk the
- * thread list under the siglock.
+ * thread list under the siglock.  And a thread's exit under the gate
+ * shared (suite thread_exit): the exit and release of a thread that is
+ * not its group's leader while another thread runs, beside another
+ * shared holder, against a clone by another thread of the group (G), and
+ * against the exclusive exit of the group's last thread, which may come
+ * between the exit's first look and its gate and leave the leader for it
+ * to report.
  */
 #include <sys/prctl.h>
 #include <criterion/criterion.h>
@@ -17,19 +23,26 @@
 static struct {
 	struct rp_task *waits_on;	/* note a wait for this task's T */
 	int waits;			/* uatomic: a writer waits for waits_on's T */
+	struct rp_task *group_of;	/* note a wait for this process's G */
+	int group_waits;		/* uatomic: a writer waits for group_of's G */
 	int excl_waits;			/* uatomic: an exclusive taker waits for shared holders */
 	int cloned;			/* uatomic: clone_job returned */
 	int exited;			/* uatomic: exit_job returned */
 	struct rp_task *born;		/* clone_job's thread, read after its join */
 } hold;
 
-/* racehold.h's hook, noting an exclusive taker's wait and a wait for waits_on's T. */
+/*
+ * racehold.h's hook, noting an exclusive taker's wait, a wait for
+ * waits_on's T and one for group_of's G.
+ */
 static void note_hook(enum rp_race_point where, struct rp_task *t)
 {
 	if (where == RP_RACE_GATE_EXCL_WAITS)
 		uatomic_set(&hold.excl_waits, 1);
 	else if (where == RP_RACE_TREE_WAITS && t == CMM_LOAD_SHARED(hold.waits_on))
 		uatomic_set(&hold.waits, 1);
+	else if (where == RP_RACE_GROUP_WAITS && t == CMM_LOAD_SHARED(hold.group_of))
+		uatomic_set(&hold.group_waits, 1);
 	else
 		race_hook(where, t);
 }
@@ -43,12 +56,21 @@ static long clone_job(struct job *j)
 	return ret;
 }
 
+/* @j->arg: the thread alone exits (its process lives on), else its process. */
 static long exit_job(struct job *j)
 {
-	long ret = rp_exit_group(j->t, 0);
+	long ret = j->arg ? rp_exit(j->t, 0) : rp_exit_group(j->t, 0);
 
 	uatomic_set(&hold.exited, 1);
 	return ret;
+}
+
+/* Until *@waits is set, exit_job returned, or an exclusive taker waits. */
+static void await_exit_or(int *waits)
+{
+	while (!uatomic_read(waits) && !uatomic_read(&hold.exited) &&
+	       !uatomic_read(&hold.excl_waits))
+		usleep(1000);
 }
 
 static long subreaper_job(struct job *j)
@@ -66,32 +88,42 @@ static void end_two(struct rp_task *c, struct rp_task *b)
 
 /*
  * W's PR_SET_CHILD_SUBREAPER holds the gate shared, its walk held once it
- * marked K.  P clones a thread meanwhile, done while the walk is held.  A
- * clone that takes the gate exclusive waits for the walk.
+ * marked its child K; job @fn runs on @t (with @arg) meanwhile, and must
+ * be done (*@done set) while the walk is held: an operation that takes
+ * the gate exclusive waits for the walk.  Let go, W and K are ended;
+ * @fn's answer.
  */
-Test(thread_shared, beside_a_shared_holder)
+static long beside_a_walk(long (*fn)(struct job *), struct rp_task *t, long arg, int *done)
 {
-	struct rp_task *w, *k, *p;
-	struct job jw, jc;
+	struct rp_task *w = fork_of(init), *k = fork_of(w);
+	struct job jw, j = { .arg = arg };
+	long ret;
 
-	start(RP_SYNC_RCU);
-	w = fork_of(init);
-	k = fork_of(w);
-	p = fork_of(init);
 	start_held_with(&jw, subreaper_job, w, RP_RACE_SUBREAPER_WALK, k, note_hook);
-	job_start(&jc, clone_job, p);
-	while (!uatomic_read(&hold.cloned) && !uatomic_read(&hold.excl_waits))
+	job_start(&j, fn, t);
+	while (!uatomic_read(done) && !uatomic_read(&hold.excl_waits))
 		usleep(1000);
-	cr_expect(uatomic_read(&hold.cloned), "a thread's clone waited for a shared holder");
+	cr_expect(uatomic_read(done), "it waited for a shared holder");
 	release();
 	cr_assert_eq(job_join(&jw), 0);
-	cr_assert_gt(job_join(&jc), 1);
+	ret = job_join(&j);
 	rp_debug_race_hook(NULL);
+	end_child(w, k);
+	end_child(init, w);
+	return ret;
+}
+
+/* P clones a thread beside a subreaper walk: done while the walk is held. */
+Test(thread_shared, beside_a_shared_holder)
+{
+	struct rp_task *p;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	cr_assert_gt(beside_a_walk(clone_job, p, 0, &hold.cloned), 1);
 	cr_expect_eq(rp_getpid(hold.born), rp_getpid(p));
 	cr_expect_eq(rp_getppid(hold.born), 1);
 	end_two(p, hold.born);
-	end_child(w, k);
-	end_child(init, w);
 	finish_all_reaped();
 }
 
@@ -104,7 +136,7 @@ Test(thread_shared, beside_a_shared_holder)
  */
 static void clone_held_while_parent_exits(enum rp_race_point where)
 {
-	struct job held, jp;
+	struct job held, jp = { .arg = 0 };
 	struct rp_task *p, *c;
 	int status = -1;
 
@@ -116,9 +148,7 @@ static void clone_held_while_parent_exits(enum rp_race_point where)
 	hold.waits_on = p;
 	start_held_with(&held, clone_job, c, where, c, note_hook);
 	job_start(&jp, exit_job, p);
-	while (!uatomic_read(&hold.waits) && !uatomic_read(&hold.exited) &&
-	       !uatomic_read(&hold.excl_waits))
-		usleep(1000);
+	await_exit_or(&hold.waits);
 	cr_expect(!uatomic_read(&hold.excl_waits), "a plain exit waited for a shared holder");
 	release();
 	cr_assert_eq(job_join(&jp), 0);
@@ -240,5 +270,122 @@ Test(thread_shared, group_stop_while_held)
 	rp_task_put(b);
 	rp_task_put(x);
 	rp_task_put(c);
+	finish_all_reaped();
+}
+
+/* The number of threads of @c's process (G's field, read with nothing else running). */
+static unsigned int threads_of(struct rp_task *c)
+{
+	return CMM_LOAD_SHARED(c->signal->nr_threads);
+}
+
+/*
+ * B, a thread of P, exits beside a subreaper walk (beside_a_walk): done
+ * while the walk is held.  It failed before the thread's exit went
+ * shared: the exit took the gate exclusive and waited for the walk.
+ */
+Test(thread_exit, beside_a_shared_holder)
+{
+	struct rp_task *p, *b;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	b = thread_of(p);
+	pid_t btid = rp_gettid(b);	/* before its exit: a released task has none */
+
+	cr_assert_eq(beside_a_walk(exit_job, b, 1, &hold.exited), 0);
+	cr_expect_eq(threads_of(p), 1);
+	cr_expect_eq(rp_tkill(init, btid, 0), -ESRCH, "a released thread is found by its tid");
+	rp_task_put(b);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/* A child of @parent with two more threads, in *@t1 and *@t2: its leader. */
+static struct rp_task *three_threads(struct rp_task *parent, struct rp_task **t1,
+				     struct rp_task **t2)
+{
+	struct rp_task *c = fork_of(parent);
+
+	*t1 = thread_of(c);
+	*t2 = thread_of(c);
+	return c;
+}
+
+/*
+ * C's leader L has exited (a zombie that waits for its threads) and A
+ * and B remain.  A's exit saw B run, and is held before its gate
+ * (RP_RACE_EXIT_REPARENTS); B's exit, the group's last, is done
+ * meanwhile under the gate exclusive, and leaves L with A.  A's release
+ * leaves L alone: A must find so under G and tell L's parent P (SIGCHLD,
+ * blocked, stays pending), as the last thread's release does.
+ * RP_BREAK_THREAD_EXIT_LEADER_UNCHECKED trusts A's first look: A goes
+ * plain and nobody tells P.
+ */
+Test(thread_exit, last_beside_a_zombie_leader)
+{
+	struct rp_task *p, *c, *a, *b;
+	struct job ja = { .arg = 1 };
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	mask_signal(p, SIG_BLOCK, SIGCHLD);
+	c = three_threads(p, &a, &b);
+	pid_t cpid = rp_getpid(c);
+
+	cr_assert_eq(rp_exit(c, 0), 0);
+	start_held_with(&ja, exit_job, a, RP_RACE_EXIT_REPARENTS, a, race_hook);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	cr_assert_eq(threads_of(c), 2);
+	cr_assert(!is_pending(p, SIGCHLD), "P told before its child's last thread went");
+	release();
+	cr_assert_eq(job_join(&ja), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(threads_of(c), 1);
+	cr_assert(is_pending(p, SIGCHLD), "a zombie leader left alone was never reported");
+	cr_assert_eq(rp_wait4(p, cpid, &status, WNOHANG, NULL), cpid);
+	cr_expect_eq(status, EXITED(0));
+	rp_task_put(a);
+	rp_task_put(b);
+	rp_task_put(c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * X, a thread of C, clones a third and is held inside its locks (G of
+ * C's group, RP_RACE_THREAD_LOCKED) before it links the thread.  A,
+ * another thread of C, exits meanwhile: its release writes the thread
+ * list and its count, and must wait for G; let go, both are done and
+ * C has its leader, X and the new thread.
+ * RP_BREAK_THREAD_EXIT_GROUP_UNLOCKED takes no G: the exit is done while
+ * the clone holds G.
+ */
+Test(thread_exit, waits_for_a_clone)
+{
+	struct rp_task *c, *x, *a;
+	struct job jx, ja = { .arg = 1 };
+
+	start(RP_SYNC_RCU);
+	c = three_threads(init, &x, &a);
+	hold.group_of = c;
+	start_held_with(&jx, clone_job, x, RP_RACE_THREAD_LOCKED, x, note_hook);
+	job_start(&ja, exit_job, a);
+	await_exit_or(&hold.group_waits);
+	cr_expect(uatomic_read(&hold.group_waits) && !uatomic_read(&hold.exited),
+		  "a thread's exit did not wait for the clone's G");
+	release();
+	cr_assert_gt(job_join(&jx), 1);
+	cr_assert_eq(job_join(&ja), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(threads_of(c), 3);
+	cr_expect_eq(rp_getpid(hold.born), rp_getpid(c));
+	cr_assert_eq(rp_exit(hold.born, 0), 0);
+	cr_assert_eq(rp_exit(x, 0), 0);
+	rp_task_put(hold.born);
+	rp_task_put(x);
+	rp_task_put(a);
+	end_child(init, c);
 	finish_all_reaped();
 }

@@ -1038,12 +1038,16 @@ out:
  * group's leader, its group alive (another thread still runs: its
  * release never ends the process), of the root namespace (its tid has no
  * nested number to end a namespace with), not init's (whose threads pass
- * the reaper's role).  exit_thread_locked answers the rest.
+ * the reaper's role), with no pid namespace for its children (its record
+ * in the nested tables is dropped under the update lock, as a plain
+ * reap's rp_release_may_be_shared leaves it; the flag is @t's own to set and
+ * clear).  exit_thread_locked answers the rest.
  */
 static bool thread_exit_may_be_plain(const struct rp_task *t, bool group_dead)
 {
 	return t->sys->sync.mode == RP_SYNC_RCU && !group_dead && !rp_thread_group_leader(t) &&
-	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t);
+	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t) &&
+	       !(t->flags & RP_PF_NS_CHILDREN);
 }
 
 /*

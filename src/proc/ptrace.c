@@ -336,12 +336,22 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
  * why it exits): only a SIGKILL of its own counts there, as Linux's
  * __fatal_signal_pending (a thread another one's exit_group zapped).
  */
-static bool stop_killed(struct rp_task *t)
+bool rp_ptrace_stop_killed_seen(struct rp_task *t)
+{
+	const struct rp_signal *sig = t->signal;
+
+	/* Each word written under the siglock: a load of it, or its value under it. */
+	if (CMM_LOAD_SHARED(t->jobctl) & RP_JOBCTL_EXIT_TRAP)
+		return CMM_LOAD_SHARED(t->pending.signal) & RP_SIGBIT(SIGKILL);
+	return (CMM_LOAD_SHARED(t->pending.signal) & RP_SIGBIT(SIGKILL)) ||
+	       (CMM_LOAD_SHARED(sig->shared_pending.signal) & RP_SIGBIT(SIGKILL)) ||
+	       (CMM_LOAD_SHARED(sig->flags) & RP_SIGNAL_GROUP_EXIT);
+}
+
+bool rp_ptrace_stop_killed(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	if (t->jobctl & RP_JOBCTL_EXIT_TRAP)
-		return t->pending.signal & RP_SIGBIT(SIGKILL);
-	return rp_fatal_signal_pending(t);
+	return rp_ptrace_stop_killed_seen(t);
 }
 
 /*
@@ -357,7 +367,7 @@ static bool stop_told(struct rp_task *t)
 #ifdef RP_BREAK_NO_TRAP_WAIT
 	return true;
 #else
-	return !(t->jobctl & RP_JOBCTL_TRAPPING) || stop_killed(t);
+	return !(t->jobctl & RP_JOBCTL_TRAPPING) || rp_ptrace_stop_killed(t);
 #endif
 }
 
@@ -381,7 +391,7 @@ static bool enter_stop(struct rp_task *t, int code, siginfo_t *info, int why, bo
 {
 	rp_assert_siglock_held(t);
 	*gstop_done = false;
-	if (!(t->ptrace & RP_PT_PTRACED) || stop_killed(t)) {
+	if (!(t->ptrace & RP_PT_PTRACED) || rp_ptrace_stop_killed(t)) {
 		end_trapping(t);	/* an attach's trap that will not come */
 		return false;
 	}
@@ -441,7 +451,7 @@ static int leave_stop(struct rp_task *t, bool trap)
 	t->exit_code = 0;
 	t->ptrace_part->last_siginfo = NULL;	/* the tracer reads it only while TRACED */
 	t->jobctl &= ~RP_JOBCTL_LISTENING;
-	if (stop_killed(t) || trap)
+	if (rp_ptrace_stop_killed(t) || trap)
 		sig = 0;
 	t->jobctl &= ~RP_JOBCTL_TRACED;
 	return sig;
@@ -481,7 +491,7 @@ static int ptrace_stop(struct rp_task *t, struct rp_sighand *sh, int code, sigin
 		sh = rp_lock_task_sighand(t);
 		if (!sh)
 			return -ESRCH;
-		if (!(t->jobctl & RP_JOBCTL_TRACED) || stop_killed(t))
+		if (!(t->jobctl & RP_JOBCTL_TRACED) || rp_ptrace_stop_killed(t))
 			break;
 		rp_unlock_sighand(sh);
 		rp_waitq_wait(rp_task_waitq(t), seq);
@@ -763,7 +773,7 @@ static long check_stopped(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
 	if ((t->jobctl & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) != RP_JOBCTL_TRACED ||
-	    stop_killed(t))
+	    rp_ptrace_stop_killed(t))
 		return -ESRCH;
 	return stop_told(t) ? 0 : STOP_TELLING;
 }

@@ -25,6 +25,17 @@ bool rp_ptrace_trap_pending(const struct rp_task *t);
 bool rp_ptrace_event_pending(const struct rp_task *t);
 
 /*
+ * Is @t killed, so that it must not stop or stop no longer (siglock
+ * held)?  A tracee in its ptrace stop that a SIGKILL woke is no longer
+ * stopped for its tracer, though it has not yet run to leave the stop:
+ * Linux's signal_wake_up clears JOBCTL_TRACED at the kill.  The _seen
+ * form reads the same words without the siglock (under RCU): wait's
+ * judgement, which it makes again under the siglock before it consumes.
+ */
+bool rp_ptrace_stop_killed(struct rp_task *t);
+bool rp_ptrace_stop_killed_seen(struct rp_task *t);
+
+/*
  * @t returns to user space with a trap pending: stop for it (an event's
  * report, a group stop's, or PTRACE_EVENT_STOP) until resumed.  0, or
  * -ESRCH if @t was released.

@@ -249,10 +249,11 @@ static bool delay_group_leader(struct rp_task *p)
  */
 static int stopped_code(const struct wait_opts *wo, struct rp_task *p, bool ptrace)
 {
+	/* A ptrace stop a SIGKILL ended is none, though @p has not left it yet. */
 	if (ptrace)
 		return !uatomic_read(&p->exit_state) &&
 		       (CMM_LOAD_SHARED(p->jobctl) & (RP_JOBCTL_TRACED | RP_JOBCTL_LISTENING)) ==
-		       RP_JOBCTL_TRACED ?
+		       RP_JOBCTL_TRACED && !rp_ptrace_stop_killed_seen(p) ?
 		       CMM_LOAD_SHARED(p->exit_code) : 0;
 	if (!(wo->flags & WUNTRACED))
 		return 0;

@@ -75,7 +75,9 @@ int rp_pidns_open(struct rp_task *self, pid_t pid, int for_children, struct rp_p
 		err = -ENOENT;		/* its nsproxy is gone with its exit */
 	} else if (t) {
 		ns = for_children ? rp_task_ns_children_rcu(t) : rp_task_pidns(t);
-		if (ns) {		/* else released meanwhile: ESRCH */
+		if (ns && for_children && !rp_pidns_had_init_rcu(ns)) {
+			err = -ENOENT;	/* pidns_for_children_get: no child_reaper yet */
+		} else if (ns) {	/* else released meanwhile: ESRCH */
 			*out = rp_pidns_get(ns);
 			err = 0;
 		}

@@ -323,6 +323,16 @@ struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr)
 	return NULL;
 }
 
+bool rp_pidns_had_init_rcu(struct rp_pidns *ns)
+{
+	/*
+	 * Its pid 1 is published in the hold that links init (the gate held:
+	 * a fork that then uses a handle of @ns waits for that hold to end),
+	 * or its end or a failed first fork marked it dying.
+	 */
+	return !ns->level || rp_pid_find_ns_rcu(ns, 1) || CMM_LOAD_SHARED(ns->dying);
+}
+
 /* Give back the numbers of @lv's levels from @from up to the deepest. */
 static void give_back(struct rp_pid_levels *lv, unsigned int from)
 {

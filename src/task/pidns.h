@@ -185,6 +185,14 @@ bool rp_pidns_within(const struct rp_pidns *ns, const struct rp_pidns *anc);
 struct rp_pid *rp_pid_find_ns_rcu(struct rp_pidns *ns, int nr);
 
 /*
+ * Has @ns had an init linked (Linux's child_reaper set), under
+ * rp_read_lock?  Until then a handle of it as a task's pid_for_children
+ * is refused (pidns_for_children_get), so that its first fork, numbered
+ * 1, is the only fork into it before its init.
+ */
+bool rp_pidns_had_init_rcu(struct rp_pidns *ns);
+
+/*
  * clone3's set_tid as the allocation reads it: the number wanted at each
  * level from the child's namespace outwards (tid[0] at its own level), for
  * the first @size levels.

@@ -256,9 +256,11 @@ Test(pidns, unshare_and_setns)
 		cr_assert_eq(rp_clone(t, CLONE_NEWPID | SIGCHLD, NULL), -EINVAL);
 		cr_assert_eq(rp_clone(t, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, NULL), -EINVAL);
 		cr_assert_eq(rp_pidns_open(t, tnr, 0, &own), 0);
+		/* No handle of a namespace for children before its init (ENOENT). */
+		cr_assert_eq(rp_pidns_open(init, tnr, 1, &children), -ENOENT);
+		first = clone_of(t, SIGCHLD, &nr);
 		cr_assert_eq(rp_pidns_open(init, tnr, 1, &children), 0);
 		cr_assert_neq(own, children);
-		first = clone_of(t, SIGCHLD, &nr);
 		cr_assert_eq(rp_getpid(first), 1);
 		cr_assert_eq(rp_getppid(first), 0);
 		/* The caller's next child goes there too: pid 2, its parent outside. */

@@ -93,3 +93,46 @@ Test(pidns_shared, forks_count_side_by_side)
 	end_child(init, u);
 	finish_all_reaped();
 }
+
+/*
+ * A fork decides from its child's number 1 that it makes its namespace's
+ * init and takes the gate exclusive (proc/fork.c, makes_ns_init): so the
+ * first fork into an unshared namespace must be numbered 1 and be the
+ * only fork into it before it has an init.  Linux keeps that by refusing
+ * a handle of a pid_for_children namespace without a child_reaper yet
+ * (pidns_for_children_get: ENOENT; this machine's kernel says so to
+ * `unshare --pid bash -c 'exec 3</proc/self/ns/pid_for_children'`), so
+ * neither setns into it nor its ns_last_pid can be reached before its
+ * init.  U unshares, tries to open its pid_for_children (refused), and
+ * its first fork is pid 1 there.  Before, the open succeeded, U set the
+ * namespace's ns_last_pid to 5 through it, and its first child was 6,
+ * no init, under the gate shared.
+ */
+Test(pidns_shared, for_children_handle_before_init)
+{
+	struct rp_task *u, *c = NULL;
+	struct rp_pidns *b = NULL;
+	pid_t unr, cnr;
+	int err;
+
+	start(RP_SYNC_RCU);
+	u = fork_of(init);
+	unr = rp_getpid(u);
+	cr_assert_eq(rp_unshare(u, CLONE_NEWPID), 0);
+	err = rp_pidns_open(u, unr, 1, &b);
+	cr_expect_eq(err, -ENOENT, "pid_for_children opened before its namespace has an init: %d",
+		     err);
+	if (!err) {
+		cr_assert_eq(rp_pidns_set_last_pid(u, b, 5), 0);
+		rp_pidns_put(b);
+	}
+	cnr = rp_fork(u, &c);
+	cr_assert_gt(cnr, 0);
+	cr_expect_eq(rp_getpid(c), 1, "the first fork into the unshared namespace is pid %d there, "
+		     "no init (and went under the gate shared)", rp_getpid(c));
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(u, cnr, NULL, 0, NULL), cnr);
+	rp_task_put(c);
+	end_child(init, u);
+	finish_all_reaped();
+}

@@ -389,3 +389,86 @@ Test(thread_exit, waits_for_a_clone)
 	end_child(init, c);
 	finish_all_reaped();
 }
+
+/*
+ * B, a thread of P (root namespace, not init), unshares its pid namespace
+ * for its children (unshare(CLONE_NEWPID), allowed to a thread of a
+ * process of several on Linux) and exits while P's leader runs.  Its
+ * release drops its record in the nested tables, which only the update
+ * lock may (rp_task_drop_ns_children), so the exit takes the gate
+ * exclusive (thread_exit_may_be_plain).  Before, it went plain and the
+ * debug build stopped at that assertion.
+ */
+Test(thread_exit, after_its_unshare_of_the_pid_ns)
+{
+	struct rp_task *p, *b;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	b = thread_of(p);
+	cr_assert_eq(rp_unshare(b, CLONE_NEWPID), 0);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	cr_expect_eq(threads_of(p), 1);
+	rp_task_put(b);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * Protocol (a)'s closed flag against a thread's plain exit: S, a child
+ * subreaper, has its leader a zombie and threads T and U; U forked A, A
+ * forked Q.  A's plain exit finds T as Q's reaper (S's first live
+ * thread) and is held there (RP_RACE_EXIT_REAPER_FOUND, before it takes
+ * T's T).  T's exit, plain, closes T and releases it meanwhile.  Let go,
+ * A must see T closed, choose again and give Q to U; Q's exit is then
+ * reaped by U.  RP_BREAK_REPARENT_NO_CLOSED_RECHECK gives Q to the
+ * released T.
+ */
+static struct rp_task *found_of;
+static int founds;		/* uatomic: found_of's RP_RACE_EXIT_REAPER_FOUND */
+
+static void found_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_EXIT_REAPER_FOUND && t == CMM_LOAD_SHARED(found_of))
+		uatomic_inc(&founds);
+	race_hook(where, t);
+}
+
+Test(thread_exit, closed_against_a_splice_onto_it)
+{
+	struct rp_task *s, *t, *u, *a, *q;
+	struct job ja = { .arg = 0 };
+	int status = -1;
+
+	start(RP_SYNC_RCU);
+	s = fork_of(init);
+	cr_assert_eq(rp_prctl(s, PR_SET_CHILD_SUBREAPER, 1), 0);
+	t = thread_of(s);
+	u = thread_of(s);
+	a = fork_of(u);
+	q = fork_of(a);
+	pid_t qpid = rp_getpid(q), spid = rp_getpid(s), apid = rp_getpid(a);
+
+	cr_assert_eq(rp_exit(s, 0), 0);		/* the leader: a zombie */
+	found_of = a;
+	start_held_with(&ja, exit_job, a, RP_RACE_EXIT_REAPER_FOUND, a, found_hook);
+	cr_assert_eq(rp_exit(t, 0), 0);
+	cr_expect_eq(threads_of(s), 2);
+	release();
+	cr_assert_eq(job_join(&ja), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(uatomic_read(&founds), 2, "A chose a reaper %d times", uatomic_read(&founds));
+	cr_expect_eq(rp_getppid(q), spid);
+	cr_expect_eq(CMM_LOAD_SHARED(q->real_parent), u, "Q went to a released thread");
+	cr_assert_eq(rp_exit_group(q, 0), 0);
+	cr_expect_eq(rp_wait4(u, qpid, &status, WNOHANG, NULL), qpid);
+	cr_assert_eq(rp_wait4(u, apid, &status, WNOHANG, NULL), apid);
+	rp_task_put(q);
+	rp_task_put(a);
+	rp_task_put(t);
+	cr_assert_eq(rp_exit(u, 0), 0);
+	rp_task_put(u);
+	cr_assert_eq(rp_wait4(init, spid, &status, 0, NULL), spid);
+	rp_task_put(s);
+	finish_all_reaped();
+}

@@ -731,3 +731,80 @@ Test(reports_shared, tracer_moved_before_the_locks)
 	end_child(init, x);
 	finish_all_reaped();
 }
+
+static pthread_t held_thread;	/* hold_thread_hook's: the only thread it holds */
+
+/* race_hook, but only for held_thread: the tracee's own thread. */
+static void hold_thread_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (pthread_equal(pthread_self(), CMM_LOAD_SHARED(held_thread)))
+		race_hook(where, t);
+}
+
+/*
+ * X traces C (a child of P), stopped in the SIGSTOP of X's PTRACE_ATTACH
+ * on job jc.  C is killed (SIGKILL, as from any sender, or X's
+ * PTRACE_KILL): on Linux the sender clears JOBCTL_TRACED under the
+ * siglock (signal_wake_up(t, fatal)), so from the kill's return on
+ * wait_task_stopped finds no stop, whether or not C has run yet (a
+ * program on this kernel, 1000 runs: WNOHANG answers 0 or the death, never
+ * the stop).  Here C's thread is held after its wake-up, before the
+ * siglock under which it leaves its stop: X's wait4(WNOHANG) must not
+ * report the stop the kill ended (protocol (h)'s table: "reports the stop
+ * only if C is still in it; never consumes a stop that ended"), and
+ * PTRACE_CONT already answers ESRCH for it (check_stopped:
+ * rp_ptrace_stop_killed).  Before, the wait reported the stop in every
+ * mode.
+ */
+static void killed_not_yet_left(bool ptrace_kill)
+{
+	struct rp_task *x, *p, *c;
+	struct job jc;
+	int status = -1;
+	pid_t cpid;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	mask_signal(p, SIG_BLOCK, SIGCHLD);
+	x = fork_of(init);
+	mask_signal(x, SIG_BLOCK, SIGCHLD);
+	cpid = tracee_stopped(x, p, &c, &jc);
+	CMM_STORE_SHARED(held_thread, jc.thread);
+	race_count_jobs();
+	arm(RP_RACE_SIGHAND_LOADED, c, true, false);
+	rp_debug_race_hook(hold_thread_hook);
+	if (ptrace_kill)
+		cr_assert_eq(rp_ptrace(x, PTRACE_KILL, cpid, NULL, NULL), 0);
+	else
+		cr_assert_eq(rp_kill(init, cpid, SIGKILL), 0);
+	cr_assert(await_reached(1), "the tracee did not wake for the kill");
+	cr_expect_eq(rp_ptrace(x, PTRACE_CONT, cpid, NULL, NULL), -ESRCH,
+		     "a request saw the killed tracee stopped");
+	ret = rp_wait4(x, cpid, &status, __WALL | WNOHANG, NULL);
+	cr_expect(ret == 0, "the tracer's wait reported a stop that the kill ended, as Linux "
+		  "never does (%ld, status %#x)", ret, (unsigned int)status);
+	release();
+	job_join(&jc);
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(held_thread, (pthread_t)0);
+	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
+	cr_expect_eq(status, KILLED_BY(SIGKILL), "status %#x", (unsigned int)status);
+	cr_assert_eq(rp_wait4(p, cpid, &status, 0, NULL), cpid, "not handed back to P");
+	cr_expect_eq(status, KILLED_BY(SIGKILL));
+	rp_task_put(c);
+	end_child(init, x);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+Test(reports_shared, killed_tracee_not_yet_left)
+{
+	killed_not_yet_left(false);
+}
+
+Test(reports_shared, ptrace_killed_tracee_not_yet_left)
+{
+	killed_not_yet_left(true);
+}
+

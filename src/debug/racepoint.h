@@ -294,6 +294,13 @@ enum rp_race_point {
 	   (proc/wait.c; read section): a detach and an attach may move the
 	   link meanwhile. */
 	RP_RACE_REPORT_TRACER_READ,
+	/* A PTRACE_DETACH of tracee @t put its signal in @t's exit_code in
+	   one hold of @t's siglock, @t still in its stop, and has not
+	   unlinked it yet (proc/ptrace.c, stopped_request; the update lock
+	   held, or the gate shared, T of the tracer and of @t's real parent,
+	   a read section): a wait that read the stop now would report the
+	   detach's signal. */
+	RP_RACE_PTRACE_DETACH_UNLINKS,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

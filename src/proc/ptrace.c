@@ -853,8 +853,10 @@ static long stopped_request(struct rp_task *t, long request, void *data)
 	if (!ret)
 		ret = stopped_change(t, request, data);
 	rp_unlock_sighand(sh);
-	if (!ret && request == PTRACE_DETACH)
+	if (!ret && request == PTRACE_DETACH) {
+		RP_RACE_POINT(RP_RACE_PTRACE_DETACH_UNLINKS, t);
 		rp_ptrace_unlink(t);
+	}
 	return ret;
 }
 

@@ -808,3 +808,61 @@ Test(reports_shared, ptrace_killed_tracee_not_yet_left)
 	killed_not_yet_left(true);
 }
 
+
+/* PTRACE_DETACH of j->pid as the job's task, with signal j->sig. */
+static long detach_job(struct job *j)
+{
+	return rp_ptrace(j->t, PTRACE_DETACH, j->pid, NULL, (void *)(long)j->sig);
+}
+
+/*
+ * P traces its own child C (a debugger's own child: the tracer is the real
+ * parent, and the report takes one T), and has taken C's stop.  P's
+ * PTRACE_DETACH with SIGUSR1 is held between its hold of C's siglock,
+ * which put SIGUSR1 in C's exit_code with C still in its stop, and the
+ * unlink (RP_RACE_PTRACE_DETACH_UNLINKS, T of P held).  P2, another thread
+ * of P, waits for C (__WALL | WNOHANG): it must wait for P's T and then
+ * find nothing to report (Linux's detach is one hold of tasklist_lock);
+ * C then takes SIGUSR1 untraced.  RP_BREAK_TRACE_REPORT_TRACER_UNLOCKED
+ * takes no T where the tracer is the real parent: the wait reports the
+ * detach's signal as a stop and consumes it.
+ */
+Test(reports_shared, detach_signal_not_reported)
+{
+	struct rp_task *p, *p2, *c;
+	struct job jc, jd, jw;
+	int status = -1;
+	pid_t cpid;
+
+	start(RP_SYNC_RCU);
+	p = fork_of(init);
+	mask_signal(p, SIG_BLOCK, SIGCHLD);
+	p2 = thread_of(p);
+	cpid = tracee_stopped(p, p, &c, &jc);
+	handle(c, SIGUSR1);
+	cr_assert_eq(rp_wait4(p, cpid, &status, __WALL, NULL), cpid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	note_afresh(p);
+	race_count_jobs();
+	arm(RP_RACE_PTRACE_DETACH_UNLINKS, c, true, false);
+	rp_debug_race_hook(note_hook);
+	jd.pid = cpid;
+	jd.sig = SIGUSR1;
+	job_start(&jd, detach_job, p);
+	cr_assert(await_reached(1), "the detach did not reach its unlink");
+	jw.pid = cpid;
+	jw.options = __WALL | WNOHANG;
+	start_beside_held(&jw, noted_wait_job, p2);
+	cr_expect(uatomic_read(&tree_waits) && !uatomic_read(&returned),
+		  "P2's wait did not wait for the detach's T");
+	release();
+	cr_assert_eq(job_join(&jd), 0);
+	cr_expect_eq(job_join(&jw), 0, "the wait reported the detach's signal as a stop (status %#x)",
+		     (unsigned int)jw.status);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(job_join(&jc), SIGUSR1, "the detached child did not take SIGUSR1");
+	end_task(p2);
+	end_child(p, c);
+	end_child(init, p);
+	finish_all_reaped();
+}

@@ -191,48 +191,70 @@ struct ns_count {
 	unsigned int numbers;
 };
 
+struct ns_counts {
+	struct ns_count *rows;
+	size_t n;
+};
+
+/* The row of nested namespace @ns, added with no numbers if new; NULL: no memory. */
+static struct ns_count *ns_row(struct ns_counts *c, const struct rp_pidns *ns)
+{
+	struct ns_count *more;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].ns == ns)
+			return &c->rows[i];
+	more = realloc(c->rows, (c->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	c->rows = more;
+	c->rows[c->n] = (struct ns_count){ ns, 0 };
+	return &c->rows[c->n++];
+}
+
 /*
  * Each nested namespace's count of pids (nr_pids, which an init's end
  * waits on) against the numbers it has in the nested tables' by-number
  * hash: a pid is counted in a namespace exactly while it has a number
- * there (pidns.c, publish and unpublish).  A count that lost an add lets
- * an init's end finish while a process of its namespace lives.
+ * there (pidns.c, publish and unpublish).  The namespaces compared are
+ * those with numbers and those of every process and their ancestors, so
+ * that a count left above 0 with no number (a lost decrement, which
+ * would keep an init's end waiting) is met too.  A count that lost an
+ * add lets an init's end finish while a process of its namespace lives.
  */
 static void walk_pidns_counts(struct rp_system *sys, struct rp_verify_report *r)
 {
 	struct rp_pidns_tables *tb = sys->pidns_tables;
-	struct ns_count *rows = NULL;
-	size_t n = 0;
+	struct ns_counts c = { NULL, 0 };
+	struct rp_task *leader;
+	bool nomem = false;
 
 	if (!tb)
 		return;
-	for (size_t b = 0; b < RP_NSPID_HASH_SIZE; b++) {
+	for (size_t b = 0; b < RP_NSPID_HASH_SIZE && !nomem; b++) {
 		struct rp_upid *up;
 
 		cds_hlist_for_each_entry_rcu_2(up, &tb->by_nr[b], hash) {
-			size_t i = 0;
+			struct ns_count *row = ns_row(&c, up->ns);
 
-			while (i < n && rows[i].ns != up->ns)
-				i++;
-			if (i == n) {
-				struct ns_count *more = realloc(rows, (n + 1) * sizeof(*rows));
-
-				if (!more) {
-					rp_verify_record(r, "no memory to count the namespaces' pids");
-					free(rows);
-					return;
-				}
-				rows = more;
-				rows[n++] = (struct ns_count){ up->ns, 0 };
+			if (!row) {
+				nomem = true;
+				break;
 			}
-			rows[i].numbers++;
+			row->numbers++;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].ns->nr_pids != rows[i].numbers)
+	cds_list_for_each_entry(leader, &sys->tasks, tasks)
+		for (const struct rp_pidns *ns = rp_task_pidns(leader); ns->level && !nomem;
+		     ns = ns->parent)
+			nomem = !ns_row(&c, ns);
+	if (nomem)
+		rp_verify_record(r, "no memory to count the namespaces' pids");
+	for (size_t i = 0; i < c.n && !nomem; i++)
+		if (c.rows[i].ns->nr_pids != c.rows[i].numbers)
 			rp_verify_record(r, "pid namespace at level %u: nr_pids %u, but %u numbers",
-					 rows[i].ns->level, rows[i].ns->nr_pids, rows[i].numbers);
-	free(rows);
+					 c.rows[i].ns->level, c.rows[i].ns->nr_pids, c.rows[i].numbers);
+	free(c.rows);
 }
 
 unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_report *r)

@@ -67,14 +67,15 @@ expect_lines 1 "$dir/handmade/pidns_wrong_pid.strace" \
 	"15: pid 102 wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL): result: recorded 5, rcuproc -1 ECHILD" \
 	"3 tasks, 12 calls replayed, 0 skipped, 4 mismatches"
 
-# Namespace files: setns through a handle the recording opened, and the
+# Namespace files: pid_for_children refused before its namespace's init,
+# setns through a handle the recording opened, and the
 # namespace calls replay skips, each with its reason.
 expect_lines 0 "$dir/handmade/pidns_files.strace" \
 	"6: pid 101 openat: a namespace of a type rcuproc does not model" \
 	"7: pid 101 setns: a namespace of a type rcuproc does not model" \
 	"8: pid 101 setns: a failed setns on a file the recording did not open" \
 	"9: pid 101 openat: a file outside the process table" \
-	"2 tasks, 12 calls replayed, 4 skipped, 0 mismatches"
+	"3 tasks, 18 calls replayed, 4 skipped, 0 mismatches"
 # A setns on a descriptor never opened, and an open under /proc by a pid
 # from inside a namespace, cannot be followed.
 printf '%s\n101 setns(5, 0x20000000) = 0\n' '# recorder-pid: 100' > "$tmpns/setns.strace"

@@ -22,6 +22,17 @@ static int returned[2];		/* uatomic: the request of job ->arg returned */
 static void *request_data[2];	/* the data of the request of job ->arg */
 
 /* Arm @where for @at (held, online: in a read section) with note_hook. */
+/*
+ * Has @t told of the ptrace stop it is in (RP_JOBCTL_TRAPPING clear)?  Its
+ * tracer's wait reports the stop before that, and a request made then
+ * answers "still telling", waits and starts again from its lookup: a
+ * request held at a race point on its first pass must come after it.
+ */
+static bool stop_told(struct rp_task *t)
+{
+	return !(CMM_LOAD_SHARED(t->jobctl) & RP_JOBCTL_TRAPPING);
+}
+
 static void arm_noting(enum rp_race_point where, struct rp_task *at)
 {
 	uatomic_set(&excl_waits, 0);
@@ -190,6 +201,7 @@ Test(ptrace_shared, detach_rereads_real_parent)
 	job_start(&jc, signal_job, c);	/* takes the SIGSTOP: a ptrace stop */
 	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
 	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	await_task(stop_told, c);
 	arm_noting(RP_RACE_PTRACE_LINK_PARENT, c);
 	start_request(&jd, x, PTRACE_DETACH, cpid, 0);
 	cr_assert(await_reached(1), "the detach read no real parent");
@@ -305,6 +317,7 @@ static struct rp_task *stopped_child(struct rp_task *x, struct job *jc)
 	job_start(jc, signal_job, c);
 	cr_assert_eq(rp_wait4(x, cpid, &status, __WALL, NULL), cpid);
 	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	await_task(stop_told, c);
 	return c;
 }
 

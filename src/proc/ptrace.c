@@ -338,14 +338,10 @@ void rp_ptrace_init_task(struct rp_task *self, struct rp_task *child, unsigned l
  */
 bool rp_ptrace_stop_killed_seen(struct rp_task *t)
 {
-	const struct rp_signal *sig = t->signal;
-
 	/* Each word written under the siglock: a load of it, or its value under it. */
 	if (CMM_LOAD_SHARED(t->jobctl) & RP_JOBCTL_EXIT_TRAP)
 		return CMM_LOAD_SHARED(t->pending.signal) & RP_SIGBIT(SIGKILL);
-	return (CMM_LOAD_SHARED(t->pending.signal) & RP_SIGBIT(SIGKILL)) ||
-	       (CMM_LOAD_SHARED(sig->shared_pending.signal) & RP_SIGBIT(SIGKILL)) ||
-	       (CMM_LOAD_SHARED(sig->flags) & RP_SIGNAL_GROUP_EXIT);
+	return rp_fatal_signal_seen(t);
 }
 
 bool rp_ptrace_stop_killed(struct rp_task *t)

@@ -594,7 +594,15 @@ int rp_rt_sigqueueinfo(struct rp_task *self, pid_t tgid, int sig, siginfo_t *uin
 bool rp_fatal_signal_pending(struct rp_task *t)
 {
 	rp_assert_siglock_held(t);
-	return (t->pending.signal & RP_SIGBIT(SIGKILL)) ||
-	       (t->signal->shared_pending.signal & RP_SIGBIT(SIGKILL)) ||
-	       (t->signal->flags & RP_SIGNAL_GROUP_EXIT);
+	return rp_fatal_signal_seen(t);
+}
+
+bool rp_fatal_signal_seen(const struct rp_task *t)
+{
+	const struct rp_signal *sig = t->signal;
+
+	/* Each word is written under the siglock: a load of it, or its value under it. */
+	return (CMM_LOAD_SHARED(t->pending.signal) & RP_SIGBIT(SIGKILL)) ||
+	       (CMM_LOAD_SHARED(sig->shared_pending.signal) & RP_SIGBIT(SIGKILL)) ||
+	       (CMM_LOAD_SHARED(sig->flags) & RP_SIGNAL_GROUP_EXIT);
 }

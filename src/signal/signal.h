@@ -132,6 +132,8 @@ void rp_signal_wake_up(struct rp_task *t);
 
 /* SIGKILL pending for @t or its group, or a group exit begun (siglock held). */
 bool rp_fatal_signal_pending(struct rp_task *t);
+/* The same read without the siglock (under RCU): a hint to judge again under it. */
+bool rp_fatal_signal_seen(const struct rp_task *t);
 
 /* Is an unblocked signal pending for @t, or a group stop to join?  (siglock held) */
 bool rp_signal_pending_locked(struct rp_task *t);

@@ -764,12 +764,7 @@ static void killed_not_yet_left(bool ptrace_kill)
 	pid_t cpid;
 	long ret;
 
-	start(RP_SYNC_RCU);
-	p = fork_of(init);
-	mask_signal(p, SIG_BLOCK, SIGCHLD);
-	x = fork_of(init);
-	mask_signal(x, SIG_BLOCK, SIGCHLD);
-	cpid = tracee_stopped(x, p, &c, &jc);
+	cpid = foreign_tracee_stopped(&x, &p, &c, &jc);
 	CMM_STORE_SHARED(held_thread, jc.thread);
 	race_count_jobs();
 	arm(RP_RACE_SIGHAND_LOADED, c, true, false);

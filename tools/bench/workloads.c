@@ -118,7 +118,7 @@ static void op_wait_scan(struct bench_thread *t)
 	TIMED(t, 0, rp_wait4(t->self, -1, &status, WNOHANG, NULL));
 }
 
-static void op_fork_exit(struct bench_thread *t)
+void bench_op_fork_exit(struct bench_thread *t)
 {
 	bench_fork_exit_reap(t, 0, 1);
 }
@@ -325,7 +325,7 @@ const struct bench_workload bench_wait_scan = {
 const struct bench_workload bench_fork_exit = {
 	.name = "fork_exit", .summary = "fork, the child exits, the parent reaps it",
 	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true,
-	.op = op_fork_exit,
+	.op = bench_op_fork_exit,
 };
 
 const struct bench_workload bench_lookups_under_storm = {

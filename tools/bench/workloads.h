@@ -12,6 +12,8 @@ int bench_setup_table(struct bench_run *r);
 void bench_op_kill0(struct bench_thread *t, unsigned int kind);
 void bench_op_kill_all(struct bench_thread *t, unsigned int kind);
 void bench_op_ps(struct bench_thread *t, unsigned int kind);
+/* fork+exit+wait of a child of the thread's process: kinds 0 (the fork) and 1 (the cycle). */
+void bench_op_fork_exit(struct bench_thread *t);
 
 extern const struct bench_workload bench_kill0, bench_kill0_hot, bench_getppid, bench_kill_all,
 	bench_ps, bench_wait_scan, bench_fork_exit, bench_lookups_under_storm,

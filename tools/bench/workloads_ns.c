@@ -203,11 +203,6 @@ static int setup_fork_ns(struct bench_thread *t)
 	return 0;
 }
 
-static void op_fork_ns(struct bench_thread *t)
-{
-	bench_fork_exit_reap(t, 0, 1);
-}
-
 /* The namespace's init ends, and the thread's process reaps it. */
 static void end_fork_ns(struct bench_thread *t)
 {
@@ -226,5 +221,5 @@ const struct bench_workload bench_fork_ns = {
 	.name = "fork_ns",
 	.summary = "fork+exit+wait in a pid namespace of each thread's own (a container's forks)",
 	.kinds = { "fork", "fork+exit+wait" }, .scaling = true, .children_in_run = 2,
-	.thread_setup = setup_fork_ns, .op = op_fork_ns, .thread_end = end_fork_ns,
+	.thread_setup = setup_fork_ns, .op = bench_op_fork_exit, .thread_end = end_fork_ns,
 };

@@ -180,11 +180,6 @@ static int churn_one_group(struct bench_thread *t)
 	return err ? err : churn_children(t);
 }
 
-static void op_fork_exit(struct bench_thread *t)
-{
-	bench_fork_exit_reap(t, 0, 1);
-}
-
 /* A CPU-time timer of the thread's process, armed far away. */
 static int arm_timer(struct bench_thread *t)
 {
@@ -248,7 +243,7 @@ const struct bench_workload bench_setpgid = {
 const struct bench_workload bench_fork_own = {
 	.name = "fork_own", .summary = "fork+exit+wait, each thread's process in its own group",
 	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
-	.thread_setup = bench_own_group, .op = op_fork_exit,
+	.thread_setup = bench_own_group, .op = bench_op_fork_exit,
 };
 
 static void op_fork_exec_exit(struct bench_thread *t)
@@ -265,7 +260,7 @@ const struct bench_workload bench_exec_own = {
 const struct bench_workload bench_fork_onepg = {
 	.name = "fork_onepg", .summary = "fork+exit+wait, every thread's process in one group",
 	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
-	.setup = bench_setup_one_group, .thread_setup = bench_join_one_group, .op = op_fork_exit,
+	.setup = bench_setup_one_group, .thread_setup = bench_join_one_group, .op = bench_op_fork_exit,
 };
 
 const struct bench_workload bench_setpgid_own = {

@@ -328,7 +328,9 @@ bool rp_pidns_had_init_rcu(struct rp_pidns *ns)
 	/*
 	 * Its pid 1 is published in the hold that links init (the gate held:
 	 * a fork that then uses a handle of @ns waits for that hold to end),
-	 * or its end or a failed first fork marked it dying.
+	 * or its end or a failed first fork marked it dying.  Not had_init:
+	 * that one is true from the claim of number 1, while the first fork
+	 * is still in flight, as alloc_pid's set_tid check wants.
 	 */
 	return !ns->level || rp_pid_find_ns_rcu(ns, 1) || CMM_LOAD_SHARED(ns->dying);
 }

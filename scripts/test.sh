@@ -2,12 +2,14 @@
 # The whole test suite, three times: a gcc build, a clang AddressSanitizer +
 # UndefinedBehaviorSanitizer build, and a build on liburcu's QSBR flavour.
 # The SPIN models do not depend on the build: the gcc build checks them.
-# Ends with one line "tests: N passed, N failed".
+# Ends with the failed tests, each with the end of its output (CI keeps only
+# the tail of a run), then one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 passed=0
 failed=0
+failures=()
 
 # count_results BUILD_DIR: add the build's meson test results to the totals.
 count_results() {
@@ -18,6 +20,24 @@ count_results() {
 	bad=$(grep -cE '"result": "(FAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)"' "$log")
 	passed=$((passed + ok))
 	failed=$((failed + bad))
+	[ "$bad" -eq 0 ] || failures+=("$log")
+}
+
+# show_failures LOG...: each failed test of each log, named with its build,
+# and the last lines of what it printed.
+show_failures() {
+	python3 - "$@" <<'PY'
+import json, sys
+for log in sys.argv[1:]:
+    build = log.split("/meson-logs/")[0]
+    for line in open(log):
+        t = json.loads(line)
+        if t["result"] in ("FAIL", "UNEXPECTEDPASS", "TIMEOUT", "ERROR"):
+            print(f"== {t['result']} in {build}: {t['name']}")
+            out = (t.get("stdout") or "").splitlines()
+            for l in out[-40:]:
+                print("   " + l)
+PY
 }
 
 # The suite needs a debug build: race windows, poisoning, the lock-order
@@ -47,5 +67,6 @@ CC=clang run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dc_args=-fno-sanitize-recover=all -Dmodels=false -Dbroken_matrix=none
 run_suite build-qsbr -Drcu_flavour=qsbr -Dmodels=false -Dbroken_matrix=flavour
 
+[ "${#failures[@]}" -eq 0 ] || show_failures "${failures[@]}"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

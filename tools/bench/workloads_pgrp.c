@@ -111,20 +111,37 @@ struct churn {
 	pid_t home;			/* the parent's group */
 };
 
-static int churn_children(struct bench_thread *t)
+/* The thread's churned children, each a process of @threads threads. */
+static int churn_make(struct bench_thread *t, unsigned int threads)
 {
 	struct churn *c = calloc(1, sizeof(*c));
+	struct rp_task *child, *thread;
+	int err = 0;
 
 	t->priv = c;
 	if (!c)
 		return -ENOMEM;
 	c->home = rp_getpgid(t->self, 0);
 	for (unsigned int i = 0; i < CHURN_CHILDREN; i++) {
-		c->children[i] = rp_fork(t->self, NULL);
+		c->children[i] = rp_fork(t->self, &child);
 		if (c->children[i] < 0)
 			return c->children[i];
+		for (unsigned int k = 1; k < threads; k++) {
+			err = rp_clone(child, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &thread);
+			if (err < 0)
+				break;
+			rp_task_put(thread);
+		}
+		rp_task_put(child);
+		if (err < 0)
+			return err;
 	}
 	return 0;
+}
+
+static int churn_children(struct bench_thread *t)
+{
+	return churn_make(t, 1);
 }
 
 /* A child leads its own group on odd rounds and comes home on even ones. */
@@ -171,6 +188,14 @@ static int churn_own(struct bench_thread *t)
 	int err = bench_own_group(t);
 
 	return err ? err : churn_children(t);
+}
+
+/* Children of two threads each: a move takes T of both (pgrp/setpgid.c). */
+static int churn_threaded(struct bench_thread *t)
+{
+	int err = bench_own_group(t);
+
+	return err ? err : churn_make(t, 2);
 }
 
 static int churn_one_group(struct bench_thread *t)
@@ -267,6 +292,13 @@ const struct bench_workload bench_setpgid_own = {
 	.name = "setpgid_own", .summary = "setpgid churn, each thread's children between its group and theirs",
 	.kinds = { "setpgid" }, .unsynchronized_ok = true, .scaling = true,
 	.thread_setup = churn_own, .op = op_setpgid,
+};
+
+const struct bench_workload bench_setpgid_threads = {
+	.name = "setpgid_threads",
+	.summary = "setpgid_own's churn, each child a process of two threads",
+	.kinds = { "setpgid" }, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = churn_threaded, .op = op_setpgid,
 };
 
 const struct bench_workload bench_setpgid_onepg = {

@@ -17,8 +17,8 @@
  * Move @p's process into group @pgrp and session @session, linking the
  * proxies @px[] (PGID, SID) that the move needs and taking them out of
  * @px[], under the siglock.  The update lock held, or (rcu mode, the gate
- * shared: struct move_hold) G of @p's group, T of @p and of its real
- * parent, and M of every id the move changes.  The ties the move makes
+ * shared: struct move_hold) G of @p's group, T of every thread of it and
+ * of its real parent, and M of every id the move changes.  The ties the move makes
  * are counted before it and those it breaks after (jobc.h), so that a
  * group that keeps a tie is never seen orphaned meanwhile; the old ids
  * that change are held until then (one that stays is held by @p itself).
@@ -132,33 +132,39 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
  * ---- A move under the update gate shared (rcu mode; docs/process.md,
  * protocol (c)) ----
  *
- * G of the moved process P's group, then T of P and of P's real parent
- * (increasing address; one lock for init, its own parent), then M of
- * every id the move changes (increasing address, each once), then P's
- * siglock (move_ids).  What the answer
- * depends on is read again under them: P's ids, its real parent, its
- * FORKNOEXEC flag and its session leadership (T of P), a group's members
- * and so whether it exists in the session (its M).  P's children are on
- * the children lists of P's threads, and a plain fork by a thread reads
- * P's ids under that thread's T: so P must be one thread (its leader),
- * read under G (a new thread comes from a fork that takes the gate
- * exclusive); a P with more threads, or a move that touches a nested
- * namespace's pid (whose last detach may end the namespace), takes the
- * gate exclusive instead, decided before any write.
+ * G of the moved process P's group, then T of every thread of P and of
+ * P's real parent (increasing address, each once; one lock for init, its
+ * own parent), then M of every id the move changes (increasing address,
+ * each once), then P's siglock (move_ids).  What the answer depends on is
+ * read again under them: P's ids, its real parent, its FORKNOEXEC flag
+ * and its session leadership (T of P), a group's members and so whether
+ * it exists in the session (its M).  P's children are on the children
+ * lists of all P's threads, and a plain fork by any thread reads P's ids
+ * under that thread's T: so the move takes T of each.  G freezes the
+ * thread list while they are taken and held: a thread's clone links its
+ * thread, a plain thread's release unlinks it, and exec switches the
+ * leader, each under G.  A P of more than MOVE_THREADS_MAX threads, or a
+ * move that touches a nested namespace's pid (whose last detach may end
+ * the namespace), takes the gate exclusive instead, decided before any
+ * write.
  *
- * Writers that these locks keep out: a fork by P (T of P), a move of P by
- * itself or by its parent (T of P), a move or setsid of P's parent, which
- * changes the tie of P's pair (T of the parent), a move of another
- * process into or out of the same group (M), a fork into the group or the
- * session (M), and, with the gate shared, a release, which unlinks a
- * process's proxies under M of its ids and its tie under its real
- * parent's T.  Group kills take no writer lock: they walk under RCU and
- * meet P's proxies under its siglock, which the move holds (docs/pgrp.md).
+ * Writers that these locks keep out: a fork by any thread of P (T of that
+ * thread), a move of P by itself or by its parent (T of P's leader), a
+ * move or setsid of P's parent, which changes the tie of P's pair (T of
+ * the parent), a change of the tie of any child of P (a reparenting onto
+ * a thread of P, a child's move, death or release: T of the thread that
+ * is the pair's parent), a move of another process into or out of the
+ * same group (M), a fork into the group or the session (M), and, with
+ * the gate shared, a release, which unlinks a process's proxies under M
+ * of its ids and its tie under its real parent's T.  Group kills take no
+ * writer lock: they walk under RCU and meet P's proxies under its
+ * siglock, which the move holds (docs/pgrp.md).
  */
 struct move_hold {
 	struct rp_task *p;		/* the process moved: its leader */
 	struct rp_task *parent;		/* its real parent, when T was taken */
-	struct rp_lock_set trees;	/* T held: @p and @parent */
+	struct rp_lock_set trees;	/* T held: @p's threads and @parent */
+	unsigned int untaken;		/* of @trees, a twin's (rp_tree_lock_set) */
 	struct rp_lock_set ids;		/* M held */
 };
 
@@ -166,13 +172,23 @@ struct move_hold {
 #define MOVE_EXCLUSIVE	1
 
 /*
- * T of @t for a move (in the two tree twins below the checker is told,
- * the lock is not taken).  RP_BREAK_SETPGID_OWN_TREE_UNLOCKED leaves out
- * the moved process's own T: a fork by it reads its ids meanwhile and
- * links the child behind a proxy the move retires.
+ * The most threads of a process moved under the gate shared: each adds
+ * a T to the locks held at once, which the lock-order checker counts to
+ * sixteen (the gate, G, the T, three M, then the siglock or a bucket
+ * lock), and to the set of T (RP_LOCK_SET_MAX, with the real parent).
+ */
+#define MOVE_THREADS_MAX	(RP_LOCK_SET_MAX - 1)
+
+/*
+ * Is @t's T one a tree twin leaves out (the checker is told, the lock is
+ * not taken: rp_tree_lock_set)?  RP_BREAK_SETPGID_OWN_TREE_UNLOCKED leaves out the
+ * moved process's own T: a fork by it reads its ids meanwhile and links
+ * the child behind a proxy the move retires.
  * RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED leaves out its parent's T: a
  * move of the parent meanwhile counts the pair's tie from ids that the
- * child's move changes under it.
+ * child's move changes under it.  RP_BREAK_SETPGID_THREAD_TREES_UNLOCKED
+ * takes T of the leader alone among P's threads, as for a process of one
+ * thread: a fork by another thread reads P's ids meanwhile.
  */
 static bool tree_twin(const struct move_hold *h, const struct rp_task *t)
 {
@@ -180,6 +196,8 @@ static bool tree_twin(const struct move_hold *h, const struct rp_task *t)
 	return t == h->p;
 #elif defined(RP_BREAK_SETPGID_PARENT_TREE_UNLOCKED)
 	return t == h->parent;
+#elif defined(RP_BREAK_SETPGID_THREAD_TREES_UNLOCKED)
+	return t != h->p && t != h->parent;
 #else
 	(void)h;
 	(void)t;
@@ -187,49 +205,64 @@ static bool tree_twin(const struct move_hold *h, const struct rp_task *t)
 #endif
 }
 
-static void move_tree_lock(const struct move_hold *h, struct rp_task *t)
-{
-	if (tree_twin(h, t))
-		rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
-	else
-		rp_tree_lock(t);
-}
+/*
+ * RP_BREAK_SETPGID_GROUP_UNLOCKED takes no G of the moved process's group
+ * (and tells the checker it did): a thread's clone links a thread the
+ * move took no T of, whose fork then reads the ids the move changes.
+ */
+#ifdef RP_BREAK_SETPGID_GROUP_UNLOCKED
+#define MOVE_TAKES_GROUP false
+#else
+#define MOVE_TAKES_GROUP true
+#endif
 
-static void move_tree_unlock(const struct move_hold *h, struct rp_task *t)
+/* G of @sig: taken if @lock, else let go. */
+static void move_group(struct rp_signal *sig, bool lock)
 {
-	if (tree_twin(h, t))
-		rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
+	if (!MOVE_TAKES_GROUP && lock)
+		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+	else if (!MOVE_TAKES_GROUP)
+		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+	else if (lock)
+		rp_group_lock(sig);
 	else
-		rp_tree_unlock(t);
+		rp_group_unlock(sig);
 }
 
 /*
- * Take G of @p's group and T of @p and of its real parent.  False, with
- * nothing held, if @p has more than one thread: the gate exclusive.
+ * Take G of @p's group and T of every thread of it and of its real
+ * parent.  False, with nothing held, if @p has more than
+ * MOVE_THREADS_MAX threads: the gate exclusive.
  */
 static bool hold_trees(struct move_hold *h, struct rp_task *p)
 {
+	struct rp_task *t;
+
 	h->p = p;
 	h->ids.n = 0;
-	rp_group_lock(p->signal);
-	if (p->signal->nr_threads != 1) {
-		rp_group_unlock(p->signal);
+	move_group(p->signal, true);
+	if (p->signal->nr_threads > MOVE_THREADS_MAX) {
+		move_group(p->signal, false);
 		return false;
 	}
 	h->parent = rcu_dereference(p->real_parent);
 	h->trees.n = 0;
-	rp_tree_set_add(&h->trees, p);
+	/* The thread list is frozen by G (a clone, a release, exec's switch take it). */
+	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node)
+		rp_tree_set_add(&h->trees, t);
 	rp_tree_set_add(&h->trees, h->parent);	/* one lock for init, its own parent */
+	h->untaken = 0;
 	for (unsigned int i = 0; i < h->trees.n; i++)
-		move_tree_lock(h, h->trees.obj[i]);
+		if (tree_twin(h, h->trees.obj[i]))
+			h->untaken |= 1U << i;
+	rp_tree_lock_set(&h->trees, h->untaken);
 	return true;
 }
 
 static void release_trees(struct move_hold *h)
 {
-	for (unsigned int i = h->trees.n; i--;)
-		move_tree_unlock(h, h->trees.obj[i]);
-	rp_group_unlock(h->p->signal);
+	rp_tree_unlock_set(&h->trees, h->untaken);
+	move_group(h->p->signal, false);
 }
 
 /*
@@ -429,8 +462,8 @@ static pid_t setsid_shared(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_L
 
 	rp_update_lock_shared(sync);
 	rp_read_lock(sync);
-	/* A caller that is not its leader has another thread: exclusive. */
-	while (rp_thread_group_leader(self) && hold_trees(&h, self)) {
+	/* The leader is switched by exec alone, which waits for this thread's end. */
+	while (hold_trees(&h, self->group_leader)) {
 		if (!parent_held(&h)) {
 			release_trees(&h);
 			continue;

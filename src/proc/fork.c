@@ -419,9 +419,8 @@ static struct rp_task *lock_thread(struct rp_task *self)
 /*
  * A plain fork's object locks (protocol (c)'s fork half): T of @self, the
  * child's parent, and only then its group's and session's ids, frozen by
- * it (a move of @self's process under the gate shared holds its leader's
- * T, and is made so only while @self is that leader, its one thread:
- * pgrp/setpgid.c), and their M in increasing address.  A thread's are
+ * it (a move of @self's process under the gate shared holds T of each of
+ * its threads: pgrp/setpgid.c), and their M in increasing address.  A thread's are
  * lock_thread's, its parent's T in @held.  The siglock and L come later,
  * in link_under_siglock.  The child's real parent, whose T is held.
  */

@@ -440,10 +440,10 @@ struct rp_signal {
 	bool dumpable;			/* (s) PR_SET_DUMPABLE; ptrace attach */
 	struct rp_bytelock group_lock;	/* G, rcu mode only: rp_group_lock */
 	/*
-	 * (r, u; or under the gate shared, setpgid and setsid of a one-thread
-	 * process: G of this group, T of its leader and of its real parent, M
-	 * of the old and the new id, and the siglock; each of T, M and the
-	 * siglock is enough to read them stably) process group and session
+	 * (r, u; or under the gate shared, setpgid and setsid: G of this
+	 * group, T of each of its threads and of its real parent, M of the
+	 * old and the new id, and the siglock; each of a thread's T, M and
+	 * the siglock is enough to read them stably) process group and session
 	 */
 	struct rp_pid *pgrp;
 	struct rp_pid *session;
@@ -1127,7 +1127,7 @@ static inline void rp_member_unlock(struct rp_pid *pid)
  * (src/debug/lockorder.h).  rp_lock_set_add keeps them so; the caller
  * takes them in that order and lets them go in the reverse.
  */
-#define RP_LOCK_SET_MAX	3
+#define RP_LOCK_SET_MAX	9	/* setpgid's T: eight threads and their real parent */
 
 struct rp_lock_set {
 	void *obj[RP_LOCK_SET_MAX];

@@ -7,7 +7,7 @@
  * one of them (it reaches RP_RACE_TREE_WAITS or RP_RACE_MEMBER_WAITS,
  * which lets the first go on); a twin that leaves that lock out lets the
  * second run inside the first's window, and the test sees what it broke.
- * Also: which moves stay exclusive (more than one thread), and the
+ * Also: which moves stay exclusive (more than eight threads), and the
  * answers under the shared gate are the exclusive gate's.
  */
 #include <rcuproc/pgrp.h>
@@ -46,7 +46,7 @@ static void hook(enum rp_race_point where, struct rp_task *t)
 		uatomic_set(&hold.waited, 1);
 		uatomic_set(&hold.go, 1);
 	} else if (where == RP_RACE_MEMBER_WAITS || where == RP_RACE_TREE_WAITS ||
-		   where == RP_RACE_GATE_EXCL_WAITS) {
+		   where == RP_RACE_GATE_EXCL_WAITS || where == RP_RACE_GATE_BACKS_OUT) {
 		uatomic_set(&hold.go, 1);
 	} else if (where == hold.where && t == CMM_LOAD_SHARED(hold.at) &&
 		   !uatomic_cmpxchg(&hold.reached, 0, 1)) {
@@ -142,6 +142,14 @@ static unsigned int members_of(pid_t pgid)
 static unsigned int jobc_of(struct rp_task *t)
 {
 	return uatomic_read(rp_pgrp_jobc(rp_signal_leader_pid(t->signal)));
+}
+
+/* The table walk (its recount of the ties among the rest) finds nothing wrong. */
+static void expect_table_clean(void)
+{
+	struct rp_verify_report r = { 0 };
+
+	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
 }
 
 /* A child of init leading its own session. */
@@ -270,7 +278,6 @@ Test(setsid_shared, waits_for_fork_into_its_group)
 Test(setpgid_shared, tie_of_child_and_parent_moving)
 {
 	struct rp_task *sh, *q, *p, *x, *y;
-	struct rp_verify_report r = { 0 };
 	struct job jq, jp;
 	pid_t xpid, ypid;
 
@@ -291,7 +298,7 @@ Test(setpgid_shared, tie_of_child_and_parent_moving)
 	cr_expect(uatomic_read(&hold.waited), "a move went in beside its parent's");
 	cr_expect_eq(jobc_of(y), 2, "Y: %u ties, not 2 (y's and p's)", jobc_of(y));
 	cr_expect_eq(jobc_of(x), 2, "X: %u ties, not 2 (x's and q's)", jobc_of(x));
-	cr_expect_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	expect_table_clean();
 	end_child(q, p);
 	end_child(sh, q);
 	end_child(sh, x);
@@ -365,37 +372,238 @@ Test(setpgid_shared, walker_on_moved_proxy)
 	finish_all_reaped();
 }
 
+static long thread_job(struct job *j)
+{
+	struct rp_task *c = NULL;
+	long ret = rp_clone(j->t, THREAD_FLAGS, &c);
+
+	j->arg = (long)(uintptr_t)c;
+	return ret;
+}
+
 /*
- * A process with two threads is moved under the gate exclusive (its
- * children hang on both threads' lists, and a fork by the other thread
- * reads its ids under that thread's T): setpgid of it waits for a
- * fork by the other thread, held inside its link, as an exclusive taker
- * waits for a shared holder; the child stays in the old group.
+ * @t's fork held after its read of its process's ids until @mover's
+ * @fn (@js's pid and arg), a move of that process, waits for @t's T;
+ * @fn answers @answer and the fork goes on.  The child.
  */
-Test(setpgid_shared, two_threads_stay_exclusive)
+static struct rp_task *move_beside_thread_fork(struct rp_task *t, struct job *js,
+					      long (*fn)(struct job *), struct rp_task *mover,
+					      long answer)
+{
+	struct job jf;
+
+	hold_job(&jf, fork_job, t, RP_RACE_FORK_IDS_READ, t, RP_RACE_TREE_WAITS);
+	job_start(js, fn, mover);
+	cr_assert_eq(job_join(js), answer);
+	cr_expect(uatomic_read(&hold.waited), "a move went in beside a fork by another thread");
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	return (struct rp_task *)(uintptr_t)jf.arg;
+}
+
+/*
+ * M (m and t, two threads) is in init's group.  t's fork has read M's
+ * group and session under t's T and is held before it takes their M;
+ * init's setpgid of M, under the gate shared, waits for t's T (M's
+ * children hang on both threads' lists, and t's fork reads M's ids under
+ * t's T).  The fork comes first: its child stays in the old group, on
+ * the old group's list, and the ties are those of the table walk.
+ * RP_BREAK_SETPGID_THREAD_TREES_UNLOCKED takes T of m alone: the move
+ * runs inside t's fork's window, every time.
+ */
+Test(setpgid_shared, fork_by_another_thread_waits)
 {
 	struct rp_task *m, *t, *c;
-	struct job jf, js;
+	struct job js;
 	pid_t mpid, old;
+	unsigned int before;
 
 	start(RP_SYNC_RCU);
 	m = fork_of(init);
 	t = thread_of(m);
 	mpid = rp_getpid(m);
 	old = rp_getpgid(m, 0);
-	hold_job(&jf, fork_job, t, RP_RACE_FORK_SUBREAPER_COPY, t, RP_RACE_GATE_EXCL_WAITS);
+	before = members_of(old);
+	js.pid = mpid;
+	js.arg = mpid;
+	c = move_beside_thread_fork(t, &js, setpgid_job, init, 0);
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(c, 0), old, "the child followed its parent's move");
+	cr_expect_eq(members_of(old), before, "the old group: %u members, not %u (M out, c in)",
+		     members_of(old), before);
+	cr_expect_eq(members_of(mpid), 1);
+	expect_table_clean();
+	end_child(t, c);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
+ * The same for setsid, called by a thread that is not its process's
+ * leader: M (m, t, u) in init's group and session; t's fork is held
+ * after its read of M's ids; u's setsid, under the gate shared, waits
+ * for t's T.  The child stays in init's group and session, M leads its
+ * own.  RP_BREAK_SETPGID_THREAD_TREES_UNLOCKED: the setsid runs inside
+ * the fork's window, every time.
+ */
+Test(setsid_shared, by_a_thread_waits_for_another_threads_fork)
+{
+	struct rp_task *m, *t, *u, *c;
+	struct job js;
+	pid_t mpid, old;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	u = thread_of(m);
+	mpid = rp_getpid(m);
+	old = rp_getsid(m, 0);
+	c = move_beside_thread_fork(t, &js, setsid_job, u, mpid);
+	cr_expect_eq(rp_getsid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getsid(c, 0), old, "the child followed its parent's setsid");
+	cr_expect_eq(rp_getpgid(c, 0), old);
+	expect_table_clean();
+	end_child(t, c);
+	end_task(u);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
+ * M (m, t) is moved by init; the move is held after its stores, holding
+ * G of M's group and T of both threads; t's clone of a third thread
+ * waits for G (which freezes the thread list the move took T of).  The
+ * new thread comes after the move, so its fork lands in M's new group.
+ * RP_BREAK_SETPGID_GROUP_UNLOCKED takes no G: the clone runs inside the
+ * move, every time.
+ */
+Test(setpgid_shared, thread_clone_waits_for_the_move)
+{
+	struct rp_task *m, *t, *u, *c;
+	struct job jm, jt;
+	pid_t mpid;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	mpid = rp_getpid(m);
+	jm.pid = mpid;
+	jm.arg = mpid;
+	hold_job(&jm, setpgid_job, init, RP_RACE_JOBC_MOVED, m, RP_RACE_GROUP_WAITS);
+	job_start(&jt, thread_job, t);
+	cr_assert_gt(job_join(&jt), 0);
+	cr_expect(uatomic_read(&hold.waited), "a thread's clone went in beside a move of its process");
+	cr_assert_eq(let_go(&jm), 0);
+	rp_debug_race_hook(NULL);
+	u = (struct rp_task *)(uintptr_t)jt.arg;
+	c = fork_of(u);
+	cr_expect_eq(rp_getpgid(c, 0), mpid);
+	cr_expect_eq(members_of(mpid), 2);
+	expect_table_clean();
+	end_child(u, c);
+	end_task(u);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/* @n more threads of @m's process, in @t[]. */
+static void add_threads(struct rp_task *m, struct rp_task **t, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		t[i] = thread_of(m);
+}
+
+/*
+ * A child of init, the last member of a group (*@gpid) whose leader is
+ * reaped: the group's id has no other user.
+ */
+static struct rp_task *last_of_its_group(pid_t *gpid)
+{
+	struct rp_task *g = group_of(init), *m = fork_of(g);
+
+	*gpid = rp_getpid(g);
+	end_child(init, g);
+	cr_assert_eq(members_of(*gpid), 1);
+	return m;
+}
+
+/* The threads add_threads made exit. */
+static void end_threads(struct rp_task **t, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		end_task(t[i]);
+}
+
+/*
+ * The most threads a move takes under the gate shared: eight, a T each,
+ * held with the gate, G, the real parent's T, three M and then the
+ * siglock or a bucket lock (the lock-order checker counts sixteen).  M
+ * (eight threads) leaves by setsid a group whose leader is gone, so its
+ * last detach takes that pid out of the hash under a bucket lock inside
+ * the move's locks; the setsid goes in beside a fork by another process
+ * held inside its link (the gate shared), and the old group is gone.
+ */
+Test(setsid_shared, eight_threads_beside_a_fork)
+{
+	struct rp_task *m, *t[7], *x, *c;
+	struct job jf;
+	pid_t mpid, gpid;
+
+	start(RP_SYNC_RCU);
+	m = last_of_its_group(&gpid);
+	add_threads(m, t, 7);
+	x = fork_of(init);
+	mpid = rp_getpid(m);
+	hold_job(&jf, fork_job, x, RP_RACE_FORK_SUBREAPER_COPY, x, RP_RACE_GATE_EXCL_WAITS);
+	cr_assert_eq(rp_setsid(t[6]), mpid);
+	cr_expect_not(uatomic_read(&hold.waited), "a setsid of eight threads took the gate exclusive");
+	cr_assert_gt(let_go(&jf), 0);
+	rp_debug_race_hook(NULL);
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(members_of(gpid), 0);
+	expect_table_clean();
+	end_child(x, c);
+	end_child(init, x);
+	end_threads(t, 7);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
+ * A process of more threads than a move takes T of under the gate
+ * shared (eight) is moved under the gate exclusive: setpgid of it waits
+ * for a fork by one of them, held inside its link, as an exclusive taker
+ * waits for a shared holder; the child stays in the old group.
+ */
+Test(setpgid_shared, many_threads_stay_exclusive)
+{
+	struct rp_task *m, *t[8], *c;
+	struct job jf, js;
+	pid_t mpid, old;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	add_threads(m, t, 8);
+	mpid = rp_getpid(m);
+	old = rp_getpgid(m, 0);
+	hold_job(&jf, fork_job, t[0], RP_RACE_FORK_SUBREAPER_COPY, t[0], RP_RACE_GATE_EXCL_WAITS);
 	js.pid = mpid;
 	js.arg = mpid;
 	job_start(&js, setpgid_job, init);
 	cr_assert_eq(job_join(&js), 0);
 	cr_assert_gt(let_go(&jf), 0);
 	rp_debug_race_hook(NULL);
-	cr_expect(uatomic_read(&hold.waited), "a move of a process of two threads went in shared");
+	cr_expect(uatomic_read(&hold.waited), "a move of a process of nine threads went in shared");
 	c = (struct rp_task *)(uintptr_t)jf.arg;
 	cr_expect_eq(rp_getpgid(m, 0), mpid);
 	cr_expect_eq(rp_getpgid(c, 0), old, "the child followed its parent's move");
-	end_child(t, c);
-	end_task(t);
+	end_child(t[0], c);
+	end_threads(t, 8);
 	end_child(init, m);
 	finish_all_reaped();
 }

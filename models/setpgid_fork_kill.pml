@@ -4,33 +4,42 @@
  * protocol (c); invariants I1 and I2 of docs/verification.md).
  *
  * THE PROTOCOL.  The writers of a process P's group membership take, in
- * the lock order: the tree lock (T) of P, the member locks (M) of the
- * groups whose lists they change (address order), then P's siglock.
- *  - setpgid(P, B) holds T of P, M of P's group A and of B, P's siglock:
- *    it publishes a new proxy at B's head, marks P's old proxy obsolete,
- *    unlinks it (its ->next stays), and stores P's group and proxy;
- *  - fork of P, at its link: takes T of P, and only then reads P's group
- *    and proxy (frozen: setpgid of P needs P's T), takes that group's M,
- *    then P's siglock; under it closes the fork's record (the signals a
- *    walker sent P during the fork go to the child), and links the child's
- *    proxy right behind P's (rp_hlist_add_behind_pub: the child's ->next,
- *    then the one store that publishes it);
+ * the lock order: the group lock (G) of P's thread group, the tree lock
+ * (T) of each of P's threads, the member locks (M) of the groups whose
+ * lists they change (address order), then P's siglock.
+ *  - setpgid(P, B) holds G, T of every thread of P (the thread list read
+ *    under G), M of P's group A and of B, P's siglock: it publishes a new
+ *    proxy at B's head, marks P's old proxy obsolete, unlinks it (its
+ *    ->next stays), and stores P's group and proxy;
+ *  - fork by a thread of P, at its link: takes T of that thread, and only
+ *    then reads P's group and proxy (frozen: setpgid of P needs the T of
+ *    each thread), takes that group's M, then P's siglock; under it
+ *    closes the fork's record (the signals a walker sent P during the
+ *    fork go to the child), and links the child's proxy right behind P's
+ *    (rp_hlist_add_behind_pub: the child's ->next, then the one store
+ *    that publishes it);
+ *  - a thread's clone links the new thread to P's thread list under G;
  *  - a group kill takes no writer lock: it walks the list under RCU and,
  *    for each member, under that member's siglock sends (unless the proxy
  *    is obsolete), adds the signal to an open fork record, and loads
  *    ->next (docs/pgrp.md).
  *
- * The model: group A is a1 -> P, group B is b1.  At once P forks a child
- * C, P's parent moves P to B, another process Q is moved into B by its
- * own parent (a move that shares only B's member lock with P's), and a
- * kill of A walks A.  When all four are done a second kill, of P's group,
+ * The model: group A is a1 -> P, group B is b1.  P has two threads, 0
+ * (its leader) and 1.  At once thread 1 clones a third thread, 2, which
+ * then forks a child C (-DFORK_BY_OLD_THREAD: thread 1 forks, and nobody
+ * clones), P's parent moves P to B, another process Q is moved into B by
+ * its own parent (a move that shares only B's member lock with P's), and
+ * a kill of A walks A.  When all are done a second kill, of P's group,
  * walks it.  The fork's first step
  * (opening the record, under the siglock) comes before its link hold, as
  * in the code; a signal P got before the record opened would restart the
  * fork (docs/pgrp.md), which the model leaves out: such a signal is P's
  * alone.
  *
- * What it abstracts away: the session list (the same as the group list),
+ * What it abstracts away: the clone's T of P's real parent, which the
+ * move holds too but may take after its threads' T (address order), so
+ * that it does not order the clone against the move's look at the thread
+ * list; the session list (the same as the group list),
  * the tie counts (orphan_jobc.pml, whose BROKEN_NO_CHILD_LOCK is the
  * moving process's T; the lock of P's real parent, which setpgid also
  * takes, orders the pair's tie against a move of the parent, which
@@ -57,8 +66,16 @@
  *      before it takes T of P: the move comes between, the child is linked
  *      behind P's unlinked proxy, reachable from no list, and joins the
  *      group P has left;
- *  -DBROKEN_MOVE_NO_TREE: setpgid does not take T of P: the same, from the
- *      other side;
+ *  -DBROKEN_MOVE_NO_TREE: setpgid takes no T of P's threads: the same,
+ *      from the other side;
+ *  -DBROKEN_MOVE_LEADER_TREE_ONLY: setpgid takes T of P's leader alone, as
+ *      for a process of one thread (RP_BREAK_SETPGID_THREAD_TREES_UNLOCKED):
+ *      the same, by the fork of a thread that is not the leader (both
+ *      with and without FORK_BY_OLD_THREAD);
+ *  -DBROKEN_MOVE_NO_GROUP: setpgid reads P's thread list without G
+ *      (RP_BREAK_SETPGID_GROUP_UNLOCKED): the clone links thread 2 after
+ *      the move counted the threads, and thread 2's fork reads P's group
+ *      inside the move;
  *  -DBROKEN_MOVE_NO_MEMBER: the two moves into B take no member lock
  *      (RP_BREAK_SETPGID_MEMBER_UNLOCKED): both read B's head before
  *      either stores it, and one new proxy is on no list.
@@ -86,12 +103,22 @@
 #define KF	2
 #define KM	3
 #define KQ	4
+#define KC	5
+
+#define NT	3	/* P's threads, at most */
+#ifdef FORK_BY_OLD_THREAD
+#define FT	1	/* the forking thread */
+#else
+#define FT	2
+#endif
 
 byte head[2];
 byte next[NN];
 bool obsolete[NN];
 byte grpP, grpC, proxyP;
-byte lkT, lkS;		/* P's tree lock and siglock */
+byte lkG, lkS;		/* P's group lock and siglock */
+byte lkT[NT];		/* the tree locks of P's threads; address order: by index */
+byte nthr = 2;		/* P's thread list: threads 0 .. nthr - 1 */
 byte lkM[2];		/* the groups' member locks; address order: A < B */
 bool recording;		/* P's fork record is open */
 bool recorded;		/* ghost: P got the kill of A while it was open */
@@ -156,6 +183,7 @@ proctype forker()
 {
 	byte g, px;
 
+	nthr > FT;				/* the forking thread exists */
 	/* Start: open the record (under the siglock). */
 	lock(lkS, KF);
 	recording = true;
@@ -163,10 +191,10 @@ proctype forker()
 #ifdef BROKEN_READ_BEFORE_LOCK
 	g = grpP;
 	px = proxyP;
-	lock(lkT, KF);
+	lock(lkT[FT], KF);
 #else
-	lock(lkT, KF);
-	g = grpP;				/* frozen under T of P */
+	lock(lkT[FT], KF);
+	g = grpP;				/* frozen under the forking thread's T */
 	px = proxyP;
 #endif
 	lock(lkM[g], KF);
@@ -183,20 +211,40 @@ proctype forker()
 	linked = true;
 	lkS = 0;
 	lkM[g] = 0;
-	lkT = 0;
+	lkT[FT] = 0;
 	g = 0;
 	px = 0;
+	done++
+}
+
+/* Thread 1 clones thread 2: linked to P's thread list under G. */
+proctype cloner()
+{
+	lock(lkG, KC);
+	nthr = 3;
+	lkG = 0;
 	done++
 }
 
 /* setpgid(P, B) by P's parent. */
 proctype mover()
 {
-	byte prev;
+	byte prev, i, n;
 
-#ifndef BROKEN_MOVE_NO_TREE
-	lock(lkT, KM);
+#ifndef BROKEN_MOVE_NO_GROUP
+	lock(lkG, KM);
 #endif
+	n = nthr;				/* frozen under G */
+#if defined(BROKEN_MOVE_LEADER_TREE_ONLY)
+	n = 1;
+#elif defined(BROKEN_MOVE_NO_TREE)
+	n = 0;
+#endif
+	i = 0;
+	do
+	:: i < n -> lock(lkT[i], KM); i++
+	:: else -> break
+	od;
 #ifndef BROKEN_MOVE_NO_MEMBER
 	lock(lkM[GA], KM);
 	lock(lkM[GB], KM);
@@ -221,10 +269,15 @@ proctype mover()
 	lkM[GB] = 0;
 	lkM[GA] = 0;
 #endif
-#ifndef BROKEN_MOVE_NO_TREE
-	lkT = 0;
+	do
+	:: i > 0 -> i--; lkT[i] = 0
+	:: else -> break
+	od;
+#ifndef BROKEN_MOVE_NO_GROUP
+	lkG = 0;
 #endif
 	prev = 0;
+	n = 0;
 	done++
 }
 
@@ -255,9 +308,16 @@ init {
 		run killer();
 		run forker();
 		run mover();
-		run mover2()
+		run mover2();
+#ifndef FORK_BY_OLD_THREAD
+		run cloner();
+#endif
 	}
+#ifdef FORK_BY_OLD_THREAD
 	done == 4;
+#else
+	done == 5;
+#endif
 	/* The child's proxy is on its group's list. */
 	d_step {
 		cur = head[grpC];

@@ -516,21 +516,33 @@ bool rp_pid_levels_open(struct rp_pid *pid)
 }
 
 /*
- * Under the update lock, or the gate shared with @pid's namespaces all
- * open (pid_gone): a read section of our own for the record's lookup,
- * nothing under the update lock (rp_read_lock takes no lock there).
+ * The record of @pid, whose last detach or release the caller makes:
+ * under the update lock, or under the gate shared with @pid's namespaces
+ * all open (pid_gone), in a read section of our own for the lookup
+ * (debug builds stop at a shared one whose namespaces are not).  @lv
+ * stays after it: its release is the caller's to make (pid_release).
  */
+static struct rp_pid_levels *levels_detached(struct rp_pid *pid)
+{
+	struct rp_sync *sync = &rp_pid_sys(pid)->sync;
+	struct rp_pid_levels *lv;
+
+	if (rp_update_held_here(sync))
+		return levels_held(pid);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(sync));
+	rp_read_lock(sync);
+	lv = levels_held(pid);
+	RP_DEBUG_BUG_ON(!rp_pid_levels_open(pid));
+	rp_read_unlock(sync);
+	return lv;
+}
+
 void rp_pid_levels_unpublish(struct rp_pid *pid)
 {
 	struct rp_sync *sync = &rp_pid_sys(pid)->sync;
 	struct rp_pid_levels *lv;
 
-	RP_DEBUG_BUG_ON(!rp_update_section_here(sync));
-	rp_read_lock(sync);
-	lv = levels_held(pid);
-	/* Debug builds stop at a shared detach that may end a namespace (pid_gone). */
-	RP_DEBUG_BUG_ON(!rp_update_held_here(sync) && !rp_pid_levels_open(pid));
-	rp_read_unlock(sync);	/* @lv stays: its release is ours to make (pid_release) */
+	lv = levels_detached(pid);
 	for (unsigned int i = 0; i < lv->level; i++) {
 		rp_bucket_del(&lv->sys->sync, nr_lock(lv->sys->pidns_tables, &lv->up[i]),
 			      &lv->up[i].hash);
@@ -561,14 +573,8 @@ static void levels_free(struct rp_deferred *d)
 
 void rp_pid_levels_release(struct rp_pid *pid)
 {
-	struct rp_sync *sync = &rp_pid_sys(pid)->sync;
-	struct rp_pid_levels *lv;
+	struct rp_pid_levels *lv = levels_detached(pid);
 
-	/* As rp_pid_levels_unpublish: the update lock, or a plain release's gate shared. */
-	RP_DEBUG_BUG_ON(!rp_update_section_here(sync));
-	rp_read_lock(sync);
-	lv = levels_held(pid);
-	rp_read_unlock(sync);
 	rp_bucket_del(&lv->sys->sync, pid_lock(lv->sys->pidns_tables, pid), &lv->hash);
 	rp_defer_release(&lv->sys->sync, &lv->rcu, levels_free);
 }

@@ -141,6 +141,23 @@ Test(pidns_shared, for_children_handle_before_init)
 	finish_all_reaped();
 }
 
+/*
+ * A table in rcu mode where *@u, init's child, unshared its pid namespace
+ * and forked *@n, the namespace's init; @n's number in @u's namespace.
+ */
+static pid_t ns_with_init(struct rp_task **u, struct rp_task **n)
+{
+	pid_t nnr;
+
+	start(RP_SYNC_RCU);
+	*u = fork_of(init);
+	cr_assert_eq(rp_unshare(*u, CLONE_NEWPID), 0);
+	nnr = rp_fork(*u, n);
+	cr_assert_gt(nnr, 0);
+	cr_assert_eq(rp_getpid(*n), 1);
+	return nnr;
+}
+
 /* The job's task reaps its child numbered j->pid there (wait_job), noted in seen.reaped. */
 static long reap_job(struct job *j)
 {
@@ -165,13 +182,8 @@ static void reaps_side_by_side(enum rp_race_point where, bool at_a)
 	struct rp_task *u, *n, *a, *b, *c;
 	struct rp_verify_report r = { 0 };
 	struct job ja = { .options = 0 }, jb = { .options = 0 };
-	pid_t nnr;
+	pid_t nnr = ns_with_init(&u, &n);
 
-	start(RP_SYNC_RCU);
-	u = fork_of(init);
-	cr_assert_eq(rp_unshare(u, CLONE_NEWPID), 0);
-	nnr = rp_fork(u, &n);
-	cr_assert_gt(nnr, 0);
 	a = fork_of(n);
 	c = fork_of(n);
 	b = fork_of(c);
@@ -238,13 +250,8 @@ Test(pidns_shared, member_release_completes_init_exit)
 	struct rp_task *u, *n, *a;
 	struct rp_verify_report r = { 0 };
 	int status = -1;
-	pid_t nnr;
+	pid_t nnr = ns_with_init(&u, &n);
 
-	start(RP_SYNC_RCU);
-	u = fork_of(init);
-	cr_assert_eq(rp_unshare(u, CLONE_NEWPID), 0);
-	nnr = rp_fork(u, &n);
-	cr_assert_gt(nnr, 0);
 	a = fork_of(n);
 	cr_assert_eq(rp_exit_group(n, 0), 0);
 	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for A");

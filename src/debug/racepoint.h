@@ -301,6 +301,12 @@ enum rp_race_point {
 	   a read section): a wait that read the stop now would report the
 	   detach's signal. */
 	RP_RACE_PTRACE_DETACH_UNLINKS,
+	/* The last detach of a nested pid is about to take it off its
+	   namespace's count at one level (task/pidns.c, pid_gone; the update
+	   lock held, or the gate shared for a plain release;
+	   RP_BREAK_NS_UNCOUNT_UNLOCKED: between its load and its store);
+	   @t NULL. */
+	RP_RACE_NS_UNCOUNT,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -118,8 +118,8 @@ static void lock_reap_members(struct rp_signal *sig, struct rp_lock_set *m)
  * Unlink @t from every list and drop its ids (Linux's __exit_signal,
  * __unhash_process).  True if an exec of the group waits for @t to go.
  * Under the update lock; or a plain reap's (wait.c: a leader alone in its
- * group, untraced, of the root namespace) under the gate shared, with G
- * of @t's group and T of its real parent held, which takes L around its
+ * group, untraced, no namespace of its pids dying) under the gate shared,
+ * with G of @t's group and T of its real parent held, which takes L around its
  * node on sys->tasks and then M of the pids it detaches itself, in that
  * order: a fork beside it that links behind the neighbouring node, or
  * attaches to the same group, meets each lock on its own.  Or a plain
@@ -202,25 +202,43 @@ void rp_release_task(struct rp_task *t)
 }
 
 /*
+ * RP_BREAK_NS_RELEASE_DYING takes a release of a nested process under the
+ * gate shared whether or not one of its namespaces is dying: the last
+ * pid that the ending init's exit waits for goes under the gate shared,
+ * where that exit cannot complete.
+ */
+#ifdef RP_BREAK_NS_RELEASE_DYING
+#define LEVELS_OPEN(pid) ((void)(pid), true)
+#else
+#define LEVELS_OPEN(pid) rp_pid_levels_open(pid)
+#endif
+
+/*
  * A process whose release the gate shared covers: its leader, alone in
  * its group (a zombie leader alone stays so: no thread is left to
  * clone), untraced (an attach, under T of its real parent, refuses a
- * zombie: protocol (f)), of the root namespace and not init, with no pid
- * namespace for its children (unshare, setns), in a group and a session
- * of the root namespace:
- * every pid its release detaches is one whose last detach ends no
- * namespace.  Read from fields that the release leaves as they are, in
- * memory that the caller's read section or reference keeps.  Who
- * releases it is decided elsewhere: wait's compare-and-swap of the exit
- * state, or the exit that found its parent does not wait.
+ * zombie: protocol (f)), not the root's init, with no pid namespace for
+ * its children (unshare, setns), and each pid its release may detach
+ * (its own, its group's, its session's) numbered in no namespace that is
+ * dying: no last detach of one ends a namespace or completes an ending
+ * init's exit (pidns.c, pid_gone), and a nested namespace's init is not
+ * released before its namespace is dying (its exit ends it).  Read from
+ * fields that the release leaves as they are, or that only the gate
+ * exclusive writes (a namespace's dying), in memory that the caller's
+ * read section or reference keeps; under the gate shared and a read
+ * section.  Who releases it is decided elsewhere: wait's
+ * compare-and-swap of the exit state, or the exit that found its parent
+ * does not wait.
  */
 bool rp_release_may_be_shared(const struct rp_task *p)
 {
 	const struct rp_signal *sig = p->signal;
 
+	rp_assert_read_section(&p->sys->sync);
 	return rp_thread_group_leader(p) && !p->ptrace && p->parent == p->real_parent &&
-	       !rp_signal_leader_pid(sig)->nested && !rp_is_global_init(p) &&
-	       !(p->flags & RP_PF_NS_CHILDREN) && !sig->pgrp->nested && !sig->session->nested;
+	       !rp_is_global_init(p) && !(p->flags & RP_PF_NS_CHILDREN) &&
+	       LEVELS_OPEN(rp_signal_leader_pid(sig)) && LEVELS_OPEN(sig->pgrp) &&
+	       LEVELS_OPEN(sig->session);
 }
 
 /* The first thread of @p's group that is not exiting (Linux's find_alive_thread). */
@@ -721,14 +739,14 @@ static bool init_waits(struct rp_task *t, bool early)
  * May @t's exit take the update gate shared (docs/process.md, "What is
  * built")?  What can be answered before the gate: rcu mode, the last
  * thread of its process and its only one (only @t itself could add one),
- * its leader, in the root namespace (its tgid has no nested numbers), not
- * init.  exit_plain_locked answers the rest.
+ * its leader, not the root's init (a nested namespace's init ends its
+ * namespace: rp_do_exit never asks for it).  exit_plain and
+ * exit_plain_locked answer the rest.
  */
 static bool exit_may_be_plain(struct rp_task *t, bool group_dead)
 {
 	return t->sys->sync.mode == RP_SYNC_RCU && group_dead && rp_thread_group_leader(t) &&
-	       CMM_LOAD_SHARED(t->signal->nr_threads) == 1 &&
-	       !rp_signal_leader_pid(t->signal)->nested && !rp_is_global_init(t);
+	       CMM_LOAD_SHARED(t->signal->nr_threads) == 1 && !rp_is_global_init(t);
 }
 
 /*
@@ -938,8 +956,8 @@ static bool release_dead_shared(struct rp_task *t)
 	rp_read_lock(sync);
 	parent = rcu_dereference(t->real_parent);
 	autoreap_parent_lock(parent);
-	rp_read_unlock(sync);	/* @parent stays: its exit needs the T we hold */
 	shared = rp_release_may_be_shared(t);
+	rp_read_unlock(sync);	/* @parent stays: its exit needs the T we hold */
 	if (shared) {
 #ifdef RP_BREAK_AUTOREAP_DEAD_LATE
 		uatomic_set(&t->exit_state, RP_EXIT_DEAD);
@@ -978,8 +996,14 @@ static void release_dead(struct rp_task *t)
  * A plain exit: under the gate shared, in a read section (the parent and
  * the reaper are found, and their T taken, under RCU), T of @t, of its
  * real parent and of its children's reaper; the children given away,
- * @t closed, then the notice.  True if done, false (nothing written) if
- * @t's exit must take the gate exclusive.
+ * @t closed, then the notice.  A process of a nested namespace gives no
+ * children away here: its reaper would be its namespace's init, which may
+ * be ending it (protocol (a) with an end), so with children it exits
+ * exclusive; without (exit_locks_hold checks under its T that none came
+ * meanwhile) it goes as a root one does, its release under the gate
+ * shared only while its namespaces are open (rp_release_may_be_shared).
+ * True if done, false (nothing written) if @t's exit must take the gate
+ * exclusive.
  */
 static bool exit_plain(struct rp_task *t, bool group_dead)
 {
@@ -995,6 +1019,9 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 	for (;;) {
 		l.reaper = NULL;
 		if (rcu_dereference(t->children.head.next)) {
+			/* A child whose reaper is a namespace's init: exclusive (ns_child_reaper). */
+			if (rp_signal_leader_pid(t->signal)->nested)
+				goto out;
 			if (!moves && !(moves = begin_moves(t->sys)))
 				goto out;
 			/* Our RP_PF_EXITING, then the reaper's: pairs with the same in its exit. */

@@ -11,7 +11,7 @@
  * candidate: it is claimed under the update lock after a recheck (still
  * reportable, still ours), and a zombie is claimed by moving it to
  * RP_EXIT_DEAD, so that each is reaped exactly once (I3).  In rcu mode a
- * plain zombie (a process alone in its group, untraced, of the root
+ * plain zombie (a process alone in its group, untraced, of no dying
  * namespace) is claimed and released under the update gate shared and
  * object locks instead (protocol (d): claim_shared), and so is a child's
  * stopped or continued report (protocol (g): report_shared: T of its
@@ -571,10 +571,11 @@ static bool still_reportable(struct rp_task *self, struct wait_opts *wo, struct 
  * (g) and (h), "What is built")?  A hint, read under no lock, which the
  * claim checks again under its locks: in rcu mode, a zombie found on a
  * children list and not reaped as a tracee, only to be reaped (not
- * WNOWAIT) by a caller of the root namespace (its report numbers no
- * nested pid); a stopped or continued report, a tracee's too, whatever
- * the flags and the caller's namespace (it releases nothing, and a pid's
- * numbers in each namespace are constant).
+ * WNOWAIT), in whatever namespace (the claim, under its locks, takes a
+ * zombie of a namespace that is dying to the gate exclusive:
+ * rp_release_may_be_shared); a stopped or continued report, a tracee's
+ * too, whatever the flags (it releases nothing, and a pid's numbers in
+ * each namespace are constant).
  */
 static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
 		       const struct candidate *c)
@@ -583,7 +584,7 @@ static bool plain_hint(const struct rp_task *self, const struct wait_opts *wo,
 		return false;
 	if (c->what != REPORT_ZOMBIE)
 		return true;
-	return !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT) && !wo->ns->level;
+	return !c->on_ptraced && !c->ptrace && !(wo->flags & WNOWAIT);
 }
 
 enum shared_claim { SHARED_LOST, SHARED_REPORTED, SHARED_EXCLUSIVE };

@@ -224,8 +224,11 @@ void rp_pid_detach(struct rp_pid *pid)
 	RP_BUG_ON(!(pid->users & RP_PID_ATTACHMENTS));
 	if (--pid->users & RP_PID_ATTACHMENTS)
 		return;
-	/* A nested pid's last detach may end its namespace: the gate exclusive only. */
-	RP_DEBUG_BUG_ON(pid->nested && !rp_update_held_here(&sys->sync));
+	/*
+	 * A nested pid's last detach may end its namespace: the gate
+	 * exclusive, or shared by a plain reap that found its namespaces
+	 * open (rp_pid_levels_open, pidns.c's pid_gone).
+	 */
 	/* No attachment can come back: the number is no longer found. */
 	rp_pid_hash_del(pid);
 	if (pid->nested)

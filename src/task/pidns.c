@@ -417,11 +417,12 @@ void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv)
 
 /*
  * One pid more numbered in @ns.  Under the gate shared two forks into one
- * namespace count at once, so the add is atomic; every decrement
- * (pid_gone) and every read that decides (an init's end) is made under the
- * gate exclusive, which waits for every shared holder, so none of them
- * meets an add in flight.  RP_BREAK_NS_COUNT_UNLOCKED adds by a plain load
- * and store: two forks side by side count one pid.
+ * namespace count at once, and a plain release's decrement (pid_gone)
+ * meets them, so the add is atomic; every read that decides (an init's
+ * end) is made under the gate exclusive, which waits for every shared
+ * holder, so none of them meets an add in flight.
+ * RP_BREAK_NS_COUNT_UNLOCKED adds by a plain load and store: two forks
+ * side by side count one pid.
  */
 static void pid_counted(struct rp_pidns *ns)
 {
@@ -455,24 +456,93 @@ void rp_pid_levels_publish(struct rp_pid_levels *lv)
 }
 
 /*
- * One pid fewer numbered in @ns (update lock held): at its ending init's
- * own, that init's exit completes at the end of this update section, when
- * this pid's numbers are given back and whatever freed it is done.
+ * RP_BREAK_NS_UNCOUNT_UNLOCKED takes a pid off its namespace's count by a
+ * plain load and store: two plain releases side by side, or a release
+ * beside a fork's add, lose one of the two writes.
+ */
+static unsigned int uncount(struct rp_pidns *ns)
+{
+#ifdef RP_BREAK_NS_UNCOUNT_UNLOCKED
+	unsigned int n = CMM_LOAD_SHARED(ns->nr_pids);
+
+	RP_BUG_ON(!n);
+	RP_RACE_POINT(RP_RACE_NS_UNCOUNT, NULL);
+	CMM_STORE_SHARED(ns->nr_pids, n - 1);
+	return n - 1;
+#else
+	RP_RACE_POINT(RP_RACE_NS_UNCOUNT, NULL);
+	return uatomic_sub_return(&ns->nr_pids, 1);
+#endif
+}
+
+/*
+ * One pid fewer numbered in @ns: at its ending init's own, that init's
+ * exit completes at the end of this update section, when this pid's
+ * numbers are given back and whatever freed it is done.  Under the
+ * update lock, or the gate shared for a plain release of a pid whose
+ * namespaces are all open (rp_pid_levels_open): none has ended, so no
+ * init waits on its count (settle_at is set in the exclusive hold that
+ * ends it) and its init's own pid keeps the count above 0.  An end
+ * waits for the gate exclusive, so a shared decrement comes wholly
+ * before it (and is counted in what it reads) or, the namespace then
+ * dying, is not made shared.  Shared decrements and adds meet each
+ * other only: atomic (uncount).
  */
 static void pid_gone(struct rp_pidns *ns)
 {
-	RP_BUG_ON(!ns->nr_pids);
-	if (--ns->nr_pids != ns->settle_at || !ns->settle_at)
+	unsigned int n = uncount(ns);
+
+	RP_BUG_ON(n + 1 == 0);
+	if (n != ns->settle_at || !ns->settle_at)
 		return;
+	rp_assert_update_held(&ns->sys->sync);
 	ns->settle_at = 0;
 	rp_update_work_add(&ns->sys->sync, &ns->settle, ns->settle.fn);
 }
 
+bool rp_pid_levels_open(struct rp_pid *pid)
+{
+	struct rp_pid_levels *lv;
+
+	if (!pid->nested)
+		return true;
+	lv = levels_of(pid);
+	if (!lv)
+		return false;
+	for (unsigned int i = 0; i < lv->level; i++)
+		if (CMM_LOAD_SHARED(lv->up[i].ns->dying))
+			return false;
+	return true;
+}
+
+/*
+ * The record of @pid, whose last detach or release the caller makes:
+ * under the update lock, or under the gate shared with @pid's namespaces
+ * all open (pid_gone), in a read section of our own for the lookup
+ * (debug builds stop at a shared one whose namespaces are not).  @lv
+ * stays after it: its release is the caller's to make (pid_release).
+ */
+static struct rp_pid_levels *levels_detached(struct rp_pid *pid)
+{
+	struct rp_sync *sync = &rp_pid_sys(pid)->sync;
+	struct rp_pid_levels *lv;
+
+	if (rp_update_held_here(sync))
+		return levels_held(pid);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(sync));
+	rp_read_lock(sync);
+	lv = levels_held(pid);
+	RP_DEBUG_BUG_ON(!rp_pid_levels_open(pid));
+	rp_read_unlock(sync);
+	return lv;
+}
+
 void rp_pid_levels_unpublish(struct rp_pid *pid)
 {
-	struct rp_pid_levels *lv = levels_held(pid);
+	struct rp_sync *sync = &rp_pid_sys(pid)->sync;
+	struct rp_pid_levels *lv;
 
-	rp_assert_update_held(&lv->sys->sync);
+	lv = levels_detached(pid);
 	for (unsigned int i = 0; i < lv->level; i++) {
 		rp_bucket_del(&lv->sys->sync, nr_lock(lv->sys->pidns_tables, &lv->up[i]),
 			      &lv->up[i].hash);
@@ -483,10 +553,13 @@ void rp_pid_levels_unpublish(struct rp_pid *pid)
 	 * Linux's free_pid clears PIDNS_ADDING after a failed first fork.  An
 	 * init that ran closed it already at its exit (src/proc/exit.c,
 	 * zap_pid_ns); this is for the fork that was to make it and failed.
-	 * Under the update lock, as the check.
+	 * Under the update lock, as the check (a plain release never frees
+	 * an init's pid: its namespace is dying by then).
 	 */
-	if (lv->up[lv->level - 1].nr == 1)
+	if (lv->up[lv->level - 1].nr == 1) {
+		rp_assert_update_held(sync);
 		lv->up[lv->level - 1].ns->dying = true;
+	}
 	give_back(lv, 0);
 }
 
@@ -500,9 +573,8 @@ static void levels_free(struct rp_deferred *d)
 
 void rp_pid_levels_release(struct rp_pid *pid)
 {
-	struct rp_pid_levels *lv = levels_held(pid);
+	struct rp_pid_levels *lv = levels_detached(pid);
 
-	rp_assert_update_held(&lv->sys->sync);
 	rp_bucket_del(&lv->sys->sync, pid_lock(lv->sys->pidns_tables, pid), &lv->hash);
 	rp_defer_release(&lv->sys->sync, &lv->rcu, levels_free);
 }
@@ -615,10 +687,10 @@ bool rp_reaps_in_exit(struct rp_task *t)
 	struct rp_pid *tgid = rp_signal_leader_pid(t->signal);
 	struct rp_pidns *ns;
 
-	/* The root's init never ends: asked with the gate shared by a plain exit's notice. */
+	/* A plain exit's notice asks with the gate shared: ending is written exclusive. */
 	if (!tgid->nested)
 		return false;
-	rp_assert_update_held(&t->sys->sync);
+	RP_DEBUG_BUG_ON(!rp_update_section_here(&t->sys->sync));
 	ns = rp_pid_ns(tgid);
 	/* Only a process of @ns compares: no other is ever published in it again. */
 	return ns && ns->ending == t->signal;

@@ -43,7 +43,8 @@ struct rp_pidns {
 	bool dying;			/* (u) its init has exited, or its first
 					   fork failed: no pid may be published
 					   in it any more (ENOMEM) */
-	unsigned int nr_pids;		/* (u; a shared fork's add: uatomic)
+	unsigned int nr_pids;		/* (u; a shared fork's add and a plain
+					   release's decrement: uatomic)
 					   published pids with a number here,
 					   those of the namespaces below included
 					   (Linux's pid_allocated) */
@@ -224,12 +225,23 @@ struct rp_pid_levels *rp_pid_levels_alloc(struct rp_pidns *ns, const struct rp_s
 void rp_pid_levels_free_unpublished(struct rp_pid_levels *lv);
 /* Found by pid and by number (update lock), once @pid is the record's. */
 void rp_pid_levels_publish(struct rp_pid_levels *lv);
-/* Nested @pid's numbers not found any more, and given back (update lock). */
+/*
+ * May nested @pid's last detach come under the gate shared?  None of its
+ * namespaces is dying (their ends are exclusive: within the caller's
+ * hold of the gate shared the answer stays).  True for a pid of the root
+ * namespace alone; a read section held.
+ */
+bool rp_pid_levels_open(struct rp_pid *pid);
+/*
+ * Nested @pid's numbers not found any more, and given back (update lock;
+ * or the gate shared, rp_pid_levels_open true in this hold of it).
+ */
 void rp_pid_levels_unpublish(struct rp_pid *pid);
 /*
  * Nested @pid's memory goes: its record is not found by pid any more, and
  * goes after a grace period (update lock).  A reader that reached @pid
- * before reads it as having no numbers (rp_pid_ns, rp_pid_nr_ns).
+ * before reads it as having no numbers (rp_pid_ns, rp_pid_nr_ns).  Under
+ * what its rp_pid_levels_unpublish was.
  */
 void rp_pid_levels_release(struct rp_pid *pid);
 
@@ -251,8 +263,9 @@ void rp_pidns_end(struct rp_pidns *ns, struct rp_task *init);
 /*
  * Is @t a thread of an init whose exit ended its namespace?  It reaps
  * every child that dies (Linux's zap_pid_ns_processes ignores SIGCHLD
- * and waits for them).  Update lock held, unless @t is of the root
- * namespace (never: a plain exit asks with the gate shared).
+ * and waits for them).  In an update section (a plain exit's notice asks
+ * with the gate shared; the end that sets it is exclusive), a read
+ * section held.
  */
 bool rp_reaps_in_exit(struct rp_task *t);
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A fork into a nested pid namespace under the update gate shared
- * (docs/process.md, "What is built"; docs/namespaces.md): beside another
- * fork into the same namespace, the namespace's count of pids, which its
- * init's end waits on, must count both.
+ * A fork into a nested pid namespace, and the exit and reap of an
+ * ordinary member of one, under the update gate shared (docs/process.md,
+ * "What is built"; docs/namespaces.md): beside another fork or reap in
+ * the same namespace, the namespace's count of pids, which its init's end
+ * waits on, must count both; a member's release in a namespace that is
+ * ending stays exclusive, where it completes its init's exit.
  */
 #include <sched.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
+#include "rcuproc/pgrp.h"
 #include "task/task.h"
 #include "verify/verify.h"
 #include "../fixture/racehold.h"
@@ -15,6 +18,7 @@
 static struct {
 	int excl_waits;			/* uatomic: an exclusive taker waits */
 	int forked;			/* uatomic: the second fork returned */
+	int reaped;			/* uatomic: the second reap returned */
 } seen;
 
 /*
@@ -133,6 +137,131 @@ Test(pidns_shared, for_children_handle_before_init)
 	cr_assert_eq(rp_exit_group(c, 0), 0);
 	cr_assert_eq(rp_wait4(u, cnr, NULL, 0, NULL), cnr);
 	rp_task_put(c);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * A table in rcu mode where *@u, init's child, unshared its pid namespace
+ * and forked *@n, the namespace's init; @n's number in @u's namespace.
+ */
+static pid_t ns_with_init(struct rp_task **u, struct rp_task **n)
+{
+	pid_t nnr;
+
+	start(RP_SYNC_RCU);
+	*u = fork_of(init);
+	cr_assert_eq(rp_unshare(*u, CLONE_NEWPID), 0);
+	nnr = rp_fork(*u, n);
+	cr_assert_gt(nnr, 0);
+	cr_assert_eq(rp_getpid(*n), 1);
+	return nnr;
+}
+
+/* The job's task reaps its child numbered j->pid there (wait_job), noted in seen.reaped. */
+static long reap_job(struct job *j)
+{
+	long ret = wait_job(j);
+
+	uatomic_set(&seen.reaped, 1);
+	return ret;
+}
+
+/*
+ * N, a namespace's init, has children A and C, and C has B, which leads
+ * a session of its own (so that the two releases share no group's or
+ * session's M); A and B are zombies.  N's reap of A is held at @where (task A, or NULL for any)
+ * inside its release, T of N held; meanwhile C reaps B, which must
+ * return while A's reap is held (a reap that takes the gate exclusive
+ * waits for it, or, the held one exclusive too, for the update mutex).
+ * Let go, both are reported and the namespace counts its init and C
+ * alone (the table walk).
+ */
+static void reaps_side_by_side(enum rp_race_point where, bool at_a)
+{
+	struct rp_task *u, *n, *a, *b, *c;
+	struct rp_verify_report r = { 0 };
+	struct job ja = { .options = 0 }, jb = { .options = 0 };
+	pid_t nnr = ns_with_init(&u, &n);
+
+	a = fork_of(n);
+	c = fork_of(n);
+	b = fork_of(c);
+	ja.pid = rp_getpid(a);
+	jb.pid = rp_getpid(b);
+	cr_assert_eq(rp_setsid(b), jb.pid);
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	cr_assert_eq(rp_exit_group(b, 0), 0);
+	start_held_with(&ja, wait_job, n, where, at_a ? a : NULL, note_hook);
+	job_start(&jb, reap_job, c);
+	while (!uatomic_read(&seen.reaped) && !uatomic_read(&seen.excl_waits))
+		usleep(1000);
+	cr_expect(uatomic_read(&seen.reaped), "a reap in the namespace waited for the held one");
+	release();
+	cr_assert_eq(job_join(&ja), ja.pid);
+	cr_assert_eq(job_join(&jb), jb.pid);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(ja.status, EXITED(0));
+	cr_assert_eq(jb.status, EXITED(0));
+	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	rp_task_put(a);
+	rp_task_put(b);
+	end_child(n, c);
+	reap_nr(u, n, nnr);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * The claim and release of an ordinary member go under the gate shared:
+ * A's reap held in its release (RP_RACE_RELEASE_DETACHES, before its
+ * pid leaves the namespace), B's reap goes through.  Before, both took
+ * the gate exclusive and B's waited.
+ */
+Test(pidns_shared, reaps_side_by_side)
+{
+	reaps_side_by_side(RP_RACE_RELEASE_DETACHES, true);
+}
+
+/*
+ * The same, A's reap held where its pid leaves the namespace's count
+ * (RP_RACE_NS_UNCOUNT): B's decrement comes in between.
+ * RP_BREAK_NS_UNCOUNT_UNLOCKED takes the pid off by a load and a store
+ * around the point: B's decrement is lost, and the namespace counts a
+ * pid that has no number (the table walk).
+ */
+Test(pidns_shared, reaps_uncount_side_by_side)
+{
+	reaps_side_by_side(RP_RACE_NS_UNCOUNT, false);
+}
+
+/*
+ * N, a namespace's init, exits while its child A lives: the namespace
+ * ends, and N's exit waits for A's pid.  A's exit is a plain one (no
+ * children), whose parent N reaps it (rp_reaps_in_exit); its release,
+ * the namespace dying, takes the gate exclusive, where its pid's
+ * decrement completes N's exit: U reaps N.
+ * RP_BREAK_NS_RELEASE_DYING releases A under the gate shared all the
+ * same: the decrement that N's exit waits for comes where that exit
+ * cannot complete (debug builds stop there).
+ */
+Test(pidns_shared, member_release_completes_init_exit)
+{
+	struct rp_task *u, *n, *a;
+	struct rp_verify_report r = { 0 };
+	int status = -1;
+	pid_t nnr = ns_with_init(&u, &n);
+
+	a = fork_of(n);
+	cr_assert_eq(rp_exit_group(n, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for A");
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), nnr,
+		     "A's release completed init's exit");
+	cr_assert_eq(status, EXITED(0));
+	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	rp_task_put(a);
+	rp_task_put(n);
 	end_child(init, u);
 	finish_all_reaped();
 }

@@ -38,7 +38,7 @@
 
 /*
  * Are the other threads of @self's group gone (update lock held, or G of
- * the group: a plain exec, which finds none)?  Released,
+ * the group: a look under the gate shared)?  Released,
  * not merely exited: a zombie still holds the group's handler table, and a
  * traced one stays until its tracer reaps it (Linux's de_thread waits for
  * notify_count, counted down in __exit_signal).  Only the old leader stays,
@@ -63,8 +63,8 @@ static bool others_released(struct rp_task *self)
 }
 
 /*
- * One look at the group, update lock (or a plain exec's G) and siglock
- * held.  -ESRCH if @self is
+ * One look at the group, update lock (or G, under the gate shared) and
+ * siglock held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
  * first: that one zapped us), 1 once the other threads are released (the
  * old leader a zombie), 0 to wait.  The first look kills the others and,
@@ -171,7 +171,7 @@ static void take_leadership(struct rp_task *self)
  * child's exit notice reads it under that T and sends an odd exit signal
  * only while it is the count the child was forked under) and its
  * RP_PF_FORKNOEXEC (T of @self: the parent's setpgid reads it under that
- * T, and G, for EACCES).  The update lock, or a plain exec's G and T.
+ * T, and G, for EACCES).  The update lock, or G and T under the gate shared (look_shared).
  */
 static void exec_new_domain(struct rp_task *self)
 {

@@ -102,6 +102,7 @@ runs=(
 	"exec_dethread       correct                          verify safety"
 	"exec_dethread       BROKEN_FORK_NO_CHECK             fail   safety"
 	"exec_dethread       BROKEN_NO_KILL_CHECK             fail   safety"
+	"exec_dethread       BROKEN_WAITS_IN_GATE             fail   safety"
 	"cred_fold           correct                          verify safety"
 	"cred_fold           BROKEN_NO_GRACE                  fail   safety"
 	"cred_fold           BROKEN_NO_BIAS                   fail   safety"

@@ -20,7 +20,11 @@
  *    thread (which the exec's first look and a group kill both set);
  *    otherwise it links the new thread, under both;
  *  - a group kill (S) sets the group-exit flag and marks every thread on
- *    the list killed, the exec'ing thread included.
+ *    the list killed, the exec'ing thread included;
+ *  - the update gate: each look of the exec, a thread fork and a plain
+ *    release hold it shared; a release that needs it exclusive (here O's,
+ *    when O is traced: its tracer's wait reaps it) waits until no shared
+ *    holder is left, so the exec sleeps between looks holding nothing.
  *
  * The model: threads L (the leader), X (execs) and O of one process; O may
  * fork a thread N; a group kill may come at any moment, or not at all.
@@ -48,7 +52,10 @@
  *      outlives it);
  *  -DBROKEN_NO_KILL_CHECK: exec looks for a pending kill only at its first
  *      look: a group kill while it waits is ignored and the new program
- *      runs in a group that was killed.
+ *      runs in a group that was killed;
+ *  -DBROKEN_WAITS_IN_GATE: exec keeps the gate shared while it sleeps
+ *      (RP_BREAK_EXEC_WAITS_IN_GATE): a traced O's release, exclusive,
+ *      never comes, and the exec waits for ever (an invalid end state).
  *
  * Run: spin -a exec_dethread.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  */
@@ -73,6 +80,27 @@ bool switched;		/* the new program runs */
 bool x_died;
 bool kill_before_switch;	/* ghost */
 byte done;
+byte gate_sh;		/* shared holders of the update gate */
+bool gate_ex;		/* the gate held exclusive */
+bool o_traced;		/* O's release takes the gate exclusive */
+
+inline gate_shared()
+{
+	atomic { !gate_ex -> gate_sh++ }
+}
+
+inline gate_exclusive()
+{
+	atomic { !gate_ex && gate_sh == 0 -> gate_ex = true }
+}
+
+#ifdef BROKEN_WAITS_IN_GATE
+#define EXEC_GATE_ENTER	skip
+#define EXEC_GATE_LEAVE	skip
+#else
+#define EXEC_GATE_ENTER	gate_shared()
+#define EXEC_GATE_LEAVE	gate_sh--
+#endif
 
 inline lock(l, me)
 {
@@ -83,12 +111,24 @@ inline lock(l, me)
 #define OTHERS_GONE	((!linked[L] || gone[L]) && (!linked[O] || gone[O]) && \
 			 (!linked[N] || gone[N]))
 
-/* The release, under G, then the wake-up (the guard in exec). */
+/*
+ * The release, then the wake-up (the guard in exec): plain, under the
+ * gate shared and G; a traced O's under the gate exclusive.
+ */
 inline exit_thread(me)
 {
-	lock(lkG, me);
-	gone[me] = true;
-	lkG = NONE
+	if
+	:: me == O && o_traced ->
+		gate_exclusive();
+		gone[me] = true;
+		gate_ex = false
+	:: else ->
+		gate_shared();
+		lock(lkG, me);
+		gone[me] = true;
+		lkG = NONE;
+		gate_sh--
+	fi
 }
 
 proctype thread(byte me)
@@ -97,7 +137,8 @@ proctype thread(byte me)
 	:: me == O ->
 		/* clone(CLONE_THREAD), or not */
 		if
-		:: lock(lkG, me);
+		:: gate_shared();
+			lock(lkG, me);
 			lock(lkS, me);
 #ifdef BROKEN_FORK_NO_CHECK
 			if
@@ -111,7 +152,8 @@ proctype thread(byte me)
 			:: else
 			fi;
 			lkS = NONE;
-			lkG = NONE
+			lkG = NONE;
+			gate_sh--
 		:: skip
 		fi
 	:: else
@@ -124,6 +166,7 @@ proctype thread(byte me)
 proctype execer()
 {
 	/* First look: kill pending? else claim and kill the others. */
+	gate_shared();
 	lock(lkG, X);
 	lock(lkS, X);
 	if
@@ -131,6 +174,7 @@ proctype execer()
 		x_died = true;
 		lkS = NONE;
 		lkG = NONE;
+		gate_sh--;
 		goto out
 	:: else
 	fi;
@@ -142,9 +186,11 @@ proctype execer()
 	};
 	lkS = NONE;
 	lkG = NONE;
+	EXEC_GATE_LEAVE;
 	do
 	:: /* sleep until a release or a kill wakes us */
 		(OTHERS_GONE || killed[X]);
+		EXEC_GATE_ENTER;
 		lock(lkG, X);
 		lock(lkS, X);
 		if
@@ -154,6 +200,7 @@ proctype execer()
 			x_died = true;
 			lkS = NONE;
 			lkG = NONE;
+			gate_sh--;
 			break
 #endif
 #ifdef BROKEN_NO_KILL_CHECK
@@ -166,10 +213,12 @@ proctype execer()
 			exec_task = NONE;
 			lkS = NONE;
 			lkG = NONE;
+			gate_sh--;
 			break
 		:: else ->
 			lkS = NONE;
-			lkG = NONE
+			lkG = NONE;
+			EXEC_GATE_LEAVE
 		fi
 	od;
 out:
@@ -194,7 +243,11 @@ init {
 	d_step {
 		linked[L] = true;
 		linked[X] = true;
-		linked[O] = true
+		linked[O] = true;
+		if
+		:: o_traced = true
+		:: o_traced = false
+		fi
 	}
 	atomic {
 		run thread(L);
@@ -205,7 +258,7 @@ init {
 		:: skip
 		fi
 	}
-	(done == 3 + linked[N]) && lkS == NONE;
+	(done == 3 + linked[N]) && lkS == NONE && gate_sh == 0 && !gate_ex;
 	assert(gone[L] && gone[O] && (!linked[N] || gone[N]));
 	assert(!kill_before_switch || !switched);
 	/* A kill that came after the switch kills X on its way back. */

@@ -38,7 +38,7 @@
 
 /*
  * Are the other threads of @self's group gone (update lock held, or G of
- * the group: a plain exec, which finds none)?  Released,
+ * the group: a look under the gate shared)?  Released,
  * not merely exited: a zombie still holds the group's handler table, and a
  * traced one stays until its tracer reaps it (Linux's de_thread waits for
  * notify_count, counted down in __exit_signal).  Only the old leader stays,
@@ -63,8 +63,8 @@ static bool others_released(struct rp_task *self)
 }
 
 /*
- * One look at the group, update lock (or a plain exec's G) and siglock
- * held.  -ESRCH if @self is
+ * One look at the group, update lock (or G, under the gate shared) and
+ * siglock held.  -ESRCH if @self is
  * to die (a group exit, a SIGKILL, or another thread's exec got there
  * first: that one zapped us), 1 once the other threads are released (the
  * old leader a zombie), 0 to wait.  The first look kills the others and,
@@ -171,7 +171,7 @@ static void take_leadership(struct rp_task *self)
  * child's exit notice reads it under that T and sends an odd exit signal
  * only while it is the count the child was forked under) and its
  * RP_PF_FORKNOEXEC (T of @self: the parent's setpgid reads it under that
- * T, and G, for EACCES).  The update lock, or a plain exec's G and T.
+ * T, and G, for EACCES).  The update lock, or G and T under the gate shared (look_shared).
  */
 static void exec_new_domain(struct rp_task *self)
 {
@@ -188,19 +188,25 @@ static void exec_new_domain(struct rp_task *self)
 }
 
 /*
- * ---- de_thread of a process of one thread under the gate shared (rcu
- * mode; docs/process.md, "What is built") ----
+ * ---- de_thread under the gate shared (rcu mode; docs/process.md,
+ * protocol (e) and "What is built") ----
  *
- * No thread to kill or wait for, no leader to switch: only the look under
- * the siglock and exec_new_domain's writes, under G of the group (its
- * thread count, read there: a thread's clone and a thread's release take
- * G) and T of @self and
- * of its real parent (increasing address; one lock for init, its own
- * parent), rechecked after they are taken: a reparenting moves @self
- * under T of its old parent.  RP_BREAK_EXEC_SHARED_UNLOCKED trusts the
- * gate, as before the conversion: it tells the checker and takes none of
- * G and T, and a child's notice or the parent's setpgid reads across the
- * exec's writes.
+ * Each look, the kill pass and every look after it alike, holds G of the
+ * group, T of @self and of its real parent (increasing address; one lock
+ * for init, its own parent), rechecked after they are taken (a
+ * reparenting moves @self under T of its old parent), and the siglock
+ * (de_thread_step).  G orders the look against a thread's clone and a
+ * thread's plain release, which link and unlink under it; the siglock
+ * against the group kill and the release's read of the claim.  Between
+ * looks the exec holds nothing: a release it waits for may need the gate
+ * exclusive (a traced thread reaped by its tracer, a thread with
+ * children).  The last look of the group's leader makes exec_new_domain's
+ * writes under those locks; the last look of another thread, which must
+ * take the zombie leader's place, answers EXEC_EXCLUSIVE: the leader
+ * switch runs under the update lock, after a look of its own.
+ * RP_BREAK_EXEC_SHARED_UNLOCKED trusts the gate, as before the
+ * conversion: it tells the checker and takes none of G and T, and a
+ * child's notice or the parent's setpgid reads across the exec's writes.
  */
 #ifdef RP_BREAK_EXEC_SHARED_UNLOCKED
 #define EXEC_TAKES_LOCKS false
@@ -219,10 +225,22 @@ static void exec_new_domain(struct rp_task *self)
 #define EXEC_PARENT_RECHECK true
 #endif
 
-/* What rp_execve's de_thread answers to take the gate exclusive instead. */
+/*
+ * RP_BREAK_EXEC_WAITS_IN_GATE sleeps between looks with the gate still
+ * held shared, as a reader would keep its read lock: a release that must
+ * take the gate exclusive (a traced thread's, by its tracer's wait) never
+ * comes, and the exec sleeps for ever.
+ */
+#ifdef RP_BREAK_EXEC_WAITS_IN_GATE
+#define EXEC_LEAVES_GATE false
+#else
+#define EXEC_LEAVES_GATE true
+#endif
+
+/* What a look answers to take the gate exclusive instead. */
 #define EXEC_EXCLUSIVE	2
 
-static void plain_group_lock(struct rp_signal *sig)
+static void shared_group_lock(struct rp_signal *sig)
 {
 	if (EXEC_TAKES_LOCKS)
 		rp_group_lock(sig);
@@ -230,7 +248,7 @@ static void plain_group_lock(struct rp_signal *sig)
 		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
 }
 
-static void plain_group_unlock(struct rp_signal *sig)
+static void shared_group_unlock(struct rp_signal *sig)
 {
 	if (EXEC_TAKES_LOCKS)
 		rp_group_unlock(sig);
@@ -239,7 +257,7 @@ static void plain_group_unlock(struct rp_signal *sig)
 }
 
 /* T of the tasks of @trees, in their order; let go in the reverse. */
-static void plain_trees(const struct rp_lock_set *trees, bool lock)
+static void shared_trees(const struct rp_lock_set *trees, bool lock)
 {
 	for (unsigned int k = 0; k < trees->n; k++) {
 		struct rp_task *t = trees->obj[lock ? k : trees->n - 1 - k];
@@ -256,96 +274,111 @@ static void plain_trees(const struct rp_lock_set *trees, bool lock)
 }
 
 /*
- * G of @self's group and T of @self and of its real parent, in @trees;
- * false, with nothing held, if the group has another thread.  In a read
- * section: the parent read under RCU is not freed before its T is taken.
+ * G of @self's group and T of @self and of its real parent, in @trees.
+ * In a read section: the parent read under RCU is not freed before its T
+ * is taken.
  */
-static bool plain_lock(struct rp_task *self, struct rp_lock_set *trees)
+static void shared_lock(struct rp_task *self, struct rp_lock_set *trees)
 {
 	struct rp_task *parent;
 
-	plain_group_lock(self->signal);
-	if (self->signal->nr_threads != 1) {
-		plain_group_unlock(self->signal);
-		return false;
-	}
+	shared_group_lock(self->signal);
 	do {
 		if (trees->n)
-			plain_trees(trees, false);
+			shared_trees(trees, false);
 		parent = rcu_dereference(self->real_parent);
 		RP_RACE_POINT(RP_RACE_EXEC_PARENT_READ, self);
 		trees->n = 0;
 		rp_tree_set_add(trees, self);
 		rp_tree_set_add(trees, parent);
-		plain_trees(trees, true);
+		shared_trees(trees, true);
 	} while (EXEC_PARENT_RECHECK && self->real_parent != parent);
-	return true;
 }
 
-/*
- * de_thread's one look for a process of one thread, under the gate
- * shared: 1 (and the new domain's writes made), -ESRCH, or EXEC_EXCLUSIVE
- * with nothing written.
- */
-static int de_thread_plain(struct rp_task *self)
+/* de_thread_step in a siglock hold: -ESRCH if @self is released. */
+static int look(struct rp_task *self)
 {
-	struct rp_sync *sync = &self->sys->sync;
-	struct rp_lock_set trees = { .n = 0 };
-	struct rp_sighand *sh;
-	int ret = EXEC_EXCLUSIVE;
+	struct rp_sighand *sh = rp_lock_task_sighand(self);
+	int ret = sh ? de_thread_step(self) : -ESRCH;
 
-	rp_update_lock_shared(sync);
-	rp_read_lock(sync);
-	if (plain_lock(self, &trees)) {
-		sh = rp_lock_task_sighand(self);
-		ret = sh ? de_thread_step(self) : -ESRCH;
-		if (sh)
-			rp_unlock_sighand(sh);
-		RP_DEBUG_BUG_ON(ret == 0 || ret == -ENOMEM);	/* nobody to wait for */
-		if (ret > 0)
-			exec_new_domain(self);
-		plain_trees(&trees, false);
-		plain_group_unlock(self->signal);
-	}
-	rp_read_unlock(sync);
-	rp_update_unlock_shared(sync);
+	if (sh)
+		rp_unlock_sighand(sh);
 	return ret;
 }
 
 /*
- * Linux's de_thread.  Sleeps on the group's wait queue (rp_chldexit_waitq), which each other
- * thread wakes once it is a zombie (exit_notify) and once it is released
- * (rp_release_task, also when a tracer reaps it later), seeing
- * the group's exec task (rp_group_exec_task) set under the update lock.
- * In rcu mode a process of one thread takes the gate shared instead
- * (de_thread_plain).
+ * One look of de_thread under the gate shared: 1 (and the new domain's
+ * writes made), -ESRCH, -ENOMEM, 0 to wait, or EXEC_EXCLUSIVE (the others
+ * are released and the leader switch is left to the update lock).  The
+ * gate is let go, except by the twin that keeps it to wait.
+ */
+static int look_shared(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	struct rp_lock_set trees = { .n = 0 };
+	int ret;
+
+	if (EXEC_LEAVES_GATE || !rp_gate_shared_here(sync))
+		rp_update_lock_shared(sync);
+	rp_read_lock(sync);
+	shared_lock(self, &trees);
+	ret = look(self);
+	/* group_leader: changed by this group's exec alone, which is @self. */
+	if (ret > 0 && !rp_thread_group_leader(self))
+		ret = EXEC_EXCLUSIVE;
+	else if (ret > 0)
+		exec_new_domain(self);
+	shared_trees(&trees, false);
+	shared_group_unlock(self->signal);
+	rp_read_unlock(sync);
+	if (EXEC_LEAVES_GATE || ret)
+		rp_update_unlock_shared(sync);
+	return ret;
+}
+
+/* One look of de_thread under the update lock, kept unless it answers 0. */
+static int look_exclusive(struct rp_task *self)
+{
+	int ret;
+
+	rp_update_lock(&self->sys->sync);
+	ret = look(self);
+	if (!ret)
+		rp_update_unlock(&self->sys->sync);
+	return ret;
+}
+
+/*
+ * Linux's de_thread.  Sleeps on the group's wait queue (rp_chldexit_waitq),
+ * which each other thread wakes once it is a zombie (exit_notify) and once
+ * it is released (rp_release_task, also when a tracer reaps it later),
+ * seeing the group's exec task (rp_group_exec_task) set under the
+ * siglock.  In rcu mode each look takes the gate shared (look_shared), and
+ * only a non-leader's leader switch the update lock.
  */
 static int de_thread(struct rp_task *self)
 {
 	struct rp_signal *sig = self->signal;
 	struct rp_sync *sync = &self->sys->sync;
-	struct rp_sighand *sh;
+	bool shared = sync->mode == RP_SYNC_RCU;
 	unsigned long seq;
-	int ret = EXEC_EXCLUSIVE;
+	int ret;
 
-	if (sync->mode == RP_SYNC_RCU)
-		ret = de_thread_plain(self);
-	if (ret != EXEC_EXCLUSIVE)
-		return ret < 0 ? ret : 0;
 	for (;;) {
 		/* Sampled before the look: an exit after it wakes the wait below. */
 		seq = rp_waitq_seq(rp_chldexit_waitq(sig));
-		rp_update_lock(sync);
-		sh = rp_lock_task_sighand(self);
-		ret = sh ? de_thread_step(self) : -ESRCH;
-		if (sh)
-			rp_unlock_sighand(sh);
-		if (ret)
+		ret = shared ? look_shared(self) : look_exclusive(self);
+		if (ret == EXEC_EXCLUSIVE)
+			shared = false;
+		else if (ret)
 			break;
-		rp_update_unlock(sync);
-		RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
-		rp_waitq_wait(rp_chldexit_waitq(sig), seq);
+		else {
+			RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
+			rp_waitq_wait(rp_chldexit_waitq(sig), seq);
+		}
 	}
+	if (shared)
+		return ret < 0 ? ret : 0;
 	if (ret > 0) {
 		if (!rp_thread_group_leader(self))
 			take_leadership(self);

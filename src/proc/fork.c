@@ -387,7 +387,7 @@ static void thread_parent_unlock(struct rp_task *parent)
 
 /*
  * A thread's object locks under the gate shared: G of @self's group (the
- * thread list and nr_threads, which setpgid, a plain exec and a thread's
+ * thread list and nr_threads, which setpgid, exec's looks and a thread's
  * release read or write under it), then, in a read section, T of the
  * group's real parent, the new thread's: read under RCU, and again under
  * its T, since a plain exit of that parent moves the group's threads to

@@ -413,8 +413,8 @@ struct rp_signal {
 	unsigned int live;		/* (a) threads that have not exited */
 	unsigned int nr_threads;	/* (u, G: a plain reap; G and T of the
 					   group's real parent: a thread's clone)
-					   threads on thread_head; setpgid and a
-					   plain exec read it under G, a plain
+					   threads on thread_head; setpgid reads
+					   it under G, a plain
 					   ptrace attach under that T */
 	/*
 	 * (a) Its block's RP_PART_* in use and not dead (rp_process_part_dead):

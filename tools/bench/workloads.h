@@ -45,5 +45,6 @@ extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_p
 
 /* workloads_stop.c */
 extern const struct bench_workload bench_stop_own;
+extern const struct bench_workload bench_thread_exec;
 
 #endif /* RP_TOOLS_WORKLOADS_H */

@@ -7,9 +7,16 @@
  * it.  The child's stop and its death need it to run: an OS thread of the
  * bench plays it, taking its signals once for each hand-over (the stop,
  * which sleeps until SIGCONT, and then the SIGKILL).
+ *
+ * An exec of a process of two threads (thread_exec): each thread's
+ * process clones a second thread and execs; de_thread kills that thread
+ * and waits for its release, which the same OS thread plays: handed the
+ * thread before the exec, it takes its signals until the exec's kill
+ * ends it.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -21,6 +28,7 @@ struct stopper {
 	pthread_t thread;
 	bool started;			/* the child's thread runs: stopper_end joins it */
 	struct rp_task *child;		/* the child the next hand-over is for; NULL: end */
+	bool until_dead;		/* each hand-over: signals until the child dies */
 	sem_t handed, taken;		/* a hand-over, and the child's signals taken */
 	/* The child thread's shared writes; read after the join. */
 	unsigned long shared[RP_SHARED_NR];
@@ -46,7 +54,9 @@ static void *child_main(void *arg)
 		if (!child)
 			break;
 		rp_debug_shared_writes(before);
-		rp_get_signal(child, &info);
+		/* A thread the exec is about to kill: yields until the kill comes. */
+		while (rp_get_signal(child, &info) >= 0 && s->until_dead)
+			sched_yield();
 		rp_debug_shared_writes(after);
 		for (unsigned int k = 0; k < RP_SHARED_NR; k++)
 			s->shared[k] += after[k] - before[k];
@@ -139,4 +149,45 @@ const struct bench_workload bench_stop_own = {
 		   "each thread in its own group",
 	.kinds = { "stop+cont cycle" }, .scaling = true, .children_in_run = 1,
 	.thread_setup = stopper_setup, .op = op_stop_cont, .thread_end = stopper_end,
+};
+
+static int exec_setup(struct bench_thread *t)
+{
+	int err = stopper_setup(t);
+
+	if (t->priv)
+		((struct stopper *)t->priv)->until_dead = true;
+	return err;
+}
+
+/* clone(CLONE_THREAD), then execve: the exec kills the thread and waits for its release. */
+static void op_thread_exec(struct bench_thread *t)
+{
+	struct stopper *s = t->priv;
+	unsigned long shared[RP_SHARED_NR];
+	struct rp_task *thread;
+	uint64_t t0, t1;
+
+	t0 = bench_clock_ns();
+	if (rp_clone(t->self, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &thread) < 0)
+		return;		/* EAGAIN at pid_max: nothing counted */
+	hand_over(s, thread);	/* it runs until the exec's kill */
+	bench_shared_begin(shared);
+	t1 = bench_clock_ns();
+	rp_execve(t->self, "bench");
+	bench_record(t, 0, bench_clock_ns() - t1);
+	bench_shared_end(t, 0, shared);
+	await_taken(s);		/* out of rp_get_signal: the last reference may go */
+	rp_task_put(thread);
+	t->kinds[0].ops++;
+	t->kinds[1].ops++;
+	bench_record(t, 1, bench_clock_ns() - t0);
+}
+
+const struct bench_workload bench_thread_exec = {
+	.name = "thread_exec",
+	.summary = "clone a thread, then execve (de_thread kills it and waits for its release); "
+		   "each thread's process in its own group",
+	.kinds = { "exec of 2 threads", "clone+exec" }, .scaling = true, .children_in_run = 1,
+	.thread_setup = exec_setup, .op = op_thread_exec, .thread_end = stopper_end,
 };

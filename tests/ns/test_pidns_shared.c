@@ -33,6 +33,14 @@ static void note_hook(enum rp_race_point where, struct rp_task *t)
 		race_hook(where, t);
 }
 
+/* The table walk passes. */
+static void walk_ok(void)
+{
+	struct rp_verify_report r = { 0 };
+
+	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+}
+
 /* The job's task forks; the child's number as the job's task sees it. */
 static long fork_job(struct job *j)
 {
@@ -67,7 +75,6 @@ static void reap_nr(struct rp_task *parent, struct rp_task *p, pid_t nr)
 Test(pidns_shared, forks_count_side_by_side)
 {
 	struct rp_task *u, *n, *a = NULL, *b = NULL;
-	struct rp_verify_report r = { 0 };
 	struct job ja, jb;
 	pid_t nnr, anr, bnr;
 
@@ -90,7 +97,7 @@ Test(pidns_shared, forks_count_side_by_side)
 	rp_debug_race_hook(NULL);
 	cr_assert_eq(anr, 2, "N's child: %d", anr);
 	cr_assert_gt(bnr, 1, "U's child: %d", bnr);
-	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	walk_ok();
 	reap_nr(n, a, anr);
 	reap_nr(u, b, bnr);
 	reap_nr(u, n, nnr);
@@ -180,7 +187,6 @@ static long reap_job(struct job *j)
 static void reaps_side_by_side(enum rp_race_point where, bool at_a)
 {
 	struct rp_task *u, *n, *a, *b, *c;
-	struct rp_verify_report r = { 0 };
 	struct job ja = { .options = 0 }, jb = { .options = 0 };
 	pid_t nnr = ns_with_init(&u, &n);
 
@@ -203,7 +209,7 @@ static void reaps_side_by_side(enum rp_race_point where, bool at_a)
 	rp_debug_race_hook(NULL);
 	cr_assert_eq(ja.status, EXITED(0));
 	cr_assert_eq(jb.status, EXITED(0));
-	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	walk_ok();
 	rp_task_put(a);
 	rp_task_put(b);
 	end_child(n, c);
@@ -248,7 +254,6 @@ Test(pidns_shared, reaps_uncount_side_by_side)
 Test(pidns_shared, member_release_completes_init_exit)
 {
 	struct rp_task *u, *n, *a;
-	struct rp_verify_report r = { 0 };
 	int status = -1;
 	pid_t nnr = ns_with_init(&u, &n);
 
@@ -259,9 +264,169 @@ Test(pidns_shared, member_release_completes_init_exit)
 	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), nnr,
 		     "A's release completed init's exit");
 	cr_assert_eq(status, EXITED(0));
-	cr_assert_eq(rp_verify_walk_table(sys, &r), 0, "table walk: %s", r.first[0]);
+	walk_ok();
 	rp_task_put(a);
 	rp_task_put(n);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/* ---- a release that completes an ending init, from outside and above ---- */
+
+/*
+ * R, in the root namespace, enters N for its children (setns) and forks
+ * C into it; C exits and R reaps it: R sees C's root number.  Then N's
+ * init exits while a second such child D is R's zombie: init's exit
+ * waits for D, R's reap of D (in a dying namespace) completes it.
+ */
+Test(pidns_shared, outside_parent_reaps_member)
+{
+	struct rp_task *u, *n, *r, *c, *d;
+	struct rp_pidns *h = NULL;
+	int status = -1;
+	pid_t nnr = ns_with_init(&u, &n), cnr, dnr;
+
+	r = fork_of(init);
+	cr_assert_eq(rp_pidns_open(r, nnr, 0, &h), 0);
+	cr_assert_eq(rp_setns(r, h, CLONE_NEWPID), 0);
+	cnr = rp_fork(r, &c);
+	cr_assert_gt(cnr, 1);
+	cr_assert_neq(rp_getpid(c), cnr);
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(r, -1, &status, 0, NULL), cnr);
+	cr_assert_eq(status, EXITED(0));
+	rp_task_put(c);
+	walk_ok();
+	dnr = rp_fork(r, &d);
+	cr_assert_gt(dnr, 1);
+	cr_assert_eq(rp_exit_group(d, 0), 0);
+	cr_assert_eq(rp_exit_group(n, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for D");
+	cr_assert_eq(rp_wait4(r, dnr, &status, 0, NULL), dnr);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), nnr, "D's reap completed init's exit");
+	rp_task_put(d);
+	rp_task_put(n);
+	walk_ok();
+	rp_pidns_put(h);
+	end_child(init, r);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * R, a root process, joins the group G of M, a member of N (same
+ * session).  N's init exits; M dies and goes; G stays numbered in N
+ * (R is in it): init's exit waits.  R exits and init reaps it: that
+ * release detaches G, in a dying namespace, and completes init's exit.
+ */
+Test(pidns_shared, root_member_of_nested_group)
+{
+	struct rp_task *u, *n, *m, *r;
+	int status = -1;
+	pid_t nnr = ns_with_init(&u, &n), mnr, rnr;
+
+	m = fork_of(n);
+	mnr = rp_getpid(m);
+	cr_assert_eq(rp_setpgid(m, 0, 0), 0);
+	r = fork_of(init);
+	rnr = rp_getpid(r);
+	/* M's number in the root: find it through U's view (U is in the root). */
+	{
+		pid_t mroot = 0;
+		rp_read_lock(&sys->sync);
+		mroot = rp_pid_nr_ns(m->pid, &sys->pidns);
+		rp_read_unlock(&sys->sync);
+		cr_assert_eq(rp_setpgid(r, 0, mroot), 0);
+		cr_assert_eq(rp_getpgid(r, 0), mroot);
+	}
+	walk_ok();
+	cr_assert_eq(rp_exit_group(n, 0), 0);
+	cr_assert_eq(rp_exit_group(m, 0), 0);
+	(void)mnr;
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init waits for G");
+	cr_assert_eq(rp_exit_group(r, 0), 0);
+	cr_assert_eq(rp_wait4(init, rnr, &status, 0, NULL), rnr);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), nnr, "R's release completed init's exit");
+	rp_task_put(m);
+	rp_task_put(r);
+	rp_task_put(n);
+	walk_ok();
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * Two levels: N1 (init I1) holds N2 (init I2, made by I1's unshare), I2
+ * forks C.  C exits (zombie of I2).  I1 exits: N1 dying, I2 killed.  I2
+ * reaps C (its pid numbered in dying N1): then I2 exits and I1 reaps it
+ * in its end; U reaps I1.
+ */
+Test(pidns_shared, two_levels_reap_in_dying_parent_ns)
+{
+	struct rp_task *u, *i1, *i2, *c;
+	int status = -1;
+	pid_t i1nr = ns_with_init(&u, &i1), i2nr, cnr;
+
+	cr_assert_eq(rp_unshare(i1, CLONE_NEWPID), 0);
+	i2nr = rp_fork(i1, &i2);
+	cr_assert_gt(i2nr, 1);
+	cr_assert_eq(rp_getpid(i2), 1);
+	cnr = rp_fork(i2, &c);
+	cr_assert_eq(cnr, 2);
+	walk_ok();
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_exit_group(i1, 0), 0);
+	cr_assert_eq(rp_wait4(u, i1nr, &status, WNOHANG, NULL), 0);
+	cr_assert_eq(rp_wait4(i2, cnr, &status, 0, NULL), cnr);
+	cr_assert_eq(rp_exit_group(i2, 0), 0);
+	cr_assert_eq(rp_wait4(u, i1nr, &status, 0, NULL), i1nr);
+	rp_task_put(c);
+	rp_task_put(i2);
+	rp_task_put(i1);
+	walk_ok();
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+static long exit_group_job(struct job *j)
+{
+	return rp_exit_group(j->t, 0);
+}
+
+/*
+ * C, a member of N, reaps its zombie child A under the gate shared, held
+ * where A's pid leaves N's count (RP_RACE_NS_UNCOUNT); meanwhile N, the
+ * namespace's init, exits: its end must wait for the gate (the shared
+ * release checked N open).  Let go: N's exit waits for C, C's exit
+ * (autoreaped by the ending init) completes it, U reaps N.
+ */
+Test(pidns_shared, init_exit_during_shared_uncount)
+{
+	struct rp_task *u, *n, *a, *c;
+	struct job ja = { .options = 0 }, jn;
+	int status = -1;
+	pid_t nnr = ns_with_init(&u, &n);
+
+	c = fork_of(n);
+	a = fork_of(c);
+	ja.pid = rp_getpid(a);
+	cr_assert_eq(rp_exit_group(a, 0), 0);
+	start_held_with(&ja, wait_job, c, RP_RACE_NS_UNCOUNT, NULL, note_hook);
+	job_start(&jn, exit_group_job, n);
+	while (!uatomic_read(&seen.excl_waits))
+		usleep(1000);
+	release();
+	cr_assert_eq(job_join(&ja), ja.pid);
+	cr_assert_eq(job_join(&jn), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for C");
+	walk_ok();
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, 0, NULL), nnr);
+	rp_task_put(a);
+	rp_task_put(c);
+	rp_task_put(n);
+	walk_ok();
 	end_child(init, u);
 	finish_all_reaped();
 }

@@ -307,6 +307,10 @@ enum rp_race_point {
 	   RP_BREAK_NS_UNCOUNT_UNLOCKED: between its load and its store);
 	   @t NULL. */
 	RP_RACE_NS_UNCOUNT,
+	/* de_thread of a non-leader: its shared look found the others
+	   released and dropped the claim, and it has not taken the update
+	   lock for its exclusive look yet (proc/exec.c; nothing held). */
+	RP_RACE_EXEC_SWITCH_LOOK,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

@@ -368,9 +368,10 @@ static int de_thread(struct rp_task *self)
 		/* Sampled before the look: an exit after it wakes the wait below. */
 		seq = rp_waitq_seq(rp_chldexit_waitq(sig));
 		ret = shared ? look_shared(self) : look_exclusive(self);
-		if (ret == EXEC_EXCLUSIVE)
+		if (ret == EXEC_EXCLUSIVE) {
 			shared = false;
-		else if (ret)
+			RP_RACE_POINT(RP_RACE_EXEC_SWITCH_LOOK, self);
+		} else if (ret)
 			break;
 		else {
 			RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);

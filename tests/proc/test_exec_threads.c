@@ -184,8 +184,10 @@ Test(exec_threads, waits_for_a_clone)
 /*
  * P's leader execs; its kill pass kills B and it is held before its sleep.
  * A SIGKILL to P comes meanwhile, and B dies.  The exec's next look finds
- * the kill and gives up (-ESRCH, as Linux's de_thread): P dies of it, and
- * its parent reaps it killed.
+ * the kill and gives up (-ESRCH, the library's answer for a caller that
+ * is to die; Linux's de_thread answers -EAGAIN, which no caller sees
+ * either, the thread dying of its kill): P dies of it, and its parent
+ * reaps it killed.
  */
 Test(exec_threads, group_kill_while_it_waits)
 {
@@ -240,5 +242,144 @@ Test(exec_threads, traced_thread_reaped_while_it_waits)
 	rp_task_put(b);
 	end_child(init, x);
 	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * B, a thread of P other than its leader L, execs.  Its kill pass
+ * kills L, which dies (a zombie leader); B's next look, shared, finds L
+ * gone and drops the claim, and B is held before its exclusive look
+ * (RP_RACE_EXEC_SWITCH_LOOK, nothing held).  A SIGKILL to P comes in that
+ * window: the exclusive look must fail the exec, and P must be reaped
+ * killed.
+ */
+Test(exec_threads, nonleader_killed_before_the_switch)
+{
+	struct rp_task *p, *b;
+	struct job je;
+	int status = -1;
+	pid_t pid;
+	long r;
+
+	p = threaded(&b);
+	hold.exec_of = b;
+	pid = rp_getpid(p);
+	race_count_jobs();
+	arm(RP_RACE_EXEC_SWITCH_LOOK, b, true, true);
+	rp_debug_race_hook(note_hook);
+	job_start(&je, exec_job, b);
+	while (!uatomic_read(&hold.exec_waits) && !uatomic_read(&hold.exec_done))
+		usleep(1000);
+	cr_assert_eq(rp_get_signal(p, NULL), -ESRCH, "the leader was not killed");
+	cr_assert(await_reached(1), "the exec did not reach its exclusive look");
+	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
+	release();
+	r = job_join(&je);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(r, -ESRCH, "the exec went on in a killed process: %ld", r);
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	cr_expect_eq(status, SIGKILL, "status %#x", status);
+	rp_task_put(b);
+	rp_task_put(p);
+	finish_all_reaped();
+}
+
+/*
+ * as above, but in the window P's parent waits (WNOHANG) and the
+ * zombie leader must not be reported; then the exec ends, B the leader.
+ */
+Test(exec_threads, nonleader_wait_before_the_switch)
+{
+	struct rp_task *p, *b;
+	struct job je;
+	int status = -1;
+	pid_t pid;
+
+	p = threaded(&b);
+	hold.exec_of = b;
+	pid = rp_getpid(p);
+	race_count_jobs();
+	arm(RP_RACE_EXEC_SWITCH_LOOK, b, true, true);
+	rp_debug_race_hook(note_hook);
+	job_start(&je, exec_job, b);
+	while (!uatomic_read(&hold.exec_waits) && !uatomic_read(&hold.exec_done))
+		usleep(1000);
+	cr_assert_eq(rp_get_signal(p, NULL), -ESRCH, "the leader was not killed");
+	cr_assert(await_reached(1), "the exec did not reach its exclusive look");
+	cr_assert_eq(rp_wait4(init, pid, &status, WNOHANG, NULL), 0, "the zombie leader was reported");
+	release();
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getpid(b), pid);
+	cr_expect_eq(b->signal->nr_threads, 1);
+	rp_task_put(p);
+	end_child(init, b);
+	finish_all_reaped();
+}
+
+/*
+ * B, a thread of P traced by X, is killed by the exec's kill pass of
+ * P's leader, which sleeps; B takes its SIGKILL and X reaps it.  Linux:
+ * a thread killed by de_thread exits in do_group_exit with code 0
+ * (group_exec_task set), so X's wait reports status 0.
+ */
+Test(exec_threads, traced_thread_killed_status)
+{
+	struct rp_task *p, *b, *x;
+	struct job je;
+	int status = -1;
+	pid_t tid;
+
+	p = threaded(&b);
+	x = fork_of(init);
+	tid = rp_gettid(b);
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, tid, NULL, NULL), 0);
+	exec_held(&je, p);
+	cr_assert_eq(rp_get_signal(b, NULL), -ESRCH);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_expect_eq(status, 0, "status %#x", status);
+	release();
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	rp_task_put(b);
+	end_child(init, x);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * P's leader execs while B, traced by X, is a zombie that X does not
+ * reap; the exec sleeps.  A SIGKILL to P must wake it and fail it (Linux:
+ * de_thread sleeps TASK_KILLABLE), without X's reap.
+ */
+Test(exec_threads, killed_while_a_traced_zombie_stays, .timeout = 20)
+{
+	struct rp_task *p, *b, *x;
+	struct job je;
+	int status = -1;
+	pid_t tid, pid;
+
+	p = threaded(&b);
+	pid = rp_getpid(p);
+	x = fork_of(init);
+	tid = rp_gettid(b);
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, tid, NULL, NULL), 0);
+	cr_assert_eq(rp_exit(b, 0), 0);
+	race_count_jobs();
+	rp_debug_race_hook(note_hook);
+	job_start(&je, exec_job, p);
+	while (!uatomic_read(&hold.exec_waits))
+		usleep(1000);
+	usleep(20000);
+	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
+	cr_assert(await_jobs_done(1), "the exec slept on after a SIGKILL");
+	cr_assert_eq(job_join(&je), -ESRCH);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	rp_task_put(b);
+	cr_assert_eq(rp_wait4(init, pid, &status, 0, NULL), pid);
+	cr_expect_eq(status, SIGKILL, "status %#x", status);
+	rp_task_put(p);
+	end_child(init, x);
 	finish_all_reaped();
 }

@@ -311,6 +311,14 @@ enum rp_race_point {
 	   released and dropped the claim, and it has not taken the update
 	   lock for its exclusive look yet (proc/exec.c; nothing held). */
 	RP_RACE_EXEC_SWITCH_LOOK,
+	/* A move of @t's process under the gate shared walked its thread
+	   list (under G) and has not taken the threads' T yet
+	   (pgrp/setpgid.c, hold_trees; G held, read section). */
+	RP_RACE_SETPGID_THREADS_READ,
+	/* setpgid by @t under the gate shared made its first look up of the
+	   target by number and has taken no lock (pgrp/setpgid.c,
+	   setpgid_shared; read section). */
+	RP_RACE_SETPGID_FIRST_LOOK,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

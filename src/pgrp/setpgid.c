@@ -173,9 +173,11 @@ struct move_hold {
 
 /*
  * The most threads of a process moved under the gate shared: each adds
- * a T to the locks held at once, which the lock-order checker counts to
- * sixteen (the gate, G, the T, three M, then the siglock or a bucket
- * lock), and to the set of T (RP_LOCK_SET_MAX, with the real parent).
+ * a T to the locks held at once, which the lock-order checker allows
+ * to sixteen: the move holds fifteen at most (the gate, G, nine T, three
+ * M, then the siglock, or after it a bucket lock: the old ids' last
+ * detach comes after the siglock's hold), and to the set of T
+ * (RP_LOCK_SET_MAX, with the real parent).
  */
 #define MOVE_THREADS_MAX	(RP_LOCK_SET_MAX - 1)
 
@@ -251,6 +253,7 @@ static bool hold_trees(struct move_hold *h, struct rp_task *p)
 	cds_list_for_each_entry(t, &p->signal->thread_head, thread_node)
 		rp_tree_set_add(&h->trees, t);
 	rp_tree_set_add(&h->trees, h->parent);	/* one lock for init, its own parent */
+	RP_RACE_POINT(RP_RACE_SETPGID_THREADS_READ, p);
 	h->untaken = 0;
 	for (unsigned int i = 0; i < h->trees.n; i++)
 		if (tree_twin(h, h->trees.obj[i]))
@@ -332,8 +335,14 @@ static int setpgid_shared(struct rp_task *self, pid_t pid, pid_t pgid, struct rp
 again:
 	/* A first look, to know whose locks to take; all of it again under them. */
 	p = rp_find_task_rcu(self->sys, pid);
+	RP_RACE_POINT(RP_RACE_SETPGID_FIRST_LOOK, self);
 	if (!p || !rp_thread_group_leader(p)) {
-		err = setpgid_target(self, pid, &p);
+		/*
+		 * Answered from this look, as setpgid_target would answer it:
+		 * another look here, with no lock held, could find a child
+		 * forked meanwhile and pass checks that need its T.
+		 */
+		err = p ? -EINVAL : -ESRCH;
 		goto out;
 	}
 	if (!hold_trees(&h, p)) {

@@ -31,6 +31,10 @@ static struct {
 	enum rp_race_point where, until;
 	struct rp_task *at;
 	int reached, go, waited;	/* uatomic */
+	/* A second thread held, at @where2 with @at2, until go2 (hold_second). */
+	enum rp_race_point where2;
+	struct rp_task *at2;
+	int reached2, go2;		/* uatomic */
 } hold;
 
 static void await_flag(const int *flag)
@@ -46,11 +50,16 @@ static void hook(enum rp_race_point where, struct rp_task *t)
 		uatomic_set(&hold.waited, 1);
 		uatomic_set(&hold.go, 1);
 	} else if (where == RP_RACE_MEMBER_WAITS || where == RP_RACE_TREE_WAITS ||
-		   where == RP_RACE_GATE_EXCL_WAITS || where == RP_RACE_GATE_BACKS_OUT) {
+		   where == RP_RACE_GATE_EXCL_WAITS || where == RP_RACE_GATE_BACKS_OUT ||
+		   where == RP_RACE_GROUP_WAITS) {
 		uatomic_set(&hold.go, 1);
+		uatomic_set(&hold.go2, 1);
 	} else if (where == hold.where && t == CMM_LOAD_SHARED(hold.at) &&
 		   !uatomic_cmpxchg(&hold.reached, 0, 1)) {
 		await_flag(&hold.go);
+	} else if (where == CMM_LOAD_SHARED(hold.where2) && t == CMM_LOAD_SHARED(hold.at2) &&
+		   !uatomic_cmpxchg(&hold.reached2, 0, 1)) {
+		await_flag(&hold.go2);
 	}
 }
 
@@ -64,6 +73,20 @@ static void hold_job(struct job *j, long (*fn)(struct job *), struct rp_task *t,
 	rp_debug_race_hook(hook);
 	job_start(j, fn, t);
 	await_flag(&hold.reached);
+}
+
+/*
+ * Beside the first hold, job @j runs @fn on @t and is held where @at
+ * reaches @where, until go2 (or any thread's wait for a lock); returns
+ * once it is held.
+ */
+static void hold_second(struct job *j, long (*fn)(struct job *), struct rp_task *t,
+			enum rp_race_point where, struct rp_task *at)
+{
+	CMM_STORE_SHARED(hold.at2, at);
+	CMM_STORE_SHARED(hold.where2, where);
+	job_start(j, fn, t);
+	await_flag(&hold.reached2);
 }
 
 /* The second job has returned: let the first go (a no-op if it went), and join it. */
@@ -477,8 +500,9 @@ Test(setsid_shared, by_a_thread_waits_for_another_threads_fork)
  * G of M's group and T of both threads; t's clone of a third thread
  * waits for G (which freezes the thread list the move took T of).  The
  * new thread comes after the move, so its fork lands in M's new group.
- * RP_BREAK_SETPGID_GROUP_UNLOCKED takes no G: the clone runs inside the
- * move, every time.
+ * RP_BREAK_SETPGID_GROUP_UNLOCKED takes no G: the clone then waits at T
+ * of M's real parent instead, never at G, which `waited` sees every
+ * time (clone_between_the_walk_and_the_locks, below, shows the harm).
  */
 Test(setpgid_shared, thread_clone_waits_for_the_move)
 {
@@ -507,6 +531,90 @@ Test(setpgid_shared, thread_clone_waits_for_the_move)
 	end_task(u);
 	end_task(t);
 	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
+ * The hazard G keeps out: M (m, t) is moved by init, held after its walk
+ * of M's thread list and before it takes the threads' T.  t clones u:
+ * with G the clone waits for the move, and u is born after it.  Without
+ * G (RP_BREAK_SETPGID_GROUP_UNLOCKED) u is linked now, a thread the move
+ * walked past and takes no T of; u's fork reads M's ids under u's T and
+ * is held there while the move ends; it then links its child against
+ * the old group's ids (the debug build's assertion of M, else a child in
+ * the group M left): the child must land in M's new group.
+ */
+Test(setpgid_shared, clone_between_the_walk_and_the_locks)
+{
+	struct rp_task *m, *t, *u, *c;
+	struct job jm, jt, jf;
+	pid_t mpid;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	mpid = rp_getpid(m);
+	jm.pid = mpid;
+	jm.arg = mpid;
+	hold_job(&jm, setpgid_job, init, RP_RACE_SETPGID_THREADS_READ, m, RP_RACE_GROUP_WAITS);
+	job_start(&jt, thread_job, t);
+	cr_assert_gt(job_join(&jt), 0);
+	u = (struct rp_task *)(uintptr_t)jt.arg;
+	hold_second(&jf, fork_job, u, RP_RACE_FORK_IDS_READ, u);
+	cr_assert_eq(let_go(&jm), 0);
+	uatomic_set(&hold.go2, 1);
+	cr_assert_gt(job_join(&jf), 0);
+	rp_debug_race_hook(NULL);
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(c, 0), mpid, "u's child is in the group M left");
+	cr_expect_eq(members_of(mpid), 2);
+	expect_table_clean();
+	end_child(u, c);
+	end_task(u);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
+ * Q (q, q2) calls setpgid(N, N) for the number N its next child will
+ * have, held after its first look by number, which found no task; q2's
+ * fork of that child ends meanwhile.  The answer must come from the
+ * first look (ESRCH: the fork came after), or from a look under the
+ * child's locks (0, the child moved): a second look with no lock held
+ * found the child, passed its checks and answered 0 with nothing moved
+ * (the debug build's assertion of the child's T).
+ */
+Test(setpgid_shared, first_look_misses_a_fork)
+{
+	struct rp_task *q, *q2, *d, *c;
+	struct job js, jf;
+	pid_t next;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	q = fork_of(init);
+	q2 = thread_of(q);
+	d = fork_of(q);
+	next = rp_getpid(d) + 1;
+	end_child(q, d);
+	js.pid = next;
+	js.arg = next;
+	hold_job(&js, setpgid_job, q, RP_RACE_SETPGID_FIRST_LOOK, q, RP_RACE_GROUP_WAITS);
+	job_start(&jf, fork_job, q2);
+	cr_assert_gt(job_join(&jf), 0);
+	c = (struct rp_task *)(uintptr_t)jf.arg;
+	cr_assert_eq(rp_getpid(c), next, "the child is %d, not the %d foreseen", rp_getpid(c), next);
+	ret = let_go(&js);
+	rp_debug_race_hook(NULL);
+	cr_expect(ret == -ESRCH || (ret == 0 && rp_getpgid(c, 0) == next),
+		  "setpgid(%d, %d) answered %ld, and the child's group is %d", next, next, ret,
+		  rp_getpgid(c, 0));
+	expect_table_clean();
+	end_child(q2, c);
+	end_task(q2);
+	end_child(init, q);
 	finish_all_reaped();
 }
 

@@ -618,6 +618,51 @@ Test(setpgid_shared, first_look_misses_a_fork)
 	finish_all_reaped();
 }
 
+/* Its leader a zombie, a live thread calls setsid: Linux answers the tgid. */
+Test(setsid_shared, by_a_thread_beside_a_zombie_leader)
+{
+	struct rp_task *m, *t;
+	pid_t mpid;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	mpid = rp_getpid(m);
+	cr_assert_eq(rp_exit(m, 0), 0);
+	cr_expect_eq(rp_setsid(t), mpid);
+	cr_expect_eq(rp_getsid(t, 0), mpid);
+	cr_expect_eq(rp_getpgid(t, 0), mpid);
+	expect_table_clean();
+	cr_assert_eq(rp_exit_group(t, 0), 0);
+	cr_assert_eq(rp_wait4(init, mpid, NULL, 0, NULL), mpid);
+	rp_task_put(t);
+	rp_task_put(m);
+	finish_all_reaped();
+}
+
+/* Its leader a zombie, the parent moves the process: Linux answers 0. */
+Test(setpgid_shared, process_of_a_zombie_leader)
+{
+	struct rp_task *m, *t, *c;
+	pid_t mpid;
+
+	start(RP_SYNC_RCU);
+	m = fork_of(init);
+	t = thread_of(m);
+	c = fork_of(t);
+	mpid = rp_getpid(m);
+	cr_assert_eq(rp_exit(m, 0), 0);
+	cr_expect_eq(rp_setpgid(init, mpid, mpid), 0);
+	cr_expect_eq(rp_getpgid(t, 0), mpid);
+	expect_table_clean();
+	end_child(t, c);
+	cr_assert_eq(rp_exit_group(t, 0), 0);
+	cr_assert_eq(rp_wait4(init, mpid, NULL, 0, NULL), mpid);
+	rp_task_put(t);
+	rp_task_put(m);
+	finish_all_reaped();
+}
+
 /* @n more threads of @m's process, in @t[]. */
 static void add_threads(struct rp_task *m, struct rp_task **t, unsigned int n)
 {

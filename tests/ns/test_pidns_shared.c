@@ -323,26 +323,21 @@ Test(pidns_shared, root_member_of_nested_group)
 {
 	struct rp_task *u, *n, *m, *r;
 	int status = -1;
-	pid_t nnr = ns_with_init(&u, &n), mnr, rnr;
+	pid_t nnr = ns_with_init(&u, &n), mroot, rnr;
 
 	m = fork_of(n);
-	mnr = rp_getpid(m);
 	cr_assert_eq(rp_setpgid(m, 0, 0), 0);
 	r = fork_of(init);
 	rnr = rp_getpid(r);
-	/* M's number in the root: find it through U's view (U is in the root). */
-	{
-		pid_t mroot = 0;
-		rp_read_lock(&sys->sync);
-		mroot = rp_pid_nr_ns(m->pid, &sys->pidns);
-		rp_read_unlock(&sys->sync);
-		cr_assert_eq(rp_setpgid(r, 0, mroot), 0);
-		cr_assert_eq(rp_getpgid(r, 0), mroot);
-	}
+	/* M's number in the root namespace, R's. */
+	rp_read_lock(&sys->sync);
+	mroot = rp_pid_nr_ns(m->pid, &sys->pidns);
+	rp_read_unlock(&sys->sync);
+	cr_assert_eq(rp_setpgid(r, 0, mroot), 0);
+	cr_assert_eq(rp_getpgid(r, 0), mroot);
 	walk_ok();
 	cr_assert_eq(rp_exit_group(n, 0), 0);
 	cr_assert_eq(rp_exit_group(m, 0), 0);
-	(void)mnr;
 	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init waits for G");
 	cr_assert_eq(rp_exit_group(r, 0), 0);
 	cr_assert_eq(rp_wait4(init, rnr, &status, 0, NULL), rnr);

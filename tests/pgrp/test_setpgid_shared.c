@@ -496,6 +496,44 @@ Test(setsid_shared, by_a_thread_waits_for_another_threads_fork)
 }
 
 /*
+ * M (m, t) is moved by init (job @jm), held where M reaches @where; t
+ * clones a thread meanwhile (it waits for G, which lets the move go on).
+ * Returns the new thread; m and t in @m and @t.
+ */
+static struct rp_task *clone_beside_a_move(enum rp_race_point where, struct job *jm,
+					   struct rp_task **m, struct rp_task **t)
+{
+	struct job jt;
+
+	start(RP_SYNC_RCU);
+	*m = fork_of(init);
+	*t = thread_of(*m);
+	jm->pid = rp_getpid(*m);
+	jm->arg = jm->pid;
+	hold_job(jm, setpgid_job, init, where, *m, RP_RACE_GROUP_WAITS);
+	job_start(&jt, thread_job, *t);
+	cr_assert_gt(job_join(&jt), 0);
+	return (struct rp_task *)(uintptr_t)jt.arg;
+}
+
+/* The new thread u's child c is in M's new group, beside M; all end. */
+static void end_moved_family(struct rp_task *m, struct rp_task *t, struct rp_task *u,
+			     struct rp_task *c)
+{
+	pid_t mpid = rp_getpid(m);
+
+	cr_expect_eq(rp_getpgid(m, 0), mpid);
+	cr_expect_eq(rp_getpgid(c, 0), mpid, "u's child is not in M's new group");
+	cr_expect_eq(members_of(mpid), 2);
+	expect_table_clean();
+	end_child(u, c);
+	end_task(u);
+	end_task(t);
+	end_child(init, m);
+	finish_all_reaped();
+}
+
+/*
  * M (m, t) is moved by init; the move is held after its stores, holding
  * G of M's group and T of both threads; t's clone of a third thread
  * waits for G (which freezes the thread list the move took T of).  The
@@ -506,32 +544,14 @@ Test(setsid_shared, by_a_thread_waits_for_another_threads_fork)
  */
 Test(setpgid_shared, thread_clone_waits_for_the_move)
 {
-	struct rp_task *m, *t, *u, *c;
-	struct job jm, jt;
-	pid_t mpid;
+	struct rp_task *m, *t, *u;
+	struct job jm;
 
-	start(RP_SYNC_RCU);
-	m = fork_of(init);
-	t = thread_of(m);
-	mpid = rp_getpid(m);
-	jm.pid = mpid;
-	jm.arg = mpid;
-	hold_job(&jm, setpgid_job, init, RP_RACE_JOBC_MOVED, m, RP_RACE_GROUP_WAITS);
-	job_start(&jt, thread_job, t);
-	cr_assert_gt(job_join(&jt), 0);
+	u = clone_beside_a_move(RP_RACE_JOBC_MOVED, &jm, &m, &t);
 	cr_expect(uatomic_read(&hold.waited), "a thread's clone went in beside a move of its process");
 	cr_assert_eq(let_go(&jm), 0);
 	rp_debug_race_hook(NULL);
-	u = (struct rp_task *)(uintptr_t)jt.arg;
-	c = fork_of(u);
-	cr_expect_eq(rp_getpgid(c, 0), mpid);
-	cr_expect_eq(members_of(mpid), 2);
-	expect_table_clean();
-	end_child(u, c);
-	end_task(u);
-	end_task(t);
-	end_child(init, m);
-	finish_all_reaped();
+	end_moved_family(m, t, u, fork_of(u));
 }
 
 /*
@@ -546,35 +566,16 @@ Test(setpgid_shared, thread_clone_waits_for_the_move)
  */
 Test(setpgid_shared, clone_between_the_walk_and_the_locks)
 {
-	struct rp_task *m, *t, *u, *c;
-	struct job jm, jt, jf;
-	pid_t mpid;
+	struct rp_task *m, *t, *u;
+	struct job jm, jf;
 
-	start(RP_SYNC_RCU);
-	m = fork_of(init);
-	t = thread_of(m);
-	mpid = rp_getpid(m);
-	jm.pid = mpid;
-	jm.arg = mpid;
-	hold_job(&jm, setpgid_job, init, RP_RACE_SETPGID_THREADS_READ, m, RP_RACE_GROUP_WAITS);
-	job_start(&jt, thread_job, t);
-	cr_assert_gt(job_join(&jt), 0);
-	u = (struct rp_task *)(uintptr_t)jt.arg;
+	u = clone_beside_a_move(RP_RACE_SETPGID_THREADS_READ, &jm, &m, &t);
 	hold_second(&jf, fork_job, u, RP_RACE_FORK_IDS_READ, u);
 	cr_assert_eq(let_go(&jm), 0);
 	uatomic_set(&hold.go2, 1);
 	cr_assert_gt(job_join(&jf), 0);
 	rp_debug_race_hook(NULL);
-	c = (struct rp_task *)(uintptr_t)jf.arg;
-	cr_expect_eq(rp_getpgid(m, 0), mpid);
-	cr_expect_eq(rp_getpgid(c, 0), mpid, "u's child is in the group M left");
-	cr_expect_eq(members_of(mpid), 2);
-	expect_table_clean();
-	end_child(u, c);
-	end_task(u);
-	end_task(t);
-	end_child(init, m);
-	finish_all_reaped();
+	end_moved_family(m, t, u, (struct rp_task *)(uintptr_t)jf.arg);
 }
 
 /*

@@ -246,6 +246,30 @@ Test(exec_threads, traced_thread_reaped_while_it_waits)
 }
 
 /*
+ * P of two threads, L its leader and B; B's exec (job @je) kills L, which
+ * dies, and is held between its last shared look and its exclusive one
+ * (RP_RACE_EXEC_SWITCH_LOOK, nothing held).  Returns P, B in @b, P's
+ * pid in @pid.
+ */
+static struct rp_task *exec_held_before_the_switch(struct job *je, struct rp_task **b,
+						   pid_t *pid)
+{
+	struct rp_task *p = threaded(b);
+
+	*pid = rp_getpid(p);
+	hold.exec_of = *b;
+	race_count_jobs();
+	arm(RP_RACE_EXEC_SWITCH_LOOK, *b, true, true);
+	rp_debug_race_hook(note_hook);
+	job_start(je, exec_job, *b);
+	while (!uatomic_read(&hold.exec_waits) && !uatomic_read(&hold.exec_done))
+		usleep(1000);
+	cr_assert_eq(rp_get_signal(p, NULL), -ESRCH, "the leader was not killed");
+	cr_assert(await_reached(1), "the exec did not reach its exclusive look");
+	return p;
+}
+
+/*
  * B, a thread of P other than its leader L, execs.  Its kill pass
  * kills L, which dies (a zombie leader); B's next look, shared, finds L
  * gone and drops the claim, and B is held before its exclusive look
@@ -261,17 +285,7 @@ Test(exec_threads, nonleader_killed_before_the_switch)
 	pid_t pid;
 	long r;
 
-	p = threaded(&b);
-	hold.exec_of = b;
-	pid = rp_getpid(p);
-	race_count_jobs();
-	arm(RP_RACE_EXEC_SWITCH_LOOK, b, true, true);
-	rp_debug_race_hook(note_hook);
-	job_start(&je, exec_job, b);
-	while (!uatomic_read(&hold.exec_waits) && !uatomic_read(&hold.exec_done))
-		usleep(1000);
-	cr_assert_eq(rp_get_signal(p, NULL), -ESRCH, "the leader was not killed");
-	cr_assert(await_reached(1), "the exec did not reach its exclusive look");
+	p = exec_held_before_the_switch(&je, &b, &pid);
 	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
 	release();
 	r = job_join(&je);
@@ -295,17 +309,7 @@ Test(exec_threads, nonleader_wait_before_the_switch)
 	int status = -1;
 	pid_t pid;
 
-	p = threaded(&b);
-	hold.exec_of = b;
-	pid = rp_getpid(p);
-	race_count_jobs();
-	arm(RP_RACE_EXEC_SWITCH_LOOK, b, true, true);
-	rp_debug_race_hook(note_hook);
-	job_start(&je, exec_job, b);
-	while (!uatomic_read(&hold.exec_waits) && !uatomic_read(&hold.exec_done))
-		usleep(1000);
-	cr_assert_eq(rp_get_signal(p, NULL), -ESRCH, "the leader was not killed");
-	cr_assert(await_reached(1), "the exec did not reach its exclusive look");
+	p = exec_held_before_the_switch(&je, &b, &pid);
 	cr_assert_eq(rp_wait4(init, pid, &status, WNOHANG, NULL), 0, "the zombie leader was reported");
 	release();
 	cr_assert_eq(job_join(&je), 0);

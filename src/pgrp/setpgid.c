@@ -218,19 +218,6 @@ static bool tree_twin(const struct move_hold *h, const struct rp_task *t)
 #define MOVE_TAKES_GROUP true
 #endif
 
-/* G of @sig: taken if @lock, else let go. */
-static void move_group(struct rp_signal *sig, bool lock)
-{
-	if (!MOVE_TAKES_GROUP && lock)
-		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
-	else if (!MOVE_TAKES_GROUP)
-		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
-	else if (lock)
-		rp_group_lock(sig);
-	else
-		rp_group_unlock(sig);
-}
-
 /*
  * Take G of @p's group and T of every thread of it and of its real
  * parent.  False, with nothing held, if @p has more than
@@ -242,9 +229,9 @@ static bool hold_trees(struct move_hold *h, struct rp_task *p)
 
 	h->p = p;
 	h->ids.n = 0;
-	move_group(p->signal, true);
+	rp_group_lock_if(p->signal, MOVE_TAKES_GROUP);
 	if (p->signal->nr_threads > MOVE_THREADS_MAX) {
-		move_group(p->signal, false);
+		rp_group_unlock_if(p->signal, MOVE_TAKES_GROUP);
 		return false;
 	}
 	h->parent = rcu_dereference(p->real_parent);
@@ -265,7 +252,7 @@ static bool hold_trees(struct move_hold *h, struct rp_task *p)
 static void release_trees(struct move_hold *h)
 {
 	rp_tree_unlock_set(&h->trees, h->untaken);
-	move_group(h->p->signal, false);
+	rp_group_unlock_if(h->p->signal, MOVE_TAKES_GROUP);
 }
 
 /*

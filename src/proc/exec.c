@@ -240,38 +240,8 @@ static void exec_new_domain(struct rp_task *self)
 /* What a look answers to take the gate exclusive instead. */
 #define EXEC_EXCLUSIVE	2
 
-static void shared_group_lock(struct rp_signal *sig)
-{
-	if (EXEC_TAKES_LOCKS)
-		rp_group_lock(sig);
-	else
-		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
-}
-
-static void shared_group_unlock(struct rp_signal *sig)
-{
-	if (EXEC_TAKES_LOCKS)
-		rp_group_unlock(sig);
-	else
-		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
-}
-
-/* T of the tasks of @trees, in their order; let go in the reverse. */
-static void shared_trees(const struct rp_lock_set *trees, bool lock)
-{
-	for (unsigned int k = 0; k < trees->n; k++) {
-		struct rp_task *t = trees->obj[lock ? k : trees->n - 1 - k];
-
-		if (EXEC_TAKES_LOCKS && lock)
-			rp_tree_lock(t);
-		else if (EXEC_TAKES_LOCKS)
-			rp_tree_unlock(t);
-		else if (lock)
-			rp_lockdep_acquire_obj(RP_LOCK_TREE, &t->tree_lock);
-		else
-			rp_lockdep_release_obj(RP_LOCK_TREE, &t->tree_lock);
-	}
-}
+/* Of a set of T, those the twin leaves untaken (rp_tree_lock_set): all of them. */
+#define EXEC_UNTAKEN	(EXEC_TAKES_LOCKS ? 0U : ~0U)
 
 /*
  * G of @self's group and T of @self and of its real parent, in @trees.
@@ -282,16 +252,14 @@ static void shared_lock(struct rp_task *self, struct rp_lock_set *trees)
 {
 	struct rp_task *parent;
 
-	shared_group_lock(self->signal);
+	rp_group_lock_if(self->signal, EXEC_TAKES_LOCKS);
 	do {
-		if (trees->n)
-			shared_trees(trees, false);
+		rp_tree_unlock_set(trees, EXEC_UNTAKEN);	/* a parent read before */
 		parent = rcu_dereference(self->real_parent);
 		RP_RACE_POINT(RP_RACE_EXEC_PARENT_READ, self);
-		trees->n = 0;
 		rp_tree_set_add(trees, self);
 		rp_tree_set_add(trees, parent);
-		shared_trees(trees, true);
+		rp_tree_lock_set(trees, EXEC_UNTAKEN);
 	} while (EXEC_PARENT_RECHECK && self->real_parent != parent);
 }
 
@@ -328,8 +296,8 @@ static int look_shared(struct rp_task *self)
 		ret = EXEC_EXCLUSIVE;
 	else if (ret > 0)
 		exec_new_domain(self);
-	shared_trees(&trees, false);
-	shared_group_unlock(self->signal);
+	rp_tree_unlock_set(&trees, EXEC_UNTAKEN);
+	rp_group_unlock_if(self->signal, EXEC_TAKES_LOCKS);
 	rp_read_unlock(sync);
 	if (EXEC_LEAVES_GATE || ret)
 		rp_update_unlock_shared(sync);
@@ -371,12 +339,12 @@ static int de_thread(struct rp_task *self)
 		if (ret == EXEC_EXCLUSIVE) {
 			shared = false;
 			RP_RACE_POINT(RP_RACE_EXEC_SWITCH_LOOK, self);
-		} else if (ret)
-			break;
-		else {
-			RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
-			rp_waitq_wait(rp_chldexit_waitq(sig), seq);
+			continue;
 		}
+		if (ret)
+			break;
+		RP_RACE_POINT(RP_RACE_EXEC_WAITS, self);
+		rp_waitq_wait(rp_chldexit_waitq(sig), seq);
 	}
 	if (shared)
 		return ret < 0 ? ret : 0;

@@ -1145,10 +1145,7 @@ static bool exit_thread_plain(struct rp_task *t, bool group_dead)
 	if (!thread_exit_may_be_plain(t, group_dead))
 		return false;
 	rp_update_lock_shared(sync);
-	if (EXIT_TAKES_GROUP)
-		rp_group_lock(sig);
-	else	/* the twin: the checker is told */
-		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_group_lock_if(sig, EXIT_TAKES_GROUP);
 	rp_tree_lock(t);
 	done = exit_thread_locked(t);
 	if (done) {
@@ -1158,10 +1155,7 @@ static bool exit_thread_plain(struct rp_task *t, bool group_dead)
 	rp_tree_unlock(t);
 	if (done)
 		release_one(t);
-	if (EXIT_TAKES_GROUP)
-		rp_group_unlock(sig);
-	else
-		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+	rp_group_unlock_if(sig, EXIT_TAKES_GROUP);
 	rp_update_unlock_shared(sync);
 	if (done)
 		rp_task_put(t);		/* the table's reference */

@@ -1059,6 +1059,27 @@ static inline void rp_group_unlock(struct rp_signal *sig)
 	rp_object_unlock(RP_LOCK_GROUP, &sig->group_lock);
 }
 
+/*
+ * G of @sig if @take; else, a broken twin's, the checker is told and
+ * nothing is taken, so that what a test sees is the race, not an
+ * assertion (as rp_tree_lock_set's @untaken).
+ */
+static inline void rp_group_lock_if(struct rp_signal *sig, bool take)
+{
+	if (take)
+		rp_group_lock(sig);
+	else
+		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+}
+
+static inline void rp_group_unlock_if(struct rp_signal *sig, bool take)
+{
+	if (take)
+		rp_group_unlock(sig);
+	else
+		rp_lockdep_release_obj(RP_LOCK_GROUP, &sig->group_lock);
+}
+
 /* A (G) field's write: the update lock, or @sig's G (debug builds). */
 #define rp_assert_group_write(sys, sig) \
 	rp_assert_update_or_held(&(sys)->sync, &(sig)->group_lock)

@@ -91,6 +91,7 @@ struct rp_system_counts {
 	unsigned long creds;		/* credentials */
 	unsigned long sigqueues;	/* queued siginfo entries */
 	unsigned long proxies;		/* member proxies setpgid and setsid allocated */
+	unsigned long pidns;		/* pid namespaces below the root */
 };
 RP_API void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out);
 

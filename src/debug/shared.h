@@ -42,6 +42,7 @@ enum rp_shared_line {
 	/* Atomic read-modify-writes. */
 	RP_SHARED_UID_COUNT,		/* a uid's processes or sigpending count */
 	RP_SHARED_CRED_REF,		/* credentials' reference count */
+	RP_SHARED_PIDNS_REF,		/* a pid namespace's reference count */
 	RP_SHARED_RLIMIT_REF,		/* a shared rlimit block's reference count */
 	RP_SHARED_COUNT_ROW,		/* a per-thread counter's shared row (threadslot.h) */
 	RP_SHARED_PID_CURSOR,		/* the pid allocator's cursor (task/pidmap.c) */

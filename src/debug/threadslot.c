@@ -121,6 +121,7 @@ static const char *const shared_names[RP_SHARED_NR] = {
 	[RP_SHARED_CARRIER_LOCK] = "carrier lock",
 	[RP_SHARED_UID_COUNT] = "uid count",
 	[RP_SHARED_CRED_REF] = "cred reference",
+	[RP_SHARED_PIDNS_REF] = "pid namespace reference",
 	[RP_SHARED_RLIMIT_REF] = "rlimit reference",
 	[RP_SHARED_COUNT_ROW] = "shared counter row",
 	[RP_SHARED_PID_CURSOR] = "pid cursor",

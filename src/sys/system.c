@@ -165,6 +165,7 @@ void rp_system_counts(struct rp_system *sys, struct rp_system_counts *out)
 		out->creds += CMM_LOAD_SHARED(row->creds);
 		out->sigqueues += CMM_LOAD_SHARED(row->sigqueues);
 		out->proxies += CMM_LOAD_SHARED(row->proxies);
+		out->pidns += CMM_LOAD_SHARED(row->pidns);
 	}
 }
 

@@ -64,6 +64,7 @@
 #define RP_TASK_PIDMAP_H
 
 #include <stdbool.h>
+#include "../debug/threadslot.h"
 
 /* The bitmap's rows (Layout, above): consecutive numbers go to consecutive rows. */
 #define RP_PIDMAP_ROWS	1024U
@@ -80,10 +81,17 @@
 #define RP_PIDMAP_ORDER(cursor)	((unsigned int)((cursor) >> 32))
 
 struct rp_pidmap {
-	unsigned long cursor;	/* (a) the cursor and the order (cmpxchg) */
 	unsigned int max;	/* (a) numbers are below it */
 	unsigned long *bits;	/* (a) bit nr set while nr is in use (cmpxchg
 				   to claim, and-not to give back) */
+	/*
+	 * Every allocation writes the cursor and reads max and bits: a line
+	 * apart, so that a fork on another CPU does not take the line of
+	 * what this one only reads (docs/performance.md, "Lines read by
+	 * every fork").  The pad is whole, whatever the map's alignment.
+	 */
+	char apart[RP_CACHE_LINE];
+	unsigned long cursor;	/* (a) the cursor and the order (cmpxchg) */
 };
 
 /* An empty map of numbers below @max, pid 0 never handed out: 0 or -ENOMEM. */

@@ -76,7 +76,6 @@ static struct rp_pidns_tables *tables(struct rp_system *sys)
 
 int rp_pidns_init_root(struct rp_system *sys, unsigned int pid_max)
 {
-	sys->pidns.refs = 1;
 	sys->pidns.sys = sys;
 	return rp_pidmap_init(&sys->pidns.pidmap, pid_max);
 }
@@ -176,15 +175,30 @@ struct rp_pidns *rp_pidns_create(struct rp_pidns *parent, int *err)
 		return NULL;
 	}
 	ns->refs = 1;
+	rp_count_inc(sys, pidns);
 	ns->parent = rp_pidns_get(parent);
 	ns->level = parent->level + 1;
 	ns->sys = sys;
 	return ns;
 }
 
+/*
+ * The root namespace is the table's and lives as long as it: its
+ * references are not counted, as Linux's get_pid_ns and put_pid_ns skip
+ * init_pid_ns (include/linux/pid_namespace.h).  Every fork of the root
+ * namespace takes and drops one (clone_with's namespace for the child),
+ * and two atomics on one line for every fork on every CPU would be
+ * writes to a line that unrelated forks share (docs/performance.md).
+ */
+static bool pidns_counted(const struct rp_pidns *ns)
+{
+	return ns->parent != NULL;
+}
+
 struct rp_pidns *rp_pidns_get(struct rp_pidns *ns)
 {
-	uatomic_inc(&ns->refs);
+	if (pidns_counted(ns))
+		rp_shared_rmw(RP_SHARED_PIDNS_REF, uatomic_inc(&ns->refs));
 	return ns;
 }
 
@@ -193,6 +207,7 @@ static void pidns_free(struct rp_deferred *d)
 	struct rp_pidns *ns = caa_container_of(d, struct rp_pidns, rcu);
 	struct rp_pidns *parent = ns->parent;
 
+	rp_count_dec(ns->sys, pidns);
 	rp_pidmap_destroy(&ns->pidmap);
 	rp_free(ns);
 	rp_pidns_put(parent);
@@ -200,10 +215,11 @@ static void pidns_free(struct rp_deferred *d)
 
 void rp_pidns_put(struct rp_pidns *ns)
 {
-	/* Full barrier (uatomic_sub_return): our last use before the free. */
-	if (uatomic_sub_return(&ns->refs, 1) != 0)
+	if (!pidns_counted(ns))
 		return;
-	RP_BUG_ON(!ns->parent);		/* the root's first reference is never put */
+	/* Full barrier (uatomic_sub_return): our last use before the free. */
+	if (rp_shared_rmw(RP_SHARED_PIDNS_REF, uatomic_sub_return(&ns->refs, 1)) != 0)
+		return;
 	/* A reader may still read it through a task found under RCU. */
 	rp_defer_release(&ns->sys->sync, &ns->rcu, pidns_free);
 }

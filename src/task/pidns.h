@@ -34,20 +34,12 @@ struct rp_system;
 #define RP_PIDNS_MAX_LEVEL	32
 
 struct rp_pidns {
-	unsigned long refs;		/* (a) pids numbered in it (their level
-					   records), child namespaces, handles,
-					   tasks whose children go into it; the
-					   root's is never dropped */
+	/* Read by every fork into it and every lookup in it; written rarely. */
 	struct rp_pidns *parent;	/* (c) holds a reference; NULL: the root */
 	unsigned int level;		/* (c) 0: the root */
 	bool dying;			/* (u) its init has exited, or its first
 					   fork failed: no pid may be published
 					   in it any more (ENOMEM) */
-	unsigned int nr_pids;		/* (u; a shared fork's add and a plain
-					   release's decrement: uatomic)
-					   published pids with a number here,
-					   those of the namespaces below included
-					   (Linux's pid_allocated) */
 	unsigned int settle_at;		/* (u) 0, or the count at which the exit
 					   of its ending init completes */
 	struct rp_signal *ending;	/* (u) the init group whose exit ended it:
@@ -56,9 +48,27 @@ struct rp_pidns {
 					   exit waits for the count */
 	struct rp_update_work settle;	/* (u) queued when nr_pids falls to
 					   settle_at (rp_pidns_await_pids) */
-	struct rp_pidmap pidmap;	/* (a) its numbers (pidmap.h) */
 	struct rp_system *sys;		/* (c) */
 	struct rp_deferred rcu;		/* freed after a grace period */
+	/*
+	 * Its numbers: max and bits with the fields above, the cursor a
+	 * line apart (pidmap.h), and on the cursor's line the two counts
+	 * that a fork into a nested namespace also writes; then a line
+	 * apart from what follows (the root's is embedded in rp_system).
+	 */
+	struct rp_pidmap pidmap;	/* (a) its numbers (pidmap.h) */
+	unsigned long refs;		/* (a) pids numbered in it (their level
+					   records), child namespaces, handles,
+					   tasks whose children go into it; not
+					   counted in the root, which lives as
+					   long as its table (rp_pidns_get) */
+	unsigned int nr_pids;		/* (u; a shared fork's add and a plain
+					   release's decrement: uatomic)
+					   published pids with a number here,
+					   those of the namespaces below included
+					   (Linux's pid_allocated); the root's
+					   is not kept */
+	char apart[RP_CACHE_LINE];
 };
 
 /* One number of a pid in a namespace below the root. */

@@ -826,6 +826,7 @@ struct rp_count_row {
 	unsigned long creds;
 	unsigned long sigqueues;
 	unsigned long proxies;
+	unsigned long pidns;
 } __attribute__((aligned(RP_CACHE_LINE)));
 
 /*

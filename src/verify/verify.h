@@ -45,12 +45,5 @@ enum rp_verify_reaper {
 unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_report *r);
 unsigned int rp_verify_walk_group_sighands(struct rp_task *t);
 enum rp_verify_reaper rp_verify_walk_init_reaper(struct rp_task *init, struct rp_task *orphan);
-/*
- * The references to the root pid namespace beyond its own: each namespace
- * directly below it, each handle of it, each task whose children go into
- * it after a setns.  0 once every namespace made below the root is freed
- * (a namespace holds its parent) and every handle given back.
- */
-unsigned long rp_verify_walk_pidns_refs(struct rp_system *sys);
 
 #endif /* RP_VERIFY_VERIFY_H */

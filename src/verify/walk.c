@@ -275,9 +275,3 @@ unsigned long rp_verify_walk_table(struct rp_system *sys, struct rp_verify_repor
 	rp_update_unlock(&sys->sync);
 	return r->violations - before;
 }
-
-unsigned long rp_verify_walk_pidns_refs(struct rp_system *sys)
-{
-	/* The root's first reference is never dropped (pidns.c). */
-	return uatomic_read(&sys->pidns.refs) - 1;
-}

@@ -219,6 +219,12 @@ static const unsigned long per_cycle[RP_SHARED_NR] = {
 	[RP_SHARED_UID_COUNT] = 0,
 	[RP_SHARED_CRED_REF] = 0,
 	/*
+	 * None: the child's namespace is the root's, whose references are
+	 * not counted (src/task/pidns.c, rp_pidns_get).  Counted, the
+	 * fork's hold on its namespace for the child was 2 a cycle.
+	 */
+	[RP_SHARED_PIDNS_REF] = 0,
+	/*
 	 * None: the child shares init's limits, the static default, which
 	 * takes no reference (2 when init had a block of its own).
 	 */

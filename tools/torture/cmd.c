@@ -413,19 +413,14 @@ static void check_counts(struct run *run)
 	rp_deferred_barrier();
 	rp_system_counts(run->sys, &c);
 	if (c.tasks != 1 || c.signals != 1 || c.sighands != 1 || c.pids != 1 ||
-	    c.creds != 1 || c.sigqueues != 0)
+	    c.creds != 1 || c.sigqueues != 0 || c.pidns != 0)
 		tt_report_violation(&run->report, 7, "seed %lu: after teardown: tasks %lu signals %lu "
-				 "sighands %lu pids %lu creds %lu sigqueues %lu (want 1 1 1 1 1 0)",
-				 (unsigned long)run->cfg.seed, c.tasks, c.signals, c.sighands,
-				 c.pids, c.creds, c.sigqueues);
+				 "sighands %lu pids %lu creds %lu sigqueues %lu pid namespaces %lu "
+				 "(want 1 1 1 1 1 0 0)", (unsigned long)run->cfg.seed, c.tasks,
+				 c.signals, c.sighands, c.pids, c.creds, c.sigqueues, c.pidns);
 	if (rp_deferred_backlog())
 		tt_report_violation(&run->report, 7, "deferred backlog %lu after the barrier",
 				 rp_deferred_backlog());
-	if (rp_verify_walk_pidns_refs(run->sys))
-		tt_report_violation(&run->report, 7, "seed %lu: after teardown: %lu references to "
-				 "the root pid namespace left (namespaces below it, handles: "
-				 "want 0)", (unsigned long)run->cfg.seed,
-				 rp_verify_walk_pidns_refs(run->sys));
 }
 
 /* init reaps the roots; group sends to its group and session reach it too. */

@@ -15,7 +15,7 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_fork_exit, &bench_lookups_under_storm, &bench_fork_vs_kill_all,
 	&bench_fork_vs_ps, &bench_kill0_under_ps, &bench_getpgid, &bench_killpg, &bench_kill_session,
 	&bench_setpriority, &bench_setpgid, &bench_timer_gettime, &bench_fork_own, &bench_exec_own,
-	&bench_fork_onepg,
+	&bench_fork_ownsess, &bench_fork_onepg,
 	&bench_setpgid_own, &bench_setpgid_onepg, &bench_setpgid_threads, &bench_ptrace_own, &bench_ptrace_onepg,
 	&bench_stop_own,
 	&bench_ptrace_requests, &bench_ptrace_eventmsg,

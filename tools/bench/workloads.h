@@ -21,7 +21,7 @@ extern const struct bench_workload bench_kill0, bench_kill0_hot, bench_getppid, 
 
 /* workloads_pgrp.c */
 extern const struct bench_workload bench_getpgid, bench_killpg, bench_kill_session,
-	bench_setpriority, bench_setpgid, bench_timer_gettime, bench_fork_own, bench_fork_onepg,
+	bench_setpriority, bench_setpgid, bench_timer_gettime, bench_fork_own, bench_fork_ownsess, bench_fork_onepg,
 	bench_setpgid_own, bench_setpgid_onepg, bench_setpgid_threads, bench_exec_own;
 
 /*

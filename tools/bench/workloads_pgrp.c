@@ -166,6 +166,14 @@ int bench_own_group(struct bench_thread *t)
 	return rp_setpgid(t->self, 0, 0);
 }
 
+/* The thread's process leads a session of its own (and its group). */
+static int own_session(struct bench_thread *t)
+{
+	pid_t sid = rp_setsid(t->self);
+
+	return sid < 0 ? sid : 0;
+}
+
 /* The one group's leader is a child of init that does nothing else; its pgid is the run's priv. */
 int bench_setup_one_group(struct bench_run *r)
 {
@@ -280,6 +288,13 @@ const struct bench_workload bench_exec_own = {
 	.name = "exec_own", .summary = "fork+exec+exit+wait, each thread's process in its own group",
 	.kinds = { "exec", "fork+exec+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
 	.thread_setup = bench_own_group, .op = op_fork_exec_exit,
+};
+
+/* fork_own without the one session every other thread's process is in. */
+const struct bench_workload bench_fork_ownsess = {
+	.name = "fork_ownsess", .summary = "fork+exit+wait, each thread's process leading its own session",
+	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = own_session, .op = bench_op_fork_exit,
 };
 
 const struct bench_workload bench_fork_onepg = {

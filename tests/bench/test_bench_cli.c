@@ -429,18 +429,19 @@ Test(bench, scaling_quick)
 	char *out;
 
 	expect_jq(SCALING_RUN "--json",
-		  "(map(select(.type == \"result\")) | length == 44 and "
-		  "all(.[] | select(.kind != \"fork\" and .kind != \"exec\"); "
+		  "(map(select(.type == \"result\")) | length == 52 and "
+		  "all(.[] | select(.kind != \"fork\" and .kind != \"exec\" and "
+		  ".kind != \"exit\" and .kind != \"wait\"); "
 		  "(.shared_writes_per_op | type) == \"number\") and "
 		  "all(.[] | select(.kind == \"fork+exit+wait\" or .kind == \"fork+exec+exit+wait\"); "
 		  ".shared_writes_per_op >= 1)) and "
-		  "(map(select(.type == \"speedup\")) | length == 11 and "
+		  "(map(select(.type == \"speedup\")) | length == 13 and "
 		  "all(.[]; (.rcu_t2_over_rcu_t1 | type) == \"number\" and "
 		  "(.rcu_t2_over_qrwlock_t2 | type) == \"number\"))");
 	expect_jq(SCALING_RUN "--format csv | python3 -c '"
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
-		  ".[0] | map(select(.type == \"speedup\")) | length == 22 and "
+		  ".[0] | map(select(.type == \"speedup\")) | length == 26 and "
 		  "all(.[]; (keys | length) == 32 and (.measured | tonumber) > 0)");
 	out = run_ok(SCALING_RUN);
 	cr_expect(strstr(out, "update-side scaling, ratios of this run's best ops/s (QUICK run") !=

@@ -20,7 +20,7 @@
 #include "debug/shared.h"
 #include "common/rng.h"
 
-#define BENCH_MAX_KINDS		3
+#define BENCH_MAX_KINDS		4
 #define BENCH_MAX_THREADS	64
 
 /* The whole pid space: with pid_max at its limit, pids 1 to RP_PID_MAX_LIMIT - 1. */
@@ -198,6 +198,9 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 /* Fork a child of @parent that exits at once, and reap it: the cycle. */
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind);
+/* The cycle, each step timed: kinds fork, fork+exit+wait, exit, wait (BENCH_PHASE_KINDS). */
+void bench_fork_exit_reap_phases(struct bench_thread *t);
+#define BENCH_PHASE_KINDS	{ "fork", "fork+exit+wait", "exit", "wait" }
 /* The same cycle with an exec in the child before its exit; @exec_kind times the exec. */
 void bench_fork_exec_exit_reap(struct bench_thread *t, unsigned int exec_kind,
 			       unsigned int cycle_kind);

@@ -89,13 +89,14 @@ int bench_fork_table(struct bench_run *r, struct rp_task *parent, unsigned long 
 /*
  * The cycle: fork a child of the thread's process, let it exec (@exec) and
  * exit, reap it.  Kind @op_kind times the fork, or with @exec the exec;
- * @cycle_kind the whole cycle, whose shared writes it counts.
+ * @cycle_kind the whole cycle, whose shared writes it counts; with
+ * @phases, the two kinds after it the exit and the wait.
  */
 static void fork_cycle(struct bench_thread *t, bool exec, unsigned int op_kind,
-		       unsigned int cycle_kind)
+		       unsigned int cycle_kind, bool phases)
 {
 	unsigned long shared[RP_SHARED_NR];
-	uint64_t t0, t1, op0;
+	uint64_t t0, t1, op0, t2 = 0, t3 = 0;
 	struct rp_task *child;
 	pid_t pid;
 	int status;
@@ -111,9 +112,21 @@ static void fork_cycle(struct bench_thread *t, bool exec, unsigned int op_kind,
 		rp_execve(child, "bench");
 		t1 = bench_clock_ns();
 	}
+	if (phases)
+		t2 = bench_clock_ns();
 	rp_exit(child, 0);
 	rp_task_put(child);
+	if (phases)
+		t3 = bench_clock_ns();
 	rp_wait4(t->self, pid, &status, 0, NULL);
+	if (phases) {
+		uint64_t t4 = bench_clock_ns();
+
+		t->kinds[cycle_kind + 1].ops++;
+		bench_record(t, cycle_kind + 1, t3 - t2);
+		t->kinds[cycle_kind + 2].ops++;
+		bench_record(t, cycle_kind + 2, t4 - t3);
+	}
 	bench_shared_end(t, cycle_kind, shared);
 	t->kinds[op_kind].ops++;
 	bench_record(t, op_kind, t1 - op0);
@@ -126,13 +139,18 @@ static void fork_cycle(struct bench_thread *t, bool exec, unsigned int op_kind,
 void bench_fork_exit_reap(struct bench_thread *t, unsigned int fork_kind,
 			  unsigned int cycle_kind)
 {
-	fork_cycle(t, false, fork_kind, cycle_kind);
+	fork_cycle(t, false, fork_kind, cycle_kind, false);
+}
+
+void bench_fork_exit_reap_phases(struct bench_thread *t)
+{
+	fork_cycle(t, false, 0, 1, true);
 }
 
 void bench_fork_exec_exit_reap(struct bench_thread *t, unsigned int exec_kind,
 			       unsigned int cycle_kind)
 {
-	fork_cycle(t, true, exec_kind, cycle_kind);
+	fork_cycle(t, true, exec_kind, cycle_kind, false);
 }
 
 /* Heap bytes in use (small blocks and mmapped ones). */

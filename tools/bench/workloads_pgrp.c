@@ -275,8 +275,8 @@ const struct bench_workload bench_setpgid = {
 
 const struct bench_workload bench_fork_own = {
 	.name = "fork_own", .summary = "fork+exit+wait, each thread's process in its own group",
-	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
-	.thread_setup = bench_own_group, .op = bench_op_fork_exit,
+	.kinds = BENCH_PHASE_KINDS, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = bench_own_group, .op = bench_fork_exit_reap_phases,
 };
 
 static void op_fork_exec_exit(struct bench_thread *t)
@@ -293,8 +293,8 @@ const struct bench_workload bench_exec_own = {
 /* fork_own without the one session every other thread's process is in. */
 const struct bench_workload bench_fork_ownsess = {
 	.name = "fork_ownsess", .summary = "fork+exit+wait, each thread's process leading its own session",
-	.kinds = { "fork", "fork+exit+wait" }, .unsynchronized_ok = true, .scaling = true,
-	.thread_setup = own_session, .op = bench_op_fork_exit,
+	.kinds = BENCH_PHASE_KINDS, .unsynchronized_ok = true, .scaling = true,
+	.thread_setup = own_session, .op = bench_fork_exit_reap_phases,
 };
 
 const struct bench_workload bench_fork_onepg = {

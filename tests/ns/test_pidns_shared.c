@@ -511,6 +511,29 @@ Test(pidns_shared, member_with_child_exits_beside_a_reap)
 	finish_all_reaped();
 }
 
+/*
+ * N, a namespace's init numbered @nnr by U, has ended its namespace, and
+ * its exit waits for the pid of C alone (M, C's old parent, reaped in
+ * that end): C's death completes it, U reaps N, and the table ends clean.
+ */
+static void init_waits_for_child(struct rp_task *u, struct rp_task *n, pid_t nnr,
+				 struct rp_task *m, struct rp_task *c)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for C");
+	walk_ok();
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, 0, NULL), nnr, "C's death completed init's exit");
+	cr_assert_eq(status, EXITED(0));
+	rp_task_put(m);
+	rp_task_put(c);
+	rp_task_put(n);
+	walk_ok();
+	end_child(init, u);
+	finish_all_reaped();
+}
+
 /* Job @j exits @n, a namespace's init, held (offline) before the hold that ends the namespace. */
 static void start_init_exit_held(struct job *j, struct rp_task *n)
 {
@@ -534,7 +557,6 @@ Test(pidns_shared, member_with_child_exits_while_init_exits)
 {
 	struct rp_task *u, *n, *m, *c;
 	struct job jn;
-	int status = -1;
 	pid_t nnr = ns_with_init(&u, &n);
 
 	m = fork_of(n);
@@ -547,17 +569,7 @@ Test(pidns_shared, member_with_child_exits_while_init_exits)
 	cr_assert_eq(rp_getppid(c), 1, "an orphan of an exiting init went to %d",
 		     rp_getppid(c));
 	cr_assert_eq(rp_wait4(init, -1, NULL, WNOHANG, NULL), 0);
-	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for C");
-	walk_ok();
-	cr_assert_eq(rp_exit_group(c, 0), 0);
-	cr_assert_eq(rp_wait4(u, nnr, &status, 0, NULL), nnr, "C's death completed init's exit");
-	cr_assert_eq(status, EXITED(0));
-	rp_task_put(m);
-	rp_task_put(c);
-	rp_task_put(n);
-	walk_ok();
-	end_child(init, u);
-	finish_all_reaped();
+	init_waits_for_child(u, n, nnr, m, c);
 }
 
 /*
@@ -596,4 +608,29 @@ Test(pidns_shared, member_reaper_closed_meanwhile)
 	reap_nr(u, n, nnr);
 	end_child(init, u);
 	finish_all_reaped();
+}
+
+/*
+ * M, a member with a child C, chose N, the namespace's init, as C's
+ * reaper and is held there (RP_RACE_EXIT_REAPER_FOUND: the gate shared,
+ * no T yet).  N exits meanwhile: the hold that ends the namespace must
+ * wait for the gate (an exclusive taker's wait), so the end cannot come
+ * between M's choice and its move.  Let go: C is N's, N's end kills it
+ * and reaps M, and C's death completes N's exit.
+ */
+Test(pidns_shared, init_end_waits_for_member_reaper_choice)
+{
+	struct rp_task *u, *n, *m, *c;
+	struct job jm;
+	pid_t nnr = ns_with_init(&u, &n);
+	long mexit = -1;
+
+	m = fork_of(n);
+	c = fork_of(m);
+	cr_assert(!exits_while_held(&jm, exit_group_job, m, RP_RACE_EXIT_REAPER_FOUND, m, n, &mexit),
+		  "init's exit ended the namespace inside a member's shared hold");
+	cr_assert_eq(mexit, 0);
+	cr_assert_eq(rp_getppid(c), 1, "C's parent is %d, not the namespace's init",
+		     rp_getppid(c));
+	init_waits_for_child(u, n, nnr, m, c);
 }

@@ -282,8 +282,9 @@ static void pass_child_reaper(struct rp_task *father)
 /*
  * Linux's find_child_reaper for @father in nested namespace @ns (update
  * lock held, or a plain exit's gate shared with @ns not dying, in a read
- * section: init's exits and @ns's end wait for the gate): a live thread of the namespace's init, else, init's threads
- * all exiting, its leader: an init's exit keeps its children and reaps
+ * section: init's exits and @ns's end wait for the gate): a live thread
+ * of the namespace's init, else, init's threads all exiting, its leader:
+ * an init's exit keeps its children and reaps
  * them (rp_do_exit), so an orphan given to it meanwhile is reaped too,
  * whether the hold that ends the namespace came before this one or comes
  * after (docs/namespaces.md, "Orphans").  The leader stays until init's
@@ -1003,9 +1004,10 @@ static void release_dead(struct rp_task *t)
  * (ns_child_reaper), and every exit of a thread of a nested init, the
  * end of its namespace with it, takes the gate exclusive, so it comes
  * wholly after this hold and finds the children on init's list, as
- * those it forked (protocol (a), "An init that is exiting").  A dying
- * namespace's members exit exclusive.  Its release goes under the gate
- * shared only while its namespaces are open (rp_release_may_be_shared).
+ * those it forked (protocol (a), "An init that is exiting").  With
+ * children in a dying namespace it exits exclusive.  Its release goes
+ * under the gate shared only while its namespaces are open
+ * (rp_release_may_be_shared).
  * True if done, false (nothing written) if @t's exit must take the gate
  * exclusive.
  */

@@ -98,6 +98,7 @@ static inline bool rp_lock_class_rcu_only(enum rp_lock_class c)
 	       c == RP_LOCK_LINK;
 }
 
+/* rp_lockdep_acquire_obj also counts the lock's hand-overs (handover.h). */
 #ifdef RP_DEBUG
 void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);

@@ -51,6 +51,11 @@ void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 		rp_handover_count(c, lock);
 }
 
+void rp_lockdep_acquire_untaken_obj(enum rp_lock_class c, const void *lock)
+{
+	check_and_hold(c, lock);
+}
+
 /*
  * Releases need not be in reverse order: remove the latest entry of @c
  * (and of @lock, when given).

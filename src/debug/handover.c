@@ -23,13 +23,14 @@
  * A set keeps its locks most recent first, and a lock not among them
  * pushes out the least recent: forgotten, its next take counts nothing
  * whoever took it (an eviction, rp_debug_handover_evictions).  A
- * direct-mapped table (one way) lost hand-overs that mattered: with a
- * Fibonacci hash of the address, the blocks two threads' allocator arenas
- * hand out, 64 MiB apart plus a constant, fell on the same entries pairwise
- * (every other cycle of two threads forking in turns), and even a good
- * hash makes a lock that a cycle takes with some twenty others lose its
- * entry with odds of twenty in the table's size each cycle: a test of 64
- * cycles would fail one run in a few.  Four ways, least recent out, and a
+ * direct-mapped table (one way) forgot too much: with a Fibonacci hash of
+ * the address, the blocks two threads' allocator arenas hand out, 64 MiB
+ * apart plus a constant, fell on the same entries pairwise (half the
+ * cycles of two threads forking in turns), and even with a good hash a
+ * lock that a cycle takes among some twenty others loses its entry with
+ * odds of twenty in the table's size each cycle: by that estimate a test
+ * of 64 cycles on 4096 entries would miss a count one run in three.
+ * Four ways, least recent out, and a
  * hash that mixes every bit of the address (splitmix64's finalizer) lose a
  * lock only if four others taken since fall in its set.  Evictions are
  * mostly of stale entries, locks of objects freed since, which no take

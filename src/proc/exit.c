@@ -923,7 +923,7 @@ static void give_children(struct rp_task *father, struct rp_task *reaper, struct
 #ifdef RP_BREAK_AUTOREAP_PARENT_UNLOCKED
 static void autoreap_parent_lock(struct rp_task *p)
 {
-	rp_lockdep_acquire_obj(RP_LOCK_TREE, &p->tree_lock);
+	rp_lockdep_acquire_untaken_obj(RP_LOCK_TREE, &p->tree_lock);
 }
 
 static void autoreap_parent_unlock(struct rp_task *p)

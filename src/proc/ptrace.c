@@ -134,6 +134,20 @@ static struct rp_ptrace_part *ptrace_part(struct rp_task *t)
 }
 
 /*
+ * Is @t a process's leader and its only thread?  A thread's clone counts
+ * its thread under T of @t's real parent, which an attach or a detach
+ * holds, so it stays one while they do, and none of its threads' exits
+ * or exec's leader switch can come: protocol (f)'s T locks are enough.
+ * Any other tracee's attach or detach takes G of its group first
+ * (request_locked), which every writer of a thread's links under the
+ * gate shared holds.
+ */
+static bool link_plain(const struct rp_task *t)
+{
+	return rp_thread_group_leader(t) && CMM_LOAD_SHARED(t->signal->nr_threads) == 1;
+}
+
+/*
  * Make @tracer trace @t, a task not yet a zombie (update lock held, or T
  * of @tracer and of @t's real parent: protocol (f)): Linux's ptrace_link.
  * The parts of both first, then the links: -ENOMEM with nothing linked.
@@ -147,6 +161,8 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 
 	rp_assert_tree_write(t->sys, tracer);
 	rp_assert_tree_write(t->sys, t->real_parent);
+	if (!link_plain(t))
+		rp_assert_group_write(t->sys, t->signal);
 	pt = tracer_pt ? ptrace_part(t) : NULL;
 	if (!pt)
 		return -ENOMEM;
@@ -154,8 +170,10 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 	/* At the head (Group 3): see rp_owned_add_pub. */
 	rp_owned_add_pub(&pt->entry, &tracer_pt->ptraced, tracer);
 	/*
-	 * Never NULL: @t is no zombie, and its death (ZOMBIE) is set under T
-	 * of its real parent, held here, or under the update lock.
+	 * Never NULL: @t is no zombie, and its death is set under T of its
+	 * real parent, held here, or, for a thread, under G of its group,
+	 * held too if @t has other threads (request_locked), or under the
+	 * update lock.
 	 */
 	sh = rp_lock_task_sighand(t);
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
@@ -1054,25 +1072,47 @@ static unsigned int lock_tracer(struct rp_task *self, struct rp_lock_set *s)
 }
 
 /*
- * May an attach or detach of @t run under protocol (f)'s locks?  @t is a
- * process's leader and its only thread: a thread's clone counts its
- * thread under T of @t's real parent, which we hold, so it stays one
- * while we do, and none of its threads' exits or exec's leader switch,
- * which write a thread's links under locks the attach does not take,
- * can come.  Every other
- * tracee keeps the exclusive gate, decided before anything is written.
+ * RP_BREAK_PTRACE_THREAD_UNGROUPED: an attach or a detach of a tracee
+ * that is not plain takes no G of its group (and tells the checker it
+ * did): a thread's plain exit, which judged itself untraced under G, is
+ * released while the attach links it.
  */
-static bool link_plain(const struct rp_task *t)
+#ifdef RP_BREAK_PTRACE_THREAD_UNGROUPED
+#define TAKES_GROUP false
+#else
+#define TAKES_GROUP true
+#endif
+
+/*
+ * Protocol (f)'s locks for an attach or a detach of @t by @self (the gate
+ * shared, a read section), in @s: G of @t's group first if @t is not
+ * plain (link_plain), then lock_link's.  "Plain" is read before any lock;
+ * a clone may give @t's process a second thread before T of its real
+ * parent, so it is read again under that T, and the locks taken again
+ * with G if it changed.  The group locked, or NULL.
+ */
+static struct rp_signal *lock_link_group(struct rp_task *self, struct rp_task *t,
+					 struct rp_lock_set *s)
 {
-	return rp_thread_group_leader(t) && CMM_LOAD_SHARED(t->signal->nr_threads) == 1;
+	struct rp_signal *sig = link_plain(t) ? NULL : t->signal;
+
+	for (;;) {
+		if (sig)
+			rp_group_lock_if(sig, TAKES_GROUP);
+		lock_link(self, t, s);
+		if (sig || link_plain(t))
+			return sig;
+		unlock_link(self, s);
+		sig = t->signal;
+	}
 }
 
 /*
  * @request on @pid under the update lock, or, in rcu mode, the gate
- * shared and: for an attach or a detach, protocol (f)'s locks if the
- * tracee is plain (link_plain; else the update lock, nothing written);
- * for any other request, T of @self, whatever the tracee's threads (the
- * request writes no link).  *@waitfor: NULL, or the tracee, referenced,
+ * shared and: for an attach or a detach, protocol (f)'s locks, G of the
+ * tracee's group first unless it is plain (lock_link_group); for any
+ * other request, T of @self, whatever the tracee's threads (the request
+ * writes no link).  *@waitfor: NULL, or the tracee, referenced,
  * that the caller waits for with no lock held: the one it attached, or
  * the one that was still telling of its stop.
  */
@@ -1084,12 +1124,12 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	bool link = attaching || request == PTRACE_DETACH;
 	bool shared = sync->mode == RP_SYNC_RCU;
 	struct rp_lock_set trees = { .n = 0 };
+	struct rp_signal *group = NULL;
 	unsigned int untaken = 0;
 	struct rp_task *t;
 	long ret;
 
 	*waitfor = NULL;
-again:
 	/* Requests change links or stops: the update side, not a read section alone. */
 	if (shared) {
 		rp_update_lock_shared(sync);
@@ -1101,15 +1141,8 @@ again:
 	if (t && shared && !link) {
 		untaken = lock_tracer(self, &trees);
 	} else if (t && shared) {
-		lock_link(self, t, &trees);
+		group = lock_link_group(self, t, &trees);
 		untaken = link_untaken(self, &trees);
-		if (!link_plain(t)) {
-			unlock_link(self, &trees);
-			rp_read_unlock(sync);
-			rp_update_unlock_shared(sync);
-			shared = false;
-			goto again;
-		}
 	}
 	if (!t)
 		ret = -ESRCH;
@@ -1122,6 +1155,8 @@ again:
 		*waitfor = t;
 	if (shared) {
 		rp_tree_unlock_set(&trees, untaken);
+		if (group)
+			rp_group_unlock_if(group, TAKES_GROUP);
 		rp_read_unlock(sync);
 		rp_update_unlock_shared(sync);
 	} else {

@@ -3,8 +3,8 @@
  * ptrace attach and detach under the update gate shared (docs/process.md,
  * protocol (f)): two attaches that make one task's ptrace part at once, an
  * attach against a plain exit of its tracee, a detach whose tracee's real
- * parent gives it away meanwhile, and a threaded tracee's attach, which
- * keeps the exclusive gate.  The other requests (ptrace_requests) under
+ * parent gives it away meanwhile, and a threaded tracee's attach and
+ * detach under G of its group, which a thread's plain exit waits for.  The other requests (ptrace_requests) under
  * the gate shared and T of the tracer: beside a shared holder, and held
  * between their check of the link and their change while the tracee is
  * killed, while it exits, and while the tracer detaches it from another
@@ -281,24 +281,114 @@ Test(ptrace_shared, attach_detach_beside_a_shared_holder)
 }
 
 /*
- * A tracee with two threads keeps the exclusive gate: X's seize of it
- * waits for a shared holder.
+ * X's attach of @t (@tid), its ptrace stop taken by job @jt, and X's
+ * detach, each done beside a shared holder, as a one-thread tracee's.
  */
-Test(ptrace_shared, threaded_tracee_exclusive)
+static void attach_detach_beside_walk(struct rp_task *x, struct rp_task *t, pid_t tid,
+				      const char *what)
+{
+	int status = -1;
+	struct job jt;
+	long ret;
+
+	cr_expect(request_beside_walk(x, PTRACE_ATTACH, tid, &ret),
+		  "an attach of %s waited for a shared holder", what);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(t->parent, x);
+	job_start(&jt, signal_job, t);	/* takes the SIGSTOP: a ptrace stop */
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	cr_expect(request_beside_walk(x, PTRACE_DETACH, tid, &ret),
+		  "a detach of %s waited for a shared holder", what);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(job_join(&jt), 0);
+	cr_assert_eq(t->ptrace, 0u);
+	cr_assert_eq(t->parent, init);
+}
+
+/*
+ * A tracee of two threads, its second thread and its leader: each one's
+ * attach and detach hold G of the group, not the gate exclusive, and are
+ * done beside a shared holder.
+ */
+Test(ptrace_shared, threaded_tracee_beside_a_shared_holder)
 {
 	struct rp_task *q, *q2, *x;
-	long ret;
 
 	start(RP_SYNC_RCU);
 	q = spawn(init, SIGCHLD);
 	q2 = thread_of(q);
 	x = spawn(init, SIGCHLD);
-	cr_expect_not(request_beside_walk(x, PTRACE_SEIZE, rp_getpid(q), &ret),
-		      "a threaded tracee's seize took the gate shared");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(q->parent, x);
+	attach_detach_beside_walk(x, q2, rp_gettid(q2), "a second thread");
+	attach_detach_beside_walk(x, q, rp_getpid(q), "a leader with another thread");
 	end_child(init, x);
 	end_task(q2);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+static int group_waits;			/* uatomic: a writer waits for G of group_of */
+static struct rp_task *group_of;
+static int thread_exited;		/* uatomic: thread_exit_job returned */
+
+/* note_hook, and a wait for G of group_of's process noted in group_waits. */
+static void group_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GROUP_WAITS && t == CMM_LOAD_SHARED(group_of))
+		uatomic_set(&group_waits, 1);
+	else
+		note_hook(where, t);
+}
+
+static long thread_exit_job(struct job *j)
+{
+	long ret = rp_exit(j->t, 0);
+
+	uatomic_set(&thread_exited, 1);
+	return ret;
+}
+
+/*
+ * X seizes Q2, the second thread of Q, and is held in the seize's link,
+ * before it makes its own ptrace part, holding G of Q's group.  Q2's exit
+ * would be a plain thread's, which judges itself untraced under G: it
+ * waits for G, and then finds itself traced (the gate exclusive) and
+ * stays a zombie for X to reap.  RP_BREAK_PTRACE_THREAD_UNGROUPED takes
+ * no G: Q2 exits untraced and is released while the seize links it.
+ */
+Test(ptrace_shared, thread_exit_waits_for_attach)
+{
+	struct rp_task *q, *q2, *x;
+	struct job jx, je;
+	int status = -1;
+	pid_t tid;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	q2 = thread_of(q);
+	x = spawn(init, SIGCHLD);
+	tid = rp_gettid(q2);
+	uatomic_set(&group_waits, 0);
+	uatomic_set(&thread_exited, 0);
+	CMM_STORE_SHARED(group_of, q);
+	arm_noting(RP_RACE_PTRACE_PART, x);
+	rp_debug_race_hook(group_hook);
+	start_request(&jx, x, PTRACE_SEIZE, tid, 0);
+	cr_assert(await_reached(1), "the seize made no part for its tracer");
+	job_start(&je, thread_exit_job, q2);
+	while (!uatomic_read(&group_waits) && !uatomic_read(&thread_exited))
+		usleep(1000);
+	cr_assert_not(uatomic_read(&thread_exited),
+		      "a thread exited untraced while an attach of it was linking it");
+	release();
+	cr_assert_eq(job_join(&jx), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(group_of, NULL);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, EXITED(0));
+	rp_task_put(q2);
+	end_child(init, x);
 	end_child(init, q);
 	finish_all_reaped();
 }
@@ -365,7 +455,7 @@ Test(ptrace_requests, beside_a_shared_holder)
 
 /*
  * A tracee of two threads: a request writes no link, and keeps the gate
- * shared.  X seizes Q (exclusive: a threaded tracee's attach); its
+ * shared.  X seizes Q (under G of its group: a threaded tracee's attach); its
  * PTRACE_INTERRUPT and, in the trap, its GETEVENTMSG are done beside a
  * shared holder.
  */

@@ -161,8 +161,6 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 
 	rp_assert_tree_write(t->sys, tracer);
 	rp_assert_tree_write(t->sys, t->real_parent);
-	if (!link_plain(t))
-		rp_assert_group_write(t->sys, t->signal);
 	pt = tracer_pt ? ptrace_part(t) : NULL;
 	if (!pt)
 		return -ENOMEM;
@@ -173,7 +171,7 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 	 * Never NULL: @t is no zombie, and its death is set under T of its
 	 * real parent, held here, or, for a thread, under G of its group,
 	 * held too if @t has other threads (request_locked), or under the
-	 * update lock.
+	 * update lock; or @t is the caller (PTRACE_TRACEME).
 	 */
 	sh = rp_lock_task_sighand(t);
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
@@ -718,22 +716,6 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	return 0;
 }
 
-static long traceme(struct rp_task *self)
-{
-	struct rp_sync *sync = &self->sys->sync;
-	struct rp_task *parent;
-	long ret = -EPERM;
-
-	rp_update_lock(sync);
-	parent = self->real_parent;
-	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
-	    !uatomic_read(&parent->exit_state)) {
-		ret = ptrace_link(self, parent, RP_PT_PTRACED);
-	}
-	rp_update_unlock(sync);
-	return ret;
-}
-
 static bool valid_signal(long sig)
 {
 	return sig >= 0 && sig < RP_NSIG;
@@ -990,7 +972,9 @@ static void await_trap(struct rp_task *t)
  * RP_BREAK_PTRACE_PARENT_UNLOCKED: a plain attach or detach trusts the
  * gate for T of the tracee's real parent (and tells the checker it took
  * it): an attach links a tracee whose plain exit, holding that T, has
- * judged it untraced.  RP_BREAK_PTRACE_NO_PARENT_RECHECK trusts the real
+ * judged it untraced, and PTRACE_TRACEME links its caller to a real
+ * parent whose plain exit has judged itself no tracer.
+ * RP_BREAK_PTRACE_NO_PARENT_RECHECK trusts the real
  * parent read before its T: a detach gives the tracee back to a parent
  * whose exit gave it to a reaper meanwhile.
  */
@@ -1037,9 +1021,10 @@ static void unlock_link(struct rp_task *self, struct rp_lock_set *s)
 /*
  * Protocol (f)'s locks for tracer @self and tracee @t (the gate shared, a
  * read section): T of @self and of @t's real parent, one lock if they are
- * one task, in increasing address (@s).  The real parent is read before
- * its T, and a plain exit of that parent may give @t to a reaper in
- * between (under that T): read again under it, and start over if it moved.
+ * one task, in increasing address (@s); @self NULL: PTRACE_TRACEME, whose
+ * tracer is that real parent.  The real parent is read before its T, and
+ * a plain exit of that parent may give @t to a reaper in between (under
+ * that T): read again under it, and start over if it moved.
  */
 static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_set *s)
 {
@@ -1049,7 +1034,7 @@ static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_se
 		parent = rcu_dereference(t->real_parent);
 		RP_RACE_POINT(RP_RACE_PTRACE_LINK_PARENT, t);
 		s->n = 0;
-		rp_tree_set_add(s, self);
+		rp_tree_set_add(s, self ? self : parent);
 		rp_tree_set_add(s, parent);
 		rp_tree_lock_set(s, link_untaken(self, s));
 		if (!PARENT_RECHECK || t->real_parent == parent)
@@ -1157,6 +1142,48 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 		rp_tree_unlock_set(&trees, untaken);
 		if (group)
 			rp_group_unlock_if(group, TAKES_GROUP);
+		rp_read_unlock(sync);
+		rp_update_unlock_shared(sync);
+	} else {
+		rp_update_unlock(sync);
+	}
+	rp_sync_quiescent();
+	return ret;
+}
+
+/*
+ * PTRACE_TRACEME (Linux's ptrace_traceme): @self, untraced, is traced by
+ * its real parent P, unless P exits.  Under the update lock, or, in rcu
+ * mode, the gate shared, a read section and T of P (lock_link, with P
+ * read again under it): docs/process.md, protocol (f), "PTRACE_TRACEME".
+ * Every writer of @self's links holds T of P or the gate exclusive but
+ * @self's own exit, and @self runs.  P's exit marks P exiting before it
+ * judges itself no tracer under its T: we come before that judgement,
+ * which then finds @self on P's list and takes the gate exclusive, or
+ * after it, and see the mark.
+ */
+static long traceme(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	bool shared = sync->mode == RP_SYNC_RCU;
+	struct rp_lock_set trees = { .n = 0 };
+	struct rp_task *parent;
+	long ret = -EPERM;
+
+	if (shared) {
+		rp_update_lock_shared(sync);
+		rp_read_lock(sync);
+		lock_link(NULL, self, &trees);
+	} else {
+		rp_update_lock(sync);
+	}
+	parent = self->real_parent;
+	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
+	    !uatomic_read(&parent->exit_state)) {
+		ret = ptrace_link(self, parent, RP_PT_PTRACED);
+	}
+	if (shared) {
+		unlock_link(NULL, &trees);
 		rp_read_unlock(sync);
 		rp_update_unlock_shared(sync);
 	} else {

@@ -3,8 +3,9 @@
  * ptrace attach and detach under the update gate shared (docs/process.md,
  * protocol (f)): two attaches that make one task's ptrace part at once, an
  * attach against a plain exit of its tracee, a detach whose tracee's real
- * parent gives it away meanwhile, and a threaded tracee's attach and
- * detach under G of its group, which a thread's plain exit waits for.  The other requests (ptrace_requests) under
+ * parent gives it away meanwhile, a threaded tracee's attach and detach
+ * under G of its group, which a thread's plain exit waits for, and
+ * PTRACE_TRACEME under T of the real parent, which its exit waits for.  The other requests (ptrace_requests) under
  * the gate shared and T of the tracer: beside a shared holder, and held
  * between their check of the link and their change while the tracee is
  * killed, while it exits, and while the tracer detaches it from another
@@ -329,7 +330,7 @@ Test(ptrace_shared, threaded_tracee_beside_a_shared_holder)
 
 static int group_waits;			/* uatomic: a writer waits for G of group_of */
 static struct rp_task *group_of;
-static int thread_exited;		/* uatomic: thread_exit_job returned */
+static int thread_exited;		/* uatomic: exit_noted_job returned */
 
 /* note_hook, and a wait for G of group_of's process noted in group_waits. */
 static void group_hook(enum rp_race_point where, struct rp_task *t)
@@ -340,9 +341,10 @@ static void group_hook(enum rp_race_point where, struct rp_task *t)
 		note_hook(where, t);
 }
 
-static long thread_exit_job(struct job *j)
+/* @j->arg: the thread alone exits (its process lives on), else its process. */
+static long exit_noted_job(struct job *j)
 {
-	long ret = rp_exit(j->t, 0);
+	long ret = j->arg ? rp_exit(j->t, 0) : rp_exit_group(j->t, 0);
 
 	uatomic_set(&thread_exited, 1);
 	return ret;
@@ -359,7 +361,7 @@ static long thread_exit_job(struct job *j)
 Test(ptrace_shared, thread_exit_waits_for_attach)
 {
 	struct rp_task *q, *q2, *x;
-	struct job jx, je;
+	struct job jx, je = { .arg = 1 };
 	int status = -1;
 	pid_t tid;
 
@@ -375,7 +377,7 @@ Test(ptrace_shared, thread_exit_waits_for_attach)
 	rp_debug_race_hook(group_hook);
 	start_request(&jx, x, PTRACE_SEIZE, tid, 0);
 	cr_assert(await_reached(1), "the seize made no part for its tracer");
-	job_start(&je, thread_exit_job, q2);
+	job_start(&je, exit_noted_job, q2);
 	while (!uatomic_read(&group_waits) && !uatomic_read(&thread_exited))
 		usleep(1000);
 	cr_assert_not(uatomic_read(&thread_exited),
@@ -390,6 +392,80 @@ Test(ptrace_shared, thread_exit_waits_for_attach)
 	rp_task_put(q2);
 	end_child(init, x);
 	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * PTRACE_TRACEME of a thread of P's child C runs under the gate shared
+ * and T of P: it is done beside a shared holder.
+ */
+Test(ptrace_shared, traceme_beside_a_shared_holder)
+{
+	struct rp_task *p, *c, *c2;
+	int status = -1;
+	pid_t tid;
+	long ret;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	c2 = thread_of(c);
+	cr_expect(request_beside_walk(c2, PTRACE_TRACEME, 0, &ret),
+		  "a TRACEME waited for a shared holder");
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(c2->parent, p);
+	cr_assert_eq(c2->ptrace, (unsigned int)RP_PT_PTRACED);
+	cr_assert_eq(rp_ptrace(c2, PTRACE_TRACEME, 0, NULL, NULL), -EPERM);
+	tid = rp_gettid(c2);
+	end_task(c2);		/* traced: a zombie for P, its tracer */
+	cr_assert_eq(rp_wait4(p, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, EXITED(0));
+	end_child(p, c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+/*
+ * C's PTRACE_TRACEME is held in its link, before it makes the ptrace
+ * part of P, its real parent, holding T of P.  P's exit would be plain:
+ * it waits for T of P, and then finds itself a tracer, takes the gate
+ * exclusive, detaches C and gives it to init.
+ * RP_BREAK_PTRACE_PARENT_UNLOCKED takes no T of P: P's plain exit judges
+ * itself no tracer and ends while the TRACEME links C to it.
+ */
+Test(ptrace_shared, parent_exit_waits_for_traceme)
+{
+	struct rp_task *p, *c;
+	struct job jc, jp;
+	int status = -1;
+	pid_t ppid;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	ppid = rp_getpid(p);
+	uatomic_set(&thread_exited, 0);
+	CMM_STORE_SHARED(tree_of, p);
+	arm_noting(RP_RACE_PTRACE_PART, p);
+	start_request(&jc, c, PTRACE_TRACEME, 0, 0);
+	cr_assert(await_reached(1), "the TRACEME made no part for its tracer");
+	job_start(&jp, exit_noted_job, p);
+	while (!uatomic_read(&tree_waits) && !uatomic_read(&thread_exited))
+		usleep(1000);
+	cr_assert_not(uatomic_read(&thread_exited),
+		      "a parent exited as no tracer while its child's TRACEME linked it");
+	release();
+	cr_assert_eq(job_join(&jc), 0);
+	cr_assert_eq(job_join(&jp), 0);
+	rp_debug_race_hook(NULL);
+	CMM_STORE_SHARED(tree_of, NULL);
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	cr_assert_eq(status, EXITED(0));
+	cr_assert_eq(c->ptrace, 0u);
+	cr_assert_eq(c->parent, init);
+	cr_assert_eq(c->real_parent, init);
+	end_child(init, c);
+	rp_task_put(p);
 	finish_all_reaped();
 }
 

@@ -5,11 +5,11 @@
  * attach against a plain exit of its tracee, a detach whose tracee's real
  * parent gives it away meanwhile, a threaded tracee's attach and detach
  * under G of its group, which a thread's plain exit waits for, and
- * PTRACE_TRACEME under T of the real parent, which its exit waits for.  The other requests (ptrace_requests) under
- * the gate shared and T of the tracer: beside a shared holder, and held
- * between their check of the link and their change while the tracee is
- * killed, while it exits, and while the tracer detaches it from another
- * thread.
+ * PTRACE_TRACEME under T of the real parent, which its exit waits for.
+ * The other requests (ptrace_requests) under the gate shared and T of the
+ * tracer: beside a shared holder, and held between their check of the
+ * link and their change while the tracee is killed, while it exits, and
+ * while the tracer detaches it from another thread.
  */
 #include <sys/prctl.h>
 #include <sys/ptrace.h>

@@ -1057,6 +1057,32 @@ static unsigned int lock_tracer(struct rp_task *self, struct rp_lock_set *s)
 }
 
 /*
+ * The update side of a request (it changes links or stops, so a read
+ * section alone will not do): in rcu mode (@shared) the gate shared and
+ * a read section, else the update lock.
+ */
+static void update_enter(struct rp_sync *sync, bool shared)
+{
+	if (shared) {
+		rp_update_lock_shared(sync);
+		rp_read_lock(sync);
+	} else {
+		rp_update_lock(sync);
+	}
+}
+
+static void update_leave(struct rp_sync *sync, bool shared)
+{
+	if (shared) {
+		rp_read_unlock(sync);
+		rp_update_unlock_shared(sync);
+	} else {
+		rp_update_unlock(sync);
+	}
+	rp_sync_quiescent();
+}
+
+/*
  * RP_BREAK_PTRACE_THREAD_UNGROUPED: an attach or a detach of a tracee
  * that is not plain takes no G of its group (and tells the checker it
  * did): a thread's plain exit, which judged itself untraced under G, is
@@ -1115,13 +1141,7 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	long ret;
 
 	*waitfor = NULL;
-	/* Requests change links or stops: the update side, not a read section alone. */
-	if (shared) {
-		rp_update_lock_shared(sync);
-		rp_read_lock(sync);
-	} else {
-		rp_update_lock(sync);
-	}
+	update_enter(sync, shared);
 	t = rp_find_task_vnr_rcu(self, pid);
 	if (t && shared && !link) {
 		untaken = lock_tracer(self, &trees);
@@ -1138,16 +1158,10 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	/* Found under the lock, or in the read section: the reference is taken. */
 	if (((attaching && !ret) || ret == STOP_TELLING) && rp_task_get_rcu(t))
 		*waitfor = t;
-	if (shared) {
-		rp_tree_unlock_set(&trees, untaken);
-		if (group)
-			rp_group_unlock_if(group, TAKES_GROUP);
-		rp_read_unlock(sync);
-		rp_update_unlock_shared(sync);
-	} else {
-		rp_update_unlock(sync);
-	}
-	rp_sync_quiescent();
+	rp_tree_unlock_set(&trees, untaken);	/* none in the exclusive case */
+	if (group)
+		rp_group_unlock_if(group, TAKES_GROUP);
+	update_leave(sync, shared);
 	return ret;
 }
 
@@ -1170,26 +1184,17 @@ static long traceme(struct rp_task *self)
 	struct rp_task *parent;
 	long ret = -EPERM;
 
-	if (shared) {
-		rp_update_lock_shared(sync);
-		rp_read_lock(sync);
+	update_enter(sync, shared);
+	if (shared)
 		lock_link(NULL, self, &trees);
-	} else {
-		rp_update_lock(sync);
-	}
 	parent = self->real_parent;
 	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
 	    !uatomic_read(&parent->exit_state)) {
 		ret = ptrace_link(self, parent, RP_PT_PTRACED);
 	}
-	if (shared) {
+	if (shared)
 		unlock_link(NULL, &trees);
-		rp_read_unlock(sync);
-		rp_update_unlock_shared(sync);
-	} else {
-		rp_update_unlock(sync);
-	}
-	rp_sync_quiescent();
+	update_leave(sync, shared);
 	return ret;
 }
 

@@ -330,7 +330,7 @@ Test(ptrace_shared, threaded_tracee_beside_a_shared_holder)
 
 static int group_waits;			/* uatomic: a writer waits for G of group_of */
 static struct rp_task *group_of;
-static int thread_exited;		/* uatomic: exit_noted_job returned */
+static int exited;			/* uatomic: exit_noted_job returned */
 
 /* note_hook, and a wait for G of group_of's process noted in group_waits. */
 static void group_hook(enum rp_race_point where, struct rp_task *t)
@@ -346,8 +346,36 @@ static long exit_noted_job(struct job *j)
 {
 	long ret = j->arg ? rp_exit(j->t, 0) : rp_exit_group(j->t, 0);
 
-	uatomic_set(&thread_exited, 1);
+	uatomic_set(&exited, 1);
 	return ret;
+}
+
+/*
+ * @who's ptrace(@request, @pid) held in its link, at the first part of
+ * @tracer (RP_RACE_PTRACE_PART), while @exiter exits (@thread: the thread
+ * alone): the exit must wait for a lock the request holds (*@waits) and
+ * not be done meanwhile.  Both answer 0.
+ */
+static void exit_beside_held_link(struct rp_task *who, long request, pid_t pid,
+				  struct rp_task *tracer, struct rp_task *exiter, bool thread,
+				  int *waits)
+{
+	struct job jr, je = { .arg = thread };
+
+	uatomic_set(&group_waits, 0);
+	uatomic_set(&exited, 0);
+	arm_noting(RP_RACE_PTRACE_PART, tracer);
+	rp_debug_race_hook(group_hook);
+	start_request(&jr, who, request, pid, 0);
+	cr_assert(await_reached(1), "request %ld made no part for its tracer", request);
+	job_start(&je, exit_noted_job, exiter);
+	while (!uatomic_read(waits) && !uatomic_read(&exited))
+		usleep(1000);
+	cr_assert_not(uatomic_read(&exited), "an exit was done while request %ld linked", request);
+	release();
+	cr_assert_eq(job_join(&jr), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
 }
 
 /*
@@ -361,7 +389,6 @@ static long exit_noted_job(struct job *j)
 Test(ptrace_shared, thread_exit_waits_for_attach)
 {
 	struct rp_task *q, *q2, *x;
-	struct job jx, je = { .arg = 1 };
 	int status = -1;
 	pid_t tid;
 
@@ -370,22 +397,8 @@ Test(ptrace_shared, thread_exit_waits_for_attach)
 	q2 = thread_of(q);
 	x = spawn(init, SIGCHLD);
 	tid = rp_gettid(q2);
-	uatomic_set(&group_waits, 0);
-	uatomic_set(&thread_exited, 0);
 	CMM_STORE_SHARED(group_of, q);
-	arm_noting(RP_RACE_PTRACE_PART, x);
-	rp_debug_race_hook(group_hook);
-	start_request(&jx, x, PTRACE_SEIZE, tid, 0);
-	cr_assert(await_reached(1), "the seize made no part for its tracer");
-	job_start(&je, exit_noted_job, q2);
-	while (!uatomic_read(&group_waits) && !uatomic_read(&thread_exited))
-		usleep(1000);
-	cr_assert_not(uatomic_read(&thread_exited),
-		      "a thread exited untraced while an attach of it was linking it");
-	release();
-	cr_assert_eq(job_join(&jx), 0);
-	cr_assert_eq(job_join(&je), 0);
-	rp_debug_race_hook(NULL);
+	exit_beside_held_link(x, PTRACE_SEIZE, tid, x, q2, true, &group_waits);
 	CMM_STORE_SHARED(group_of, NULL);
 	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
 	cr_assert_eq(status, EXITED(0));
@@ -436,7 +449,6 @@ Test(ptrace_shared, traceme_beside_a_shared_holder)
 Test(ptrace_shared, parent_exit_waits_for_traceme)
 {
 	struct rp_task *p, *c;
-	struct job jc, jp;
 	int status = -1;
 	pid_t ppid;
 
@@ -444,20 +456,8 @@ Test(ptrace_shared, parent_exit_waits_for_traceme)
 	p = spawn(init, SIGCHLD);
 	c = spawn(p, SIGCHLD);
 	ppid = rp_getpid(p);
-	uatomic_set(&thread_exited, 0);
 	CMM_STORE_SHARED(tree_of, p);
-	arm_noting(RP_RACE_PTRACE_PART, p);
-	start_request(&jc, c, PTRACE_TRACEME, 0, 0);
-	cr_assert(await_reached(1), "the TRACEME made no part for its tracer");
-	job_start(&jp, exit_noted_job, p);
-	while (!uatomic_read(&tree_waits) && !uatomic_read(&thread_exited))
-		usleep(1000);
-	cr_assert_not(uatomic_read(&thread_exited),
-		      "a parent exited as no tracer while its child's TRACEME linked it");
-	release();
-	cr_assert_eq(job_join(&jc), 0);
-	cr_assert_eq(job_join(&jp), 0);
-	rp_debug_race_hook(NULL);
+	exit_beside_held_link(c, PTRACE_TRACEME, 0, p, p, false, &tree_waits);
 	CMM_STORE_SHARED(tree_of, NULL);
 	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
 	cr_assert_eq(status, EXITED(0));

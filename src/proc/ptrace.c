@@ -149,7 +149,8 @@ static bool link_plain(const struct rp_task *t)
 
 /*
  * Make @tracer trace @t, a task not yet a zombie (update lock held, or T
- * of @tracer and of @t's real parent: protocol (f)): Linux's ptrace_link.
+ * of @tracer and of @t's real parent, after G of @t's group unless @t is
+ * plain or the caller: protocol (f)): Linux's ptrace_link.
  * The parts of both first, then the links: -ENOMEM with nothing linked.
  * ->ptrace last, under @t's siglock: a stop that sees it finds the link's
  * owner set (rp_tracer_rcu), as the siglock orders them.

@@ -248,42 +248,8 @@ static bool request_beside_walk(struct rp_task *x, long request, pid_t pid, long
 }
 
 /*
- * A one-thread tracee's attach and detach run under the gate shared: each
- * is done beside a shared holder, which an exclusive taker waits for.
- */
-Test(ptrace_shared, attach_detach_beside_a_shared_holder)
-{
-	struct rp_task *q, *x;
-	int status = -1;
-	struct job jq;
-	pid_t qpid;
-	long ret;
-
-	start(RP_SYNC_RCU);
-	q = spawn(init, SIGCHLD);
-	x = spawn(init, SIGCHLD);
-	qpid = rp_getpid(q);
-	cr_expect(request_beside_walk(x, PTRACE_ATTACH, qpid, &ret),
-		  "an attach waited for a shared holder");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(q->parent, x);
-	job_start(&jq, signal_job, q);	/* takes the SIGSTOP: a ptrace stop */
-	cr_assert_eq(rp_wait4(x, qpid, &status, __WALL, NULL), qpid);
-	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
-	cr_expect(request_beside_walk(x, PTRACE_DETACH, qpid, &ret),
-		  "a detach waited for a shared holder");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(job_join(&jq), 0);
-	cr_assert_eq(q->ptrace, 0u);
-	cr_assert_eq(q->parent, init);
-	end_child(init, x);
-	end_child(init, q);
-	finish_all_reaped();
-}
-
-/*
  * X's attach of @t (@tid), its ptrace stop taken by job @jt, and X's
- * detach, each done beside a shared holder, as a one-thread tracee's.
+ * detach, each done beside a shared holder (@what: the tracee).
  */
 static void attach_detach_beside_walk(struct rp_task *x, struct rp_task *t, pid_t tid,
 				      const char *what)
@@ -308,22 +274,65 @@ static void attach_detach_beside_walk(struct rp_task *x, struct rp_task *t, pid_
 }
 
 /*
+ * A one-thread tracee's attach and detach run under the gate shared: each
+ * is done beside a shared holder, which an exclusive taker waits for.
+ */
+Test(ptrace_shared, attach_detach_beside_a_shared_holder)
+{
+	struct rp_task *q, *x;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	x = spawn(init, SIGCHLD);
+	attach_detach_beside_walk(x, q, rp_getpid(q), "a one-thread tracee");
+	end_child(init, x);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * The threaded tracee's set-up: Q, init's child, returned, with a second
+ * thread *@q2 (its tid in *@tid); X, init's child (*@x), its tracer.
+ */
+static struct rp_task *threaded_tracee(struct rp_task **q2, pid_t *tid, struct rp_task **x)
+{
+	struct rp_task *q;
+
+	start(RP_SYNC_RCU);
+	q = spawn(init, SIGCHLD);
+	*q2 = thread_of(q);
+	*x = spawn(init, SIGCHLD);
+	*tid = rp_gettid(*q2);
+	return q;
+}
+
+/*
  * A tracee of two threads, its second thread and its leader: each one's
  * attach and detach hold G of the group, not the gate exclusive, and are
- * done beside a shared holder.
+ * done beside a shared holder.  Then the second thread's PTRACE_TRACEME,
+ * under the gate shared and T of its real parent, init, is done there
+ * too; traced, its exit leaves a zombie for init, its tracer.
  */
 Test(ptrace_shared, threaded_tracee_beside_a_shared_holder)
 {
 	struct rp_task *q, *q2, *x;
+	int status = -1;
+	pid_t tid;
+	long ret;
 
-	start(RP_SYNC_RCU);
-	q = spawn(init, SIGCHLD);
-	q2 = thread_of(q);
-	x = spawn(init, SIGCHLD);
-	attach_detach_beside_walk(x, q2, rp_gettid(q2), "a second thread");
+	q = threaded_tracee(&q2, &tid, &x);
+	attach_detach_beside_walk(x, q2, tid, "a second thread");
 	attach_detach_beside_walk(x, q, rp_getpid(q), "a leader with another thread");
-	end_child(init, x);
+	cr_expect(request_beside_walk(q2, PTRACE_TRACEME, 0, &ret),
+		  "a TRACEME waited for a shared holder");
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(q2->parent, init);
+	cr_assert_eq(q2->ptrace, (unsigned int)RP_PT_PTRACED);
+	cr_assert_eq(rp_ptrace(q2, PTRACE_TRACEME, 0, NULL, NULL), -EPERM);
 	end_task(q2);
+	cr_assert_eq(rp_wait4(init, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, EXITED(0));
+	end_child(init, x);
 	end_child(init, q);
 	finish_all_reaped();
 }
@@ -392,11 +401,7 @@ Test(ptrace_shared, thread_exit_waits_for_attach)
 	int status = -1;
 	pid_t tid;
 
-	start(RP_SYNC_RCU);
-	q = spawn(init, SIGCHLD);
-	q2 = thread_of(q);
-	x = spawn(init, SIGCHLD);
-	tid = rp_gettid(q2);
+	q = threaded_tracee(&q2, &tid, &x);
 	CMM_STORE_SHARED(group_of, q);
 	exit_beside_held_link(x, PTRACE_SEIZE, tid, x, q2, true, &group_waits);
 	CMM_STORE_SHARED(group_of, NULL);
@@ -405,36 +410,6 @@ Test(ptrace_shared, thread_exit_waits_for_attach)
 	rp_task_put(q2);
 	end_child(init, x);
 	end_child(init, q);
-	finish_all_reaped();
-}
-
-/*
- * PTRACE_TRACEME of a thread of P's child C runs under the gate shared
- * and T of P: it is done beside a shared holder.
- */
-Test(ptrace_shared, traceme_beside_a_shared_holder)
-{
-	struct rp_task *p, *c, *c2;
-	int status = -1;
-	pid_t tid;
-	long ret;
-
-	start(RP_SYNC_RCU);
-	p = spawn(init, SIGCHLD);
-	c = spawn(p, SIGCHLD);
-	c2 = thread_of(c);
-	cr_expect(request_beside_walk(c2, PTRACE_TRACEME, 0, &ret),
-		  "a TRACEME waited for a shared holder");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(c2->parent, p);
-	cr_assert_eq(c2->ptrace, (unsigned int)RP_PT_PTRACED);
-	cr_assert_eq(rp_ptrace(c2, PTRACE_TRACEME, 0, NULL, NULL), -EPERM);
-	tid = rp_gettid(c2);
-	end_task(c2);		/* traced: a zombie for P, its tracer */
-	cr_assert_eq(rp_wait4(p, tid, &status, __WALL, NULL), tid);
-	cr_assert_eq(status, EXITED(0));
-	end_child(p, c);
-	end_child(init, p);
 	finish_all_reaped();
 }
 

@@ -416,8 +416,9 @@ Test(bench, format_json)
 
 /*
  * A fixed count of operations, not 0.01 s: on a loaded machine a thread
- * may get no operation done in 0.01 s, and a ratio whose one side is a
- * few operations can print as 0.00.
+ * may get no operation done in 0.01 s, and a rate of 0 makes no ratio.
+ * A ratio of such short runs is noise (0.00 to 16 seen), printed with two
+ * decimals: the checks ask for a number, not for its size.
  */
 #define SCALING_RUN "bench --quick --ops 200 --workload fork_own,fork_onepg,setpgid_own," \
 	"setpgid_onepg,ptrace_own,ptrace_onepg,exec_own,stop_own --threads 1,2 --mode rcu,qrwlock "
@@ -447,7 +448,7 @@ Test(bench, scaling_quick)
 		  "import csv, json, sys; r = list(csv.DictReader(sys.stdin)); "
 		  "print(json.dumps(r))'",
 		  ".[0] | map(select(.type == \"speedup\")) | length == 26 and "
-		  "all(.[]; (keys | length) == 32 and (.measured | tonumber) > 0)");
+		  "all(.[]; (keys | length) == 32 and (.measured | tonumber) >= 0)");
 	out = run_ok(SCALING_RUN);
 	cr_expect(strstr(out, "update-side scaling, ratios of this run's best ops/s (QUICK run") !=
 		  NULL, "%s", out);

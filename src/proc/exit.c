@@ -360,6 +360,28 @@ static bool thread_precedes(struct rp_task *a, const struct rp_task *b)
 }
 
 /*
+ * @t's pdeath signal from its dying parent @father: Linux's
+ * group_send_sig_info(SEND_SIG_NOINFO) from the parent, which numbers the
+ * sender in @t's namespace (0 where it has no number there) and forces
+ * the signal into a namespace that does not see the sender, as a kill
+ * from an ancestor namespace reaches that namespace's init (read section
+ * held; @info is the caller's scratch).
+ */
+static void send_pdeath_signal(struct rp_task *father, struct rp_task *t, siginfo_t *info)
+{
+	struct rp_sighand *sh;
+
+	rp_siginfo_init(info, t->pdeath_signal, SI_USER,
+			rp_pid_nr_ns(rp_signal_leader_pid(father->signal), rp_task_pidns(t)),
+			rp_task_cred_rcu(father)->uid);
+	sh = rp_lock_task_sighand_rcu(t);
+	if (!sh)
+		return;
+	rp_send_signal_from_locked(father, t, t->pdeath_signal, info, true);
+	rp_unlock_sighand(sh);
+}
+
+/*
  * Point every thread of child process @p at @reaper and send the parent-
  * death signals (Linux's forget_original_parent loop: pdeath_signal fires
  * when the parent *thread* dies, even for a reaper in the same group), as
@@ -376,11 +398,8 @@ static void reparent_threads(struct rp_task *father, struct rp_task *p, struct r
 		rcu_assign_pointer(t->real_parent, reaper);
 		if (!t->ptrace)
 			rcu_assign_pointer(t->parent, reaper);
-		if (t->pdeath_signal && !rp_check_kill_permission_rcu(father, t->pdeath_signal, t)) {
-			rp_siginfo_init(&info, t->pdeath_signal, SI_USER, rp_task_tgid(father),
-					rp_task_cred_rcu(father)->uid);
-			rp_send_signal(t, t->pdeath_signal, &info, true);
-		}
+		if (t->pdeath_signal && !rp_check_kill_permission_rcu(father, t->pdeath_signal, t))
+			send_pdeath_signal(father, t, &info);
 	}
 }
 

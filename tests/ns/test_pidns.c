@@ -241,6 +241,80 @@ Test(pidns, group_kill_to_parent_namespace)
  * EINVAL until then; once that init is gone, a fork fails with ENOMEM;
  * setns back to the caller's own namespace forks there again.
  */
+/*
+ * M, a member of N (M's number there mnr), has a child C whose pdeath
+ * signal is SIGUSR1; M exits.  Linux sends the pdeath signal as
+ * SEND_SIG_NOINFO from M: si_pid is M's number in C's namespace (the one
+ * C's getppid gave), not its root number.
+ */
+Test(pidns, pdeath_si_pid_in_the_childs_namespace)
+{
+	FOR_EACH_MODE(mode) {
+		struct rp_task *u, *n, *m, *c;
+		pid_t unr, nnr, mnr;
+		siginfo_t si;
+
+		start(mode);
+		n = unshared_ns_init(&u, &unr, &nnr);
+		m = fork_of(n);
+		c = fork_of(m);
+		mnr = rp_getpid(m);
+		cr_assert_eq(rp_getppid(c), mnr);
+		handle(c, SIGUSR1);
+		cr_assert_eq(rp_prctl(c, PR_SET_PDEATHSIG, SIGUSR1), 0);
+		cr_assert_eq(rp_exit_group(m, 0), 0);
+		cr_assert_eq(rp_getppid(c), 1);
+		cr_assert_eq(rp_get_signal(c, &si), SIGUSR1);
+		cr_expect_eq(si.si_pid, mnr, "%s: pdeath si_pid %d, M is %d in C's namespace",
+			     rp_sync_mode_name(mode), si.si_pid, mnr);
+		cr_assert_eq(rp_wait4(n, mnr, NULL, 0, NULL), mnr);
+		rp_task_put(m);
+		end_child(n, c);
+		cr_assert_eq(rp_exit_group(n, 0), 0);
+		reap_unshared(u, unr, n, nnr, 0);
+	}
+}
+
+/*
+ * F, a member of N1, unshares and forks I2, the init of N2, whose pdeath
+ * signal is SIGKILL (what unshare --fork --pid --kill-child relies on).
+ * F exits: Linux's SEND_SIG_NOINFO from F is forced (F has no number in
+ * N2: send_signal_locked), so I2 takes the SIGKILL that an init drops
+ * from inside its namespace.
+ */
+Test(pidns, pdeath_kill_reaches_a_namespace_init)
+{
+	FOR_EACH_MODE(mode) {
+		struct rp_task *u, *n, *f, *i2;
+		pid_t unr, nnr, fnr, inr;
+		int status = -1, got;
+
+		start(mode);
+		n = unshared_ns_init(&u, &unr, &nnr);
+		f = fork_of(n);
+		fnr = rp_getpid(f);
+		cr_assert_eq(rp_unshare(f, CLONE_NEWPID), 0);
+		inr = rp_fork(f, &i2);
+		cr_assert_gt(inr, 0);
+		cr_assert_eq(rp_getpid(i2), 1);
+		cr_assert_eq(rp_prctl(i2, PR_SET_PDEATHSIG, SIGKILL), 0);
+		cr_assert_eq(rp_exit_group(f, 0), 0);
+		cr_assert_eq(rp_wait4(n, fnr, NULL, 0, NULL), fnr);
+		/* A task that takes a fatal signal dies in rp_get_signal: -ESRCH. */
+		got = rp_get_signal(i2, NULL);
+		cr_expect_eq(got, -ESRCH, "%s: N2's init, pdeath signal SIGKILL, survived its "
+			     "parent's death (rp_get_signal %d)", rp_sync_mode_name(mode), got);
+		rp_task_put(f);
+		if (got != -ESRCH)
+			cr_assert_eq(rp_exit_group(i2, 0), 0);
+		rp_task_put(i2);
+		cr_assert_gt(rp_wait4(n, -1, &status, 0, NULL), 1);
+		cr_expect_eq(status, got == -ESRCH ? KILLED_BY(SIGKILL) : EXITED(0));
+		cr_assert_eq(rp_exit_group(n, 0), 0);
+		reap_unshared(u, unr, n, nnr, 0);
+	}
+}
+
 Test(pidns, unshare_and_setns)
 {
 	FOR_EACH_MODE(m) {

@@ -547,7 +547,9 @@ static void start_init_exit_held(struct job *j, struct rp_task *n)
  * N, the namespace's init, is exiting: held before the hold that ends
  * the namespace (RP_RACE_NS_INIT_EXITS), RP_PF_EXITING set, the
  * namespace not dying yet.  M, a member with a child C, exits
- * meanwhile, under the gate shared: C must go to N's leader, exiting as
+ * meanwhile (under the gate shared, which this test does not tell from
+ * the exclusive one: member_with_child_exits_beside_a_reap does; this
+ * one is about the reaper): C must go to N's leader, exiting as
  * it is, whose end, wholly after M's hold, kills C, reaps M and waits
  * for C's pid; C's exit completes N's, and U reaps N.  No orphan goes to
  * the table's init.  RP_BREAK_NS_REAPER_EXITING skips the exiting init:

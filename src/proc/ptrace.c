@@ -1177,6 +1177,26 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
  * which then finds @self on P's list and takes the gate exclusive, or
  * after it, and see the mark.
  */
+/*
+ * Linux's cap_ptrace_traceme, commoncap's security_ptrace_traceme: may
+ * @parent trace @self?  Yes if @self's permitted capabilities are among
+ * @parent's, or @parent has CAP_SYS_PTRACE; else EPERM (read section).
+ */
+static bool traceme_allowed(struct rp_task *self, struct rp_task *parent)
+{
+	const struct rp_cred *c = self->cred;	/* its own: only it changes them */
+	const struct rp_cred *pc = rp_task_cred_rcu(parent);
+
+	return !(c->caps_permitted & ~pc->caps_permitted) ||
+	       rp_cred_capable(pc, RP_CAP_SYS_PTRACE);
+}
+
+/*
+ * Linux's ptrace_traceme: EPERM if traced already or not allowed
+ * (traceme_allowed); else 0, and linked unless the real parent is
+ * exiting, in which case Linux answers 0 too ("pretend ->real_parent
+ * untraces us right after return").
+ */
 static long traceme(struct rp_task *self)
 {
 	struct rp_sync *sync = &self->sys->sync;
@@ -1189,9 +1209,11 @@ static long traceme(struct rp_task *self)
 	if (shared)
 		lock_link(NULL, self, &trees);
 	parent = self->real_parent;
-	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
-	    !uatomic_read(&parent->exit_state)) {
-		ret = ptrace_link(self, parent, RP_PT_PTRACED);
+	if (!self->ptrace && traceme_allowed(self, parent)) {
+		ret = 0;
+		if (!(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
+		    !uatomic_read(&parent->exit_state))
+			ret = ptrace_link(self, parent, RP_PT_PTRACED);
 	}
 	if (shared)
 		unlock_link(NULL, &trees);

@@ -349,6 +349,15 @@ static const struct or_step leader_listen_thread[] = {
 	EXIT(P2, 0), WAIT4(P0, S(P2), 0), EXIT(P3, 0), WAIT4(P0, S(P1), 0),
 	END };
 
+/* TRACEME by a child whose permitted capabilities are not among its
+ * parent's (the parent gave up root after the fork): Linux's
+ * cap_ptrace_traceme answers EPERM. */
+static const struct or_step traceme_caps[] = {
+	FORK(P0, P1), FORK(P1, P2), SETRESUID(P1, 1000, 1000, 1000),
+	PTRACE(P2, PTRACE_TRACEME, 0, 0), GETPPID(P2),
+	EXIT(P2, 0), WAIT4(P1, S(P2), 0), EXIT(P1, 0), WAIT4(P0, S(P1), 0),
+	END };
+
 #define SCENARIOS(X) \
 	X(attach_cont_detach) X(options_errors) X(fork_event_attach)	\
 	X(clone_event_seize) X(exec_event) X(exitkill) X(clone_ptrace)	\
@@ -356,7 +365,7 @@ static const struct or_step leader_listen_thread[] = {
 	X(attach_stopped) X(attach_stopped_poll) X(listen) X(trap_notices_attach)	\
 	X(trap_notices_seize) X(trap_notices_nocldstop) X(interrupt_trapped)	\
 	X(thread_trap) X(thread_listen) X(thread_listen_interrupt) X(thread_listen_kill)	\
-	X(leader_listen_thread)
+	X(leader_listen_thread) X(traceme_caps)
 
 #define SCENARIO_TEST(n) \
 	Test(ptrace_semantics, n) { check_all_modes(&(struct or_scenario){ #n, n }); }

@@ -663,3 +663,174 @@ Test(ptrace_requests, detach_from_another_thread_waits)
 	end_child(init, x);
 	finish_all_reaped();
 }
+
+/*
+ * P exits and is held after it marked itself exiting
+ * (RP_RACE_EXIT_REPARENTS, before any lock); its child C's PTRACE_TRACEME
+ * meanwhile.  Linux's ptrace_traceme links only if the real parent is not
+ * PF_EXITING, but answers 0 either way ("we don't report the error but
+ * pretend ->real_parent untraces us right after return"): 0, C untraced.
+ */
+static void traceme_beside_exiting_parent(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *c;
+	struct job je;
+	int status = -1;
+	pid_t ppid;
+	long ret;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	ppid = rp_getpid(p);
+	race_count_jobs();
+	arm(RP_RACE_EXIT_REPARENTS, p, true, true);
+	job_start(&je, exit_job, p);
+	cr_assert(await_reached(1), "P's exit was not held");
+	cr_assert(CMM_LOAD_SHARED(p->flags) & RP_PF_EXITING);
+	ret = rp_ptrace(c, PTRACE_TRACEME, 0, NULL, NULL);
+	release();
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(ret, 0, "TRACEME beside an exiting real parent answered %ld, Linux 0", ret);
+	cr_assert_eq(c->ptrace, 0u);
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	cr_assert_eq(c->real_parent, init);
+	end_child(init, c);
+	rp_task_put(p);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(traceme_exiting_parent_answers_0, traceme_beside_exiting_parent)
+
+/*
+ * S, the second thread of C, P's child,
+ * makes PTRACE_TRACEME and is held after it read its real parent P,
+ * before P's T (RP_RACE_PTRACE_LINK_PARENT); P exits plainly and gives
+ * C's threads to init.  The TRACEME reads the real parent again under
+ * its T: S is traced by init.
+ */
+static long traceme_job(struct job *j)
+{
+	return rp_ptrace(j->t, PTRACE_TRACEME, 0, NULL, NULL);
+}
+
+Test(ptrace_shared, traceme_of_thread_rereads_real_parent)
+{
+	struct rp_task *p, *c, *s;
+	struct job js;
+	int status = -1;
+	pid_t ppid, stid;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	s = thread_of(c);
+	ppid = rp_getpid(p);
+	stid = rp_gettid(s);
+	race_count_jobs();
+	arm(RP_RACE_PTRACE_LINK_PARENT, s, true, false);
+	job_start(&js, traceme_job, s);
+	cr_assert(await_reached(1), "TRACEME read no real parent");
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(s->real_parent, init, "P's exit did not give S to init");
+	release();
+	cr_assert_eq(job_join(&js), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(s->parent, init);
+	cr_assert_eq(s->ptrace, (unsigned int)RP_PT_PTRACED);
+	cr_assert(on_tracer_list(init, s));
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	end_task(s);
+	cr_assert_eq(rp_wait4(init, stid, &status, __WALL, NULL), stid);
+	rp_task_put(p);
+	end_child(init, c);
+	finish_all_reaped();
+}
+
+/*
+ * PTRACE_TRACEME's access check: Linux's ptrace_traceme asks
+ * security_ptrace_traceme(parent), commoncap's cap_ptrace_traceme: the
+ * caller's permitted capabilities among the parent's, or the parent
+ * CAP_SYS_PTRACE, else EPERM.  P drops CAP_SYS_PTRACE after forking C:
+ * C's permitted set is no subset of P's and P has not the capability, so
+ * C's TRACEME answers EPERM and leaves C untraced.
+ */
+static void traceme_needs_parent_caps(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *c;
+	long ret;
+
+	start(mode);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	cr_assert_eq(rp_cap_drop(p, RP_CAP_SYS_PTRACE), 0);
+	ret = rp_ptrace(c, PTRACE_TRACEME, 0, NULL, NULL);
+	cr_expect_eq(ret, -EPERM, "TRACEME by a child with more capabilities answered %ld", ret);
+	cr_expect_eq(c->ptrace, 0u, "the child is traced by a parent that may not");
+	end_child(p, c);
+	end_child(init, p);
+	finish_all_reaped();
+}
+
+TEST_EACH_MODE(traceme_needs_parent_caps, traceme_needs_parent_caps)
+
+/*
+ * X seizes Q2, Q's second thread, with
+ * PTRACE_O_TRACEEXIT; Q2's exit stops in PTRACE_EVENT_EXIT; X detaches it
+ * there (G of Q's group), and Q2's exit goes on untraced: a plain
+ * thread's, released, nothing left for X to wait for.
+ */
+Test(ptrace_shared, detach_in_thread_exit_stop)
+{
+	struct rp_task *q, *q2, *x;
+	struct job je = { .arg = 1 };
+	int status = -1;
+	pid_t tid;
+
+	q = threaded_tracee(&q2, &tid, &x);
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, tid, NULL, (void *)PTRACE_O_TRACEEXIT), 0);
+	uatomic_set(&exited, 0);
+	job_start(&je, exit_noted_job, q2);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, STOPPED_BY(SIGTRAP) | (PTRACE_EVENT_EXIT << 16));
+	await_task(stop_told, q2);
+	cr_assert_eq(rp_ptrace(x, PTRACE_DETACH, tid, NULL, NULL), 0);
+	cr_assert_eq(job_join(&je), 0);
+	cr_assert_eq(rp_wait4(x, -1, &status, __WALL | WNOHANG, NULL), -ECHILD);
+	cr_assert_eq(q->signal->nr_threads, 1);
+	rp_task_put(q2);
+	end_child(init, x);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * Q's leader exits its group (Q2 killed, SIGKILL
+ * pending, not yet exiting); X seizes Q2 (G of a group being killed): 0,
+ * as Linux; Q2 dies traced, X reaps it (__WALL), and then init reaps Q.
+ */
+Test(ptrace_shared, seize_thread_of_dying_group)
+{
+	struct rp_task *q, *q2, *x;
+	struct job jd;
+	int status = -1;
+	pid_t tid, qpid;
+
+	q = threaded_tracee(&q2, &tid, &x);
+	qpid = rp_getpid(q);
+	cr_assert_eq(rp_exit_group(q, 3), 0);
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, qpid, NULL, NULL), -EPERM, "a zombie leader seized");
+	cr_assert_eq(rp_ptrace(x, PTRACE_SEIZE, tid, NULL, NULL), 0);
+	cr_assert_eq(q2->parent, x);
+	job_start(&jd, signal_job, q2);	/* takes the SIGKILL: dies */
+	job_join(&jd);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, 3 << 8);
+	cr_assert_eq(rp_wait4(init, qpid, &status, 0, NULL), qpid);
+	cr_assert_eq(status, 3 << 8);
+	rp_task_put(q2);
+	rp_task_put(q);
+	end_child(init, x);
+	finish_all_reaped();
+}

@@ -112,12 +112,18 @@ static void group_gone(struct rp_pid *pgrp, struct rp_pid *session)
 	rp_pid_detach(session);
 }
 
+bool rp_pgrp_seems_last_member(struct rp_signal *sig)
+{
+	struct rp_proxy *px = CMM_LOAD_SHARED(sig->proxy);
+	struct cds_hlist_head *list = rp_member_list(CMM_LOAD_SHARED(sig->pgrp));
+
+	return CMM_LOAD_SHARED(list->next) == &px->node && !CMM_LOAD_SHARED(px->node.next);
+}
+
 bool rp_pgrp_last_member(struct rp_signal *sig)
 {
-	struct cds_hlist_head *list = rp_member_list(sig->pgrp);
-
 	rp_assert_member_write(rp_signal_sys(sig), sig->pgrp);
-	return list->next == &sig->proxy->node && !sig->proxy->node.next;
+	return rp_pgrp_seems_last_member(sig);
 }
 
 void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)

@@ -39,6 +39,8 @@ void rp_pgrp_move(struct rp_signal *sig, struct rp_pid *to, struct rp_pid *sessi
  * group, or the update lock.
  */
 bool rp_pgrp_last_member(struct rp_signal *sig);
+/* The same read with no lock held: a guess, which a move or a reap does not trust. */
+bool rp_pgrp_seems_last_member(struct rp_signal *sig);
 
 /*
  * Fork: put new process @child in @self's group and session, the proxy

@@ -300,14 +300,19 @@ static bool any_nested(struct rp_pid *const *ids, unsigned int n)
 /*
  * Would @p's move to group @to begin @to or end @p's group, and so write
  * the session's list of groups, whose M the move must then hold too
- * (protocol (i))?  M of both groups held: with them held all along, the
- * answer stays; taken again with the session's, a change meanwhile can
- * only leave that M held for nothing.
+ * (protocol (i))?  @locked: M of both groups held, and with them held all
+ * along the answer stays (taken again with the session's, a change
+ * meanwhile can only leave that M held for nothing).  Else a guess read
+ * with no group's M (T of @p keeps its group), which spares a second
+ * take of the locks when it is right.
  */
-static bool group_born_or_gone(struct rp_task *p, struct rp_pid *to)
+static bool group_born_or_gone(struct rp_task *p, struct rp_pid *to, bool locked)
 {
-	return to != p->signal->pgrp &&
-	       (rp_hlist_empty(rp_member_list(to)) || rp_pgrp_last_member(p->signal));
+	if (to == p->signal->pgrp)
+		return false;
+	if (rp_hlist_empty(rp_member_list(to)))
+		return true;
+	return locked ? rp_pgrp_last_member(p->signal) : rp_pgrp_seems_last_member(p->signal);
 }
 
 /*
@@ -321,6 +326,7 @@ static int setpgid_shared(struct rp_task *self, pid_t pid, pid_t pgid, struct rp
 	struct move_hold h;
 	struct rp_task *p;
 	struct rp_pid *pgrp;
+	bool with_session;
 	int err;
 
 	rp_update_lock_shared(sync);
@@ -372,8 +378,9 @@ again:
 		err = MOVE_EXCLUSIVE;
 		goto out;
 	}
-	hold_ids(&h, ids, 2);
-	if (group_born_or_gone(p, ids[1])) {
+	with_session = group_born_or_gone(p, ids[1], false);
+	hold_ids(&h, ids, with_session ? 3 : 2);
+	if (!with_session && group_born_or_gone(p, ids[1], true)) {
 		release_ids(&h);
 		hold_ids(&h, ids, 3);
 	}

@@ -320,8 +320,10 @@ static void pass_child_reaper(struct rp_task *father)
 
 /*
  * Linux's find_child_reaper for @father in nested namespace @ns (update
- * lock held): a live thread of the namespace's init, else, init's threads
- * all exiting, its leader: an init's exit keeps its children and reaps
+ * lock held, or a plain exit's gate shared with @ns not dying, in a read
+ * section: init's exits and @ns's end wait for the gate): a live thread
+ * of the namespace's init, else, init's threads all exiting, its leader:
+ * an init's exit keeps its children and reaps
  * them (rp_do_exit), so an orphan given to it meanwhile is reaped too,
  * whether the hold that ends the namespace came before this one or comes
  * after (docs/namespaces.md, "Orphans").  The leader stays until init's
@@ -1035,12 +1037,16 @@ static void release_dead(struct rp_task *t)
  * A plain exit: under the gate shared, in a read section (the parent and
  * the reaper are found, and their T taken, under RCU), T of @t, of its
  * real parent and of its children's reaper; the children given away,
- * @t closed, then the notice.  A process of a nested namespace gives no
- * children away here: its reaper would be its namespace's init, which may
- * be ending it (protocol (a) with an end), so with children it exits
- * exclusive; without (exit_locks_hold checks under its T that none came
- * meanwhile) it goes as a root one does, its release under the gate
- * shared only while its namespaces are open (rp_release_may_be_shared).
+ * @t closed, then the notice.  A member of a nested namespace gives its
+ * children away here only while none of its namespaces is dying, read
+ * in this hold: its reaper is a subreaper of the namespace or its init
+ * (ns_child_reaper), and every exit of a thread of a nested init, the
+ * end of its namespace with it, takes the gate exclusive, so it comes
+ * wholly after this hold and finds the children on init's list, as
+ * those it forked (protocol (a), "An init that is exiting").  With
+ * children in a dying namespace it exits exclusive.  Its release goes
+ * under the gate shared only while its namespaces are open
+ * (rp_release_may_be_shared).
  * True if done, false (nothing written) if @t's exit must take the gate
  * exclusive.
  */
@@ -1058,8 +1064,8 @@ static bool exit_plain(struct rp_task *t, bool group_dead)
 	for (;;) {
 		l.reaper = NULL;
 		if (rcu_dereference(t->children.head.next)) {
-			/* A child whose reaper is a namespace's init: exclusive (ns_child_reaper). */
-			if (rp_signal_leader_pid(t->signal)->nested)
+			/* A nested member's reaper: none of its namespaces dying (protocol (a)). */
+			if (!rp_pid_levels_open(rp_signal_leader_pid(t->signal)))
 				goto out;
 			if (!moves && !(moves = begin_moves(t->sys)))
 				goto out;

@@ -414,8 +414,13 @@ Test(bench, format_json)
 	expect_jq(FORMAT_RUN "--json", "map(.type) | index(\"result\") != null");
 }
 
-#define SCALING_RUN QUICK "--workload fork_own,fork_onepg,setpgid_own,setpgid_onepg," \
-	"ptrace_own,ptrace_onepg,exec_own,stop_own --threads 1,2 --mode rcu,qrwlock "
+/*
+ * A fixed count of operations, not 0.01 s: on a loaded machine a thread
+ * may get no operation done in 0.01 s, and a ratio whose one side is a
+ * few operations can print as 0.00.
+ */
+#define SCALING_RUN "bench --quick --ops 200 --workload fork_own,fork_onepg,setpgid_own," \
+	"setpgid_onepg,ptrace_own,ptrace_onepg,exec_own,stop_own --threads 1,2 --mode rcu,qrwlock "
 
 /*
  * The update-side scaling workloads: every one in both modes with 1 and 2

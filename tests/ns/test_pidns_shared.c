@@ -8,6 +8,7 @@
  * ending stays exclusive, where it completes its init's exit.
  */
 #include <sched.h>
+#include <sys/prctl.h>
 #include <criterion/criterion.h>
 #include "../fixture/fixture.h"
 #include "rcuproc/pgrp.h"
@@ -19,6 +20,7 @@ static struct {
 	int excl_waits;			/* uatomic: an exclusive taker waits */
 	int forked;			/* uatomic: the second fork returned */
 	int reaped;			/* uatomic: the second reap returned */
+	int exited;			/* uatomic: an exit returned (exit_noted_job) */
 } seen;
 
 /*
@@ -31,6 +33,16 @@ static void note_hook(enum rp_race_point where, struct rp_task *t)
 		uatomic_set(&seen.excl_waits, 1);
 	else
 		race_hook(where, t);
+}
+
+/*
+ * Until *@flag (the operation that must not wait returned) or an
+ * exclusive taker's wait is seen: one of the two comes, every time.
+ */
+static void await_flag_or_excl(int *flag)
+{
+	while (!uatomic_read(flag) && !uatomic_read(&seen.excl_waits))
+		usleep(1000);
 }
 
 /* The table walk passes. */
@@ -88,8 +100,7 @@ Test(pidns_shared, forks_count_side_by_side)
 	start_held_with(&ja, fork_job, n, RP_RACE_NS_COUNT, NULL, note_hook);
 	jb.arg = (long)(intptr_t)&b;
 	job_start(&jb, fork_job, u);
-	while (!uatomic_read(&seen.forked) && !uatomic_read(&seen.excl_waits))
-		usleep(1000);
+	await_flag_or_excl(&seen.forked);
 	cr_expect(uatomic_read(&seen.forked), "a fork into the namespace waited for the held one");
 	release();
 	anr = (pid_t)job_join(&ja);
@@ -200,8 +211,7 @@ static void reaps_side_by_side(enum rp_race_point where, bool at_a)
 	cr_assert_eq(rp_exit_group(b, 0), 0);
 	start_held_with(&ja, wait_job, n, where, at_a ? a : NULL, note_hook);
 	job_start(&jb, reap_job, c);
-	while (!uatomic_read(&seen.reaped) && !uatomic_read(&seen.excl_waits))
-		usleep(1000);
+	await_flag_or_excl(&seen.reaped);
 	cr_expect(uatomic_read(&seen.reaped), "a reap in the namespace waited for the held one");
 	release();
 	cr_assert_eq(job_join(&ja), ja.pid);
@@ -424,4 +434,203 @@ Test(pidns_shared, init_exit_during_shared_uncount)
 	walk_ok();
 	end_child(init, u);
 	finish_all_reaped();
+}
+
+/* ---- a member's exit with children under the gate shared ---- */
+
+/* The job's task exits (exit_group(0)), noted in seen.exited. */
+static long exit_noted_job(struct job *j)
+{
+	long ret = rp_exit_group(j->t, 0);
+
+	uatomic_set(&seen.exited, 1);
+	return ret;
+}
+
+/*
+ * Job @held runs @fn as @t, held where @at reaches @where, while another
+ * job exits @x: true if that exit returned while the first was held
+ * (it waited for no exclusive taker).  Both let go and joined; the held
+ * job's answer in *@ret.
+ */
+static bool exits_while_held(struct job *held, long (*fn)(struct job *), struct rp_task *t,
+			     enum rp_race_point where, struct rp_task *at, struct rp_task *x,
+			     long *ret)
+{
+	struct job jx;
+	bool exited;
+
+	start_held_with(held, fn, t, where, at, note_hook);
+	job_start(&jx, exit_noted_job, x);
+	await_flag_or_excl(&seen.exited);
+	exited = uatomic_read(&seen.exited);
+	release();
+	*ret = job_join(held);
+	cr_assert_eq(job_join(&jx), 0);
+	rp_debug_race_hook(NULL);
+	return exited;
+}
+
+/*
+ * M, a member of N with a child C, exits while D, another member, reaps
+ * its zombie B held inside the release (RP_RACE_RELEASE_DETACHES: the
+ * gate shared, T of D; B leads a session of its own, so that M's exit
+ * and B's release share no M).  M's exit must return meanwhile: C goes
+ * to N, the namespace's init, under the gate shared (it took the gate
+ * exclusive and waited for the held reap before).  Let go, the table
+ * walk passes, C is N's (getppid 1), and N reaps M and C.
+ */
+Test(pidns_shared, member_with_child_exits_beside_a_reap)
+{
+	struct rp_task *u, *n, *m, *c, *d, *b;
+	struct job jb = { .options = 0 };
+	pid_t nnr = ns_with_init(&u, &n), mnr;
+	long reaped = 0;
+
+	m = fork_of(n);
+	c = fork_of(m);
+	d = fork_of(n);
+	b = fork_of(d);
+	mnr = rp_getpid(m);
+	jb.pid = rp_getpid(b);
+	cr_assert_eq(rp_setsid(b), jb.pid);
+	cr_assert_eq(rp_exit_group(b, 0), 0);
+	cr_expect(exits_while_held(&jb, wait_job, d, RP_RACE_RELEASE_DETACHES, b, m, &reaped),
+		  "a member's exit with a child waited for a held reap");
+	cr_assert_eq(reaped, jb.pid);
+	cr_assert_eq(rp_getppid(c), 1, "C's parent is %d, not the namespace's init",
+		     rp_getppid(c));
+	walk_ok();
+	cr_assert_eq(rp_wait4(n, mnr, NULL, 0, NULL), mnr);
+	rp_task_put(b);
+	rp_task_put(m);
+	end_child(n, c);
+	end_child(n, d);
+	reap_nr(u, n, nnr);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * N, a namespace's init numbered @nnr by U, has ended its namespace, and
+ * its exit waits for the pid of C alone (M, C's old parent, reaped in
+ * that end): C's death completes it, U reaps N, and the table ends clean.
+ */
+static void init_waits_for_child(struct rp_task *u, struct rp_task *n, pid_t nnr,
+				 struct rp_task *m, struct rp_task *c)
+{
+	int status = -1;
+
+	cr_assert_eq(rp_wait4(u, nnr, &status, WNOHANG, NULL), 0, "init's exit waits for C");
+	walk_ok();
+	cr_assert_eq(rp_exit_group(c, 0), 0);
+	cr_assert_eq(rp_wait4(u, nnr, &status, 0, NULL), nnr, "C's death completed init's exit");
+	cr_assert_eq(status, EXITED(0));
+	rp_task_put(m);
+	rp_task_put(c);
+	rp_task_put(n);
+	walk_ok();
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/* Job @j exits @n, a namespace's init, held (offline) before the hold that ends the namespace. */
+static void start_init_exit_held(struct job *j, struct rp_task *n)
+{
+	race_count_jobs();
+	arm(RP_RACE_NS_INIT_EXITS, n, true, true);
+	job_start(j, exit_group_job, n);
+	cr_assert(await_reached(1), "init's exit never reached the end of its namespace");
+}
+
+/*
+ * N, the namespace's init, is exiting: held before the hold that ends
+ * the namespace (RP_RACE_NS_INIT_EXITS), RP_PF_EXITING set, the
+ * namespace not dying yet.  M, a member with a child C, exits
+ * meanwhile, under the gate shared: C must go to N's leader, exiting as
+ * it is, whose end, wholly after M's hold, kills C, reaps M and waits
+ * for C's pid; C's exit completes N's, and U reaps N.  No orphan goes to
+ * the table's init.  RP_BREAK_NS_REAPER_EXITING skips the exiting init:
+ * C goes to the table's init (getppid 0 in the namespace).
+ */
+Test(pidns_shared, member_with_child_exits_while_init_exits)
+{
+	struct rp_task *u, *n, *m, *c;
+	struct job jn;
+	pid_t nnr = ns_with_init(&u, &n);
+
+	m = fork_of(n);
+	c = fork_of(m);
+	start_init_exit_held(&jn, n);
+	cr_assert_eq(rp_exit_group(m, 0), 0);
+	release();
+	cr_assert_eq(job_join(&jn), 0);
+	rp_debug_race_hook(NULL);
+	cr_assert_eq(rp_getppid(c), 1, "an orphan of an exiting init went to %d",
+		     rp_getppid(c));
+	cr_assert_eq(rp_wait4(init, -1, NULL, WNOHANG, NULL), 0);
+	init_waits_for_child(u, n, nnr, m, c);
+}
+
+/*
+ * Protocol (a) inside a namespace: F's exit found R, a subreaper of the
+ * namespace above it, as its child W's reaper, and is held there
+ * (RP_RACE_EXIT_REAPER_FOUND, before it takes R's T).  R exits
+ * meanwhile, under the gate shared too (its live child F goes to N, the
+ * namespace's init), and closes.  F then finds R closed under R's T,
+ * searches again (R is exiting: skipped) and gives W to N.
+ * RP_BREAK_REPARENT_NO_CLOSED_RECHECK splices W onto R's closed list:
+ * W's parent is a zombie whose exit is over.
+ */
+Test(pidns_shared, member_reaper_closed_meanwhile)
+{
+	struct rp_task *u, *n, *r, *f, *w;
+	struct job jf;
+	pid_t nnr = ns_with_init(&u, &n);
+	long fexit = -1;
+
+	r = fork_of(n);
+	cr_assert_eq(rp_prctl(r, PR_SET_CHILD_SUBREAPER, 1), 0);
+	f = fork_of(r);
+	w = fork_of(f);
+	cr_assert(exits_while_held(&jf, exit_group_job, f, RP_RACE_EXIT_REAPER_FOUND, f, r, &fexit),
+		  "R's exit waited for the gate");
+	cr_assert_eq(fexit, 0);
+	cr_assert_eq(rp_getppid(w), 1, "an orphan went to a reaper that had closed (%d)",
+		     rp_getppid(w));
+	walk_ok();
+	/* R and F, N's zombies now. */
+	cr_assert_gt(rp_wait4(n, -1, NULL, WNOHANG, NULL), 1);
+	cr_assert_gt(rp_wait4(n, -1, NULL, WNOHANG, NULL), 1);
+	rp_task_put(r);
+	rp_task_put(f);
+	end_child(n, w);
+	reap_nr(u, n, nnr);
+	end_child(init, u);
+	finish_all_reaped();
+}
+
+/*
+ * M, a member with a child C, chose N, the namespace's init, as C's
+ * reaper and is held there (RP_RACE_EXIT_REAPER_FOUND: the gate shared,
+ * no T yet).  N exits meanwhile: the hold that ends the namespace must
+ * wait for the gate (an exclusive taker's wait), so the end cannot come
+ * between M's choice and its move.  Let go: C is N's, N's end kills it
+ * and reaps M, and C's death completes N's exit.
+ */
+Test(pidns_shared, init_end_waits_for_member_reaper_choice)
+{
+	struct rp_task *u, *n, *m, *c;
+	struct job jm;
+	pid_t nnr = ns_with_init(&u, &n);
+	long mexit = -1;
+
+	m = fork_of(n);
+	c = fork_of(m);
+	cr_assert(!exits_while_held(&jm, exit_group_job, m, RP_RACE_EXIT_REAPER_FOUND, m, n, &mexit),
+		  "init's exit ended the namespace inside a member's shared hold");
+	cr_assert_eq(mexit, 0);
+	cr_assert_eq(rp_getppid(c), 1, "C's parent is %d, not the namespace's init",
+		     rp_getppid(c));
+	init_waits_for_child(u, n, nnr, m, c);
 }

@@ -37,7 +37,7 @@ int bench_join_one_group(struct bench_thread *t);
 
 /* workloads_ns.c */
 extern const struct bench_workload bench_kill0_ns;
-extern const struct bench_workload bench_fork_ns;
+extern const struct bench_workload bench_fork_ns, bench_fork_ns_tree;
 
 /* workloads_ptrace.c */
 extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_ptrace_requests,

@@ -4,7 +4,9 @@
  * sees, from the root namespace, from a namespace at level 1 and from one
  * at level 2 (the processes' own), in one run: what a lookup in a nested
  * namespace costs over one in the root (docs/namespaces.md).  fork_ns:
- * fork+exit+wait inside a namespace of each thread's own.
+ * fork+exit+wait inside a namespace of each thread's own.  fork_ns_tree:
+ * in such a namespace, a member that exits with a child, which goes to
+ * the namespace's init.
  */
 #include <errno.h>
 #include <sched.h>
@@ -222,4 +224,45 @@ const struct bench_workload bench_fork_ns = {
 	.summary = "fork+exit+wait in a pid namespace of each thread's own (a container's forks)",
 	.kinds = { "fork", "fork+exit+wait" }, .scaling = true, .children_in_run = 2,
 	.thread_setup = setup_fork_ns, .op = bench_op_fork_exit, .thread_end = end_fork_ns,
+};
+
+/*
+ * fork_ns_tree: the namespace's init forks C, C forks G; C exits first
+ * (G goes to init, its reaper), init reaps C, then G exits and init
+ * reaps it.  One kind, the cycle, whose shared writes it counts.
+ */
+static void op_fork_ns_tree(struct bench_thread *t)
+{
+	struct ns_home *h = t->priv;
+	unsigned long shared[RP_SHARED_NR];
+	struct rp_task *c, *g;
+	pid_t cnr, gnr;
+	uint64_t t0;
+
+	bench_shared_begin(shared);
+	t0 = bench_clock_ns();
+	cnr = rp_fork(h->init, &c);
+	if (cnr < 0)
+		return;		/* EAGAIN at pid_max: nothing counted */
+	gnr = rp_fork(c, &g);
+	rp_exit(c, 0);
+	rp_task_put(c);
+	rp_wait4(h->init, cnr, NULL, 0, NULL);
+	if (gnr < 0)
+		return;
+	rp_exit(g, 0);
+	rp_task_put(g);
+	rp_wait4(h->init, gnr, NULL, 0, NULL);
+	bench_shared_end(t, 0, shared);
+	bench_record(t, 0, bench_clock_ns() - t0);
+	t->kinds[0].ops++;
+}
+
+/* Each thread's namespace as fork_ns's; its init, C and G in the run. */
+const struct bench_workload bench_fork_ns_tree = {
+	.name = "fork_ns_tree", .kinds = { "fork+fork+exit+exit+wait+wait" },
+	.summary = "in a pid namespace of each thread's own, a child with a grandchild exits first; "
+		   "init reaps both",
+	.thread_setup = setup_fork_ns, .op = op_fork_ns_tree, .thread_end = end_fork_ns,
+	.scaling = true, .children_in_run = 3,
 };

@@ -5,6 +5,7 @@
 
 #ifdef RP_DEBUG
 #include "bug.h"
+#include "handover.h"
 
 #define RP_LOCKDEP_DEPTH 16
 
@@ -15,7 +16,8 @@ static __thread const void *held_obj[RP_LOCKDEP_DEPTH];
 static __thread int nheld;
 static __thread int read_depth;
 
-void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
+/* Check the order of @c's lock at @lock, and note it held. */
+static void check_and_hold(enum rp_lock_class c, const void *lock)
 {
 	RP_BUG_ON_MSG(c == RP_LOCK_UPDATE && read_depth,
 		      "lock order violation: update lock taken inside a read-side section");
@@ -40,6 +42,18 @@ void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
 		      RP_LOCKDEP_DEPTH);
 	held_obj[nheld] = lock;
 	held[nheld++] = c;
+}
+
+void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
+{
+	check_and_hold(c, lock);
+	if (lock)
+		rp_handover_count(c, lock);
+}
+
+void rp_lockdep_acquire_untaken_obj(enum rp_lock_class c, const void *lock)
+{
+	check_and_hold(c, lock);
 }
 
 /*

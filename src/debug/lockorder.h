@@ -98,8 +98,15 @@ static inline bool rp_lock_class_rcu_only(enum rp_lock_class c)
 	       c == RP_LOCK_LINK;
 }
 
+/*
+ * rp_lockdep_acquire_obj also counts the lock's hand-overs (handover.h).  A
+ * broken twin that leaves a lock untaken yet tells the checker it took it
+ * (so that a test sees the race, not the assertion) uses the _untaken form:
+ * checked the same, but no acquisition, so no hand-over.
+ */
 #ifdef RP_DEBUG
 void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock);
+void rp_lockdep_acquire_untaken_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock);
 void rp_lockdep_read_enter(void);
 void rp_lockdep_read_exit(void);
@@ -107,6 +114,8 @@ void rp_lockdep_assert_may_synchronize(void);
 void rp_lockdep_assert_quiescent(void);
 #else
 static inline void rp_lockdep_acquire_obj(enum rp_lock_class c, const void *lock)
+{ (void)c; (void)lock; }
+static inline void rp_lockdep_acquire_untaken_obj(enum rp_lock_class c, const void *lock)
 { (void)c; (void)lock; }
 static inline void rp_lockdep_release_obj(enum rp_lock_class c, const void *lock)
 { (void)c; (void)lock; }

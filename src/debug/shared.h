@@ -17,6 +17,14 @@
  * task registry's shard its address hashes to) are not shared between
  * unrelated subtrees, but by the chance of a hash, and are not marked.
  *
+ * Whether an object's lock is shared, though, depends on the workload: a
+ * session's M is one object's, yet every fork in the session takes it.
+ * So the object locks (G, T, M, L, B, a siglock, a timer's) are counted
+ * where the line moves, whatever the object: debug builds count each
+ * acquisition whose previous taker was another thread, a hand-over, in
+ * the RP_SHARED_HANDOVER_* line of its class (handover.c).  A single
+ * thread hands nothing over, however many objects it locks.
+ *
  * Not marked: what happens once per thread or per allocation site (a
  * thread's slot, threadslot.h; a site's registration, alloc.c), fault
  * injection while a test has it armed, the debug builds' own machinery
@@ -39,6 +47,14 @@ enum rp_shared_line {
 	RP_SHARED_RECLAIM_LOCK,		/* the reclaim batch (sync/sync.c) */
 	RP_SHARED_GP_LOCK,		/* the grace-period thread's lists (sync/sync.c) */
 	RP_SHARED_CARRIER_LOCK,		/* the carrier of batches to liburcu (sync/sync.c) */
+	/* Object locks handed over: taken last by another thread (handover.c). */
+	RP_SHARED_HANDOVER_GROUP,	/* G, a thread group's lock */
+	RP_SHARED_HANDOVER_TREE,	/* T, a task's tree lock */
+	RP_SHARED_HANDOVER_MEMBER,	/* M, a process group's or session's member lock */
+	RP_SHARED_HANDOVER_LINK,	/* L, a node's link lock on the tasks list */
+	RP_SHARED_HANDOVER_SIGHAND,	/* a sighand table's siglock */
+	RP_SHARED_HANDOVER_TIMER,	/* a CPU timer's lock */
+	RP_SHARED_HANDOVER_BUCKET,	/* B, a hash chain's bucket lock */
 	/* Atomic read-modify-writes. */
 	RP_SHARED_UID_COUNT,		/* a uid's processes or sigpending count */
 	RP_SHARED_CRED_REF,		/* credentials' reference count */

@@ -844,7 +844,7 @@ static void unlock_exit(struct exit_locks *l)
  * The rest of a plain exit's conditions, under the gate shared and the
  * tree locks @l: untraced (an attach and a detach hold the gate
  * exclusive, or T of @t's real parent, l->parent: protocol (f)), no
- * tracees (an attach by @t, the tracer, would be @t's own), not a
+ * tracees (an attach by @t would be @t's own; a child's TRACEME holds @t's T), not a
  * session leader with a terminal (whose loss is exclusive), and every
  * decision on an orphaned group made by a decrement (kill_if_orphaned):
  * when its parent is in another group of
@@ -962,7 +962,7 @@ static void give_children(struct rp_task *father, struct rp_task *reaper, struct
 #ifdef RP_BREAK_AUTOREAP_PARENT_UNLOCKED
 static void autoreap_parent_lock(struct rp_task *p)
 {
-	rp_lockdep_acquire_obj(RP_LOCK_TREE, &p->tree_lock);
+	rp_lockdep_acquire_untaken_obj(RP_LOCK_TREE, &p->tree_lock);
 }
 
 static void autoreap_parent_unlock(struct rp_task *p)
@@ -1148,9 +1148,9 @@ static bool thread_exit_may_be_plain(const struct rp_task *t, bool group_dead)
 
 /*
  * The rest of a plain thread's exit conditions, under the gate shared, G
- * of @t's group and T of @t: untraced (an attach of a thread holds the
- * gate exclusive: protocol (f)), no tracees (an attach by @t would be
- * @t's own), no children (they would go to a reaper; a plain exit that
+ * of @t's group and T of @t: untraced (an attach of a thread holds G:
+ * protocol (f)), no tracees (an attach by @t would be @t's own; a
+ * child's TRACEME holds @t's T), no children (they would go to a reaper; a plain exit that
  * chose @t as its children's reaper holds @t's T to splice, and then
  * finds @t closed), and a release that does not leave a zombie leader
  * alone on the thread list (its notice to its parent keeps the gate

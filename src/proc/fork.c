@@ -370,7 +370,7 @@ static bool enter_gate(struct rp_task *self, unsigned long flags, const struct r
 static void thread_parent_lock(struct rp_task *parent)
 {
 #ifdef RP_BREAK_THREAD_PARENT_UNLOCKED
-	rp_lockdep_acquire_obj(RP_LOCK_TREE, &parent->tree_lock);
+	rp_lockdep_acquire_untaken_obj(RP_LOCK_TREE, &parent->tree_lock);
 #else
 	rp_tree_lock(parent);
 #endif

@@ -134,8 +134,23 @@ static struct rp_ptrace_part *ptrace_part(struct rp_task *t)
 }
 
 /*
+ * Is @t a process's leader and its only thread?  A thread's clone counts
+ * its thread under T of @t's real parent, which an attach or a detach
+ * holds, so it stays one while they do, and none of its threads' exits
+ * or exec's leader switch can come: protocol (f)'s T locks are enough.
+ * Any other tracee's attach or detach takes G of its group first
+ * (request_locked), which every writer of a thread's links under the
+ * gate shared holds.
+ */
+static bool link_plain(const struct rp_task *t)
+{
+	return rp_thread_group_leader(t) && CMM_LOAD_SHARED(t->signal->nr_threads) == 1;
+}
+
+/*
  * Make @tracer trace @t, a task not yet a zombie (update lock held, or T
- * of @tracer and of @t's real parent: protocol (f)): Linux's ptrace_link.
+ * of @tracer and of @t's real parent, after G of @t's group unless @t is
+ * plain or the caller: protocol (f)): Linux's ptrace_link.
  * The parts of both first, then the links: -ENOMEM with nothing linked.
  * ->ptrace last, under @t's siglock: a stop that sees it finds the link's
  * owner set (rp_tracer_rcu), as the siglock orders them.
@@ -154,8 +169,10 @@ static int ptrace_link(struct rp_task *t, struct rp_task *tracer, unsigned int f
 	/* At the head (Group 3): see rp_owned_add_pub. */
 	rp_owned_add_pub(&pt->entry, &tracer_pt->ptraced, tracer);
 	/*
-	 * Never NULL: @t is no zombie, and its death (ZOMBIE) is set under T
-	 * of its real parent, held here, or under the update lock.
+	 * Never NULL: @t is no zombie, and its death is set under T of its
+	 * real parent, held here, or, for a thread, under G of its group,
+	 * held too if @t has other threads (request_locked), or under the
+	 * update lock; or @t is the caller (PTRACE_TRACEME).
 	 */
 	sh = rp_lock_task_sighand(t);
 	t->ptrace = flags;	/* (u, s): senders read it under the siglock */
@@ -700,22 +717,6 @@ static long attach(struct rp_task *self, struct rp_task *t, long request, void *
 	return 0;
 }
 
-static long traceme(struct rp_task *self)
-{
-	struct rp_sync *sync = &self->sys->sync;
-	struct rp_task *parent;
-	long ret = -EPERM;
-
-	rp_update_lock(sync);
-	parent = self->real_parent;
-	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
-	    !uatomic_read(&parent->exit_state)) {
-		ret = ptrace_link(self, parent, RP_PT_PTRACED);
-	}
-	rp_update_unlock(sync);
-	return ret;
-}
-
 static bool valid_signal(long sig)
 {
 	return sig >= 0 && sig < RP_NSIG;
@@ -972,7 +973,9 @@ static void await_trap(struct rp_task *t)
  * RP_BREAK_PTRACE_PARENT_UNLOCKED: a plain attach or detach trusts the
  * gate for T of the tracee's real parent (and tells the checker it took
  * it): an attach links a tracee whose plain exit, holding that T, has
- * judged it untraced.  RP_BREAK_PTRACE_NO_PARENT_RECHECK trusts the real
+ * judged it untraced, and PTRACE_TRACEME links its caller to a real
+ * parent whose plain exit has judged itself no tracer.
+ * RP_BREAK_PTRACE_NO_PARENT_RECHECK trusts the real
  * parent read before its T: a detach gives the tracee back to a parent
  * whose exit gave it to a reaper meanwhile.
  */
@@ -1019,9 +1022,10 @@ static void unlock_link(struct rp_task *self, struct rp_lock_set *s)
 /*
  * Protocol (f)'s locks for tracer @self and tracee @t (the gate shared, a
  * read section): T of @self and of @t's real parent, one lock if they are
- * one task, in increasing address (@s).  The real parent is read before
- * its T, and a plain exit of that parent may give @t to a reaper in
- * between (under that T): read again under it, and start over if it moved.
+ * one task, in increasing address (@s); @self NULL: PTRACE_TRACEME, whose
+ * tracer is that real parent.  The real parent is read before its T, and
+ * a plain exit of that parent may give @t to a reaper in between (under
+ * that T): read again under it, and start over if it moved.
  */
 static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_set *s)
 {
@@ -1031,7 +1035,7 @@ static void lock_link(struct rp_task *self, struct rp_task *t, struct rp_lock_se
 		parent = rcu_dereference(t->real_parent);
 		RP_RACE_POINT(RP_RACE_PTRACE_LINK_PARENT, t);
 		s->n = 0;
-		rp_tree_set_add(s, self);
+		rp_tree_set_add(s, self ? self : parent);
 		rp_tree_set_add(s, parent);
 		rp_tree_lock_set(s, link_untaken(self, s));
 		if (!PARENT_RECHECK || t->real_parent == parent)
@@ -1054,25 +1058,73 @@ static unsigned int lock_tracer(struct rp_task *self, struct rp_lock_set *s)
 }
 
 /*
- * May an attach or detach of @t run under protocol (f)'s locks?  @t is a
- * process's leader and its only thread: a thread's clone counts its
- * thread under T of @t's real parent, which we hold, so it stays one
- * while we do, and none of its threads' exits or exec's leader switch,
- * which write a thread's links under locks the attach does not take,
- * can come.  Every other
- * tracee keeps the exclusive gate, decided before anything is written.
+ * The update side of a request (it changes links or stops, so a read
+ * section alone will not do): in rcu mode (@shared) the gate shared and
+ * a read section, else the update lock.
  */
-static bool link_plain(const struct rp_task *t)
+static void update_enter(struct rp_sync *sync, bool shared)
 {
-	return rp_thread_group_leader(t) && CMM_LOAD_SHARED(t->signal->nr_threads) == 1;
+	if (shared) {
+		rp_update_lock_shared(sync);
+		rp_read_lock(sync);
+	} else {
+		rp_update_lock(sync);
+	}
+}
+
+static void update_leave(struct rp_sync *sync, bool shared)
+{
+	if (shared) {
+		rp_read_unlock(sync);
+		rp_update_unlock_shared(sync);
+	} else {
+		rp_update_unlock(sync);
+	}
+	rp_sync_quiescent();
+}
+
+/*
+ * RP_BREAK_PTRACE_THREAD_UNGROUPED: an attach or a detach of a tracee
+ * that is not plain takes no G of its group (and tells the checker it
+ * did): a thread's plain exit, which judged itself untraced under G, is
+ * released while the attach links it.
+ */
+#ifdef RP_BREAK_PTRACE_THREAD_UNGROUPED
+#define TAKES_GROUP false
+#else
+#define TAKES_GROUP true
+#endif
+
+/*
+ * Protocol (f)'s locks for an attach or a detach of @t by @self (the gate
+ * shared, a read section), in @s: G of @t's group first if @t is not
+ * plain (link_plain), then lock_link's.  "Plain" is read before any lock;
+ * a clone may give @t's process a second thread before T of its real
+ * parent, so it is read again under that T, and the locks taken again
+ * with G if it changed.  The group locked, or NULL.
+ */
+static struct rp_signal *lock_link_group(struct rp_task *self, struct rp_task *t,
+					 struct rp_lock_set *s)
+{
+	struct rp_signal *sig = link_plain(t) ? NULL : t->signal;
+
+	for (;;) {
+		if (sig)
+			rp_group_lock_if(sig, TAKES_GROUP);
+		lock_link(self, t, s);
+		if (sig || link_plain(t))
+			return sig;
+		unlock_link(self, s);
+		sig = t->signal;
+	}
 }
 
 /*
  * @request on @pid under the update lock, or, in rcu mode, the gate
- * shared and: for an attach or a detach, protocol (f)'s locks if the
- * tracee is plain (link_plain; else the update lock, nothing written);
- * for any other request, T of @self, whatever the tracee's threads (the
- * request writes no link).  *@waitfor: NULL, or the tracee, referenced,
+ * shared and: for an attach or a detach, protocol (f)'s locks, G of the
+ * tracee's group first unless it is plain (lock_link_group); for any
+ * other request, T of @self, whatever the tracee's threads (the request
+ * writes no link).  *@waitfor: NULL, or the tracee, referenced,
  * that the caller waits for with no lock held: the one it attached, or
  * the one that was still telling of its stop.
  */
@@ -1084,32 +1136,19 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 	bool link = attaching || request == PTRACE_DETACH;
 	bool shared = sync->mode == RP_SYNC_RCU;
 	struct rp_lock_set trees = { .n = 0 };
+	struct rp_signal *group = NULL;
 	unsigned int untaken = 0;
 	struct rp_task *t;
 	long ret;
 
 	*waitfor = NULL;
-again:
-	/* Requests change links or stops: the update side, not a read section alone. */
-	if (shared) {
-		rp_update_lock_shared(sync);
-		rp_read_lock(sync);
-	} else {
-		rp_update_lock(sync);
-	}
+	update_enter(sync, shared);
 	t = rp_find_task_vnr_rcu(self, pid);
 	if (t && shared && !link) {
 		untaken = lock_tracer(self, &trees);
 	} else if (t && shared) {
-		lock_link(self, t, &trees);
+		group = lock_link_group(self, t, &trees);
 		untaken = link_untaken(self, &trees);
-		if (!link_plain(t)) {
-			unlock_link(self, &trees);
-			rp_read_unlock(sync);
-			rp_update_unlock_shared(sync);
-			shared = false;
-			goto again;
-		}
 	}
 	if (!t)
 		ret = -ESRCH;
@@ -1120,14 +1159,43 @@ again:
 	/* Found under the lock, or in the read section: the reference is taken. */
 	if (((attaching && !ret) || ret == STOP_TELLING) && rp_task_get_rcu(t))
 		*waitfor = t;
-	if (shared) {
-		rp_tree_unlock_set(&trees, untaken);
-		rp_read_unlock(sync);
-		rp_update_unlock_shared(sync);
-	} else {
-		rp_update_unlock(sync);
+	rp_tree_unlock_set(&trees, untaken);	/* none in the exclusive case */
+	if (group)
+		rp_group_unlock_if(group, TAKES_GROUP);
+	update_leave(sync, shared);
+	return ret;
+}
+
+/*
+ * PTRACE_TRACEME (Linux's ptrace_traceme): @self, untraced, is traced by
+ * its real parent P, unless P exits.  Under the update lock, or, in rcu
+ * mode, the gate shared, a read section and T of P (lock_link, with P
+ * read again under it): docs/process.md, protocol (f), "PTRACE_TRACEME".
+ * Every writer of @self's links holds T of P or the gate exclusive but
+ * @self's own exit, and @self runs.  P's exit marks P exiting before it
+ * judges itself no tracer under its T: we come before that judgement,
+ * which then finds @self on P's list and takes the gate exclusive, or
+ * after it, and see the mark.
+ */
+static long traceme(struct rp_task *self)
+{
+	struct rp_sync *sync = &self->sys->sync;
+	bool shared = sync->mode == RP_SYNC_RCU;
+	struct rp_lock_set trees = { .n = 0 };
+	struct rp_task *parent;
+	long ret = -EPERM;
+
+	update_enter(sync, shared);
+	if (shared)
+		lock_link(NULL, self, &trees);
+	parent = self->real_parent;
+	if (!self->ptrace && !(CMM_LOAD_SHARED(parent->flags) & RP_PF_EXITING) &&
+	    !uatomic_read(&parent->exit_state)) {
+		ret = ptrace_link(self, parent, RP_PT_PTRACED);
 	}
-	rp_sync_quiescent();
+	if (shared)
+		unlock_link(NULL, &trees);
+	update_leave(sync, shared);
 	return ret;
 }
 

@@ -13,8 +13,10 @@ static void bucket_lock(struct rp_sync *s, struct rp_spinlock *l)
 {
 	if (s->mode != RP_SYNC_RCU)
 		return;		/* the global write lock excludes: asserted at the write */
+#ifdef RP_BREAK_BUCKET_UNLOCKED
+	rp_lockdep_acquire_untaken_obj(RP_LOCK_BUCKET, l);
+#else
 	rp_lockdep_acquire_obj(RP_LOCK_BUCKET, l);
-#ifndef RP_BREAK_BUCKET_UNLOCKED
 #ifdef RP_DEBUG
 	/* Another writer of a chain of this stripe is in: we are about to wait. */
 	if (CMM_LOAD_SHARED(l->locked))

@@ -1081,7 +1081,7 @@ static inline void rp_group_lock_if(struct rp_signal *sig, bool take)
 	if (take)
 		rp_group_lock(sig);
 	else
-		rp_lockdep_acquire_obj(RP_LOCK_GROUP, &sig->group_lock);
+		rp_lockdep_acquire_untaken_obj(RP_LOCK_GROUP, &sig->group_lock);
 }
 
 static inline void rp_group_unlock_if(struct rp_signal *sig, bool take)
@@ -1131,7 +1131,11 @@ static inline void rp_member_lock(struct rp_pid *pid)
 {
 	struct rp_bytelock *l = rp_member_lock_of(pid);
 
+#ifdef RP_BREAK_MEMBER_UNLOCKED
+	rp_lockdep_acquire_untaken_obj(RP_LOCK_MEMBER, l);
+#else
 	rp_lockdep_acquire_obj(RP_LOCK_MEMBER, l);
+#endif
 #ifdef RP_DEBUG
 	/* Another converted writer of this group is in: we are about to wait. */
 	if (CMM_LOAD_SHARED(l->locked))
@@ -1211,7 +1215,7 @@ static inline void rp_member_lock_set(const struct rp_lock_set *s, unsigned int 
 {
 	for (unsigned int i = 0; i < s->n; i++) {
 		if (untaken & (1U << i))
-			rp_lockdep_acquire_obj(RP_LOCK_MEMBER, s->lock[i]);
+			rp_lockdep_acquire_untaken_obj(RP_LOCK_MEMBER, s->lock[i]);
 		else
 			rp_member_lock(s->obj[i]);
 	}
@@ -1237,7 +1241,7 @@ static inline void rp_tree_lock_set(const struct rp_lock_set *s, unsigned int un
 {
 	for (unsigned int i = 0; i < s->n; i++) {
 		if (untaken & (1U << i))
-			rp_lockdep_acquire_obj(RP_LOCK_TREE, s->lock[i]);
+			rp_lockdep_acquire_untaken_obj(RP_LOCK_TREE, s->lock[i]);
 		else
 			rp_tree_lock(s->obj[i]);
 	}

@@ -3,12 +3,13 @@
  * ptrace attach and detach under the update gate shared (docs/process.md,
  * protocol (f)): two attaches that make one task's ptrace part at once, an
  * attach against a plain exit of its tracee, a detach whose tracee's real
- * parent gives it away meanwhile, and a threaded tracee's attach, which
- * keeps the exclusive gate.  The other requests (ptrace_requests) under
- * the gate shared and T of the tracer: beside a shared holder, and held
- * between their check of the link and their change while the tracee is
- * killed, while it exits, and while the tracer detaches it from another
- * thread.
+ * parent gives it away meanwhile, a threaded tracee's attach and detach
+ * under G of its group, which a thread's plain exit waits for, and
+ * PTRACE_TRACEME under T of the real parent, which its exit waits for.
+ * The other requests (ptrace_requests) under the gate shared and T of the
+ * tracer: beside a shared holder, and held between their check of the
+ * link and their change while the tracee is killed, while it exits, and
+ * while the tracer detaches it from another thread.
  */
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -247,59 +248,199 @@ static bool request_beside_walk(struct rp_task *x, long request, pid_t pid, long
 }
 
 /*
+ * X's attach of @t (@tid), its ptrace stop taken by job @jt, and X's
+ * detach, each done beside a shared holder (@what: the tracee).
+ */
+static void attach_detach_beside_walk(struct rp_task *x, struct rp_task *t, pid_t tid,
+				      const char *what)
+{
+	int status = -1;
+	struct job jt;
+	long ret;
+
+	cr_expect(request_beside_walk(x, PTRACE_ATTACH, tid, &ret),
+		  "an attach of %s waited for a shared holder", what);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(t->parent, x);
+	job_start(&jt, signal_job, t);	/* takes the SIGSTOP: a ptrace stop */
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
+	cr_expect(request_beside_walk(x, PTRACE_DETACH, tid, &ret),
+		  "a detach of %s waited for a shared holder", what);
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(job_join(&jt), 0);
+	cr_assert_eq(t->ptrace, 0u);
+	cr_assert_eq(t->parent, init);
+}
+
+/*
  * A one-thread tracee's attach and detach run under the gate shared: each
  * is done beside a shared holder, which an exclusive taker waits for.
  */
 Test(ptrace_shared, attach_detach_beside_a_shared_holder)
 {
 	struct rp_task *q, *x;
-	int status = -1;
-	struct job jq;
-	pid_t qpid;
-	long ret;
 
 	start(RP_SYNC_RCU);
 	q = spawn(init, SIGCHLD);
 	x = spawn(init, SIGCHLD);
-	qpid = rp_getpid(q);
-	cr_expect(request_beside_walk(x, PTRACE_ATTACH, qpid, &ret),
-		  "an attach waited for a shared holder");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(q->parent, x);
-	job_start(&jq, signal_job, q);	/* takes the SIGSTOP: a ptrace stop */
-	cr_assert_eq(rp_wait4(x, qpid, &status, __WALL, NULL), qpid);
-	cr_assert_eq(status, STOPPED_BY(SIGSTOP));
-	cr_expect(request_beside_walk(x, PTRACE_DETACH, qpid, &ret),
-		  "a detach waited for a shared holder");
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(job_join(&jq), 0);
-	cr_assert_eq(q->ptrace, 0u);
-	cr_assert_eq(q->parent, init);
+	attach_detach_beside_walk(x, q, rp_getpid(q), "a one-thread tracee");
 	end_child(init, x);
 	end_child(init, q);
 	finish_all_reaped();
 }
 
 /*
- * A tracee with two threads keeps the exclusive gate: X's seize of it
- * waits for a shared holder.
+ * The threaded tracee's set-up: Q, init's child, returned, with a second
+ * thread *@q2 (its tid in *@tid); X, init's child (*@x), its tracer.
  */
-Test(ptrace_shared, threaded_tracee_exclusive)
+static struct rp_task *threaded_tracee(struct rp_task **q2, pid_t *tid, struct rp_task **x)
 {
-	struct rp_task *q, *q2, *x;
-	long ret;
+	struct rp_task *q;
 
 	start(RP_SYNC_RCU);
 	q = spawn(init, SIGCHLD);
-	q2 = thread_of(q);
-	x = spawn(init, SIGCHLD);
-	cr_expect_not(request_beside_walk(x, PTRACE_SEIZE, rp_getpid(q), &ret),
-		      "a threaded tracee's seize took the gate shared");
+	*q2 = thread_of(q);
+	*x = spawn(init, SIGCHLD);
+	*tid = rp_gettid(*q2);
+	return q;
+}
+
+/*
+ * A tracee of two threads, its second thread and its leader: each one's
+ * attach and detach hold G of the group, not the gate exclusive, and are
+ * done beside a shared holder.  Then the second thread's PTRACE_TRACEME,
+ * under the gate shared and T of its real parent, init, is done there
+ * too; traced, its exit leaves a zombie for init, its tracer.
+ */
+Test(ptrace_shared, threaded_tracee_beside_a_shared_holder)
+{
+	struct rp_task *q, *q2, *x;
+	int status = -1;
+	pid_t tid;
+	long ret;
+
+	q = threaded_tracee(&q2, &tid, &x);
+	attach_detach_beside_walk(x, q2, tid, "a second thread");
+	attach_detach_beside_walk(x, q, rp_getpid(q), "a leader with another thread");
+	cr_expect(request_beside_walk(q2, PTRACE_TRACEME, 0, &ret),
+		  "a TRACEME waited for a shared holder");
 	cr_assert_eq(ret, 0);
-	cr_assert_eq(q->parent, x);
-	end_child(init, x);
+	cr_assert_eq(q2->parent, init);
+	cr_assert_eq(q2->ptrace, (unsigned int)RP_PT_PTRACED);
+	cr_assert_eq(rp_ptrace(q2, PTRACE_TRACEME, 0, NULL, NULL), -EPERM);
 	end_task(q2);
+	cr_assert_eq(rp_wait4(init, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, EXITED(0));
+	end_child(init, x);
 	end_child(init, q);
+	finish_all_reaped();
+}
+
+static int group_waits;			/* uatomic: a writer waits for G of group_of */
+static struct rp_task *group_of;
+static int exited;			/* uatomic: exit_noted_job returned */
+
+/* note_hook, and a wait for G of group_of's process noted in group_waits. */
+static void group_hook(enum rp_race_point where, struct rp_task *t)
+{
+	if (where == RP_RACE_GROUP_WAITS && t == CMM_LOAD_SHARED(group_of))
+		uatomic_set(&group_waits, 1);
+	else
+		note_hook(where, t);
+}
+
+/* @j->arg: the thread alone exits (its process lives on), else its process. */
+static long exit_noted_job(struct job *j)
+{
+	long ret = j->arg ? rp_exit(j->t, 0) : rp_exit_group(j->t, 0);
+
+	uatomic_set(&exited, 1);
+	return ret;
+}
+
+/*
+ * @who's ptrace(@request, @pid) held in its link, at the first part of
+ * @tracer (RP_RACE_PTRACE_PART), while @exiter exits (@thread: the thread
+ * alone): the exit must wait for a lock the request holds (*@waits) and
+ * not be done meanwhile.  Both answer 0.
+ */
+static void exit_beside_held_link(struct rp_task *who, long request, pid_t pid,
+				  struct rp_task *tracer, struct rp_task *exiter, bool thread,
+				  int *waits)
+{
+	struct job jr, je = { .arg = thread };
+
+	uatomic_set(&group_waits, 0);
+	uatomic_set(&exited, 0);
+	arm_noting(RP_RACE_PTRACE_PART, tracer);
+	rp_debug_race_hook(group_hook);
+	start_request(&jr, who, request, pid, 0);
+	cr_assert(await_reached(1), "request %ld made no part for its tracer", request);
+	job_start(&je, exit_noted_job, exiter);
+	while (!uatomic_read(waits) && !uatomic_read(&exited))
+		usleep(1000);
+	cr_assert_not(uatomic_read(&exited), "an exit was done while request %ld linked", request);
+	release();
+	cr_assert_eq(job_join(&jr), 0);
+	cr_assert_eq(job_join(&je), 0);
+	rp_debug_race_hook(NULL);
+}
+
+/*
+ * X seizes Q2, the second thread of Q, and is held in the seize's link,
+ * before it makes its own ptrace part, holding G of Q's group.  Q2's exit
+ * would be a plain thread's, which judges itself untraced under G: it
+ * waits for G, and then finds itself traced (the gate exclusive) and
+ * stays a zombie for X to reap.  RP_BREAK_PTRACE_THREAD_UNGROUPED takes
+ * no G: Q2 exits untraced and is released while the seize links it.
+ */
+Test(ptrace_shared, thread_exit_waits_for_attach)
+{
+	struct rp_task *q, *q2, *x;
+	int status = -1;
+	pid_t tid;
+
+	q = threaded_tracee(&q2, &tid, &x);
+	CMM_STORE_SHARED(group_of, q);
+	exit_beside_held_link(x, PTRACE_SEIZE, tid, x, q2, true, &group_waits);
+	CMM_STORE_SHARED(group_of, NULL);
+	cr_assert_eq(rp_wait4(x, tid, &status, __WALL, NULL), tid);
+	cr_assert_eq(status, EXITED(0));
+	rp_task_put(q2);
+	end_child(init, x);
+	end_child(init, q);
+	finish_all_reaped();
+}
+
+/*
+ * C's PTRACE_TRACEME is held in its link, before it makes the ptrace
+ * part of P, its real parent, holding T of P.  P's exit would be plain:
+ * it waits for T of P, and then finds itself a tracer, takes the gate
+ * exclusive, detaches C and gives it to init.
+ * RP_BREAK_PTRACE_PARENT_UNLOCKED takes no T of P: P's plain exit judges
+ * itself no tracer and ends while the TRACEME links C to it.
+ */
+Test(ptrace_shared, parent_exit_waits_for_traceme)
+{
+	struct rp_task *p, *c;
+	int status = -1;
+	pid_t ppid;
+
+	start(RP_SYNC_RCU);
+	p = spawn(init, SIGCHLD);
+	c = spawn(p, SIGCHLD);
+	ppid = rp_getpid(p);
+	CMM_STORE_SHARED(tree_of, p);
+	exit_beside_held_link(c, PTRACE_TRACEME, 0, p, p, false, &tree_waits);
+	CMM_STORE_SHARED(tree_of, NULL);
+	cr_assert_eq(rp_wait4(init, ppid, &status, 0, NULL), ppid);
+	cr_assert_eq(status, EXITED(0));
+	cr_assert_eq(c->ptrace, 0u);
+	cr_assert_eq(c->parent, init);
+	cr_assert_eq(c->real_parent, init);
+	end_child(init, c);
+	rp_task_put(p);
 	finish_all_reaped();
 }
 
@@ -365,7 +506,7 @@ Test(ptrace_requests, beside_a_shared_holder)
 
 /*
  * A tracee of two threads: a request writes no link, and keeps the gate
- * shared.  X seizes Q (exclusive: a threaded tracee's attach); its
+ * shared.  X seizes Q (under G of its group: a threaded tracee's attach); its
  * PTRACE_INTERRUPT and, in the trap, its GETEVENTMSG are done beside a
  * shared holder.
  */

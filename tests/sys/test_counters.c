@@ -2,13 +2,16 @@
 /*
  * The per-thread counters (src/debug/threadslot.h): live objects and
  * allocation counts exact across threads that end and slots handed on, one
- * writer per row; and the shared writes of one fork+exit+wait
- * (src/debug/shared.h), the figure docs/performance.md states.
+ * writer per row; the shared writes of one fork+exit+wait
+ * (src/debug/shared.h), the figure docs/performance.md states; and the
+ * object locks handed over between threads (src/debug/handover.c).
  */
 #include <pthread.h>
 #include <criterion/criterion.h>
+#include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
 #include "debug/cache.h"
+#include "debug/handover.h"
 #include "debug/shared.h"
 #include "debug/threadslot.h"
 #include "task/task.h"
@@ -290,4 +293,188 @@ Test(shared_writes, fork_exit_wait_rcu, .init = start_rcu, .fini = stop_system)
 				     rp_debug_shared_name(k), n, CYCLES, per_cycle[k]);
 	}
 	end_child(init, parent);
+}
+
+/*
+ * Two threads that take turns, strictly: each runs its step only in its
+ * turn, so that which thread took a lock last is fixed, not luck.  Turns
+ * before @warm are not counted; the counts are each thread's own.
+ */
+struct turn_taker {
+	int id;					/* 0 or 1: whose turn */
+	void (*step)(struct turn_taker *me);
+	void *obj;				/* what the step works on */
+	unsigned int warm, counted;
+	unsigned long shared[RP_SHARED_NR];	/* in the counted turns */
+	unsigned long evictions;		/* in the counted turns */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int turn;
+} turns = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* Wait for @id's turn (offline meanwhile: a waiting thread holds up no grace period). */
+static void turn_wait(int id)
+{
+	rp_thread_offline();
+	pthread_mutex_lock(&turns.lock);
+	while (turns.turn != id)
+		pthread_cond_wait(&turns.cond, &turns.lock);
+	pthread_mutex_unlock(&turns.lock);
+	rp_thread_online();
+}
+
+static void turn_pass(int id)
+{
+	pthread_mutex_lock(&turns.lock);
+	turns.turn = 1 - id;
+	pthread_cond_broadcast(&turns.cond);
+	pthread_mutex_unlock(&turns.lock);
+}
+
+static void *take_turns(void *arg)
+{
+	struct turn_taker *me = arg;
+	unsigned long before[RP_SHARED_NR], evictions = 0;
+
+	rp_thread_register();
+	for (unsigned int i = 0; i < me->warm + me->counted; i++) {
+		turn_wait(me->id);
+		if (i == me->warm) {
+			rp_debug_shared_writes(before);
+			evictions = rp_debug_handover_evictions();
+		}
+		me->step(me);
+		turn_pass(me->id);
+	}
+	rp_debug_shared_writes(me->shared);
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++)
+		me->shared[k] -= before[k];
+	me->evictions = rp_debug_handover_evictions() - evictions;
+	rp_thread_unregister();
+	return NULL;
+}
+
+/* @a and @b take turns, @a first; the counts of both, summed, by line, into @sum. */
+static void run_in_turns(struct turn_taker *a, struct turn_taker *b,
+			 unsigned long sum[RP_SHARED_NR])
+{
+	pthread_t th[2];
+
+	a->id = 0;
+	b->id = 1;
+	turns.turn = 0;
+	rp_thread_offline();
+	cr_assert_eq(pthread_create(&th[0], NULL, take_turns, a), 0);
+	cr_assert_eq(pthread_create(&th[1], NULL, take_turns, b), 0);
+	cr_assert_eq(pthread_join(th[0], NULL), 0);
+	cr_assert_eq(pthread_join(th[1], NULL), 0);
+	rp_thread_online();
+	for (unsigned int k = 0; k < RP_SHARED_NR; k++) {
+		sum[k] = a->shared[k] + b->shared[k];
+		if (sum[k])
+			cr_log_info("%s: %lu", rp_debug_shared_name(k), sum[k]);
+	}
+	/* Mostly stale entries, of objects freed since (src/debug/handover.c). */
+	cr_log_info("locks pushed out of the hand-over table: %lu",
+		    a->evictions + b->evictions);
+}
+
+static void take_tree_lock(struct turn_taker *me)
+{
+	rp_tree_lock(me->obj);
+	rp_tree_unlock(me->obj);
+}
+
+#define TURNS	16
+
+/*
+ * One object lock taken by two threads in turn moves every turn: one
+ * hand-over each, of its class; taken again and again by one thread it
+ * moves never.  The main thread takes it last before the turns, so that
+ * the first counted turn is a hand-over too.
+ */
+Test(handover, one_per_turn, .init = start_rcu, .fini = finish)
+{
+	struct rp_task *t = fork_of(init);
+	struct turn_taker a = { .step = take_tree_lock, .obj = t, .counted = TURNS };
+	struct turn_taker b = a;
+	unsigned long before[RP_SHARED_NR], after[RP_SHARED_NR], sum[RP_SHARED_NR];
+
+	take_tree_lock(&a);
+	rp_debug_shared_writes(before);
+	for (int i = 0; i < TURNS; i++)
+		take_tree_lock(&a);
+	rp_debug_shared_writes(after);
+	cr_expect_eq(after[RP_SHARED_HANDOVER_TREE], before[RP_SHARED_HANDOVER_TREE],
+		     "one thread's takes handed over %lu times",
+		     after[RP_SHARED_HANDOVER_TREE] - before[RP_SHARED_HANDOVER_TREE]);
+	run_in_turns(&a, &b, sum);
+	cr_expect_eq(sum[RP_SHARED_HANDOVER_TREE], 2 * TURNS, "%lu hand-overs in %d turns",
+		     sum[RP_SHARED_HANDOVER_TREE], 2 * TURNS);
+	cr_expect_eq(a.shared[RP_SHARED_HANDOVER_TREE], TURNS, "the first thread's: %lu",
+		     a.shared[RP_SHARED_HANDOVER_TREE]);
+	end_task(t);
+}
+
+/* A fork+exit+wait by the taker's process, its frees run in its turn. */
+static void fork_exit_wait(struct turn_taker *me)
+{
+	end_child(me->obj, fork_of(me->obj));
+	rp_thread_quiescent();
+}
+
+/*
+ * Two processes, each leading its own group (@own_session: its own
+ * session too), fork+exit+wait in turns, CYCLES each: the two threads'
+ * counts, by line, into @sum.
+ */
+static void fork_in_turns(bool own_session, unsigned long sum[RP_SHARED_NR])
+{
+	struct rp_task *p[2] = { fork_of(init), fork_of(init) };
+	struct turn_taker a = { .step = fork_exit_wait, .obj = p[0], .warm = 2, .counted = CYCLES };
+	struct turn_taker b = a;
+
+	b.obj = p[1];
+	for (int i = 0; i < 2; i++) {
+		if (own_session)
+			cr_assert_gt(rp_setsid(p[i]), 1);
+		else
+			cr_assert_eq(rp_setpgid(p[i], 0, 0), 0);
+	}
+	rp_deferred_set_reclaim(1);
+	run_in_turns(&a, &b, sum);
+	rp_deferred_set_reclaim(0);
+	end_child(init, p[0]);
+	end_child(init, p[1]);
+}
+
+/*
+ * Two processes in init's session, each in a group of its own, fork in
+ * turns (the bench's fork_own): the session's M, which the fork takes to
+ * put the child on the session's members and the reap to take it off,
+ * moves once a cycle: at the fork, from the other thread's reap; the reap
+ * then finds it where its own fork left it.  Forks and reaps of two
+ * threads that interleave move it up to twice a cycle.
+ */
+Test(handover, fork_one_session, .init = start_rcu, .fini = finish)
+{
+	unsigned long n[RP_SHARED_NR];
+
+	fork_in_turns(false, n);
+	cr_expect_eq(n[RP_SHARED_HANDOVER_MEMBER], 2 * CYCLES,
+		     "M handed over %lu times in %d cycles, not once each",
+		     n[RP_SHARED_HANDOVER_MEMBER], 2 * CYCLES);
+}
+
+/* Each process leads its own session (fork_ownsess): no M moves. */
+Test(handover, fork_own_sessions, .init = start_rcu, .fini = finish)
+{
+	unsigned long n[RP_SHARED_NR];
+
+	fork_in_turns(true, n);
+	cr_expect_eq(n[RP_SHARED_HANDOVER_MEMBER], 0, "M handed over %lu times in %d cycles",
+		     n[RP_SHARED_HANDOVER_MEMBER], 2 * CYCLES);
 }

@@ -18,7 +18,7 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_fork_ownsess, &bench_fork_onepg,
 	&bench_setpgid_own, &bench_setpgid_onepg, &bench_setpgid_threads, &bench_ptrace_own, &bench_ptrace_onepg,
 	&bench_stop_own,
-	&bench_ptrace_requests, &bench_ptrace_eventmsg,
+	&bench_ptrace_threads, &bench_ptrace_requests, &bench_ptrace_eventmsg,
 	&bench_kill0_ns, &bench_thread_own, &bench_fork_ns, &bench_fork_ns_tree, &bench_thread_exec,
 	NULL,
 };

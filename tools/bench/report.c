@@ -262,6 +262,17 @@ static double shared_per_op(const struct bench_result *res, unsigned int kind, d
 	return *locks + *rmws;
 }
 
+/* Of them, the object locks handed over between threads (src/debug/handover.c):
+   the lock lines from the first hand-over on (src/debug/shared.h). */
+static double handovers_per_op(const struct bench_result *res, unsigned int kind)
+{
+	double sum = 0;
+
+	for (unsigned int l = RP_SHARED_HANDOVER_GROUP; l < RP_SHARED_FIRST_RMW; l++)
+		sum += res->shared[kind][l] / (double)res->shared_ops[kind];
+	return sum;
+}
+
 /*
  * Under a text row: the shared writes per operation of the kinds counted,
  * line by line.  A release build has none to print: its header says so.
@@ -308,6 +319,8 @@ static void shared_json(struct json *j, const struct bench_result *res, unsigned
 	json_real(j, "shared_writes_per_op", shared, 2);
 	json_real(j, "shared_locks_per_op", locks, 2);
 	json_real(j, "shared_atomics_per_op", rmws, 2);
+	json_real(j, "shared_handovers_per_op", handovers_per_op(res, kind), 2);
+	json_real(j, "shared_marked_per_op", shared - handovers_per_op(res, kind), 2);
 }
 
 static void print_json(const struct bench_result *res, const struct bench_spread *sp,

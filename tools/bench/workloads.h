@@ -41,7 +41,7 @@ extern const struct bench_workload bench_fork_ns, bench_fork_ns_tree;
 
 /* workloads_ptrace.c */
 extern const struct bench_workload bench_ptrace_own, bench_ptrace_onepg, bench_ptrace_requests,
-	bench_ptrace_eventmsg;
+	bench_ptrace_eventmsg, bench_ptrace_threads;
 
 /* workloads_stop.c */
 extern const struct bench_workload bench_stop_own;

@@ -2,7 +2,8 @@
 /*
  * ptrace attach and detach, an update-side scaling workload (workloads.h):
  * each thread's process attaches to a child of its own, waits for its stop
- * and detaches; ptrace_requests adds the requests on a stopped tracee
+ * and detaches; ptrace_threads the same with the second thread of a child
+ * of two threads; ptrace_requests adds the requests on a stopped tracee
  * between the two (a seize, two traps, the requests of a debugger in
  * each, a detach); ptrace_eventmsg makes one request, PTRACE_GETEVENTMSG,
  * on a tracee that stays in its trap for the whole run.  A stop needs the tracee to run: an OS thread of the
@@ -59,9 +60,14 @@ static void *tracee_main(void *arg)
 	return NULL;
 }
 
-static int tracee_start(struct bench_thread *t, int (*group)(struct bench_thread *))
+/*
+ * The tracee: a child of the thread's process; with @threaded, that
+ * child's second thread (the child's leader stays, and ends with the run).
+ */
+static int tracee_start(struct bench_thread *t, int (*group)(struct bench_thread *), bool threaded)
 {
 	struct tracee *tr = calloc(1, sizeof(*tr));
+	struct rp_task *child;
 	int err;
 
 	t->priv = tr;
@@ -73,6 +79,15 @@ static int tracee_start(struct bench_thread *t, int (*group)(struct bench_thread
 	tr->pid = rp_fork(t->self, &tr->task);
 	if (tr->pid < 0)
 		return tr->pid;
+	if (threaded) {
+		child = tr->task;
+		tr->pid = rp_clone(child, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, &tr->task);
+		rp_task_put(child);
+		if (tr->pid < 0) {
+			tr->task = NULL;
+			return tr->pid;
+		}
+	}
 	sem_init(&tr->go, 0, 0);
 	err = pthread_create(&tr->thread, NULL, tracee_main, tr);
 	tr->started = err == 0;
@@ -81,12 +96,17 @@ static int tracee_start(struct bench_thread *t, int (*group)(struct bench_thread
 
 static int tracee_own(struct bench_thread *t)
 {
-	return tracee_start(t, bench_own_group);
+	return tracee_start(t, bench_own_group, false);
 }
 
 static int tracee_one_group(struct bench_thread *t)
 {
-	return tracee_start(t, bench_join_one_group);
+	return tracee_start(t, bench_join_one_group, false);
+}
+
+static int tracee_thread(struct bench_thread *t)
+{
+	return tracee_start(t, bench_own_group, true);
 }
 
 /* The run is over: end the tracee thread, and count its writes with the tracer's. */
@@ -177,6 +197,13 @@ const struct bench_workload bench_ptrace_onepg = {
 	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
 	.setup = bench_setup_one_group, .thread_setup = tracee_one_group,
 	.op = op_attach_detach, .thread_end = tracee_stop,
+};
+
+const struct bench_workload bench_ptrace_threads = {
+	.name = "ptrace_threads",
+	.summary = "ptrace attach+detach of a child's second thread, each thread in its own group",
+	.kinds = { "attach+detach" }, .scaling = true, .children_in_run = 1,
+	.thread_setup = tracee_thread, .op = op_attach_detach, .thread_end = tracee_stop,
 };
 
 const struct bench_workload bench_ptrace_requests = {

@@ -306,6 +306,7 @@ void rp_pgrp_move(struct rp_signal *sig, struct rp_pid *to, struct rp_pid *sessi
 	rp_pid_attach(to);
 	/* Pairs with rcu_dereference in getpgid, getsid, kill(0), wait and SIGCONT's check. */
 	rcu_assign_pointer(sig->pgrp, to);
+	RP_RACE_POINT(RP_RACE_PGRP_STORED, &rp_process_of(sig)->task);
 	if (session != old_session)
 		rcu_assign_pointer(sig->session, session);
 	rp_pid_detach(from);

@@ -294,6 +294,43 @@ Test(setpgid_shared, group_born_waits_for_a_group_gone)
 }
 
 /*
+ * (review r601) Session S (sh, its group S), with p in it.  p's setsid
+ * is held after it stored its new group P and before its new session P
+ * (RP_RACE_PGRP_STORED, a race point of this review's clone).  A reader
+ * that sees p in group P must see it in session P: Linux's
+ * __set_special_pids changes the session first, and so did rcuproc's
+ * move_ids before protocol (i); rp_pgrp_move now stores the group first,
+ * and getpgid then getsid answer P, then S: p in a group of its own
+ * name inside its old session, a state setsid never passes through.
+ */
+Test(setsid_shared, group_not_seen_before_session)
+{
+	struct rp_task *sh, *p;
+	struct job js;
+	pid_t ppid, sid, pg, seen;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	sid = rp_getpid(sh);
+	p = fork_of(sh);
+	ppid = rp_getpid(p);
+	cr_assert_eq(rp_getsid(init, ppid), sid);
+	hold_job(&js, setsid_job, p, RP_RACE_PGRP_STORED, p, RP_RACE_MEMBER_WAITS);
+	pg = rp_getpgid(init, ppid);
+	seen = rp_getsid(init, ppid);
+	cr_expect(pg != ppid || seen == ppid,
+		  "getpgid(%d) is its new group %d, then getsid(%d) its old session %d",
+		  ppid, pg, ppid, seen);
+	cr_assert_eq(let_go(&js), ppid);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getsid(init, ppid), ppid);
+	expect_table_clean();
+	end_child(sh, p);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
  * Session S (sh, its group S), with r and p in it.  r's fork is held
  * inside its attach to S (the count read, not stored); p's setsid, which
  * leaves group and session S, waits for S's M.  S ends with the child's

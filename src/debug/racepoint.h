@@ -324,10 +324,10 @@ enum rp_race_point {
 	   whose pid is the session's id, whose M is held (pgrp/membership.c,
 	   group_gone; or the update lock). */
 	RP_RACE_GROUP_GONE,
-	/* (review r601) A move stored the process's new group and not yet
-	   its new session (setsid); @t is the task of the process's block
-	   (pgrp/membership.c, rp_pgrp_move). */
-	RP_RACE_PGRP_STORED,
+	/* setsid stored the process's new session and not yet its new group
+	   (Linux's order); @t is the task of the process's block
+	   (pgrp/membership.c, rp_pgrp_move; its siglock and M held). */
+	RP_RACE_SESSION_STORED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

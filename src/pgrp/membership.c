@@ -304,11 +304,25 @@ void rp_pgrp_move(struct rp_signal *sig, struct rp_pid *to, struct rp_pid *sessi
 	if (rp_hlist_empty(rp_member_list(from)))
 		group_gone(from, old_session);
 	rp_pid_attach(to);
-	/* Pairs with rcu_dereference in getpgid, getsid, kill(0), wait and SIGCONT's check. */
+	/*
+	 * The session first, then the group, as Linux's __set_special_pids:
+	 * a reader may see setsid's new session with the old group, never
+	 * its new group (of its own name) in the old session.  Both pair
+	 * with rcu_dereference in getpgid, getsid, kill(0), wait and
+	 * SIGCONT's check.
+	 * RP_BREAK_PGRP_BEFORE_SESSION stores the group first.
+	 */
+#ifdef RP_BREAK_PGRP_BEFORE_SESSION
 	rcu_assign_pointer(sig->pgrp, to);
-	RP_RACE_POINT(RP_RACE_PGRP_STORED, &rp_process_of(sig)->task);
+	RP_RACE_POINT(RP_RACE_SESSION_STORED, &rp_process_of(sig)->task);
 	if (session != old_session)
 		rcu_assign_pointer(sig->session, session);
+#else
+	if (session != old_session)
+		rcu_assign_pointer(sig->session, session);
+	RP_RACE_POINT(RP_RACE_SESSION_STORED, &rp_process_of(sig)->task);
+	rcu_assign_pointer(sig->pgrp, to);
+#endif
 	rp_pid_detach(from);
 }
 

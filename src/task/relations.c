@@ -5,11 +5,12 @@
  * session (the article's Group 5, "Impose Level of Indirection" and
  * "Substitute Copy For Original") and over every process.
  *
- * Each process has one proxy on its process group's member list and one on
- * its session's, both hlists hung off the struct rp_pid of the id
- * (src/pgrp/membership.c links, moves and retires them).  A retired proxy
- * keeps its ->next, so a walker standing on it walks on along the old list.
- * Fork links the child's proxies right behind the parent's.  The
+ * Each process has one proxy on its process group's member list, an hlist
+ * hung off the struct rp_pid of the id (src/pgrp/membership.c links, moves
+ * and retires it); a session lists its groups (docs/process.md, protocol
+ * (i)).  A retired proxy keeps its ->next, so a walker standing on it
+ * walks on along the old list.  Fork links the child's proxy right
+ * behind the parent's.  The
  * exactly-once walkers read each member's successor under that member's
  * siglock: see docs/pgrp.md.
  */

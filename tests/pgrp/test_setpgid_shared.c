@@ -294,14 +294,13 @@ Test(setpgid_shared, group_born_waits_for_a_group_gone)
 }
 
 /*
- * (review r601) Session S (sh, its group S), with p in it.  p's setsid
- * is held after it stored its new group P and before its new session P
- * (RP_RACE_PGRP_STORED, a race point of this review's clone).  A reader
- * that sees p in group P must see it in session P: Linux's
- * __set_special_pids changes the session first, and so did rcuproc's
- * move_ids before protocol (i); rp_pgrp_move now stores the group first,
- * and getpgid then getsid answer P, then S: p in a group of its own
- * name inside its old session, a state setsid never passes through.
+ * Session S (sh, its group S), with p in it.  p's setsid is held between
+ * its two stores (RP_RACE_SESSION_STORED).  A reader that sees p in its
+ * new group P must see it in session P: Linux's __set_special_pids
+ * changes the session first.  RP_BREAK_PGRP_BEFORE_SESSION stores the
+ * group first, and getpgid then getsid answer P, then S: p in a group of
+ * its own name inside its old session, a state setsid never passes
+ * through.
  */
 Test(setsid_shared, group_not_seen_before_session)
 {
@@ -315,7 +314,7 @@ Test(setsid_shared, group_not_seen_before_session)
 	p = fork_of(sh);
 	ppid = rp_getpid(p);
 	cr_assert_eq(rp_getsid(init, ppid), sid);
-	hold_job(&js, setsid_job, p, RP_RACE_PGRP_STORED, p, RP_RACE_MEMBER_WAITS);
+	hold_job(&js, setsid_job, p, RP_RACE_SESSION_STORED, p, RP_RACE_MEMBER_WAITS);
 	pg = rp_getpgid(init, ppid);
 	seen = rp_getsid(init, ppid);
 	cr_expect(pg != ppid || seen == ppid,
@@ -334,7 +333,8 @@ Test(setsid_shared, group_not_seen_before_session)
  * Session S (sh, its group S), with r and p in it.  r's fork is held
  * inside its attach to S (the count read, not stored); p's setsid, which
  * leaves group and session S, waits for S's M.  S ends with the child's
- * two attachments and without p's two.
+ * attachment and without p's (the group's: the session's id is held by
+ * its groups, and group S keeps members).
  * RP_BREAK_SETPGID_MEMBER_UNLOCKED: the setsid runs inside the fork's
  * attach, and its detachments are lost, every time.
  */

@@ -93,6 +93,8 @@ runs=(
 	"setpgid_fork_kill   BROKEN_MOVE_LEADER_TREE_ONLY     fail   safety"
 	"setpgid_fork_kill   FORK_BY_OLD_THREAD,BROKEN_MOVE_LEADER_TREE_ONLY fail safety"
 	"setpgid_fork_kill   BROKEN_MOVE_NO_GROUP             fail   safety"
+	"session_groups      correct                          verify safety"
+	"session_groups      BROKEN_REAP_NO_SESSION           fail   safety"
 	"claim_zombie        correct                          verify safety"
 	"claim_zombie        BROKEN_NO_RECHECK                fail   safety"
 	"claim_zombie        BROKEN_DETACH_ONE_LOCK           fail   safety"

@@ -319,6 +319,15 @@ enum rp_race_point {
 	   target by number and has taken no lock (pgrp/setpgid.c,
 	   setpgid_shared; read section). */
 	RP_RACE_SETPGID_FIRST_LOOK,
+	/* A group lost its last member (a release or a move) and is about
+	   to leave its session's list of groups; @t is the task of the block
+	   whose pid is the session's id, whose M is held (pgrp/membership.c,
+	   group_gone; or the update lock). */
+	RP_RACE_GROUP_GONE,
+	/* setsid stored the process's new session and not yet its new group
+	   (Linux's order); @t is the task of the process's block
+	   (pgrp/membership.c, rp_pgrp_move; its siglock and M held). */
+	RP_RACE_SESSION_STORED,
 };
 
 typedef void (*rp_race_hook_fn)(enum rp_race_point where, struct rp_task *t);

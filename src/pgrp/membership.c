@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Membership of process groups and sessions through proxies (the article's
- * Group 5, "Impose Level of Indirection" and "Substitute Copy For
- * Original"): linking, moving and retiring a process's entries on the
- * member lists that src/task/relations.c walks.
+ * Membership of process groups through proxies (the article's Group 5,
+ * "Impose Level of Indirection" and "Substitute Copy For Original"):
+ * linking, moving and retiring a process's entry on the member list of its
+ * group that src/task/relations.c walks; and of sessions through their
+ * groups (docs/process.md, protocol (i)): a group is on its session's list
+ * of groups, and holds the session's id, while it has members.
  *
  * A move publishes a new proxy at the head of the new list, marks the old
  * one obsolete and unlinks it; the old one keeps its ->next (a walker
  * standing on it walks on along the old list) and lasts past a grace
- * period.  A proxy is never linked twice.  Fork links the child's proxies,
- * the two embedded in its thread group, right behind the parent's: see
- * docs/pgrp.md.
+ * period.  A proxy is never linked twice.  Fork links the child's proxy,
+ * the one embedded in its thread group, right behind the parent's: see
+ * docs/pgrp.md.  A fork joins a group that has a member, its parent, so it
+ * writes nothing of the session.
  */
 #include "pgrp.h"
 #include "../task/pidmap.h"
@@ -18,12 +21,6 @@
 #include "../debug/racepoint.h"
 
 static struct rp_cache proxy_cache = RP_CACHE_INIT("proxy", struct rp_moved_proxy);
-
-/* The id field of @sig for list @type: its pgrp or its session. */
-static struct rp_pid **member_id(struct rp_signal *sig, enum rp_pid_type type)
-{
-	return type == RP_PIDTYPE_PGID ? &sig->pgrp : &sig->session;
-}
 
 struct rp_proxy *rp_proxy_alloc(struct rp_system *sys)
 {
@@ -51,45 +48,91 @@ void rp_proxy_free_unlinked(struct rp_proxy *px)
 		proxy_free(&caa_container_of(px, struct rp_moved_proxy, px)->rcu);
 }
 
-/* Link @px for @sig at the head of list @type of @pid (complete, then published). */
-static void proxy_link_head(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *pid,
-			    struct rp_proxy *px)
+/* Link @px for @sig at the head of group @pid's list (complete, then published). */
+static void proxy_link_head(struct rp_signal *sig, struct rp_pid *pid, struct rp_proxy *px)
 {
 	px->member = (uintptr_t)sig;
-	CMM_STORE_SHARED(sig->proxy[type - RP_PIDTYPE_PGID], px);
+	CMM_STORE_SHARED(sig->proxy, px);
 	/* Publishes @px: pairs with rcu_dereference(->next) in the walkers. */
-	cds_hlist_add_head_rcu(&px->node, rp_member_list(pid, type));
+	cds_hlist_add_head_rcu(&px->node, rp_member_list(pid));
 }
 
 /*
- * Walkers skip @sig's entry @px on list @type from now on; off its list;
- * kept past a grace period.  The entry fork embedded in @sig needs no
- * release of its own: @sig is released after a grace period that starts
- * after its last reference is dropped, and a process holds one until its
- * last thread is freed, after this unlink (src/task/task.c).  A walker
- * standing on that entry reads @sig through it: its release covers both.
+ * Walkers skip @sig's entry @px from now on; off its list; kept past a
+ * grace period.  The entry fork embedded in @sig needs no release of its
+ * own: @sig is released after a grace period that starts after its last
+ * reference is dropped, and a process holds one until its last thread is
+ * freed, after this unlink (src/task/task.c).  A walker standing on that
+ * entry reads @sig through it: its release covers both.
  */
-static void proxy_retire(struct rp_signal *sig, enum rp_pid_type type, struct rp_proxy *px)
+static void proxy_retire(struct rp_signal *sig, struct rp_proxy *px)
 {
 	/* Pairs with rp_proxy_obsolete's load in the walkers. */
 	CMM_STORE_SHARED(px->member, px->member | RP_PROXY_OBSOLETE);
 	RP_TORTURE_DELAY();
 	/* ->next stays for walkers standing on @px. */
 	rp_hlist_del_init_pub(&px->node);
-	if (px != &sig->member[type - RP_PIDTYPE_PGID]) {
+	if (px != &sig->member) {
 		struct rp_moved_proxy *mp = caa_container_of(px, struct rp_moved_proxy, px);
 
 		rp_defer_release(&mp->sys->sync, &mp->rcu, proxy_free);
 	}
 }
 
+/* The block whose pid is group or session @id's id (every one's is a process's). */
+static struct rp_process *group_block(struct rp_pid *id)
+{
+	RP_DEBUG_BUG_ON(!id->in_process);
+	return caa_container_of(id, struct rp_process, pid);
+}
+
+/*
+ * Group @pgrp got its first member: onto @session's list of groups, and
+ * it holds the session's id.  M of the session (a plain move), or the
+ * update lock.  The list is walked under the update lock alone
+ * (rp_for_each_session_member_locked): plain stores.
+ */
+static void group_born(struct rp_pid *pgrp, struct rp_pid *session)
+{
+	rp_assert_member_write(rp_pid_sys(pgrp), session);
+	rp_pid_attach(session);
+	cds_hlist_add_head(&group_block(pgrp)->in_session, &session->groups);
+}
+
+/*
+ * Group @pgrp lost its last member: off @session's list, and the session's
+ * id is let go.  M of the session (a plain reap or move), or the update
+ * lock.
+ */
+static void group_gone(struct rp_pid *pgrp, struct rp_pid *session)
+{
+	rp_assert_member_write(rp_pid_sys(pgrp), session);
+	RP_RACE_POINT(RP_RACE_GROUP_GONE, &group_block(session)->task);
+	cds_hlist_del(&group_block(pgrp)->in_session);
+	rp_pid_detach(session);
+}
+
+bool rp_pgrp_seems_last_member(struct rp_signal *sig)
+{
+	struct rp_proxy *px = CMM_LOAD_SHARED(sig->proxy);
+	struct cds_hlist_head *list = rp_member_list(CMM_LOAD_SHARED(sig->pgrp));
+
+	return CMM_LOAD_SHARED(list->next) == &px->node && !CMM_LOAD_SHARED(px->node.next);
+}
+
+bool rp_pgrp_last_member(struct rp_signal *sig)
+{
+	rp_assert_member_write(rp_signal_sys(sig), sig->pgrp);
+	return rp_pgrp_seems_last_member(sig);
+}
+
 void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid)
 {
-	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
-		rp_pid_attach(pid);
-		*member_id(sig, type) = pid;
-		proxy_link_head(sig, type, pid, &sig->member[type - RP_PIDTYPE_PGID]);
-	}
+	rp_pid_attach(pid);
+	sig->pgrp = pid;
+	sig->session = pid;
+	proxy_link_head(sig, pid, &sig->member);
+	group_born(pid, pid);
 }
 
 /*
@@ -193,26 +236,24 @@ void rp_tasks_unlink(struct rp_system *sys, struct cds_list_head *node)
 void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 {
 	struct rp_signal *psig = self->signal, *sig = child->signal;
-	struct rp_proxy *px = sig->member;
+	struct rp_pid *pgrp = psig->pgrp;
+	struct rp_proxy *px = &sig->member;
 
 	rp_assert_siglock_held(self);
-	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
-		int i = type - RP_PIDTYPE_PGID;
-		struct rp_pid *id = *member_id(psig, type);
-
-		/* The update lock, or (a plain fork) M of the id: the list and the count. */
-		rp_assert_member_write(self->sys, id);
-		rp_pid_attach(id);
-		*member_id(sig, type) = id;
+	/* The update lock, or (a plain fork) M of the group: the list and the count. */
+	rp_assert_member_write(self->sys, pgrp);
+	rp_pid_attach(pgrp);
+	sig->pgrp = pgrp;
+	/* Held by the group, which the parent keeps alive: nothing written there. */
+	sig->session = psig->session;
 #ifdef RP_BREAK_CHILD_AT_HEAD
-		proxy_link_head(sig, type, id, &px[i]);
+	proxy_link_head(sig, pgrp, px);
 #else
-		px[i].member = (uintptr_t)sig;
-		sig->proxy[i] = &px[i];
-		/* Right behind the parent: a walker reaching it has passed the parent. */
-		rp_hlist_add_behind_pub(&px[i].node, &psig->proxy[i]->node);
+	px->member = (uintptr_t)sig;
+	sig->proxy = px;
+	/* Right behind the parent: a walker reaching it has passed the parent. */
+	rp_hlist_add_behind_pub(&px->node, &psig->proxy->node);
 #endif
-	}
 #ifdef RP_BREAK_CHILD_AT_HEAD
 	tasks_link_behind(self->sys, &child->tasks, self->sys->tasks.prev);
 #else
@@ -221,17 +262,22 @@ void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child)
 #endif
 }
 
-void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *to,
+void rp_pgrp_move(struct rp_signal *sig, struct rp_pid *to, struct rp_pid *session,
 		  struct rp_proxy *px)
 {
-	struct rp_pid **id = member_id(sig, type), *from = *id;
-	struct rp_proxy *old = sig->proxy[type - RP_PIDTYPE_PGID];
+	struct rp_pid *from = sig->pgrp, *old_session = sig->session;
+	struct rp_proxy *old = sig->proxy;
 	struct rp_system *sys = rp_signal_sys(sig);
+	bool born;
 
 	rp_assert_group_siglock_held(sig);
-	/* The update lock, or (setpgid and setsid under the gate shared) M of both ids. */
+	/*
+	 * The update lock, or (setpgid and setsid under the gate shared) M
+	 * of both groups and of the sessions (a group's birth or death).
+	 */
 	rp_assert_member_write(sys, from);
 	rp_assert_member_write(sys, to);
+	born = rp_hlist_empty(rp_member_list(to));
 	/*
 	 * The joining order (rp_signal_pgrp_joined): after every fork that
 	 * has taken its root number, before every later one.  A read of the
@@ -247,25 +293,48 @@ void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *t
 	cds_hlist_del_rcu(&old->node);
 	RP_TORTURE_DELAY();
 	/* A walker standing on @old now follows it into @to's list. */
-	cds_hlist_add_head_rcu(&old->node, rp_member_list(to, type));
+	cds_hlist_add_head_rcu(&old->node, rp_member_list(to));
 	rp_proxy_free_unlinked(px);
 #else
-	proxy_link_head(sig, type, to, px);
-	proxy_retire(sig, type, old);
+	proxy_link_head(sig, to, px);
+	proxy_retire(sig, old);
 #endif
+	if (born)
+		group_born(to, session);
+	if (rp_hlist_empty(rp_member_list(from)))
+		group_gone(from, old_session);
 	rp_pid_attach(to);
-	/* Pairs with rcu_dereference in getpgid, getsid, kill(0), wait and SIGCONT's check. */
-	rcu_assign_pointer(*id, to);
+	/*
+	 * The session first, then the group, as Linux's __set_special_pids:
+	 * a reader may see setsid's new session with the old group, never
+	 * its new group (of its own name) in the old session.  Both pair
+	 * with rcu_dereference in getpgid, getsid, kill(0), wait and
+	 * SIGCONT's check.
+	 * RP_BREAK_PGRP_BEFORE_SESSION stores the group first.
+	 */
+#ifdef RP_BREAK_PGRP_BEFORE_SESSION
+	rcu_assign_pointer(sig->pgrp, to);
+	RP_RACE_POINT(RP_RACE_SESSION_STORED, &rp_process_of(sig)->task);
+	if (session != old_session)
+		rcu_assign_pointer(sig->session, session);
+#else
+	if (session != old_session)
+		rcu_assign_pointer(sig->session, session);
+	RP_RACE_POINT(RP_RACE_SESSION_STORED, &rp_process_of(sig)->task);
+	rcu_assign_pointer(sig->pgrp, to);
+#endif
 	rp_pid_detach(from);
 }
 
 void rp_pgrp_exit(struct rp_signal *sig)
 {
-	for (enum rp_pid_type type = RP_PIDTYPE_PGID; type <= RP_PIDTYPE_SID; type++) {
-		/* The update lock, or (a plain reap) M of the id: the list and the count. */
-		rp_assert_member_write(rp_signal_sys(sig), *member_id(sig, type));
-		proxy_retire(sig, type, sig->proxy[type - RP_PIDTYPE_PGID]);
-		sig->proxy[type - RP_PIDTYPE_PGID] = NULL;
-		rp_pid_detach(*member_id(sig, type));
-	}
+	struct rp_pid *pgrp = sig->pgrp;
+
+	/* The update lock, or (a plain reap) M of the group: the list and the count. */
+	rp_assert_member_write(rp_signal_sys(sig), pgrp);
+	proxy_retire(sig, sig->proxy);
+	sig->proxy = NULL;
+	if (rp_hlist_empty(rp_member_list(pgrp)))
+		group_gone(pgrp, sig->session);
+	rp_pid_detach(pgrp);
 }

@@ -18,33 +18,47 @@ void rp_proxy_free_unlinked(struct rp_proxy *px);
 
 /*
  * Make @sig the only member of process group and session @pid (init, at
- * creation), through the proxies embedded in @sig.
+ * creation), through the proxy embedded in @sig.
  */
 void rp_pgrp_init_leader(struct rp_signal *sig, struct rp_pid *pid);
 
 /*
- * Move @sig's process to list @type of @to, with new proxy @px (update
- * lock and the process's siglock held).  RP_BREAK_RELINK_PROXY moves the
- * old proxy itself instead (Linux's change_pid) and frees @px.
+ * Move @sig's process to group @to of session @session, with new proxy
+ * @px (update lock, or a plain move's M of both groups and of the
+ * sessions, and the process's siglock held); a group it leaves empty
+ * leaves its session, a group it is the first of joins @session
+ * (protocol (i)).  RP_BREAK_RELINK_PROXY moves the old proxy itself
+ * instead (Linux's change_pid) and frees @px.
  */
-void rp_pgrp_move(struct rp_signal *sig, enum rp_pid_type type, struct rp_pid *to,
+void rp_pgrp_move(struct rp_signal *sig, struct rp_pid *to, struct rp_pid *session,
 		  struct rp_proxy *px);
 
 /*
- * Fork: put new process @child in @self's group and session, the proxies
- * embedded in its thread group right behind @self's process on each member
- * list and its sys->tasks entry right behind @self's leader (Ordered
- * Update With Ordered Read).
+ * Is @sig's process the only member of its group, so that its release
+ * or its move ends the group (and writes the session's list)?  M of its
+ * group, or the update lock.
+ */
+bool rp_pgrp_last_member(struct rp_signal *sig);
+/* The same read with no lock held: a guess, which a move or a reap does not trust. */
+bool rp_pgrp_seems_last_member(struct rp_signal *sig);
+
+/*
+ * Fork: put new process @child in @self's group and session, the proxy
+ * embedded in its thread group right behind @self's process on the
+ * group's member list and its sys->tasks entry right behind @self's
+ * leader (Ordered Update With Ordered Read).
  * Update lock and @self's siglock held.  RP_BREAK_CHILD_AT_HEAD links the
- * proxies at the heads and the tasks entry at the tail instead.
+ * proxy at the head and the tasks entry at the tail instead.
  */
 void rp_pgrp_fork_link(struct rp_task *self, struct rp_task *child);
 
 /*
- * The last thread of @sig's process is released: leave both lists, drop the
- * ids.  Before the tgid is dropped: a walker reaches the leader through it.
+ * The last thread of @sig's process is released: leave its group's list
+ * (and the group its session's, if it was the last member), drop the ids.
+ * Before the tgid is dropped: a walker reaches the leader through it.
  * The update lock, or (a plain reap under the gate shared) M of the
- * process's group's and session's pids.
+ * process's group's pid, and of its session's if it is the group's last
+ * member (rp_pgrp_last_member).
  */
 void rp_pgrp_exit(struct rp_signal *sig);
 

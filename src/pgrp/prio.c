@@ -87,7 +87,7 @@ static void prio_walk_rcu(struct prio_op *op, int which, int who)
 	if (which == PRIO_PROCESS) {
 		one_thread(op, who);
 	} else if (which == PRIO_PGRP) {
-		rp_for_each_member_siglocked_rcu(sys, RP_PIDTYPE_PGID,
+		rp_for_each_member_siglocked_rcu(sys,
 					      who ? who : rp_task_pgrp_nr_rcu(self), each_thread, op);
 	} else {
 		op->by_uid = true;

@@ -15,10 +15,10 @@
 
 /*
  * Move @p's process into group @pgrp and session @session, linking the
- * proxies @px[] (PGID, SID) that the move needs and taking them out of
- * @px[], under the siglock.  The update lock held, or (rcu mode, the gate
- * shared: struct move_hold) G of @p's group, T of every thread of it and
- * of its real parent, and M of every id the move changes.  The ties the move makes
+ * proxy *@px and taking it out of *@px, under the siglock.  The update
+ * lock held, or (rcu mode, the gate shared: struct move_hold) G of @p's
+ * group, T of every thread of it and of its real parent, and M of every
+ * id the move changes and of its sessions.  The ties the move makes
  * are counted before it and those it breaks after (jobc.h), so that a
  * group that keeps a tie is never seen orphaned meanwhile; the old ids
  * that change are held until then (one that stays is held by @p itself).
@@ -26,7 +26,7 @@
  * one tie and gains another reads 0 in between.
  */
 static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *session,
-		     struct rp_proxy *px[RP_MEMBER_LISTS])
+		     struct rp_proxy **px)
 {
 	struct rp_signal *sig = p->signal;
 	struct rp_pid *old_pgrp = sig->pgrp, *old_session = sig->session;
@@ -44,14 +44,8 @@ static void move_ids(struct rp_task *p, struct rp_pid *pgrp, struct rp_pid *sess
 #endif
 	/* Not released: the update lock, or T of its real parent (a release's tie). */
 	sh = rp_lock_task_sighand(p);
-	if (session != old_session) {
-		rp_pgrp_move(sig, RP_PIDTYPE_SID, session, px[1]);
-		px[1] = NULL;
-	}
-	if (pgrp != old_pgrp) {
-		rp_pgrp_move(sig, RP_PIDTYPE_PGID, pgrp, px[0]);
-		px[0] = NULL;
-	}
+	rp_pgrp_move(sig, pgrp, session, *px);
+	*px = NULL;
 	rp_unlock_sighand(sh);
 	RP_RACE_POINT(RP_RACE_JOBC_MOVED, p);
 #ifdef RP_BREAK_JOBC_TAKE_FIRST
@@ -118,14 +112,11 @@ static struct rp_pid *setpgid_group(struct rp_task *self, struct rp_task *p, pid
 /* Move @p's process to @pgrp unless it is there already. */
 static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy **px)
 {
-	struct rp_proxy *pair[RP_MEMBER_LISTS] = { *px, NULL };
-
 	/* @p's ids are frozen by its T (a move_hold), or the update lock. */
 	rp_assert_update_or_held(&p->sys->sync, &p->tree_lock);
 	if (p->signal->pgrp == pgrp)
 		return;
-	move_ids(p, pgrp, p->signal->session, pair);
-	*px = pair[0];
+	move_ids(p, pgrp, p->signal->session, px);
 }
 
 /*
@@ -134,8 +125,9 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
  *
  * G of the moved process P's group, then T of every thread of P and of
  * P's real parent (increasing address, each once; one lock for init, its
- * own parent), then M of every id the move changes (increasing address,
- * each once), then P's siglock (move_ids).  What the answer depends on is
+ * own parent), then M of every id the move changes, and of P's session
+ * if the move begins or ends a group, which changes the session's list
+ * of groups (increasing address, each once), then P's siglock (move_ids).  What the answer depends on is
  * read again under them: P's ids, its real parent, its FORKNOEXEC flag
  * and its session leadership (T of P), a group's members and so whether
  * it exists in the session (its M).  P's children are on the children
@@ -154,7 +146,8 @@ static void change_pgrp(struct rp_task *p, struct rp_pid *pgrp, struct rp_proxy 
  * the parent), a change of the tie of any child of P (a reparenting onto
  * a thread of P, a child's move, death or release: T of the thread that
  * is the pair's parent), a move of another process into or out of the
- * same group (M), a fork into the group or the session (M), and, with
+ * same group (M), a fork into the group (M), a group born into or gone
+ * from the session (its M), and, with
  * the gate shared, a release, which unlinks a process's proxies under M
  * of its ids and its tie under its real parent's T.  Group kills take no
  * writer lock: they walk under RCU and meet P's proxies under its
@@ -270,9 +263,9 @@ static bool parent_held(struct move_hold *h)
  * write the list and the count at once.
  */
 #ifdef RP_BREAK_SETPGID_MEMBER_UNLOCKED
-#define MOVE_TAKES_MEMBERS false
+#define MOVE_UNTAKEN RP_LOCK_SET_ALL
 #else
-#define MOVE_TAKES_MEMBERS true
+#define MOVE_UNTAKEN 0
 #endif
 
 /* M of @ids (@n of them, any order, repeats allowed), in increasing address, each once. */
@@ -280,12 +273,12 @@ static void hold_ids(struct move_hold *h, struct rp_pid *const *ids, unsigned in
 {
 	for (unsigned int i = 0; i < n; i++)
 		rp_member_set_add(&h->ids, ids[i]);
-	rp_member_lock_set(&h->ids, MOVE_TAKES_MEMBERS);
+	rp_member_lock_set(&h->ids, MOVE_UNTAKEN);
 }
 
 static void release_ids(struct move_hold *h)
 {
-	rp_member_unlock_set(&h->ids, MOVE_TAKES_MEMBERS);
+	rp_member_unlock_set(&h->ids, MOVE_UNTAKEN);
 	h->ids.n = 0;
 }
 
@@ -305,16 +298,35 @@ static bool any_nested(struct rp_pid *const *ids, unsigned int n)
 }
 
 /*
+ * Would @p's move to group @to begin @to or end @p's group, and so write
+ * the session's list of groups, whose M the move must then hold too
+ * (protocol (i))?  @locked: M of both groups held, and with them held all
+ * along the answer stays (taken again with the session's, a change
+ * meanwhile can only leave that M held for nothing).  Else a guess read
+ * with no group's M (T of @p keeps its group), which spares a second
+ * take of the locks when it is right.
+ */
+static bool group_born_or_gone(struct rp_task *p, struct rp_pid *to, bool locked)
+{
+	if (to == p->signal->pgrp)
+		return false;
+	if (rp_hlist_empty(rp_member_list(to)))
+		return true;
+	return locked ? rp_pgrp_last_member(p->signal) : rp_pgrp_seems_last_member(p->signal);
+}
+
+/*
  * setpgid under the gate shared and a move_hold (rcu mode): its answer,
  * or MOVE_EXCLUSIVE (nothing written) for the exclusive gate.
  */
 static int setpgid_shared(struct rp_task *self, pid_t pid, pid_t pgid, struct rp_proxy **px)
 {
 	struct rp_sync *sync = &self->sys->sync;
-	struct rp_pid *ids[2];
+	struct rp_pid *ids[3];
 	struct move_hold h;
 	struct rp_task *p;
 	struct rp_pid *pgrp;
+	bool with_session;
 	int err;
 
 	rp_update_lock_shared(sync);
@@ -354,18 +366,24 @@ again:
 	ids[0] = p->signal->pgrp;
 	ids[1] = pgid == rp_task_tgid(p) ? rp_signal_leader_pid(p->signal) :
 					   rp_pid_find_rcu(self->sys, pgid);
+	ids[2] = p->signal->session;
 	if (!ids[1] || !ids[1]->in_process) {
 		/* No block's pid: no group's id. */
 		release_trees(&h);
 		err = -EPERM;
 		goto out;
 	}
-	if (any_nested(ids, 2)) {
+	if (any_nested(ids, 3)) {
 		release_trees(&h);
 		err = MOVE_EXCLUSIVE;
 		goto out;
 	}
-	hold_ids(&h, ids, 2);
+	with_session = group_born_or_gone(p, ids[1], false);
+	hold_ids(&h, ids, with_session ? 3 : 2);
+	if (!with_session && group_born_or_gone(p, ids[1], true)) {
+		release_ids(&h);
+		hold_ids(&h, ids, 3);
+	}
 	pgrp = setpgid_group(self, p, pgid);
 	if (pgrp && pgrp != ids[1]) {
 		/* That number names another pid now: look again. */
@@ -427,7 +445,7 @@ int rp_setpgid(struct rp_task *self, pid_t pid, pid_t pgid)
  * Linux's setsid checks and moves (update lock, or a move_hold of the
  * caller's process with its three ids); the new sid or -EPERM.
  */
-static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
+static pid_t do_setsid(struct rp_task *self, struct rp_proxy **px)
 {
 	struct rp_signal *sig = self->signal;
 	struct rp_pid *own = rp_signal_leader_pid(sig);
@@ -435,10 +453,10 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
 	/* Whether a group with our id exists: its M (a move_hold), or the update lock. */
 	rp_assert_member_write(self->sys, own);
 	/* A session leader already, or a group with our id exists (we lead it). */
-	if (rp_session_leader_rcu(sig) || !rp_hlist_empty(&own->members[0]))
+	if (rp_session_leader_rcu(sig) || !rp_hlist_empty(&own->members))
 		return -EPERM;
 	move_ids(self->group_leader, own, own, px);
-	/* The old session's terminal stays there; ours now under M of @own. */
+	/* The old session's terminal stays there; ours now under M of our group, @own. */
 	rp_signal_set_tty(sig, NULL);
 	return 0;
 }
@@ -448,7 +466,7 @@ static pid_t do_setsid(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS
  * setpgid's target, with M of its group, its session and its own pid
  * (the new group and session).  Its answer, or MOVE_EXCLUSIVE.
  */
-static pid_t setsid_shared(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_LISTS])
+static pid_t setsid_shared(struct rp_task *self, struct rp_proxy **px)
 {
 	struct rp_sync *sync = &self->sys->sync;
 	struct rp_signal *sig = self->signal;
@@ -483,25 +501,23 @@ static pid_t setsid_shared(struct rp_task *self, struct rp_proxy *px[RP_MEMBER_L
 pid_t rp_setsid(struct rp_task *self)
 {
 	struct rp_sync *sync = &self->sys->sync;
-	struct rp_proxy *px[RP_MEMBER_LISTS];
+	struct rp_proxy *px;
 	pid_t ret = -ENOMEM;
 
 	if (rp_task_exited(self))
 		return -ESRCH;
-	px[0] = rp_proxy_alloc(self->sys);
-	px[1] = rp_proxy_alloc(self->sys);
-	if (px[0] && px[1]) {
+	px = rp_proxy_alloc(self->sys);
+	if (px) {
 		ret = MOVE_EXCLUSIVE;
 		if (sync->mode == RP_SYNC_RCU)
-			ret = setsid_shared(self, px);
+			ret = setsid_shared(self, &px);
 		if (ret == MOVE_EXCLUSIVE) {
 			rp_update_lock(sync);
-			ret = do_setsid(self, px);
+			ret = do_setsid(self, &px);
 			rp_update_unlock(sync);
 		}
 	}
-	rp_proxy_free_unlinked(px[0]);
-	rp_proxy_free_unlinked(px[1]);
+	rp_proxy_free_unlinked(px);
 	/* The new session's id is our tgid, as our namespace numbers it (pid_vnr). */
 	if (ret == 0)
 		ret = rp_own_vnr(self, rp_signal_leader_pid(self->signal));

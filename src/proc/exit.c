@@ -90,28 +90,66 @@ static bool drop_sighand(struct rp_task *t)
  * loses one of the two writes.
  */
 #ifdef RP_BREAK_RELEASE_MEMBER_UNLOCKED
-#define REAP_TAKES_MEMBERS false
+#define REAP_UNTAKEN RP_LOCK_SET_ALL
 #else
-#define REAP_TAKES_MEMBERS true
+#define REAP_UNTAKEN 0U
 #endif
+
+/*
+ * RP_BREAK_SESSION_UNLOCKED: the reap of a group's last member takes no M
+ * of the session, whose list of groups the group leaves (and tells the
+ * checker it did): a group born into the same session beside it (a
+ * setpgid to a new group) writes the list and the session's count at once.
+ */
+#ifdef RP_BREAK_SESSION_UNLOCKED
+#define REAP_TAKES_SESSION false
+#else
+#define REAP_TAKES_SESSION true
+#endif
+
+/* The bit of @pid's M in @m (rp_member_lock_set's @untaken). */
+static unsigned int member_bit(const struct rp_lock_set *m, struct rp_pid *pid)
+{
+	for (unsigned int i = 0; i < m->n; i++)
+		if (m->obj[i] == pid)
+			return 1U << i;
+	return 0;
+}
 
 /*
  * M of the pids a plain reap of @sig's process detaches, into @m (under
  * the gate shared; none under the update lock, which excludes every other
  * writer): its own (the tgid, which is also its leader's tid), its process
- * group's and its session's.  Forks into its group and session attach
- * under them, setpgid moves under them, and the release of another member
- * detaches under them.
+ * group's, and its session's if the process is its group's last member,
+ * whose release ends the group (protocol (i)).  Forks into its group
+ * attach under the group's M, setpgid moves under the groups' and the
+ * session's, and the release of another member detaches under them.
+ * Whether it is the last is read under the group's M: the set is taken
+ * again with the session's added, in address order, and the group cannot
+ * lose a member meanwhile (that is ours to release); one that joins
+ * meanwhile leaves the session's M held for nothing.  The set's untaken
+ * locks (a twin's) in the result, for rp_member_unlock_set.
  */
-static void lock_reap_members(struct rp_signal *sig, struct rp_lock_set *m)
+static unsigned int lock_reap_members(struct rp_signal *sig, struct rp_lock_set *m)
 {
+	unsigned int untaken = REAP_UNTAKEN, held;
+
 	m->n = 0;
 	if (!rp_gate_shared_here(&rp_signal_sys(sig)->sync))
-		return;
+		return 0;
 	rp_member_set_add(m, rp_signal_leader_pid(sig));
 	rp_member_set_add(m, sig->pgrp);
+	rp_member_lock_set(m, untaken);
+	if (!rp_pgrp_last_member(sig))
+		return untaken;
+	rp_member_unlock_set(m, untaken);
+	/* Where the session's id is the group's or ours, its M is taken anyway. */
+	held = member_bit(m, sig->session);
 	rp_member_set_add(m, sig->session);
-	rp_member_lock_set(m, REAP_TAKES_MEMBERS);
+	if (!REAP_TAKES_SESSION && !held)
+		untaken |= member_bit(m, sig->session);
+	rp_member_lock_set(m, untaken);
+	return untaken;
 }
 
 /*
@@ -136,6 +174,7 @@ static bool unhash_task(struct rp_task *t)
 	/* Before the count of threads. */
 	struct rp_pid *tied = thread ? NULL : rp_jobc_own_tie(sig);
 	struct rp_lock_set members = { .n = 0 };
+	unsigned int untaken = 0;
 	bool exec_waits;
 
 	if (t->ptrace)		/* never a plain reap's */
@@ -152,7 +191,7 @@ static bool unhash_task(struct rp_task *t)
 	if (t->flags & RP_PF_NS_CHILDREN)	/* never a plain reap's */
 		rp_task_drop_ns_children(t);
 	if (!thread)
-		lock_reap_members(sig, &members);
+		untaken = lock_reap_members(sig, &members);
 	rp_pid_detach(t->pid);
 	exec_waits = drop_sighand(t);
 	if (--sig->nr_threads == 0) {
@@ -160,7 +199,7 @@ static bool unhash_task(struct rp_task *t)
 		rp_pid_detach(rp_signal_leader_pid(sig));
 	}
 	rp_jobc_untie_dead(sig, tied);	/* a zombie leader left alone ties nothing */
-	rp_member_unlock_set(&members, REAP_TAKES_MEMBERS);
+	rp_member_unlock_set(&members, untaken);
 	rp_nproc_uncharge(t->sys, t->cred->user);
 	return exec_waits;
 }

@@ -418,11 +418,13 @@ static struct rp_task *lock_thread(struct rp_task *self)
 
 /*
  * A plain fork's object locks (protocol (c)'s fork half): T of @self, the
- * child's parent, and only then its group's and session's ids, frozen by
- * it (a move of @self's process under the gate shared holds T of each of
- * its threads: pgrp/setpgid.c), and their M in increasing address.  A thread's are
- * lock_thread's, its parent's T in @held.  The siglock and L come later,
- * in link_under_siglock.  The child's real parent, whose T is held.
+ * child's parent, and only then its group's id, frozen by it (a move of
+ * @self's process under the gate shared holds T of each of its threads:
+ * pgrp/setpgid.c), and its M.  Not the session's: the child joins a group
+ * that has a member, @self, so the session's list of groups does not
+ * change (protocol (i)).  A thread's are lock_thread's, its parent's T in
+ * @held.  The siglock and L come later, in link_under_siglock.  The
+ * child's real parent, whose T is held.
  */
 static struct rp_task *lock_family(struct rp_task *self, unsigned long flags,
 				   struct rp_lock_set *held)
@@ -434,9 +436,8 @@ static struct rp_task *lock_family(struct rp_task *self, unsigned long flags,
 	}
 	rp_tree_lock(self);
 	rp_member_set_add(held, self->signal->pgrp);
-	rp_member_set_add(held, self->signal->session);
 	RP_RACE_POINT(RP_RACE_FORK_IDS_READ, self);
-	rp_member_lock_set(held, true);
+	rp_member_lock_set(held, 0);
 	return self;
 }
 
@@ -449,7 +450,7 @@ static void unlock_family(struct rp_task *self, unsigned long flags,
 		rp_group_unlock(self->signal);
 		return;
 	}
-	rp_member_unlock_set(held, true);
+	rp_member_unlock_set(held, 0);
 	rp_tree_unlock(self);
 }
 

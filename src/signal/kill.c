@@ -115,19 +115,11 @@ static int kill_member(struct rp_task *p, void *arg)
 	return 0;
 }
 
-static int kill_pid_members(struct rp_pid *pid, enum rp_pid_type type, struct group_kill *k)
+static int kill_pid_members(struct rp_pid *pid, struct group_kill *k)
 {
 	k->ret = -ESRCH;
-	rp_for_each_pid_member_siglocked_rcu(pid, type, kill_member, k);
+	rp_for_each_pid_member_siglocked_rcu(pid, kill_member, k);
 	return k->success ? 0 : k->ret;
-}
-
-static int kill_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
-			struct group_kill *k)
-{
-	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
-
-	return pid ? kill_pid_members(pid, type, k) : -ESRCH;
 }
 
 /*
@@ -308,7 +300,7 @@ static void order_cut(struct rp_system *sys, struct rp_pid *pgrp, struct group_k
 {
 	k->by_group = pgrp != NULL;
 	if (pgrp)
-		rp_for_each_pid_member_siglocked_rcu(pgrp, RP_PIDTYPE_PGID, order_cut_group, k);
+		rp_for_each_pid_member_siglocked_rcu(pgrp, order_cut_group, k);
 	else
 		rp_for_each_process_siglocked_rcu(sys, order_cut_any, k);
 	RP_RACE_POINT(RP_RACE_KILL_BETWEEN_PASSES, k->self);
@@ -376,18 +368,18 @@ static int kill_group(struct rp_task *self, pid_t nr, struct group_kill *k)
 		if (!pgrp || !pgrp->in_process || hold != HOLD_MEMBER)
 			break;
 		rp_member_set_add(&m, pgrp);
-		rp_member_lock_set(&m, true);
+		rp_member_lock_set(&m, 0);
 		if (target_group_rcu(self, nr) == pgrp)
 			break;
-		rp_member_unlock_set(&m, true);
+		rp_member_unlock_set(&m, 0);
 		m.n = 0;
 	}
 	if (pgrp) {
 		if (passes)
 			order_cut(sys, pgrp, k);
-		ret = kill_pid_members(pgrp, RP_PIDTYPE_PGID, k);
+		ret = kill_pid_members(pgrp, k);
 	}
-	rp_member_unlock_set(&m, true);
+	rp_member_unlock_set(&m, 0);
 	rp_read_unlock(&sys->sync);
 	passes_release(sys, hold);
 	return ret;
@@ -407,15 +399,16 @@ int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info)
 	struct group_kill k = { .sig = sig, .info = info };
 
 	rp_assert_read_section(&rp_pid_sys(pgrp)->sync);
-	return kill_pid_members(pgrp, RP_PIDTYPE_PGID, &k);
+	return kill_pid_members(pgrp, &k);
 }
 
-int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info)
+int rp_kill_session_info_locked(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info)
 {
-	struct group_kill k = { .sig = sig, .info = info };
+	struct group_kill k = { .sig = sig, .info = info, .ret = -ESRCH };
+	int err;
 
-	rp_assert_read_section(&sys->sync);
-	return kill_members(sys, RP_PIDTYPE_SID, sid, &k);
+	err = rp_for_each_session_member_locked(sys, sid, kill_member, &k);
+	return err ? err : k.success ? 0 : k.ret;
 }
 
 int rp_killpg(struct rp_task *self, pid_t pgrp, int sig)
@@ -432,9 +425,12 @@ int rp_kill_session(struct rp_task *self, pid_t sid, int sig)
 	if (rp_task_exited(self))
 		return -ESRCH;
 	rp_siginfo_init(&info, sig, SI_KERNEL, 0, 0);
+	/* A session is walked group by group: the update lock (protocol (i)). */
+	rp_update_lock(&sys->sync);
 	rp_read_lock(&sys->sync);
-	ret = rp_kill_session_info_rcu(sys, sid, sig, &info);
+	ret = rp_kill_session_info_locked(sys, sid, sig, &info);
 	rp_read_unlock(&sys->sync);
+	rp_update_unlock(&sys->sync);
 	rp_sync_quiescent();
 	return ret;
 }

@@ -49,7 +49,7 @@ void rp_kill_pgrp_priv_rcu(struct rp_pid *pgrp, int sig)
 bool rp_kill_orphaned_group_rcu(struct rp_task *by, struct rp_pid *group)
 {
 	rp_assert_read_section(&by->sys->sync);
-	if (!rp_for_each_member_rcu(by->sys, RP_PIDTYPE_PGID, group->nr, is_stopped, NULL))
+	if (!rp_for_each_member_rcu(by->sys, group->nr, is_stopped, NULL))
 		return false;
 	RP_RACE_POINT(RP_RACE_ORPHAN_KILLS, by);
 	rp_kill_pgrp_priv_rcu(group, SIGHUP);

@@ -255,8 +255,11 @@ bool rp_kill_orphaned_group_rcu(struct rp_task *by, struct rp_pid *group);
  */
 int rp_kill_pgrp_info_rcu(struct rp_pid *pgrp, int sig, const siginfo_t *info);
 
-/* The same for every process of session @sid. */
-int rp_kill_session_info_rcu(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info);
+/*
+ * The same for every process of session @sid, group by group: the update
+ * lock held (exclusive) and rp_read_lock (rp_for_each_session_member_locked).
+ */
+int rp_kill_session_info_locked(struct rp_system *sys, pid_t sid, int sig, const siginfo_t *info);
 
 /*
  * kill(2) for @pid <= 0 (0: the caller's group; -1: everyone the caller

@@ -282,8 +282,7 @@ static void signal_init(struct rp_system *sys, struct rp_signal *sig)
 	sig->shared_pending.tail = NULL;
 	sig->shared_pending.signal = 0;
 	sig->dumpable = true;
-	for (int i = 0; i < RP_MEMBER_LISTS; i++)
-		rp_hlist_node_init(&sig->member[i].node);
+	rp_hlist_node_init(&sig->member.node);
 	rp_count_inc(sys, signals);
 }
 

@@ -5,11 +5,12 @@
  * session (the article's Group 5, "Impose Level of Indirection" and
  * "Substitute Copy For Original") and over every process.
  *
- * Each process has one proxy on its process group's member list and one on
- * its session's, both hlists hung off the struct rp_pid of the id
- * (src/pgrp/membership.c links, moves and retires them).  A retired proxy
- * keeps its ->next, so a walker standing on it walks on along the old list.
- * Fork links the child's proxies right behind the parent's.  The
+ * Each process has one proxy on its process group's member list, an hlist
+ * hung off the struct rp_pid of the id (src/pgrp/membership.c links, moves
+ * and retires it); a session lists its groups (docs/process.md, protocol
+ * (i)).  A retired proxy keeps its ->next, so a walker standing on it
+ * walks on along the old list.  Fork links the child's proxy right
+ * behind the parent's.  The
  * exactly-once walkers read each member's successor under that member's
  * siglock: see docs/pgrp.md.
  */
@@ -89,8 +90,8 @@ static struct cds_hlist_node *visit_member(struct cds_hlist_node *node, bool loc
 	return next;
 }
 
-/* The members of @pid's list @type; an empty list for a pid whose number is freed. */
-static int walk_pid_members(struct rp_pid *pid, enum rp_pid_type type, bool locked,
+/* The members of group @pid; an empty list for a pid whose number is freed. */
+static int walk_pid_members(struct rp_pid *pid, bool locked,
 			    int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
 	struct cds_hlist_node *node;
@@ -98,38 +99,58 @@ static int walk_pid_members(struct rp_pid *pid, enum rp_pid_type type, bool lock
 
 	rp_assert_read_section(&rp_pid_sys(pid)->sync);
 	/* Pairs with cds_hlist_add_head_rcu's publication of a first proxy. */
-	node = rcu_dereference(rp_member_list(pid, type)->next);
+	node = rcu_dereference(rp_member_list(pid)->next);
 	while (node && !ret)
 		node = visit_member(node, locked, fn, arg, &ret);
 	return ret;
 }
 
-static int walk_members(struct rp_system *sys, enum rp_pid_type type, pid_t nr, bool locked,
+static int walk_members(struct rp_system *sys, pid_t nr, bool locked,
 			int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
 	struct rp_pid *pid = rp_pid_find_rcu(sys, nr);
 
-	return pid ? walk_pid_members(pid, type, locked, fn, arg) : -ESRCH;
+	return pid ? walk_pid_members(pid, locked, fn, arg) : -ESRCH;
 }
 
-int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_rcu(struct rp_system *sys, pid_t pgrp,
 			   int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
-	int ret = walk_members(sys, type, nr, false, fn, arg);
+	int ret = walk_members(sys, pgrp, false, fn, arg);
 
 	return ret == -ESRCH ? 0 : ret;
 }
 
-int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_siglocked_rcu(struct rp_system *sys, pid_t pgrp,
 				  int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
-	return walk_members(sys, type, nr, true, fn, arg);
+	return walk_members(sys, pgrp, true, fn, arg);
 }
 
-int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid, enum rp_pid_type type,
+int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid,
 				      int (*fn)(struct rp_task *p, void *arg), void *arg)
 {
-	return walk_pid_members(pid, type, true, fn, arg);
+	return walk_pid_members(pid, true, fn, arg);
+}
+
+int rp_for_each_session_member_locked(struct rp_system *sys, pid_t sid,
+				      int (*fn)(struct rp_task *p, void *arg), void *arg)
+{
+	struct cds_hlist_node *node;
+	struct rp_pid *session;
+	int ret = 0;
+
+	/* The groups' births and deaths take the gate shared: none beside us. */
+	rp_assert_update_held(&sys->sync);
+	session = rp_pid_find_rcu(sys, sid);
+	if (!session)
+		return -ESRCH;
+	for (node = session->groups.next; node && !ret; node = node->next) {
+		struct rp_process *g = caa_container_of(node, struct rp_process, in_session);
+
+		ret = walk_pid_members(&g->pid, true, fn, arg);
+	}
+	return ret;
 }
 
 /*
@@ -200,6 +221,6 @@ bool rp_pgrp_in_session_rcu(struct rp_system *sys, pid_t pgrp, pid_t sid)
 	pid_t found = 0;
 
 	rp_assert_read_section(&sys->sync);
-	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgrp, session_of, &found);
+	rp_for_each_member_rcu(sys, pgrp, session_of, &found);
 	return found && found == sid;
 }

@@ -10,10 +10,10 @@
 
 #include "task.h"
 
-/* The member list @type (RP_PIDTYPE_PGID or _SID) of @pid. */
-static inline struct cds_hlist_head *rp_member_list(struct rp_pid *pid, enum rp_pid_type type)
+/* The member list of @pid, a process group's id. */
+static inline struct cds_hlist_head *rp_member_list(struct rp_pid *pid)
 {
-	return &pid->members[type - RP_PIDTYPE_PGID];
+	return &pid->members;
 }
 
 /* The process-group and session ids of @p's process, under rp_read_lock. */
@@ -22,11 +22,11 @@ pid_t rp_task_session_nr_rcu(struct rp_task *p);
 
 /*
  * Call @fn(@p, @arg) under rp_read_lock for every process (group leader)
- * whose process group (@type RP_PIDTYPE_PGID) or session (RP_PIDTYPE_SID)
- * is @nr, skipping members that moved away; stops early when @fn returns
- * non-zero and returns that value, 0 otherwise.  Caller holds rp_read_lock.
+ * whose process group is @pgrp, skipping members that moved away; stops
+ * early when @fn returns non-zero and returns that value, 0 otherwise.
+ * Caller holds rp_read_lock.
  */
-int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_rcu(struct rp_system *sys, pid_t pgrp,
 			   int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /*
@@ -34,9 +34,9 @@ int rp_for_each_member_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t n
  * member's siglock held, and the member's successor is read under that same
  * lock, after @fn (fork links a child behind its parent under the parent's
  * siglock: see docs/pgrp.md).  Members already released are skipped.
- * -ESRCH if @nr names no pid; else 0 or @fn's non-zero value.
+ * -ESRCH if @pgrp names no pid; else 0 or @fn's non-zero value.
  */
-int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type type, pid_t nr,
+int rp_for_each_member_siglocked_rcu(struct rp_system *sys, pid_t pgrp,
 				  int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /*
@@ -44,7 +44,18 @@ int rp_for_each_member_siglocked_rcu(struct rp_system *sys, enum rp_pid_type typ
  * whose number was freed (held by a terminal) has none, and the group that
  * took its number is not @pid's.  0 or @fn's non-zero value.
  */
-int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid, enum rp_pid_type type,
+int rp_for_each_pid_member_siglocked_rcu(struct rp_pid *pid,
+				      int (*fn)(struct rp_task *p, void *arg), void *arg);
+
+/*
+ * The walk of every process of session @sid, group by group, each as
+ * rp_for_each_pid_member_siglocked_rcu (docs/process.md, protocol (i)).
+ * The update lock held (exclusive): a setpgid inside the session moves a
+ * process between its groups, and a walk beside it would meet the
+ * process twice or miss it.  -ESRCH if @sid names no pid; else 0 or
+ * @fn's non-zero value.
+ */
+int rp_for_each_session_member_locked(struct rp_system *sys, pid_t sid,
 				      int (*fn)(struct rp_task *p, void *arg), void *arg);
 
 /*

@@ -336,21 +336,21 @@ extern const struct rp_rlimits rp_default_rlimits;
 #define RP_SIGNAL_STOP_MASK	(RP_SIGNAL_CLD_MASK | RP_SIGNAL_STOP_STOPPED | \
 				 RP_SIGNAL_STOP_CONTINUED)
 
-/* Member lists of a pid (src/pgrp): index RP_PIDTYPE_PGID or _SID minus RP_PIDTYPE_PGID. */
-#define RP_MEMBER_LISTS		2
-
 /*
- * A process's entry on the member list of its process group or session
- * (the article's Group 5: the role of Linux's struct pid links).  A move
+ * A process's entry on the member list of its process group (the
+ * article's Group 5: the role of Linux's struct pid links).  A move
  * publishes a new proxy and retires the old one: a proxy is linked once,
  * marked obsolete when its process leaves, unlinked, and kept until no
  * walker can stand on it, so that a walker standing on it walks on along
- * the list it was on.  The two a process gets at fork are embedded in its
- * thread group (rp_signal.member) and go with it; a move links one
+ * the list it was on.  The one a process gets at fork is embedded in its
+ * thread group (rp_signal.member) and goes with it; a move links one
  * allocated for it (src/pgrp/membership.c), freed after a grace period.
+ * A session has no entries of its own: its processes are its groups'
+ * (POSIX keeps a group inside one session), and it lists its groups
+ * (rp_pid.groups; docs/process.md, protocol (i)).
  */
 struct rp_proxy {
-	struct cds_hlist_node node;	/* (r, u) on pid->members[] */
+	struct cds_hlist_node node;	/* (r, u) on pid->members */
 	/*
 	 * The member process's thread group, (c), and in its low bit
 	 * RP_PROXY_OBSOLETE, (r, u): left the list, walkers skip it; set
@@ -447,14 +447,14 @@ struct rp_signal {
 	 */
 	struct rp_pid *pgrp;
 	struct rp_pid *session;
-	struct rp_tty *tty;		/* (u, M of ->session at fork and setsid) the controlling
+	struct rp_tty *tty;		/* (u, M of ->pgrp at fork and setsid) the controlling
 					   terminal, copied at fork;
 					   read by its own process (CMM_LOAD_SHARED)
 					   or under the update lock (src/tty) */
-	struct rp_proxy *proxy[RP_MEMBER_LISTS]; /* (r, u, as ->pgrp) Group 5: our entries on
-					   pgrp's and session's member lists */
-	struct rp_proxy member[RP_MEMBER_LISTS]; /* (see rp_proxy) the entries fork
-					   links; ->proxy[] until the first move */
+	struct rp_proxy *proxy;		/* (r, u, as ->pgrp) Group 5: our entry on
+					   pgrp's member list */
+	struct rp_proxy member;		/* (see rp_proxy) the entry fork links;
+					   ->proxy until the first move */
 	struct cds_hlist_head multiprocess; /* (s) open fork records (src/pgrp) */
 	struct rp_signal_extra *extra;	/* (s) NULL until its first use */
 	struct rp_group_cputimers cputimers; /* CPU times of reaped children: see src/timers */
@@ -672,8 +672,9 @@ struct rp_pid {
 	bool nested : 1;		/* (c) of a namespace below the root: its other
 					   numbers in a struct rp_pid_levels (pidns.h) */
 	/*
-	 * (u, M of a process's pid for a plain fork's attachments of a
-	 * group or session and a plain reap's detaches) attachments, and
+	 * (u, M of a process's pid for a plain fork's attachment of its
+	 * group, a plain reap's detaches, and a group's attachment of its
+	 * session while it has members) attachments, and
 	 * in the top byte the terminals' holds (u)
 	 * (RP_PID_TTY_HOLD each): the number is freed when the attachments
 	 * reach 0, the memory when the holds are gone too (pid.c).
@@ -683,8 +684,11 @@ struct rp_pid {
 					   whose tid this is */
 	struct cds_hlist_node hash;	/* (r, B) Group 2: in sys->pid_hash, under
 					   its bucket's lock */
-	struct cds_hlist_head members[RP_MEMBER_LISTS]; /* (r, u, M) Group 5: proxies of
-					   the processes whose pgrp / sid this is */
+	struct cds_hlist_head members;	/* (r, u, M) Group 5: proxies of the processes
+					   whose pgrp this is */
+	struct cds_hlist_head groups;	/* (u, M) the groups of the session this is
+					   the id of, while each has members: their
+					   ids' blocks' ->in_session */
 };
 
 /* A thread's tid, allocated by clone on its own; freed after a grace period. */
@@ -733,6 +737,9 @@ struct rp_process {
 					   task is off the registry once dead) */
 	struct rp_sighand sighand;	/* unused under CLONE_SIGHAND */
 	struct rp_pid pid;		/* unused until the fork gets its number */
+	struct cds_hlist_node in_session; /* (u, M of the session) ->pid as a process
+					   group's id, on its session's ->groups while
+					   the group has members (protocol (i)) */
 };
 
 /*
@@ -795,13 +802,13 @@ static inline bool rp_order_before(uint32_t a, uint32_t b)
  * @sig's place in its process group's joining order (Linux's order of a
  * group's list, the newest first): its birth if it joined at its fork,
  * else its last move's (rp_moved_proxy).  Under @sig's siglock, M of its
- * group's pid, or the update lock (->proxy[] is stable under each).
+ * group's pid, or the update lock (->proxy is stable under each).
  */
 static inline uint32_t rp_signal_pgrp_joined(struct rp_signal *sig)
 {
-	struct rp_proxy *px = sig->proxy[0];
+	struct rp_proxy *px = sig->proxy;
 
-	if (px == &sig->member[0])
+	if (px == &sig->member)
 		return rp_signal_birth(sig);
 	return caa_container_of(px, struct rp_moved_proxy, px)->joined;
 }
@@ -976,8 +983,12 @@ static inline bool rp_is_global_init(const struct rp_task *t)
  */
 static inline void rp_signal_set_tty(struct rp_signal *sig, struct rp_tty *tty)
 {
-	/* A converted fork sets its child's under M of the child's session. */
-	rp_assert_update_or_held(&rp_signal_sys(sig)->sync, rp_member_lock_of(sig->session));
+	/*
+	 * A converted fork sets its child's, and setsid the caller's, under
+	 * M of the process's group; every other writer, and the session's
+	 * walk that forgets the terminal, holds the update lock.
+	 */
+	rp_assert_update_or_held(&rp_signal_sys(sig)->sync, rp_member_lock_of(sig->pgrp));
 	CMM_STORE_SHARED(sig->tty, tty);
 }
 
@@ -1191,28 +1202,32 @@ static inline void rp_member_set_add(struct rp_lock_set *s, struct rp_pid *pid)
 	rp_lock_set_add(s, pid, rp_member_lock_of(pid));
 }
 
+/* Every lock of a set untaken (a broken twin's that takes none). */
+#define RP_LOCK_SET_ALL		(~0U)
+
 /*
- * M of every pid of @s, in its order.  @take false (a broken twin's): the
- * checker is told, nothing is taken, and what a test sees is the lost
- * update, not an assertion.
+ * M of every pid of @s, in its order, but those whose bit (1 << i) is set
+ * in @untaken: a broken twin's, for which the checker is told and nothing
+ * is taken, so that what a test sees is the lost update, not an
+ * assertion.
  */
-static inline void rp_member_lock_set(const struct rp_lock_set *s, bool take)
+static inline void rp_member_lock_set(const struct rp_lock_set *s, unsigned int untaken)
 {
 	for (unsigned int i = 0; i < s->n; i++) {
-		if (take)
-			rp_member_lock(s->obj[i]);
-		else
+		if (untaken & (1U << i))
 			rp_lockdep_acquire_untaken_obj(RP_LOCK_MEMBER, s->lock[i]);
+		else
+			rp_member_lock(s->obj[i]);
 	}
 }
 
-static inline void rp_member_unlock_set(const struct rp_lock_set *s, bool take)
+static inline void rp_member_unlock_set(const struct rp_lock_set *s, unsigned int untaken)
 {
 	for (unsigned int i = s->n; i--;) {
-		if (take)
-			rp_member_unlock(s->obj[i]);
-		else
+		if (untaken & (1U << i))
 			rp_lockdep_release_obj(RP_LOCK_MEMBER, s->lock[i]);
+		else
+			rp_member_unlock(s->obj[i]);
 	}
 }
 

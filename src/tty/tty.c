@@ -84,7 +84,8 @@ static int forget_tty(struct rp_task *p, void *unused)
 /*
  * Every process of session @sid forgets its terminal: Linux's
  * session_clear_tty.  The update lock held keeps the session's members
- * where they are, so the walk meets each exactly once.
+ * where they are, so the walk meets each exactly once (group by group,
+ * each member under its siglock: rp_for_each_session_member_locked).
  */
 static void session_forgets(struct rp_system *sys, pid_t sid)
 {
@@ -94,7 +95,7 @@ static void session_forgets(struct rp_system *sys, pid_t sid)
 	if (!sid)
 		return;
 	rp_read_lock(sync);
-	rp_for_each_member_rcu(sys, RP_PIDTYPE_SID, sid, forget_tty, NULL);
+	rp_for_each_session_member_locked(sys, sid, forget_tty, NULL);
 	rp_read_unlock(sync);
 }
 
@@ -128,9 +129,9 @@ static void put_fg(struct rp_pid *old)
  * attach to the group, and one of the two writes is lost.
  */
 #ifdef RP_BREAK_TTY_PGRP_UNLOCKED
-#define TTY_TAKES_MEMBER false
+#define TTY_UNTAKEN RP_LOCK_SET_ALL
 #else
-#define TTY_TAKES_MEMBER true
+#define TTY_UNTAKEN 0
 #endif
 
 /*
@@ -160,9 +161,9 @@ static void put_fg_shared(struct rp_sync *sync, struct rp_pid *old)
 		return;
 	}
 	rp_member_set_add(&m, old);
-	rp_member_lock_set(&m, TTY_TAKES_MEMBER);
+	rp_member_lock_set(&m, TTY_UNTAKEN);
 	put_fg(old);
-	rp_member_unlock_set(&m, TTY_TAKES_MEMBER);
+	rp_member_unlock_set(&m, TTY_UNTAKEN);
 }
 
 void rp_tty_destroy(struct rp_tty *tty)
@@ -387,10 +388,10 @@ static struct rp_pid *lock_session_pgrp(struct rp_task *self, pid_t nr, int *err
 			continue;
 		}
 		rp_member_set_add(m, pgrp);
-		rp_member_lock_set(m, TTY_TAKES_MEMBER);
+		rp_member_lock_set(m, TTY_UNTAKEN);
 		if (session_pgrp_rcu(self, nr, err) == pgrp)
 			return pgrp;
-		rp_member_unlock_set(m, TTY_TAKES_MEMBER);
+		rp_member_unlock_set(m, TTY_UNTAKEN);
 		m->n = 0;
 	}
 }
@@ -421,7 +422,7 @@ static int tiocspgrp(struct rp_task *self, struct rp_tty *tty, const pid_t *arg)
 	else if (pgrp)
 		old = set_fg_locked(tty, pgrp);
 	tty_unlock(tty);
-	rp_member_unlock_set(&m, TTY_TAKES_MEMBER);
+	rp_member_unlock_set(&m, TTY_UNTAKEN);
 	rp_read_unlock(sync);
 	if (exclusive)
 		put_fg(old);

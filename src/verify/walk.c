@@ -59,6 +59,18 @@ static bool on_parents_list(struct rp_task *t)
 	return false;
 }
 
+/* Is @sig's group on its session's list of groups (docs/process.md, protocol (i))? */
+static bool group_in_session(const struct rp_signal *sig)
+{
+	struct rp_process *g = caa_container_of(sig->pgrp, struct rp_process, pid);
+	struct cds_hlist_node *node;
+
+	for (node = sig->session->groups.next; node; node = node->next)
+		if (node == &g->in_session)
+			return true;
+	return false;
+}
+
 static void walk_group(struct rp_system *sys, struct rp_task *leader, struct rp_verify_report *r)
 {
 	struct rp_signal *sig = leader->signal;
@@ -69,6 +81,8 @@ static void walk_group(struct rp_system *sys, struct rp_task *leader, struct rp_
 		walk_error(r, leader, "a group without its tgid, pgrp or session");
 	else if (!rp_pid_find_rcu(sys, sig->pgrp->nr) || !rp_pid_find_rcu(sys, sig->session->nr))
 		walk_error(r, leader, "its process group or session number is not allocated");
+	else if (!group_in_session(sig))
+		walk_error(r, leader, "its process group is not on its session's list of groups");
 	cds_list_for_each_entry(t, &sig->thread_head, thread_node) {
 		walk_thread(sys, leader, t, r);
 		walk_children(t, r);

@@ -234,9 +234,12 @@ static void send_one(struct rp_task *s, enum kind k, int n)
 	rp_siginfo_init(&info, SIG, SI_QUEUE, rp_getpid(s), 0);
 	info.si_value.sival_int = n;
 	if (k == TO_SESSION) {
+		/* A session is walked group by group, under the update lock. */
+		rp_update_lock(&sys->sync);
 		rp_read_lock(&sys->sync);
-		cr_assert_eq(rp_kill_session_info_rcu(sys, sid, SIG, &info), 0);
+		cr_assert_eq(rp_kill_session_info_locked(sys, sid, SIG, &info), 0);
 		rp_read_unlock(&sys->sync);
+		rp_update_unlock(&sys->sync);
 		return;
 	}
 	cr_assert_eq(rp_kill_group_info(s, k == TO_G ? -gid : k == TO_H ? -hid : -1, SIG, &info), 0);
@@ -530,7 +533,7 @@ static void *setter_main(void *arg)
 		cr_assert_eq(rp_setpriority(z, PRIO_PGRP, gid, want[0]), 0);
 		cr_assert_eq(rp_ioprio_set(z, RP_IOPRIO_WHO_PGRP, gid, want[1]), 0);
 		rp_read_lock(&sys->sync);
-		rp_for_each_member_siglocked_rcu(sys, RP_PIDTYPE_PGID, gid, check_member, want);
+		rp_for_each_member_siglocked_rcu(sys, gid, check_member, want);
 		rp_read_unlock(&sys->sync);
 		uatomic_inc(&prio_calls);
 	}

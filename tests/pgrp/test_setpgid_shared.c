@@ -156,7 +156,7 @@ static unsigned int members_of(pid_t pgid)
 	unsigned int n = 0;
 
 	rp_read_lock(&sys->sync);
-	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, pgid, count_one, &n);
+	rp_for_each_member_rcu(sys, pgid, count_one, &n);
 	rp_read_unlock(&sys->sync);
 	return n;
 }
@@ -244,11 +244,97 @@ Test(setpgid_shared, two_moves_into_one_group)
 	finish_all_reaped();
 }
 
+static long reap_job(struct job *j)
+{
+	int status;
+
+	return rp_wait4(j->t, j->pid, &status, 0, NULL);
+}
+
+/*
+ * Session S (sh), its groups H (h, and b, h's child) and G (g alone, a
+ * child of sh).
+ * sh's reap of g ends G, which leaves S's list of groups under S's M,
+ * held there; b's setpgid to a group of its own begins a group in S,
+ * which then waits for that M (docs/process.md, protocol (i)) and lets
+ * the reap go.  RP_BREAK_SESSION_UNLOCKED: the reap of a group's last
+ * member takes no M of the session, and b's move goes in beside it,
+ * every time.
+ */
+Test(setpgid_shared, group_born_waits_for_a_group_gone)
+{
+	struct rp_task *sh, *h, *b, *g;
+	struct job jr, jb;
+	pid_t gpid;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	h = group_of(sh);
+	b = fork_of(h);
+	g = group_of(sh);
+	gpid = rp_getpid(g);
+	cr_assert_eq(rp_exit_group(g, 0), 0);
+	jr.pid = gpid;
+	hold_job(&jr, reap_job, sh, RP_RACE_GROUP_GONE, sh, RP_RACE_MEMBER_WAITS);
+	jb.pid = rp_getpid(b);
+	jb.arg = 0;
+	job_start(&jb, setpgid_job, b);
+	cr_assert_eq(job_join(&jb), 0);
+	cr_assert_eq(let_go(&jr), gpid);
+	rp_debug_race_hook(NULL);
+	cr_expect(uatomic_read(&hold.waited),
+		  "a group began in a session beside the end of another of its groups");
+	cr_expect_eq(rp_getpgid(b, 0), rp_getpid(b));
+	expect_table_clean();
+	rp_task_put(g);
+	end_child(h, b);
+	end_child(sh, h);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
+/*
+ * Session S (sh, its group S), with p in it.  p's setsid is held between
+ * its two stores (RP_RACE_SESSION_STORED).  A reader that sees p in its
+ * new group P must see it in session P: Linux's __set_special_pids
+ * changes the session first.  RP_BREAK_PGRP_BEFORE_SESSION stores the
+ * group first, and getpgid then getsid answer P, then S: p in a group of
+ * its own name inside its old session, a state setsid never passes
+ * through.
+ */
+Test(setsid_shared, group_not_seen_before_session)
+{
+	struct rp_task *sh, *p;
+	struct job js;
+	pid_t ppid, sid, pg, seen;
+
+	start(RP_SYNC_RCU);
+	sh = make_session();
+	sid = rp_getpid(sh);
+	p = fork_of(sh);
+	ppid = rp_getpid(p);
+	cr_assert_eq(rp_getsid(init, ppid), sid);
+	hold_job(&js, setsid_job, p, RP_RACE_SESSION_STORED, p, RP_RACE_MEMBER_WAITS);
+	pg = rp_getpgid(init, ppid);
+	seen = rp_getsid(init, ppid);
+	cr_expect(pg != ppid || seen == ppid,
+		  "getpgid(%d) is its new group %d, then getsid(%d) its old session %d",
+		  ppid, pg, ppid, seen);
+	cr_assert_eq(let_go(&js), ppid);
+	rp_debug_race_hook(NULL);
+	cr_expect_eq(rp_getsid(init, ppid), ppid);
+	expect_table_clean();
+	end_child(sh, p);
+	end_child(init, sh);
+	finish_all_reaped();
+}
+
 /*
  * Session S (sh, its group S), with r and p in it.  r's fork is held
  * inside its attach to S (the count read, not stored); p's setsid, which
  * leaves group and session S, waits for S's M.  S ends with the child's
- * two attachments and without p's two.
+ * attachment and without p's (the group's: the session's id is held by
+ * its groups, and group S keeps members).
  * RP_BREAK_SETPGID_MEMBER_UNLOCKED: the setsid runs inside the fork's
  * attach, and its detachments are lost, every time.
  */
@@ -381,7 +467,7 @@ Test(setpgid_shared, walker_on_moved_proxy)
 	walk.who[2] = x;
 	walk.who[3] = g;
 	rp_read_lock(&sys->sync);
-	rp_for_each_member_rcu(sys, RP_PIDTYPE_PGID, apid, visit, NULL);
+	rp_for_each_member_rcu(sys, apid, visit, NULL);
 	rp_read_unlock(&sys->sync);
 	cr_expect_eq(walk.seen[0], 1, "a: %u visits", walk.seen[0]);
 	cr_expect_eq(walk.seen[1], 1, "P: %u visits", walk.seen[1]);

@@ -196,10 +196,11 @@ static long reap_job(struct job *j)
  * P1 and P2 are in init's process group and session (one pid); P1's
  * child Z is a zombie.  P2's fork is held inside its attach to that pid;
  * P1's reap of Z then waits for the pid's M, and goes on once the fork
- * does: the fork adds two attachments (group, session), the reap takes
- * Z's two away.  RP_BREAK_RELEASE_MEMBER_UNLOCKED reaps without M: its
- * detaches land while the fork holds the old count, which the fork then
- * stores: two detaches lost, every time.
+ * does: the fork adds an attachment (the group's; the session's id is
+ * held by its groups, docs/process.md, protocol (i)), the reap takes Z's
+ * away.  RP_BREAK_RELEASE_MEMBER_UNLOCKED reaps without M: its detach
+ * lands while the fork holds the old count, which the fork then stores:
+ * a detach lost, every time.
  */
 Test(release_shared, detach_beside_fork_attach)
 {

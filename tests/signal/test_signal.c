@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <criterion/criterion.h>
+#include <rcuproc/pgrp.h>
 #include "../fixture/fixture.h"
 #include "task/task.h"
 #include "signal/signal.h"
@@ -217,17 +218,8 @@ Test(permission, sigcont_within_the_session, .init = start_rcu, .fini = finish_a
 	struct rp_task *a = make_process(1000), *b = make_process(1001);
 	struct rp_task *c = make_process(1002);
 
-	/*
-	 * c in a session of its own.  By hand: setsid belongs to the process-
-	 * group issue and is not in the API yet.  The session's pid is
-	 * attached as setsid would, so c's exit detaches it in balance.
-	 */
-	rp_update_lock(&sys->sync);
-	rp_pid_detach(c->signal->session);
-	rp_pid_attach(c->pid);
-	/* Pairs with the session's rcu_dereference in kill's SIGCONT check. */
-	rcu_assign_pointer(c->signal->session, c->pid);
-	rp_update_unlock(&sys->sync);
+	/* c in a session of its own. */
+	cr_assert_eq(rp_setsid(c), rp_getpid(c));
 	cr_assert_eq(rp_kill(a, rp_getpid(b), SIGCONT), 0, "same session");
 	cr_assert_eq(rp_kill(a, rp_getpid(c), SIGCONT), -EPERM, "another session");
 	cr_assert_eq(rp_kill(a, rp_getpid(b), SIGTERM), -EPERM);

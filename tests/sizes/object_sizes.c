@@ -140,13 +140,14 @@ int main(void)
 		{ "nr, in_process", 0, sizeof(int), _Alignof(int) },
 		FIELD(struct rp_pid, users),
 		FIELD(struct rp_pid, task), FIELD(struct rp_pid, hash),
-		FIELD(struct rp_pid, members));
+		FIELD(struct rp_pid, members), FIELD(struct rp_pid, groups));
 	OBJECT(rp_tid,
 		FIELD(struct rp_tid, pid), FIELD(struct rp_tid, sys),
 		FIELD(struct rp_tid, rcu));
 	process = OBJECT(rp_process,
 		FIELD(struct rp_process, signal), FIELD(struct rp_process, task),
-		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid));
+		FIELD(struct rp_process, sighand), FIELD(struct rp_process, pid),
+		FIELD(struct rp_process, in_session));
 	OBJECT(rp_thread_cputime,
 		FIELD(struct rp_thread_cputime, time), FIELD(struct rp_thread_cputime, folded),
 		FIELD(struct rp_thread_cputime, armed));
@@ -176,7 +177,7 @@ int main(void)
 	printf("shared, not per process: struct rp_action_table %zu bytes (a private copy\n"
 	       "once a handler is installed), struct rp_rlimits %zu bytes (a copy once a\n"
 	       "limit is changed), struct rp_cred (fork shares the parent's); struct\n"
-	       "rp_proxy is embedded in the thread group, twice (setpgid and setsid\n"
+	       "rp_proxy is embedded in the thread group, once (setpgid and setsid\n"
 	       "allocate one with a deferred release for each move); on first use (a\n"
 	       "charge, a timer): struct rp_thread_cputime per thread, struct\n"
 	       "rp_signal_extra per process (its timers, and its limits once changed,\n"

@@ -1167,17 +1167,6 @@ static long request_locked(struct rp_task *self, long request, pid_t pid, void *
 }
 
 /*
- * PTRACE_TRACEME (Linux's ptrace_traceme): @self, untraced, is traced by
- * its real parent P, unless P exits.  Under the update lock, or, in rcu
- * mode, the gate shared, a read section and T of P (lock_link, with P
- * read again under it): docs/process.md, protocol (f), "PTRACE_TRACEME".
- * Every writer of @self's links holds T of P or the gate exclusive but
- * @self's own exit, and @self runs.  P's exit marks P exiting before it
- * judges itself no tracer under its T: we come before that judgement,
- * which then finds @self on P's list and takes the gate exclusive, or
- * after it, and see the mark.
- */
-/*
  * Linux's cap_ptrace_traceme, commoncap's security_ptrace_traceme: may
  * @parent trace @self?  Yes if @self's permitted capabilities are among
  * @parent's, or @parent has CAP_SYS_PTRACE; else EPERM (read section).
@@ -1192,10 +1181,17 @@ static bool traceme_allowed(struct rp_task *self, struct rp_task *parent)
 }
 
 /*
- * Linux's ptrace_traceme: EPERM if traced already or not allowed
- * (traceme_allowed); else 0, and linked unless the real parent is
- * exiting, in which case Linux answers 0 too ("pretend ->real_parent
- * untraces us right after return").
+ * PTRACE_TRACEME (Linux's ptrace_traceme): EPERM if @self is traced
+ * already or its real parent P may not trace it (traceme_allowed); else
+ * 0, and @self traced by P unless P exits, where Linux answers 0 too
+ * ("pretend ->real_parent untraces us right after return").  Under the
+ * update lock, or, in rcu mode, the gate shared, a read section and T of
+ * P (lock_link, with P read again under it): docs/process.md, protocol
+ * (f), "PTRACE_TRACEME".  Every writer of @self's links holds T of P or
+ * the gate exclusive but @self's own exit, and @self runs.  P's exit
+ * marks P exiting before it judges itself no tracer under its T: we come
+ * before that judgement, which then finds @self on P's list and takes
+ * the gate exclusive, or after it, and see the mark.
  */
 static long traceme(struct rp_task *self)
 {

@@ -79,13 +79,6 @@ static void proxy_retire(struct rp_signal *sig, struct rp_proxy *px)
 	}
 }
 
-/* The block whose pid is group or session @id's id (every one's is a process's). */
-static struct rp_process *group_block(struct rp_pid *id)
-{
-	RP_DEBUG_BUG_ON(!id->in_process);
-	return caa_container_of(id, struct rp_process, pid);
-}
-
 /*
  * Group @pgrp got its first member: onto @session's list of groups, and
  * it holds the session's id.  M of the session (a plain move), or the
@@ -96,7 +89,7 @@ static void group_born(struct rp_pid *pgrp, struct rp_pid *session)
 {
 	rp_assert_member_write(rp_pid_sys(pgrp), session);
 	rp_pid_attach(session);
-	cds_hlist_add_head(&group_block(pgrp)->in_session, &session->groups);
+	cds_hlist_add_head(&rp_id_block(pgrp)->in_session, &session->groups);
 }
 
 /*
@@ -107,8 +100,8 @@ static void group_born(struct rp_pid *pgrp, struct rp_pid *session)
 static void group_gone(struct rp_pid *pgrp, struct rp_pid *session)
 {
 	rp_assert_member_write(rp_pid_sys(pgrp), session);
-	RP_RACE_POINT(RP_RACE_GROUP_GONE, &group_block(session)->task);
-	cds_hlist_del(&group_block(pgrp)->in_session);
+	RP_RACE_POINT(RP_RACE_GROUP_GONE, &rp_id_block(session)->task);
+	cds_hlist_del(&rp_id_block(pgrp)->in_session);
 	rp_pid_detach(session);
 }
 

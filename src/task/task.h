@@ -743,13 +743,19 @@ struct rp_process {
 };
 
 /*
- * M of @pid, a process group's or a session's id (rp_member_lock): such
- * a pid is always a process block's, and its lock a byte of its task.
+ * The block whose pid is @id, a process group's or a session's id: such
+ * a pid is always a process block's, kept past that process's death.
  */
+static inline struct rp_process *rp_id_block(struct rp_pid *id)
+{
+	RP_DEBUG_BUG_ON(!id->in_process);
+	return caa_container_of(id, struct rp_process, pid);
+}
+
+/* M of @pid, a process group's or a session's id (rp_member_lock): a byte of its block's task. */
 static inline struct rp_bytelock *rp_member_lock_of(struct rp_pid *pid)
 {
-	RP_DEBUG_BUG_ON(!pid->in_process);
-	return &caa_container_of(pid, struct rp_process, pid)->task.member_lock;
+	return &rp_id_block(pid)->task.member_lock;
 }
 
 /* The block @sig is the group of (every group is in one). */

@@ -62,7 +62,7 @@ static bool on_parents_list(struct rp_task *t)
 /* Is @sig's group on its session's list of groups (docs/process.md, protocol (i))? */
 static bool group_in_session(const struct rp_signal *sig)
 {
-	struct rp_process *g = caa_container_of(sig->pgrp, struct rp_process, pid);
+	struct rp_process *g = rp_id_block(sig->pgrp);
 	struct cds_hlist_node *node;
 
 	for (node = sig->session->groups.next; node; node = node->next)

@@ -7,16 +7,27 @@
 #include <errno.h>
 #include <string.h>
 #include <rcuproc/snapshot.h>
+#include "../proc/ptrace.h"
 #include "../task/relations.h"
 
 /* ps's state letter of task @p, read without the siglock as /proc does. */
-static char task_state(const struct rp_task *p)
+static char task_state(struct rp_task *p)
 {
 	unsigned long jobctl = CMM_LOAD_SHARED(p->jobctl);
 
 	if (uatomic_read(&p->exit_state))
 		return 'Z';
+	/*
+	 * A ptrace stop a SIGKILL ended is none, though the thread has not yet
+	 * run to leave it: Linux's fatal wake-up ends TASK_TRACED at the kill,
+	 * and wait judges it so (stopped_code).  RP_BREAK_KILL_LEAVES_STOPPED
+	 * reads the stop until the thread leaves it.
+	 */
+#ifdef RP_BREAK_KILL_LEAVES_STOPPED
 	if (jobctl & RP_JOBCTL_TRACED)
+#else
+	if ((jobctl & RP_JOBCTL_TRACED) && !rp_ptrace_stop_killed_seen(p))
+#endif
 		return 't';
 	if (jobctl & RP_JOBCTL_STOPPED)
 		return 'T';

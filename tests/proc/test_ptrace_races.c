@@ -22,6 +22,9 @@
  *    tracee then tells nobody, above all not its real parent, to which the
  *    exit handed it back (Linux's check of current->ptrace).
  *    RP_BREAK_NOTICE_TO_PARENT.
+ *  - kill_ends_ptrace_stop: held there, the tracee is killed; ps reads it
+ *    no longer stopped for its tracer (t) before its thread runs.
+ *    RP_BREAK_KILL_LEAVES_STOPPED.
  *  - attach_publishes_whole_part (I5): a tracer's first attach makes its
  *    ptrace part (the list of its tracees) and is held between the part's
  *    set-up and its publication, with the update lock, so in rcu mode
@@ -33,6 +36,7 @@
 #include <errno.h>
 #include <sys/ptrace.h>
 #include <criterion/criterion.h>
+#include <rcuproc/snapshot.h>
 #include "../fixture/puppet.h"
 #include "../fixture/racehold.h"
 
@@ -229,6 +233,43 @@ static void tracer_exit_before_notice(enum rp_sync_mode mode)
 }
 
 TEST_EACH_MODE(tracer_exit_before_notice, tracer_exit_before_notice)
+
+/*
+ * Ps reads a tracee as stopped for its tracer until the kill, not until its
+ * thread next runs: Linux's fatal wake-up ends a ptrace stop (TASK_TRACED)
+ * at once.  The tracee is held in its stop, before its notice (so its
+ * tracer's requests, PTRACE_KILL too, would wait for it): after init's
+ * SIGKILL ps reads it no longer 't', though the thread has not run since.
+ */
+static void kill_ends_ptrace_stop(enum rp_sync_mode mode)
+{
+	struct rp_task *p, *c, *tracer;
+	struct job cj = { 0 };
+	int status;
+	pid_t pid;
+
+	start(mode);
+	race_count_jobs();
+	trap_held(&p, &c, &tracer, &cj, RP_RACE_PTRACE_NOTIFY);
+	pid = rp_getpid(c);
+	cr_assert_eq(rp_proc_state(init, pid), 't');
+	cr_assert_eq(rp_kill(init, pid, SIGKILL), 0);
+	cr_assert_neq(rp_proc_state(init, pid), 't', "still stopped for its tracer after the kill");
+	release();
+	cr_assert_eq(job_join(&cj), -ESRCH);
+	cr_assert_eq(rp_wait4(tracer, pid, &status, __WALL, NULL), pid);	/* its tracer first */
+	cr_assert_eq(status, SIGKILL);
+	cr_assert_eq(rp_wait4(p, pid, &status, 0, NULL), pid);
+	cr_assert_eq(status, SIGKILL);
+	cr_assert_eq(rp_exit_group(p, 0), 0);
+	cr_assert_eq(rp_exit_group(tracer, 0), 0);
+	rp_task_put(p);
+	rp_task_put(c);
+	rp_task_put(tracer);
+	end_race();
+}
+
+TEST_EACH_MODE(kill_ends_ptrace_stop, kill_ends_ptrace_stop)
 
 /* ------------------------------------------------------ the ptrace part's publication */
 

@@ -108,9 +108,48 @@ static void mag_load(struct rp_cache *cache, struct rp_cache_mag *mag, bool pois
 }
 
 /*
+ * The objects a ring of @cache holds: RP_CACHE_RING, fewer for a big type;
+ * with poisoning twice that, so that beside the half the quarantine keeps
+ * back there is the same room as without, and a thread's reclaim batch
+ * comes back to it in debug builds as in release ones (the hand-overs the
+ * debug counters see are those of release builds).
+ * RP_BREAK_RING_THROUGH_DEPOT holds a load's worth, RP_CACHE_MAG, as the
+ * magazines did before the rings: most of a reclaim batch then goes
+ * through the shared depot, and the other thread's forks take it.
+ */
+static unsigned int ring_cap(const struct rp_cache *cache, bool poisoned)
+{
+	size_t by_bytes = RP_CACHE_RING_BYTES / cache->size;
+	unsigned int cap;
+
+#ifdef RP_BREAK_RING_THROUGH_DEPOT
+	by_bytes = 0;
+#endif
+	if (by_bytes < RP_CACHE_MAG)
+		return RP_CACHE_MAG;
+	cap = by_bytes < RP_CACHE_RING ? (unsigned int)by_bytes : RP_CACHE_RING;
+	return poisoned ? 2 * cap : cap;
+}
+
+unsigned int rp_cache_ring_cap(const struct rp_cache *cache)
+{
+	return ring_cap(cache, rp_alloc_poisoning());
+}
+
+/* Under @mag's lock: the ring's oldest object, taken out. */
+static void *ring_oldest(struct rp_cache_mag *mag)
+{
+	void *p = mag->ring[mag->first];
+
+	mag->first = (mag->first + 1) % mag->cap;
+	mag->nr_freed--;
+	return p;
+}
+
+/*
  * RP_BREAK_MAG_REUSES_POISONED: with poisoning on, a thread hands out the
  * objects it gave back itself, newest first, as with poisoning off, and a
- * freed object comes back without half the bound waiting behind it.
+ * freed object comes back without half the ring waiting behind it.
  */
 #ifdef RP_BREAK_MAG_REUSES_POISONED
 #define QUARANTINED(poisoned) false
@@ -118,12 +157,19 @@ static void mag_load(struct rp_cache *cache, struct rp_cache_mag *mag, bool pois
 #define QUARANTINED(poisoned) (poisoned)
 #endif
 
-/* Under @mag's lock: an object to hand out, or NULL to go to malloc. */
+/*
+ * Under @mag's lock: an object to hand out, or NULL to go to malloc.  The
+ * ring's newest, the warmest; with poisoning its oldest, once half the
+ * ring waits behind it; then the depot's.
+ */
 static void *mag_take(struct rp_cache *cache, struct rp_cache_mag *mag, bool poisoned)
 {
-	/* Poisoning: given-back objects go through the depot's order first. */
-	if (!QUARANTINED(poisoned) && mag->nr_freed)
-		return mag->freed[--mag->nr_freed];
+	if (!QUARANTINED(poisoned) && mag->nr_freed) {
+		mag->nr_freed--;
+		return mag->ring[(mag->first + mag->nr_freed) % mag->cap];
+	}
+	if (QUARANTINED(poisoned) && mag->nr_freed > mag->cap / 2)
+		return ring_oldest(mag);
 	if (!mag->nr_loaded)
 		mag_load(cache, mag, poisoned);
 	return mag->nr_loaded ? mag->loaded[--mag->nr_loaded] : NULL;
@@ -164,21 +210,26 @@ static void cache_list(struct rp_cache *cache)
 }
 
 /*
- * Under @mag's lock, its given-back objects a full magazine: all to the
- * depot, oldest first, so that the depot's order stays the order of the
- * frees; those past its bound go to @spill (how many: the result).
+ * Under @mag's lock, its ring full (or, @p, never allocated): its oldest
+ * RP_CACHE_MAG objects (or @p) to the depot, oldest first, so that the
+ * depot's order stays the order of the frees; those past its bound go to
+ * @spill (how many: the result).
  */
-static unsigned int mag_unload(struct rp_cache *cache, struct rp_cache_mag *mag,
-			       void *spill[RP_CACHE_MAG])
+static unsigned int ring_unload(struct rp_cache *cache, struct rp_cache_mag *mag, void *p,
+				void *spill[RP_CACHE_MAG])
 {
 	unsigned int n = 0;
 
 	depot_lock(cache);
-	for (unsigned int i = 0; i < mag->nr_freed; i++)
-		if (!depot_put(cache, mag->freed[i]))
-			spill[n++] = mag->freed[i];
+	for (unsigned int i = 0; i < RP_CACHE_MAG && (p || mag->nr_freed); i++) {
+		void *o = p ? p : ring_oldest(mag);
+
+		if (!depot_put(cache, o))
+			spill[n++] = o;
+		if (p)
+			break;
+	}
 	pthread_mutex_unlock(&cache->lock);
-	mag->nr_freed = 0;
 	return n;
 }
 
@@ -193,20 +244,31 @@ void rp_cache_free(struct rp_cache *cache, void *p)
 {
 	void *spill[RP_CACHE_MAG];
 	struct rp_cache_mag *mag;
+	bool poisoned = rp_alloc_poisoning();
 	unsigned int n = 0;
 
 	if (!p)
 		return;
 	rp_alloc_count(-1);
-	if (rp_alloc_poisoning())
+	if (poisoned)
 		rp_alloc_poison(p);
+	ASAN_POISON_MEMORY_REGION(p, cache->size);
 	if (!CMM_LOAD_SHARED(cache->listed))
 		cache_list(cache);
 	mag = mag_lock(cache);
-	if (mag->nr_freed == RP_CACHE_MAG)
-		n = mag_unload(cache, mag, spill);
-	mag->freed[mag->nr_freed++] = p;
-	ASAN_POISON_MEMORY_REGION(p, cache->size);
+	/* The ring is plain malloc's: it is the cache's own, neither counted nor injected. */
+	if (!mag->ring) {
+		mag->cap = ring_cap(cache, poisoned);
+		mag->ring = malloc(mag->cap * sizeof(*mag->ring));
+	}
+	if (!mag->ring) {
+		n = ring_unload(cache, mag, p, spill);	/* no ring: through the depot */
+	} else {
+		if (mag->nr_freed == mag->cap)
+			n = ring_unload(cache, mag, NULL, spill);
+		mag->ring[(mag->first + mag->nr_freed) % mag->cap] = p;
+		mag->nr_freed++;
+	}
 	pthread_mutex_unlock(&mag->lock);
 	for (unsigned int i = 0; i < n; i++)
 		cache_release(cache, spill[i]);
@@ -248,9 +310,12 @@ static void cache_shrink(struct rp_cache *cache)
 
 		pthread_mutex_lock(&mag->lock);
 		while (mag->nr_freed)
-			cache_release(cache, mag->freed[--mag->nr_freed]);
+			cache_release(cache, ring_oldest(mag));
 		while (mag->nr_loaded)
 			cache_release(cache, mag->loaded[--mag->nr_loaded]);
+		free(mag->ring);
+		mag->ring = NULL;
+		mag->first = 0;
 		pthread_mutex_unlock(&mag->lock);
 	}
 	depot_lock(cache);

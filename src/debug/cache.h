@@ -17,20 +17,34 @@
  *
  * Per thread, after the magazines of Linux's per-CPU slabs (mm/slub.c,
  * the per-CPU freelist and its slab exchange; Bonwick's magazines): each
- * thread slot (threadslot.h) has a magazine of each cache, which its
- * thread fills with the objects it gives back and empties with the ones
- * it takes, under the magazine's own lock, which no other thread takes
- * but rp_cache_shrink_all.  Only a full magazine (its objects go to the
- * cache's shared depot) or an empty one (it takes a magazine's worth from
- * the depot) takes the depot's lock: once per RP_CACHE_MAG objects, not
- * once per object, so that forks on different threads share no lock.  A
- * magazine outlives its thread, as the counter rows do: the next thread
- * of the slot goes on with it.  Threads past the slots share the shared
- * slot's magazine, whose lock is a shared write.
+ * thread slot (threadslot.h) has a magazine of each cache, under the
+ * magazine's own lock, which no other thread takes but the shrink and the
+ * count.  Its ring keeps the objects its thread gives back, and hands
+ * them to that thread's next allocations: a thread releases its own
+ * reclaim batch (src/sync/sync.c), so what it freed comes back to it,
+ * still in its CPU's cache, and no block with its locks moves between
+ * threads (a block that did was a cache-line transfer for each of its
+ * lines; docs/performance.md).  The ring holds a reclaim batch's worth of
+ * one type, RP_CACHE_RING objects but RP_CACHE_RING_BYTES at most, taken
+ * from malloc at the thread's first give-back to the cache (twice that
+ * with poisoning, below).  Only a full
+ * ring (its oldest RP_CACHE_MAG go to the cache's shared depot) or an
+ * empty one (RP_CACHE_MAG are loaded from the depot) takes the depot's
+ * lock, so that forks on different threads share no lock.  A magazine
+ * outlives its thread, as the counter rows do: the next thread of the
+ * slot goes on with it.  Threads past the slots share the shared slot's
+ * magazine, whose lock is a shared write.
+ *
+ * With poisoning, a thread's ring is its first quarantine: it hands out
+ * its oldest object only while half its capacity waits behind it, and the
+ * depot keeps half its bound back after that.  The ring is then twice as
+ * big, so that the objects handed out come from the same thread as
+ * without poisoning.
  *
  * Bounded: the depot holds at most rp_cache_bound objects (one given back
- * to a full depot goes back to malloc), a magazine at most 2 *
- * RP_CACHE_MAG, and rp_cache_shrink_all empties every magazine and depot.
+ * to a full depot goes back to malloc), a ring its capacity, a magazine's
+ * loaded objects RP_CACHE_MAG, and rp_cache_shrink_all empties every
+ * magazine and depot and gives the rings back.
  */
 #ifndef RP_DEBUG_CACHE_H
 #define RP_DEBUG_CACHE_H
@@ -45,19 +59,26 @@
 #define RP_CACHE_SLOTS		1024
 #define RP_CACHE_BYTES		(4UL << 20)
 
-/* A magazine's objects each way: given back, and taken from the depot. */
+/* The objects a magazine loads from the depot or unloads to it at once. */
 #define RP_CACHE_MAG		16
 
+/* A ring's objects: a reclaim batch's worth (RP_DEFERRED_RECLAIM), and its bytes. */
+#define RP_CACHE_RING		1024
+#define RP_CACHE_RING_BYTES	(512UL << 10)
+
 /*
- * A thread slot's magazine.  @freed: objects this thread gave back, oldest
- * first; with poisoning off also the first ones it takes, newest first.
- * @loaded: objects taken from the depot, the next to hand out last.
+ * A thread slot's magazine.  @ring: the objects this thread gave back,
+ * @nr_freed of them from slot @first on, oldest first, in @cap slots
+ * (NULL until the first give-back).  @loaded: objects taken from the
+ * depot, the next to hand out last.
  */
 struct rp_cache_mag {
-	pthread_mutex_t lock;		/* its thread's; rp_cache_shrink_all's */
+	pthread_mutex_t lock;		/* its thread's; the shrink's and the count's */
+	unsigned int first;		/* lock */
 	unsigned int nr_freed;		/* lock */
 	unsigned int nr_loaded;		/* lock */
-	void *freed[RP_CACHE_MAG];	/* lock */
+	unsigned int cap;		/* lock */
+	void **ring;			/* lock */
 	void *loaded[RP_CACHE_MAG];	/* lock */
 } __attribute__((aligned(RP_CACHE_LINE)));
 
@@ -96,6 +117,9 @@ void rp_cache_free(struct rp_cache *cache, void *p);
 
 /* The most objects @cache's depot holds. */
 unsigned int rp_cache_bound(const struct rp_cache *cache);
+
+/* The most objects a thread's ring of @cache holds, poisoning as it is now. */
+unsigned int rp_cache_ring_cap(const struct rp_cache *cache);
 
 /* Objects @cache holds now, in its depot and its magazines. */
 unsigned int rp_cache_count(struct rp_cache *cache);

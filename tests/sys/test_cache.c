@@ -3,8 +3,7 @@
  * Tests of the type caches' per-thread magazines (src/debug/cache.h): what
  * a thread held when it ended is neither lost nor leaked, rp_cache_shrink_all
  * gives back what every thread holds, and with poisoning on a given-back
- * object waits behind half the depot's bound, whichever magazine it went
- * through.
+ * object waits behind half its thread's ring.
  */
 #include <pthread.h>
 #include <criterion/criterion.h>
@@ -85,16 +84,16 @@ Test(cache, thread_leftovers_kept_then_shrunk)
 }
 
 /*
- * Poisoning: objects given back by this thread, fewer than half the bound,
- * are not handed out again, even from the thread's own magazine; once half
- * the bound waits behind the first, it is the first handed out.
- * RP_BREAK_MAG_REUSES_POISONED (a magazine hands out its own given-back
- * objects, newest first) hands out the last one at once.
+ * Poisoning: objects given back by this thread, fewer than half its ring,
+ * are not handed out again; once half the ring waits behind the first, it
+ * is the first handed out.  RP_BREAK_MAG_REUSES_POISONED (a magazine hands
+ * out its own given-back objects, newest first) hands out the last one at
+ * once.
  */
-Test(cache, poisoned_wait_behind_half_the_bound)
+Test(cache, poisoned_wait_behind_half_the_ring)
 {
 	bool poison = rp_debug_set_poison(true);
-	unsigned int half = rp_cache_bound(&test_cache) / 2, n = half + 2 * RP_CACHE_MAG;
+	unsigned int half = rp_cache_ring_cap(&test_cache) / 2, n = half + 2 * RP_CACHE_MAG;
 	struct object **objs = calloc(n, sizeof(*objs)), *more[2 * RP_CACHE_MAG], *o;
 
 	cr_assert_not_null(objs);

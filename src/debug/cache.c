@@ -240,6 +240,8 @@ static void cache_release(struct rp_cache *cache, void *p)
 	rp_alloc_release(p);
 }
 
+__thread bool rp_cache_release_for_others;
+
 void rp_cache_free(struct rp_cache *cache, void *p)
 {
 	void *spill[RP_CACHE_MAG];
@@ -257,12 +259,12 @@ void rp_cache_free(struct rp_cache *cache, void *p)
 		cache_list(cache);
 	mag = mag_lock(cache);
 	/* The ring is plain malloc's: it is the cache's own, neither counted nor injected. */
-	if (!mag->ring) {
+	if (!mag->ring && !rp_cache_release_for_others) {
 		mag->cap = ring_cap(cache, poisoned);
 		mag->ring = malloc(mag->cap * sizeof(*mag->ring));
 	}
-	if (!mag->ring) {
-		n = ring_unload(cache, mag, p, spill);	/* no ring: through the depot */
+	if (!mag->ring || rp_cache_release_for_others) {
+		n = ring_unload(cache, mag, p, spill);	/* through the depot */
 	} else {
 		if (mag->nr_freed == mag->cap)
 			n = ring_unload(cache, mag, NULL, spill);

@@ -115,6 +115,14 @@ void *rp_cache_zalloc_at(struct rp_alloc_site *site, struct rp_cache *cache);
 /* Give @p back to @cache: no reader may hold it any more. */
 void rp_cache_free(struct rp_cache *cache, void *p);
 
+/*
+ * Set on a thread that releases what other threads gave up (liburcu's
+ * call_rcu worker, the grace-period thread's stale batches): what it gives
+ * back goes to the depot, where the threads that allocate find it, not to
+ * a ring of its own that no allocation of its would ever empty.
+ */
+extern __thread bool rp_cache_release_for_others;
+
 /* The most objects @cache's depot holds. */
 unsigned int rp_cache_bound(const struct rp_cache *cache);
 

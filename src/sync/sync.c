@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "sync.h"
 #include "spin.h"
+#include "../debug/cache.h"
 #include "../debug/racepoint.h"
 #include "../debug/threadslot.h"
 
@@ -827,6 +828,7 @@ static void carrier_run(struct rcu_head *head)
 	bool again;
 
 	RP_RACE_POINT(RP_RACE_DEFERRED_CARRIER, NULL);
+	rp_cache_release_for_others = true;	/* liburcu's worker allocates nothing */
 	pthread_mutex_lock(&carrier_lock);	/* pairs with the unlock before the call_rcu */
 	gp_chain_splice(&load, &carrier_load);
 	if (CARRIER_TAKES_LATE)
@@ -1266,6 +1268,7 @@ static void *gp_thread_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "rcuproc-gp");
+	rp_cache_release_for_others = true;	/* stale batches: it allocates nothing */
 	rcu_register_thread();
 	rcu_thread_offline();
 	for (;;) {

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include "debug/cache.h"
 #include "debug/fault.h"
+#include "debug/threadslot.h"
 
 struct object {
 	unsigned long word[8];
@@ -80,6 +81,39 @@ Test(cache, thread_leftovers_kept_then_shrunk)
 	cr_expect_eq(rp_cache_count(&test_cache), 0, "%u left after the shrink",
 		     rp_cache_count(&test_cache));
 	cr_expect_eq(rp_debug_live_objects(), live);
+	rp_debug_set_poison(poison);
+}
+
+/* Take HELD objects and give them back as a thread that releases for others. */
+static void *give_back_for_others(void *arg)
+{
+	rp_cache_release_for_others = true;
+	return take_and_give_back(arg);
+}
+
+/*
+ * What a thread that releases for others gives back (liburcu's worker,
+ * the grace-period thread) goes to the depot, and another thread's
+ * allocations take it there; kept in that thread's own ring, which no
+ * allocation of its empties, it would sit there until the shrink.
+ */
+Test(cache, released_for_others_to_the_depot)
+{
+	bool poison = rp_debug_set_poison(false);	/* the depot newest first, none kept back */
+	struct holder h = { { 0 } }, again = { { 0 } };
+	pthread_t t;
+
+	rp_cache_shrink_all();
+	(void)rp_thread_slot();		/* ours before the other's: its slot is not handed to us */
+	cr_assert_eq(pthread_create(&t, NULL, give_back_for_others, &h), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	for (int i = 0; i < HELD; i++) {
+		again.objs[i] = rp_cache_zalloc(&test_cache);
+		cr_expect(held_by(&h, again.objs[i]), "allocation %d did not come from the depot", i);
+	}
+	for (int i = 0; i < HELD; i++)
+		rp_cache_free(&test_cache, again.objs[i]);
+	rp_cache_shrink_all();
 	rp_debug_set_poison(poison);
 }
 

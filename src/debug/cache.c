@@ -209,26 +209,37 @@ static void cache_list(struct rp_cache *cache)
 	pthread_mutex_unlock(&caches_lock);
 }
 
+/* Under the depot's lock: @o to the depot, or past its bound to @spill[*@n]. */
+static void depot_put_or_spill(struct rp_cache *cache, void *o, void **spill, unsigned int *n)
+{
+	if (!depot_put(cache, o))
+		spill[(*n)++] = o;
+}
+
 /*
- * Under @mag's lock, its ring full (or, @p, never allocated): its oldest
- * RP_CACHE_MAG objects (or @p) to the depot, oldest first, so that the
- * depot's order stays the order of the frees; those past its bound go to
- * @spill (how many: the result).
+ * Under @mag's lock, its ring full: its oldest RP_CACHE_MAG objects to the
+ * depot, oldest first, so that the depot's order stays the order of the
+ * frees; those past its bound go to @spill (how many: the result).
  */
-static unsigned int ring_unload(struct rp_cache *cache, struct rp_cache_mag *mag, void *p,
+static unsigned int ring_unload(struct rp_cache *cache, struct rp_cache_mag *mag,
 				void *spill[RP_CACHE_MAG])
 {
 	unsigned int n = 0;
 
 	depot_lock(cache);
-	for (unsigned int i = 0; i < RP_CACHE_MAG && (p || mag->nr_freed); i++) {
-		void *o = p ? p : ring_oldest(mag);
+	for (unsigned int i = 0; i < RP_CACHE_MAG && mag->nr_freed; i++)
+		depot_put_or_spill(cache, ring_oldest(mag), spill, &n);
+	pthread_mutex_unlock(&cache->lock);
+	return n;
+}
 
-		if (!depot_put(cache, o))
-			spill[n++] = o;
-		if (p)
-			break;
-	}
+/* @p straight to the depot (no ring to keep it): 1 if it went to @spill instead. */
+static unsigned int depot_give(struct rp_cache *cache, void *p, void *spill[1])
+{
+	unsigned int n = 0;
+
+	depot_lock(cache);
+	depot_put_or_spill(cache, p, spill, &n);
 	pthread_mutex_unlock(&cache->lock);
 	return n;
 }
@@ -242,12 +253,39 @@ static void cache_release(struct rp_cache *cache, void *p)
 
 __thread bool rp_cache_release_for_others;
 
+/*
+ * @p into the calling thread's ring (its oldest RP_CACHE_MAG to the depot
+ * if it is full), or to the depot if no ring could be had: how many went
+ * to @spill instead.
+ */
+static unsigned int mag_give(struct rp_cache *cache, void *p, bool poisoned,
+			     void *spill[RP_CACHE_MAG])
+{
+	struct rp_cache_mag *mag = mag_lock(cache);
+	unsigned int n = 0;
+
+	/* The ring is plain malloc's: it is the cache's own, neither counted nor injected. */
+	if (!mag->ring) {
+		mag->cap = ring_cap(cache, poisoned);
+		mag->ring = malloc(mag->cap * sizeof(*mag->ring));
+	}
+	if (!mag->ring) {
+		n = depot_give(cache, p, spill);
+	} else {
+		if (mag->nr_freed == mag->cap)
+			n = ring_unload(cache, mag, spill);
+		mag->ring[(mag->first + mag->nr_freed) % mag->cap] = p;
+		mag->nr_freed++;
+	}
+	pthread_mutex_unlock(&mag->lock);
+	return n;
+}
+
 void rp_cache_free(struct rp_cache *cache, void *p)
 {
 	void *spill[RP_CACHE_MAG];
-	struct rp_cache_mag *mag;
 	bool poisoned = rp_alloc_poisoning();
-	unsigned int n = 0;
+	unsigned int n;
 
 	if (!p)
 		return;
@@ -257,21 +295,8 @@ void rp_cache_free(struct rp_cache *cache, void *p)
 	ASAN_POISON_MEMORY_REGION(p, cache->size);
 	if (!CMM_LOAD_SHARED(cache->listed))
 		cache_list(cache);
-	mag = mag_lock(cache);
-	/* The ring is plain malloc's: it is the cache's own, neither counted nor injected. */
-	if (!mag->ring && !rp_cache_release_for_others) {
-		mag->cap = ring_cap(cache, poisoned);
-		mag->ring = malloc(mag->cap * sizeof(*mag->ring));
-	}
-	if (!mag->ring || rp_cache_release_for_others) {
-		n = ring_unload(cache, mag, p, spill);	/* through the depot */
-	} else {
-		if (mag->nr_freed == mag->cap)
-			n = ring_unload(cache, mag, NULL, spill);
-		mag->ring[(mag->first + mag->nr_freed) % mag->cap] = p;
-		mag->nr_freed++;
-	}
-	pthread_mutex_unlock(&mag->lock);
+	n = rp_cache_release_for_others ? depot_give(cache, p, spill) :
+					  mag_give(cache, p, poisoned, spill);
 	for (unsigned int i = 0; i < n; i++)
 		cache_release(cache, spill[i]);
 }
